@@ -1,0 +1,3 @@
+from gradwarden.cli import main
+
+raise SystemExit(main())

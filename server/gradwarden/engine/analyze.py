@@ -1,0 +1,49 @@
+"""Entry point of the engine: source text in, diagnostics out (no torch, no LSP)."""
+from __future__ import annotations
+
+import ast
+from typing import List, Optional, Union
+
+from gradwarden.engine.diagnostic import Diagnostic, Severity, Span
+from gradwarden.engine.source import SourceText, decode_source
+
+PARSE_ERROR_CODE = "GW001"
+
+
+def analyze_source(source: Union[str, bytes], filename: str = "<stdin>") -> List[Diagnostic]:
+    """Analyse one module. Never raises on bad input: a file that cannot be decoded or parsed
+    yields one GW001 diagnostic."""
+    if isinstance(source, bytes):
+        text, decode_error = decode_source(source)
+        if text is None:
+            return [_parse_error(filename, 1, 1, f"cannot decode file: {decode_error}")]
+    else:
+        text = source
+    try:
+        tree = ast.parse(text, filename=filename, type_comments=False)
+    except SyntaxError as exc:
+        return [_parse_error(filename, exc.lineno or 1, (exc.offset or 1), f"syntax error: {exc.msg}")]
+    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
+        return [_parse_error(filename, 1, 1, f"cannot parse file: {type(exc).__name__}: {exc}")]
+    src = SourceText(text)
+    from gradwarden.engine.interpreter import analyze_module  # late: keeps import light
+
+    return analyze_module(tree, src, filename)
+
+
+def _parse_error(filename: str, row: int, col: int, message: str) -> Diagnostic:
+    return Diagnostic(
+        code=PARSE_ERROR_CODE,
+        message=message,
+        severity=Severity.ERROR,
+        filename=filename,
+        span=Span(row, max(col, 1), row, max(col, 1)),
+        rule="parse-error",
+    )
+
+
+def parse_error_of(diags: List[Diagnostic]) -> Optional[Diagnostic]:
+    for d in diags:
+        if d.code == PARSE_ERROR_CODE:
+            return d
+    return None

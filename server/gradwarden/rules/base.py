@@ -1,0 +1,45 @@
+"""The shape of a rule: one hazard, its documentation and its examples in one small class.
+
+A rule never walks the AST. The interpreter emits *events* (a write hit a saved tensor, a
+backward reached a freed node, ...) and the rule that owns the event's kind turns it into a
+Diagnostic. VALID/INVALID snippets are the rule's tests (tests/test_rule_examples.py runs
+them) and its documentation (`gradwarden rule CODE`, docs/rules.md).
+"""
+from __future__ import annotations
+
+import textwrap
+from typing import ClassVar, List, Tuple
+
+from gradwarden.engine.diagnostic import Severity
+
+
+class Rule:
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""  # kebab-case short name
+    family: ClassVar[str] = ""  # A..F as in the case corpus
+    severity: ClassVar[Severity] = Severity.ERROR
+    summary: ClassVar[str] = ""  # one line
+    # Snippets: each INVALID one must produce this rule's code on the line marked `# <-`
+    # (or anywhere, when none is marked); each VALID one must produce no error/warning at all.
+    VALID: ClassVar[Tuple[str, ...]] = ()
+    INVALID: ClassVar[Tuple[str, ...]] = ()
+
+    @classmethod
+    def doc(cls) -> str:
+        return textwrap.dedent(cls.__doc__ or "").strip()
+
+    @classmethod
+    def render(cls) -> str:
+        """Markdown documentation of the rule (used by `gradwarden rule` and docs/rules.md)."""
+        out: List[str] = [f"## {cls.code} `{cls.name}`", "", f"*{cls.summary}*  ",
+                          f"Default severity: **{cls.severity.label}** · family {cls.family}", "",
+                          cls.doc(), ""]
+        if cls.INVALID:
+            out += ["### Flagged", ""]
+            for snip in cls.INVALID:
+                out += ["```python", textwrap.dedent(snip).strip("\n"), "```", ""]
+        if cls.VALID:
+            out += ["### Not flagged", ""]
+            for snip in cls.VALID:
+                out += ["```python", textwrap.dedent(snip).strip("\n"), "```", ""]
+        return "\n".join(out).rstrip() + "\n"
