@@ -19,6 +19,8 @@ class Rule:
     family: ClassVar[str] = ""  # A..F as in the case corpus
     severity: ClassVar[Severity] = Severity.ERROR
     summary: ClassVar[str] = ""  # one line
+    message: ClassVar[str] = "{detail}"  # format template over the event's facts
+    event: ClassVar[str] = ""  # the interpreter event kind this rule reports
     # Snippets: each INVALID one must produce this rule's code on the line marked `# <-`
     # (or anywhere, when none is marked); each VALID one must produce no error/warning at all.
     VALID: ClassVar[Tuple[str, ...]] = ()

@@ -20,6 +20,7 @@ class ParseError(Rule):
     run goes on: other files are checked as usual.
     """
 
+    event = "parse_error"
     code = "GW001"
     name = "parse-error"
     family = "-"
@@ -42,6 +43,7 @@ class LeafInplace(Rule):
     operation`` at once. Updates of parameters belong under ``with torch.no_grad():``.
     """
 
+    event = "leaf_inplace"
     code = "GW101"
     name = "leaf-inplace"
     family = "A"
@@ -97,13 +99,14 @@ class SavedTensorModified(Rule):
     the op whose backward failed, never the line that wrote: this rule names both.
     """
 
+    event = "version_mismatch"
     code = "GW201"
     name = "saved-tensor-modified"
     family = "B"
     severity = Severity.ERROR
     summary = "In-place write to a tensor that a graph node saved for backward."
     message = ("in-place {op} modifies `{name}`, which `{saver}` (line {save_line}) saved for backward "
-               "at version {version}; the backward at line {backward_line} will raise")
+               "at version {version}; {backward} will raise")
     INVALID = (
         """
         import torch
@@ -153,6 +156,7 @@ class SavedTensorModifiedInBackward(Rule):
     modified and raises, or silently computes with the changed values. Compute out of place.
     """
 
+    event = "ctx_saved_inplace"
     code = "GW202"
     name = "saved-tensor-modified-in-backward"
     family = "F"
@@ -203,6 +207,7 @@ class ExpandedWrite(Rule):
     ``.clone()`` (or use ``repeat``).
     """
 
+    event = "expanded_write"
     code = "GW301"
     name = "expanded-write"
     family = "C"
@@ -241,6 +246,7 @@ class OverlappingAssign(Rule):
     refer to a single memory location``. Clone the right-hand side.
     """
 
+    event = "overlapping_assign"
     code = "GW302"
     name = "overlapping-assign"
     family = "C"
@@ -272,6 +278,7 @@ class GradOutputInplace(Rule):
     changes the caller's tensor. Start from ``grad = grad_output.clone()``.
     """
 
+    event = "grad_output_inplace"
     code = "GW303"
     name = "grad-output-inplace"
     family = "F"
@@ -320,6 +327,7 @@ class ExpandedParameterData(Rule):
     tensor refers to a single memory location``. Materialise with ``.clone()``.
     """
 
+    event = "expanded_param_data"
     code = "GW304"
     name = "expanded-parameter-data"
     family = "C"
@@ -355,6 +363,7 @@ class CustomFunctionOutputInplace(Rule):
     modified inplace``. Write out of place (``y = y * s``) or make the Function out of place.
     """
 
+    event = "custom_out_inplace"
     code = "GW305"
     name = "custom-function-view-inplace"
     family = "F"
@@ -402,6 +411,7 @@ class MultiViewInplace(Rule):
     output of a function that returns multiple views.`` Use an out-of-place op.
     """
 
+    event = "multi_view_inplace"
     code = "GW306"
     name = "multi-view-inplace"
     family = "C"
@@ -437,6 +447,7 @@ class BackwardFreesGraph(Rule):
     or sum the losses and call backward once.
     """
 
+    event = "backward_frees"
     code = "GW401"
     name = "backward-frees-graph"
     family = "D"
@@ -474,6 +485,7 @@ class StaleGraphUse(Rule):
     (``h = h.detach()``), or recompute it.
     """
 
+    event = "stale_use"
     code = "GW402"
     name = "stale-graph-use"
     family = "D"
@@ -517,6 +529,7 @@ class GraphCarriedIntoLoop(Rule):
     (``.detach()``, ``torch.no_grad()``) or recompute it inside the loop.
     """
 
+    event = "graph_carried"
     code = "GW403"
     name = "graph-carried-into-loop"
     family = "D"
@@ -560,6 +573,7 @@ class RunningLossKeepsGraph(Rule):
     grows with the number of steps. Accumulate ``loss.item()`` or ``loss.detach()``.
     """
 
+    event = "running_total"
     code = "GW404"
     name = "running-loss-keeps-graph"
     family = "D"
@@ -601,12 +615,13 @@ class StepBeforeBackward(Rule):
     afterwards, recompute the forward after the step, or detach what the other loss sees.
     """
 
+    event = "step_before_backward"
     code = "GW501"
     name = "step-before-backward"
     family = "E"
     severity = Severity.ERROR
     summary = "optimizer.step() between a forward and a backward that still needs the old weights."
-    message = "`{opt}.step()` updates {params} in place, but `{saver}` (line {save_line}) saved them for the backward at line {backward_line}, which will raise"
+    message = "`{opt}.step()` updates {params} in place, but `{saver}` (line {save_line}) saved them for {backward}, which will raise"
     INVALID = (
         """
         import torch
@@ -642,12 +657,13 @@ class FusedStepBeforeBackward(Rule):
     raises nothing: the backward silently uses the *new* weights with the old activations.
     """
 
+    event = "fused_step"
     code = "GW502"
     name = "fused-step-before-backward"
     family = "E"
     severity = Severity.WARNING
     summary = "fused=True optimizer step before a backward that needs the old weights (silent)."
-    message = "`{opt}.step()` (fused) updates {params} without a version bump; the backward at line {backward_line} silently uses the new weights"
+    message = "`{opt}.step()` (fused) updates {params} without a version bump; {backward} silently uses the new weights"
     INVALID = (
         """
         import torch
@@ -672,6 +688,7 @@ class PollutedGradients(Rule):
     feeds B's loss (``D(fake.detach())``) or zero A's gradients right before its backward.
     """
 
+    event = "polluted_grads"
     code = "GW503"
     name = "polluted-gradients"
     family = "E"
@@ -726,12 +743,13 @@ class DataWriteToSaved(Rule):
     move the update after the backward that needs the old values.
     """
 
+    event = "data_write"
     code = "GW601"
     name = "data-write-to-saved"
     family = "F"
     severity = Severity.WARNING
     summary = "Write through .data to a tensor saved for backward (silently wrong gradients)."
-    message = "in-place {op} through `.data` changes `{name}`, which `{saver}` (line {save_line}) saved for the backward at line {backward_line}; .data bypasses the version check, so the gradients are silently wrong"
+    message = "in-place {op} through `.data` changes `{name}`, which `{saver}` (line {save_line}) saved for {backward}; .data bypasses the version check, so the gradients are silently wrong"
     INVALID = (
         """
         import torch

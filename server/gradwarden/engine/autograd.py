@@ -1,0 +1,572 @@
+"""Autograd semantics over the abstract state: ops that record nodes and save tensors,
+in-place writes (with the checks PyTorch makes on the spot), and backward (with the checks it
+makes when it runs a node: freed graph, version mismatch; plus the .data writes it cannot see).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+
+from gradwarden.engine.diagnostic import Related, Span
+from gradwarden.engine.events import Event
+from gradwarden.engine.model import (
+    UNKNOWN, Backward, ConstV, Node, ObjV, Saved, SeqV, State, TensorV, TInfo, Value, Write, fresh_id,
+)
+
+
+class AutogradMixin:
+    # ------------------------------------------------------------------ setup
+    def _init_autograd(self) -> None:
+        self.consumers: List[Dict[str, Any]] = []
+        self.accumulations: Dict[Tuple[int, int], Dict[str, Any]] = {}
+        self.call_spans: List[Span] = []
+        self.loop_depth: Dict[int, int] = {}
+
+    # ------------------------------------------------------------------ tensors
+    def new_tensor(self, st: State, *, rg: Optional[bool] = False, node: Any = None, name: str = "",
+                   param: bool = False, grad_fn: Optional[Node] = None) -> TensorV:
+        tid = fresh_id()
+        st.set_t(tid, TInfo(counter=tid, storage=tid, rg=rg, leaf=grad_fn is None, grad_fn=grad_fn,
+                            param=param, name=name, created=self.span_of(node) if node is not None else None,
+                            loop_ctx=st.loop_ctx))
+        return TensorV(tid)
+
+    def unknown_tensor(self, st: State, name: str, rg: Optional[bool] = None) -> TensorV:
+        """A function argument of unknown origin: maybe requires grad, maybe a leaf."""
+        tid = fresh_id()
+        st.set_t(tid, TInfo(counter=tid, storage=tid, rg=rg, leaf=False, name=name, loop_ctx=st.loop_ctx))
+        return TensorV(tid)
+
+    def alias_tensor(self, st: State, src: TensorV, *, kind: str, span: Optional[Span], rg: Optional[bool],
+                     grad_fn: Optional[Node], opname: str = "") -> TensorV:
+        """A tensor sharing ``src``'s version counter (a view, a detach, a same-object return)."""
+        s = st.t[src.tid]
+        tid = fresh_id()
+        if kind == "detach":
+            info = TInfo(counter=s.counter, storage=s.storage, rg=False, leaf=True, name=s.name,
+                         created=span, loop_ctx=st.loop_ctx, expanded=s.expanded, grad_output=s.grad_output,
+                         ctx_saved=s.ctx_saved, data_alias=s.data_alias)
+        else:
+            info = TInfo(counter=s.counter, storage=s.storage, rg=rg, leaf=grad_fn is None and not rg,
+                         grad_fn=grad_fn, base=s.base if s.base is not None else src.tid, name=s.name,
+                         created=span, loop_ctx=st.loop_ctx,
+                         expanded=span if kind == "expand" else s.expanded,
+                         multi_view=(opname, span) if kind == "multi_view" else s.multi_view,
+                         data_alias=s.data_alias, grad_output=s.grad_output, ctx_saved=s.ctx_saved,
+                         custom_out=s.custom_out, grad_site=s.grad_site)
+        st.set_t(tid, info)
+        return TensorV(tid)
+
+    def tensor_rg(self, st: State, v: Value) -> Optional[bool]:
+        if isinstance(v, TensorV):
+            info = st.t.get(v.tid)
+            return info.rg if info is not None else None
+        if isinstance(v, SeqV):
+            rgs = [self.tensor_rg(st, x) for x in st.lists.get(v.lid, ()) if isinstance(x, TensorV)]
+            return _any_rg(rgs)
+        return False
+
+    def slot_tensors(self, st: State, v: Value) -> List[TensorV]:
+        if isinstance(v, TensorV):
+            return [v]
+        if isinstance(v, SeqV):
+            return [x for x in st.lists.get(v.lid, ()) if isinstance(x, TensorV)]
+        return []
+
+    def saved_rec(self, st: State, v: TensorV, seq: int, is_output: bool = False) -> Saved:
+        info = st.t[v.tid]
+        return Saved(tid=v.tid, counter=info.counter, storage=info.storage, version=st.version(info.counter),
+                     seq=seq, name=info.name, is_output=is_output)
+
+    # ------------------------------------------------------------------ ops
+    def apply_op(self, st: State, info: Any, slots: Sequence[Value], span: Span, opname: str, *,
+                 report_span: Optional[Span] = None, call_span: Optional[Span] = None,
+                 extra_saved: Sequence[TensorV] = (), force_rg: Optional[bool] = None) -> List[TensorV]:
+        """Run a functional op: returns its tensor outputs (``info.n_outputs`` of them)."""
+        tensors = [self.slot_tensors(st, v) for v in slots]
+        rgs = [_any_rg([st.t[t.tid].rg for t in ts]) if ts else False for ts in tensors]
+        differentiable = True if info is None else info.differentiable
+        if not st.grad_enabled or not differentiable:
+            out_rg: Optional[bool] = False
+        elif force_rg is not None:
+            out_rg = force_rg
+        else:
+            out_rg = _any_rg(rgs)
+        node = None
+        if out_rg is not False:
+            seq = st.next_seq()
+            saved: List[Saved] = []
+            for i, ts in enumerate(tensors):
+                if info is not None and info.saves(i, rgs) is True:
+                    saved.extend(self.saved_rec(st, t, seq) for t in ts)
+            saved.extend(self.saved_rec(st, t, seq) for t in extra_saved)
+            node = self.make_node(st, opname, span, [t for ts in tensors for t in ts], saved, seq,
+                                  report_span=report_span, call_span=call_span)
+        n_out = max(1, info.n_outputs if info is not None else 1)
+        nondiff = set(info.nondiff_outputs) if info is not None else set()
+        alias = info.alias if info is not None else None
+        outs: List[TensorV] = []
+        for k in range(n_out):
+            k_rg = False if k in nondiff else out_rg
+            k_fn = None if k in nondiff else node
+            if k == 0 and alias and len(tensors) > 0 and len(tensors[0]) == 1 and alias != "same":
+                out = self.alias_tensor(st, tensors[0][0], kind=alias, span=span, rg=k_rg, grad_fn=k_fn,
+                                        opname=opname)
+            elif k == 0 and alias == "same" and tensors and len(tensors[0]) == 1:
+                out = tensors[0][0]
+            elif alias == "multi_view" and tensors and len(tensors[0]) == 1:
+                out = self.alias_tensor(st, tensors[0][0], kind=alias, span=span, rg=k_rg, grad_fn=k_fn,
+                                        opname=opname)
+            else:
+                out = self.new_tensor(st, rg=k_rg, grad_fn=k_fn)
+                st.update_t(out.tid, created=span, leaf=k_fn is None)
+            outs.append(out)
+        if node is not None and info is not None:
+            for k, out in enumerate(outs):
+                key = "out" if k == 0 else f"out{k}"
+                if info.saves(key, rgs) is True:
+                    node.saved = node.saved + (self.saved_rec(st, out, node.seq, is_output=True),)
+        return outs
+
+    def make_node(self, st: State, opname: str, span: Span, inputs: Sequence[TensorV], saved: Sequence[Saved],
+                  seq: int, *, report_span: Optional[Span] = None, call_span: Optional[Span] = None,
+                  custom: Any = None) -> Node:
+        parents: List[Node] = []
+        leaves: List[int] = []
+        for t in inputs:
+            ti = st.t.get(t.tid)
+            if ti is None:
+                continue
+            if ti.grad_fn is not None:
+                if all(p is not ti.grad_fn for p in parents):
+                    parents.append(ti.grad_fn)
+            elif ti.rg and ti.leaf:
+                leaves.append(self.leaf_root(st, t.tid))
+        return Node(op=opname, span=span, inputs=tuple(parents), leaves=tuple(leaves), saved=tuple(saved),
+                    seq=seq, loop_ctx=st.loop_ctx, report_span=report_span, call_span=call_span, custom=custom,
+                    stack=tuple(self.call_spans))
+
+    def leaf_root(self, st: State, tid: int) -> int:
+        info = st.t[tid]
+        return info.base if info.base is not None and info.base in st.t else tid
+
+    # ------------------------------------------------------------------ in-place writes
+    def leaf_of(self, st: State, v: TensorV) -> Optional[TInfo]:
+        """The leaf requiring grad that ``v`` is (or is a view of), if any."""
+        info = st.t[v.tid]
+        if info.data_alias or info.grad_site:
+            return None
+        if info.leaf and info.rg is True and info.base is None:
+            return info
+        if info.base is not None and info.rg is not False:
+            base = st.t.get(info.base)
+            if base is not None and base.leaf and base.rg is True and not base.data_alias:
+                return base
+        return None
+
+    def do_write(self, st: State, target: TensorV, opname: str, span: Span, *, kind: str = "user",
+                 stmt_span: Optional[Span] = None, name: str = "", single_element: bool = False,
+                 site: Optional[Span] = None, optimizer: str = "", fix_facts: Optional[Dict[str, Any]] = None,
+                 leaf_check: bool = True) -> str:
+        """Record an in-place write to ``target`` after PyTorch's on-the-spot checks.
+
+        Returns how the write landed: "data" (through .data: no version bump), "bumped".
+        Raises Halt where PyTorch raises at once.
+        """
+        from gradwarden.engine.interpreter import Halt
+
+        info = st.t[target.tid]
+        name = name or info.name or "tensor"
+        ff = dict(fix_facts or {})
+        if info.grad_output and kind == "user":
+            self.emit(Event("grad_output_inplace", span, {"op": opname, "name": name, "fn": info.grad_output,
+                                                          "alias_of": "" if name == "grad_output" else "a view of "},
+                            fix_facts=ff))
+        if info.ctx_saved and kind == "user":
+            self.emit(Event("ctx_saved_inplace", span, {"op": opname, "name": name}, fix_facts=ff))
+            kind = "ctx_saved"
+        if st.grad_enabled and info.custom_out and info.rg is not False and kind in ("user", "module"):
+            fn, apply_span = info.custom_out
+            self.emit(Event("custom_out_inplace", site or span, {"op": opname, "name": name, "fn": fn,
+                                                                  "apply_line": apply_span.row},
+                            related=(Related(apply_span, f"`{fn}.apply` returns its input here", "created"),),
+                            fix_facts=ff))
+            raise Halt()
+        if st.grad_enabled and info.multi_view and info.rg is True and kind in ("user", "module"):
+            viewop, vspan = info.multi_view
+            self.emit(Event("multi_view_inplace", site or span, {"op": opname, "name": name, "viewop": viewop,
+                                                                  "view_line": vspan.row},
+                            related=(Related(vspan, f"`{viewop}` returns several views", "created"),),
+                            fix_facts=ff))
+            raise Halt()
+        if info.expanded is not None and kind in ("user", "module", "ctx_saved"):
+            tail = "; a single-element write silently changes every broadcast copy" if single_element else \
+                ": raises (more than one element refers to a single memory location)"
+            self.emit(Event("expanded_write", site or span,
+                            {"op": opname, "name": name, "expand_line": info.expanded.row, "tail": tail},
+                            related=(Related(info.expanded, "expanded here", "created"),),
+                            fix_facts=dict(ff, expand_span=info.expanded),
+                            severity=2 if single_element else None))
+            if not single_element:
+                raise Halt()
+        if info.data_alias:
+            seq = st.next_seq()
+            w = Write(counter=info.counter, storage=info.storage, version_after=st.version(info.counter),
+                      seq=seq, span=span, op=opname, kind="data" if kind != "fused_step" else kind, name=name,
+                      site=site, optimizer=optimizer)
+            dw = st.own("data_writes")
+            dw[info.storage] = dw.get(info.storage, ()) + (w,)
+            return "data"
+        if kind == "fused_step":
+            seq = st.next_seq()
+            w = Write(counter=info.counter, storage=info.storage, version_after=st.version(info.counter),
+                      seq=seq, span=span, op=opname, kind=kind, name=name, optimizer=optimizer)
+            dw = st.own("data_writes")
+            dw[info.storage] = dw.get(info.storage, ()) + (w,)
+            return "data"
+        if leaf_check and st.grad_enabled and kind in ("user", "module"):
+            leaf = self.leaf_of(st, target)
+            if leaf is not None:
+                what = "parameter" if leaf.param else "tensor"
+                hint = "wrap it in `with torch.no_grad():`"
+                self.emit(Event("leaf_inplace", site or span,
+                                {"op": opname, "name": name, "what": what, "hint": hint},
+                                related=((Related(leaf.created, "the leaf is created here", "created"),)
+                                         if leaf.created else ()),
+                                fix_facts=dict(ff, stmt_span=stmt_span)))
+                raise Halt()
+        seq = st.next_seq()
+        versions = st.own("versions")
+        versions[info.counter] = versions.get(info.counter, 0) + 1
+        w = Write(counter=info.counter, storage=info.storage, version_after=versions[info.counter], seq=seq,
+                  span=span, op=opname, kind=kind, name=name, site=site, optimizer=optimizer)
+        writes = st.own("writes")
+        writes[info.counter] = writes.get(info.counter, ()) + (w,)
+        if ff:
+            st.own("meta")[("fix", seq)] = ff
+        return "bumped"
+
+    def inplace_autograd(self, st: State, target: TensorV, info: Any, others: Sequence[Value], span: Span,
+                         opname: str, *, report_span: Optional[Span] = None, call_span: Optional[Span] = None) -> None:
+        """After an in-place op on ``target``: its new grad_fn, and what the op saved."""
+        if not st.grad_enabled:
+            return
+        t = st.t[target.tid]
+        if t.data_alias:
+            return
+        other_ts = [x for v in others for x in self.slot_tensors(st, v)]
+        rgs = [t.rg] + [_any_rg([st.t[x.tid].rg for x in self.slot_tensors(st, v)]) if self.slot_tensors(st, v)
+                        else False for v in others]
+        out_rg = _any_rg(rgs)
+        if info is not None and not info.differentiable:
+            out_rg = t.rg
+        if out_rg is False or out_rg is None and t.rg is None and not other_ts:
+            return
+        seq = st.next_seq()
+        saved: List[Saved] = []
+        if info is not None:
+            for i, v in enumerate(others, start=1):
+                if info.saves(i, rgs) is True:
+                    saved.extend(self.saved_rec(st, x, seq) for x in self.slot_tensors(st, v))
+        node = self.make_node(st, opname, span, [target] + other_ts, saved, seq, report_span=report_span,
+                              call_span=call_span)
+        if info is not None and (info.saves("out", rgs) is True or info.saves(0, rgs) is True):
+            node.saved = node.saved + (self.saved_rec(st, target, seq, is_output=True),)
+        st.update_t(target.tid, grad_fn=node, rg=True if out_rg else out_rg, leaf=False)
+        if t.base is not None and t.base in st.t:
+            base = st.t[t.base]
+            if not base.leaf or base.rg is not True:
+                bseq = st.next_seq()
+                bnode = self.make_node(st, "CopySlices", span, [TensorV(t.base), target], (), bseq)
+                st.update_t(t.base, grad_fn=bnode, rg=True if out_rg else base.rg, leaf=False)
+
+    # ------------------------------------------------------------------ backward
+    def do_backward(self, st: State, roots: Sequence[Value], span: Span, *, retain: bool, accumulate: bool = True,
+                    implicit: bool = False, inputs: Sequence[Value] = (), user_grad: bool = False) -> None:
+        from gradwarden.engine.interpreter import Halt
+
+        root_nodes: List[Node] = []
+        root_names: List[str] = []
+        for r in roots:
+            for t in self.slot_tensors(st, r):
+                info = st.t.get(t.tid)
+                if info is not None and info.grad_fn is not None and all(n is not info.grad_fn for n in root_nodes):
+                    root_nodes.append(info.grad_fn)
+                    root_names.append(info.name)
+        if not root_nodes:
+            return
+        bseq = st.next_seq()
+        visited: Dict[int, Node] = {}
+        parent: Dict[int, Node] = {}
+        consumers: Dict[int, List[Node]] = {}
+        stack = list(root_nodes)
+        while stack:
+            n = stack.pop()
+            if n.id in visited:
+                continue
+            visited[n.id] = n
+            for p in n.inputs:
+                consumers.setdefault(p.id, []).append(n)
+                if p.id not in parent and p.id not in visited:
+                    parent[p.id] = n
+                stack.append(p)
+        order = sorted(visited.values(), key=lambda n: -n.seq)
+        backward_desc = "any later backward through the result" if implicit else f"the backward at line {span.row}"
+        for n in order:
+            if n.id in st.freed and (n.saved or n.custom is not None) and not implicit:
+                use = parent.get(n.id)
+                while use is not None and use.id in st.freed:
+                    use = parent.get(use.id)  # the first node of the new graph on the way to n
+                self.freed_graph_event(st, n, use, order, span, root_names)
+                raise Halt()
+            for s in n.saved:
+                cur = st.version(s.counter)
+                if cur > s.version:
+                    culprit = self.first_write_after(st, s)
+                    if culprit is not None:
+                        self.version_event(st, n, s, culprit, span, backward_desc)
+                    if not implicit:
+                        raise Halt()
+                for w in st.data_writes.get(s.storage, ()):
+                    if w.seq > s.seq:
+                        self.data_write_event(st, n, s, w, span, backward_desc)
+            if n.custom is not None:
+                danger = self.grad_output_danger(n, consumers.get(n.id, []), n in root_nodes and user_grad)
+                self.analyse_custom_backward(st, n, span, danger)
+        if implicit:
+            return
+        if not retain:
+            freed = st.own("freed")
+            b = Backward(span, bseq, retain)
+            for n in order:
+                freed.setdefault(n.id, b)
+        if accumulate:
+            leaves: Set[int] = set()
+            for n in order:
+                leaves.update(n.leaves)
+            if leaves:
+                grads = st.own("grads")
+                rec = (span, bseq, tuple(root_nodes))
+                for tid in leaves:
+                    grads[tid] = grads.get(tid, ()) + (rec,)
+        meta = st.own("meta")
+        meta["backwards"] = meta.get("backwards", ()) + ((span, bseq, retain),)
+
+    def implicit_backward(self, ret: Value, st: State, span: Span) -> None:
+        from gradwarden.engine.interpreter import Halt
+
+        tensors: List[TensorV] = []
+        if isinstance(ret, TensorV):
+            tensors = [ret]
+        elif isinstance(ret, SeqV):
+            tensors = [x for x in st.lists.get(ret.lid, ()) if isinstance(x, TensorV)]
+        if not tensors:
+            return
+        try:
+            self.do_backward(st, tensors, span, retain=True, accumulate=False, implicit=True)
+        except Halt:
+            pass
+
+    def first_write_after(self, st: State, s: Saved) -> Optional[Write]:
+        best = None
+        for w in st.writes.get(s.counter, ()):
+            if w.version_after > s.version and w.seq > s.seq and (best is None or w.seq < best.seq):
+                best = w
+        if best is None:
+            for w in st.writes.get(s.counter, ()):
+                if w.version_after > s.version and (best is None or w.seq < best.seq):
+                    best = w
+        return best
+
+    # ------------------------------------------------------------------ events
+    def _save_related(self, n: Node, s: Saved) -> Related:
+        where = n.report_span or n.span
+        return Related(where, f"`{n.op}` saves `{s.name or 'it'}` for backward here (version {s.version})", "save")
+
+    def version_event(self, st: State, n: Node, s: Saved, w: Write, span: Span, backward_desc: str) -> None:
+        if w.kind == "ctx_saved":
+            return  # reported by the backward-body rule at the write itself
+        related = [self._save_related(n, s)]
+        if w.site is not None and w.site != w.span:
+            related.append(Related(w.span, "the module runs (and writes) here", "call"))
+        related.append(Related(span, "backward fails here", "backward"))
+        timeline = self.timeline(st, s, n, w, span)
+        facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.report_span or n.span).row,
+                 "version": s.version, "backward_line": span.row, "backward": backward_desc}
+        where = w.site or w.span
+        if w.kind == "step":
+            params = f"`{s.name}`" if s.name else "its parameters"
+            facts.update(opt=w.optimizer or "optimizer", params=params)
+            self.emit(Event("step_before_backward", w.span, facts, tuple(related), timeline,
+                            fix_facts={"backward_span": span, "write": w}))
+            return
+        self.emit(Event("version_mismatch", where, facts, tuple(related), timeline,
+                        fix_facts=dict(st.meta.get(("fix", w.seq), {}), write=w)))
+
+    def data_write_event(self, st: State, n: Node, s: Saved, w: Write, span: Span, backward_desc: str) -> None:
+        related = (self._save_related(n, s), Related(span, "backward silently uses the modified values here",
+                                                     "backward"))
+        facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.report_span or n.span).row,
+                 "version": s.version, "backward_line": span.row, "backward": backward_desc}
+        if w.kind == "fused_step":
+            facts.update(opt=w.optimizer or "optimizer", params=f"`{s.name}`" if s.name else "its parameters")
+            self.emit(Event("fused_step", w.span, facts, related))
+            return
+        self.emit(Event("data_write", w.site or w.span, facts, related, fix_facts={"write": w}))
+
+    def timeline(self, st: State, s: Saved, n: Node, w: Write, span: Span) -> Tuple[Related, ...]:
+        items: List[Related] = []
+        info = st.t.get(s.tid)
+        if info is not None and info.created is not None:
+            items.append(Related(info.created, f"`{s.name or 'tensor'}` created (version 0)", "created"))
+        items.append(Related(n.report_span or n.span, f"saved by `{n.op}` at version {s.version}", "save"))
+        for x in st.writes.get(s.counter, ()):
+            items.append(Related(x.site or x.span, f"`{x.op}` bumps the version to {x.version_after}", "write"))
+        items.append(Related(span, f"backward expects version {s.version}, finds {st.version(s.counter)}",
+                             "backward"))
+        items.sort(key=lambda r: (r.span.row, r.span.column))
+        return tuple(items)
+
+    def freed_graph_event(self, st: State, n: Node, use: Optional[Node], order: Sequence[Node], span: Span,
+                          root_names: Sequence[str]) -> None:
+        first: Backward = st.freed[n.id]
+        freed_here = [m for m in order if m.id in st.freed]
+        bumped = False
+        for m in freed_here:
+            for s in m.saved:
+                for w in st.writes.get(s.counter, ()):
+                    if w.seq > first.seq:
+                        bumped = True
+        node_iters = dict(n.loop_ctx)
+        # built before the loop we are in (a forward computed once), or in an earlier iteration of it
+        carried = False
+        across = False
+        for lid, k in st.loop_ctx:
+            if lid not in node_iters:
+                carried = True
+                break
+            if node_iters[lid] < k:
+                across = True
+                break
+        untrained = self.untrained_leaves(st, n)
+        name = n.label
+        if use is not None and not name:
+            name = use.label
+        facts = {"freed_line": first.span.row, "backward_line": span.row, "root": root_names[0] if root_names else "loss",
+                 "name": name or "tensor", "op": n.op, "bumped": bumped, "carried": carried,
+                 "untrained": untrained, "has_use": use is not None}
+        related = [Related(first.span, "the first backward frees this graph here", "freed"),
+                   Related(n.report_span or n.span, f"`{n.op}` saved tensors here, freed since", "save"),
+                   Related(span, "the second backward fails here", "backward")]
+        if carried and (bumped or untrained):
+            where = n.report_span or n.span
+            depth = self.loop_depth.get(next((lid for lid, _ in st.loop_ctx if lid not in node_iters), -1), 0)
+            if len(n.stack) > depth:
+                where = n.stack[depth]  # the call, in the loop's own function, that built it
+            self.emit(Event("graph_carried", where, facts, tuple(related), fix_facts={"node_span": where}))
+        elif (bumped or across) and use is not None:
+            uspan = use.report_span or use.span
+            self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
+        else:
+            self.emit(Event("backward_frees", first.span, facts, tuple(related),
+                            fix_facts={"backward_span": first.span}))
+
+    def untrained_leaves(self, st: State, n: Node) -> bool:
+        """True when every leaf under ``n`` is a plain tensor nothing ever trains (an accidental graph)."""
+        leaves: Set[int] = set()
+        seen: Set[int] = set()
+        stack = [n]
+        while stack:
+            m = stack.pop()
+            if m.id in seen:
+                continue
+            seen.add(m.id)
+            leaves.update(m.leaves)
+            stack.extend(m.inputs)
+        if not leaves:
+            return False
+        owned = set()
+        for params in st.meta.get("optimizers", {}).values():
+            owned.update(params)
+        for tid in leaves:
+            info = st.t.get(tid)
+            if info is None or info.param or tid in owned or st.writes.get(info.counter):
+                return False
+        return True
+
+    def grad_output_danger(self, n: Node, consumers: Sequence[Node], user_grad: bool) -> str:
+        """Why writing into this node's grad_output would hurt (empty: it would not).
+
+        The incoming gradient is expanded after sum/mean/expand, is passed unchanged to both
+        operands by add/sub, and is the caller's own tensor with ``grad_tensors=``."""
+        if user_grad:
+            return "the caller's grad_tensors"
+        if len(consumers) != 1:
+            return ""
+        op = consumers[0].op
+        if op in ("sum", "mean", "expand", "expand_as", "broadcast_to", "nansum"):
+            return f"expanded by `{op}`'s backward"
+        if op in ("add", "sub", "__radd__", "__rsub__"):
+            return f"shared by `{op}`'s backward with the other operand"
+        return ""
+
+    def analyse_custom_backward(self, st: State, n: Node, span: Span, danger: str = "") -> None:
+        """Run a custom Function's backward body when a backward reaches its node."""
+        info, ctx, n_out = n.custom
+        key = (n.id, span.row)
+        if key in self.analysed_backward:
+            return
+        self.analysed_backward.add(key)
+        found = info.find_method("backward")
+        if not found:
+            return
+        fdef = found[1]
+        grads = []
+        for i in range(max(1, n_out)):
+            g = self.new_tensor(st, rg=False)
+            st.update_t(g.tid, grad_output=info.name if danger else None,
+                        name="grad_output" if i == 0 else f"grad_output{i}")
+            grads.append(g)
+        saved_mode = st.grad_enabled
+        st.grad_enabled = False
+        st.set_attr(ctx.oid, "__in_backward__", ConstV(True))
+        try:
+            self.call_function(fdef, [ctx] + grads, {}, st, span)
+        except Exception as exc:  # a Halt inside a backward body is reported, not propagated
+            if type(exc).__name__ not in ("Halt",):
+                raise
+        finally:
+            st.grad_enabled = saved_mode
+            st.set_attr(ctx.oid, "__in_backward__", ConstV(False))
+
+    # ------------------------------------------------------------------ running totals (GW404)
+    def note_accumulation(self, name: str, result: Value, rhs: Value, st: State, stmt: Any) -> None:
+        if not st.loop_ctx or not isinstance(result, TensorV) or not isinstance(rhs, TensorV):
+            return
+        if st.t[rhs.tid].rg is not True:
+            return
+        key = (stmt.lineno, stmt.col_offset)
+        rec = self.accumulations.setdefault(key, {"span": self.span_of(stmt), "name": name, "tids": set()})
+        rec["tids"].add(result.tid)
+
+    def finish_path(self, states: Sequence[State]) -> None:
+        for key, rec in self.accumulations.items():
+            if rec.get("done"):
+                continue
+            rec["done"] = True
+            backwarded = False
+            for s in states:
+                for tid in rec["tids"]:
+                    info = s.t.get(tid)
+                    if info is not None and info.grad_fn is not None and info.grad_fn.id in s.freed:
+                        backwarded = True
+            if not backwarded and not rec.get("backwarded"):
+                self.emit(Event("running_total", rec["span"], {"name": rec["name"]}))
+
+
+def _any_rg(rgs: Sequence[Optional[bool]]) -> Optional[bool]:
+    if any(r is True for r in rgs):
+        return True
+    if all(r is False for r in rgs):
+        return False
+    return None

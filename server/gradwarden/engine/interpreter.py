@@ -1,0 +1,1235 @@
+"""The abstract interpreter: runs a module's statements over abstract autograd state.
+
+Path-sensitive inside a function body (an ``if`` forks the state, up to ``MAX_PATHS``
+paths, then paths are joined), joined at call boundaries. Loops run twice, so that what one
+iteration leaves behind (a freed graph, a hidden state) meets the next one; loops over a
+known small sequence (``model.parameters()``, ``model.modules()``) run once per element.
+Calls to functions, classes and ``nn.Module`` subclasses of the same file are inlined, so a
+hazard is found in the context of its caller (with the caller's real arguments). Functions
+that the module's own execution never reaches are analysed on their own afterwards, with
+unknown arguments.
+
+An error that PyTorch raises on the spot (a leaf written in place, a write into an
+expanded tensor) ends its path: what follows it cannot run.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+
+from gradwarden.engine.autograd import AutogradMixin
+from gradwarden.engine.diagnostic import Diagnostic, Span
+from gradwarden.engine.events import Event
+from gradwarden.engine.model import (
+    FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value,
+    fresh_id, join_states,
+)
+from gradwarden.engine.source import SourceText
+from gradwarden.engine.torchsem import TorchMixin
+
+MAX_PATHS = 6
+MAX_CALL_DEPTH = 8
+MAX_SAME_FUNCTION_DEPTH = 3
+MAX_UNROLL = 8  # loops over a known sequence longer than this run twice, like unknown loops
+STEP_BUDGET = 400_000  # statements per module; past it the analysis stops quietly
+
+
+class Halt(Exception):
+    """The current path raises here (an error PyTorch throws immediately)."""
+
+
+class BudgetExceeded(Exception):
+    pass
+
+
+@dataclass
+class ClassInfo:
+    name: str
+    node: ast.ClassDef
+    bases: List[Value]
+    methods: Dict[str, ast.FunctionDef] = field(default_factory=dict)
+    class_attrs: Dict[str, ast.expr] = field(default_factory=dict)
+    is_module: bool = False
+    is_function: bool = False  # torch.autograd.Function subclass
+    torch_base: str = ""  # e.g. "torch.nn.Module"
+    parents: List["ClassInfo"] = field(default_factory=list)
+
+    def find_method(self, name: str) -> Optional[Tuple["ClassInfo", ast.FunctionDef]]:
+        if name in self.methods:
+            return self, self.methods[name]
+        for p in self.parents:
+            found = p.find_method(name)
+            if found:
+                return found
+        return None
+
+    def is_subclass_of(self, other: "ClassInfo") -> bool:
+        return self is other or any(p.is_subclass_of(other) for p in self.parents)
+
+
+FuncNode = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+class Interpreter(AutogradMixin, TorchMixin):
+    def __init__(self, tree: ast.Module, src: SourceText, filename: str) -> None:
+        self.tree = tree
+        self.src = src
+        self.filename = filename
+        self.events: Dict[Tuple[str, int, int, str], Event] = {}
+        self.reached: Set[int] = set()  # ids of FunctionDef nodes executed in context
+        self.applied_functions: Set[str] = set()
+        self.classes: Dict[int, ClassInfo] = {}  # id(ClassDef) -> info
+        self.call_stack: List[Any] = []
+        self.steps = 0
+        self.loop_counter = 0
+        self.analysed_backward: Set[Tuple[int, int]] = set()
+        self.untracked_halt = False
+        self._init_autograd()
+
+    # ------------------------------------------------------------------ entry
+    def run(self) -> List[Event]:
+        st = State()
+        st.frame()["__name__"] = ConstV("__main__")
+        try:
+            states = self.exec_block(self.tree.body, [st])
+        except BudgetExceeded:
+            states = []
+        final = join_states(states) if states else st
+        self.module_state = final
+        self.finish_path(states)
+        self.analyse_unreached(final)
+        return list(self.events.values())
+
+    def analyse_unreached(self, module_state: State) -> None:
+        """Functions and methods the module's execution never ran: analyse each on its own."""
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.ClassDef):
+                info = self.classes.get(id(node))
+                if info is None:
+                    continue
+                for name, fn in info.methods.items():
+                    if id(fn) in self.reached:
+                        continue
+                    if info.is_function and name in ("forward", "backward"):
+                        if info.name in self.applied_functions:
+                            continue
+                        self.standalone_function_class(info, module_state)
+                        break
+                    self.standalone_method(info, fn, module_state)
+            elif isinstance(node, FuncNode) and id(node) not in self.reached:
+                if self.is_method(node):
+                    continue
+                self.standalone_function(node, module_state)
+
+    def is_method(self, fn: ast.AST) -> bool:
+        for info in self.classes.values():
+            if fn in info.methods.values():
+                return True
+        return False
+
+    def standalone_function(self, fn: ast.FunctionDef, module_state: State) -> None:
+        st = module_state.fork()
+        st.flow = None
+        args = [self.unknown_tensor(st, a.arg) for a in fn.args.args]
+        self._standalone(fn, st, args, None)
+
+    def standalone_method(self, info: ClassInfo, fn: ast.FunctionDef, module_state: State) -> None:
+        st = module_state.fork()
+        st.flow = None
+        if self.is_static(fn):
+            args = [self.unknown_tensor(st, a.arg) for a in fn.args.args]
+            self._standalone(fn, st, args, None)
+            return
+        try:
+            self_v = self.instantiate(info, [], {}, st, self.span_of(info.node), run_init=fn.name != "__init__")
+        except (Halt, BudgetExceeded):
+            return
+        args = [self.unknown_tensor(st, a.arg) for a in fn.args.args[1:]]
+        self._standalone(fn, st, args, self_v)
+
+    def _standalone(self, fn: ast.FunctionDef, st: State, args: List[Value], self_v: Optional[Value]) -> None:
+        self.reached.add(id(fn))
+        try:
+            exits = self.call_function(fn, ([self_v] if self_v is not None else []) + args, {}, st,
+                                       self.span_of(fn), bound_self=self_v is not None, join=False)
+        except (Halt, BudgetExceeded):
+            return
+        for ex_state, ret in exits:
+            # An analysed-alone function's outputs are assumed to be trained through:
+            # check what their backward would meet (stale saves, custom backward bodies).
+            self.implicit_backward(ret, ex_state, self.span_of(fn))
+        self.finish_path([s for s, _ in exits])
+
+    def standalone_function_class(self, info: ClassInfo, module_state: State) -> None:
+        st = module_state.fork()
+        fwd = info.find_method("forward")
+        nargs = len(fwd[1].args.args) - 1 if fwd else 1
+        args = [self.unknown_tensor(st, f"arg{i}", rg=True) for i in range(max(nargs, 1))]
+        try:
+            out = self.apply_custom_function(info, args, {}, st, self.span_of(info.node))
+            self.implicit_backward(out, st, self.span_of(info.node))
+        except (Halt, BudgetExceeded):
+            return
+
+    # ------------------------------------------------------------------ helpers
+    def span_of(self, node: ast.AST) -> Span:
+        row = getattr(node, "lineno", 1) or 1
+        col = self.src.char_col(row, getattr(node, "col_offset", 0) or 0) + 1
+        erow = getattr(node, "end_lineno", None) or row
+        ecol = getattr(node, "end_col_offset", None)
+        ecol = self.src.char_col(erow, ecol) + 1 if ecol is not None else col
+        return Span(row, col, erow, ecol)
+
+    def text_of(self, node: ast.AST) -> str:
+        seg = ast.get_source_segment(self.src.text, node) if hasattr(node, "lineno") else None
+        if seg is None:
+            try:
+                seg = ast.unparse(node)
+            except Exception:  # pragma: no cover - unparse of odd nodes
+                seg = "?"
+        seg = " ".join(seg.split())
+        return seg if len(seg) <= 60 else seg[:57] + "..."
+
+    def emit(self, ev: Event) -> None:
+        key = (ev.kind, ev.span.row, ev.span.column, ev.facts.get("code", ""))
+        if key not in self.events:
+            self.events[key] = ev
+
+    @staticmethod
+    def is_static(fn: ast.FunctionDef) -> bool:
+        return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in fn.decorator_list)
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > STEP_BUDGET:
+            raise BudgetExceeded()
+
+    # ------------------------------------------------------------------ statements
+    def exec_block(self, stmts: Sequence[ast.stmt], states: List[State]) -> List[State]:
+        for stmt in stmts:
+            nxt: List[State] = []
+            for st in states:
+                if st.flow is not None:
+                    nxt.append(st)
+                    continue
+                try:
+                    nxt.extend(self.exec_stmt(stmt, st))
+                except Halt:
+                    continue
+            states = self.cap(nxt)
+            if not states:
+                break
+        return states
+
+    def cap(self, states: List[State]) -> List[State]:
+        if len(states) <= MAX_PATHS:
+            return states
+        # Keep the flow kinds apart (a returned path must not be merged with a live one).
+        groups: Dict[Any, List[State]] = {}
+        for s in states:
+            groups.setdefault(s.flow, []).append(s)
+        out: List[State] = []
+        budget = max(1, MAX_PATHS - len(groups) + 1)
+        for flow, group in groups.items():
+            if len(group) > budget:
+                group = group[: budget - 1] + [join_states(group[budget - 1:])]
+            out.extend(group)
+        return out
+
+    def exec_stmt(self, stmt: ast.stmt, st: State) -> List[State]:
+        self.tick()
+        meth = getattr(self, "stmt_" + type(stmt).__name__, None)
+        if meth is None:
+            return [st]
+        return meth(stmt, st)
+
+    def stmt_Expr(self, stmt: ast.Expr, st: State) -> List[State]:
+        if isinstance(stmt.value, (ast.Yield, ast.YieldFrom)):
+            return self.do_yield(stmt.value, st)
+        self.eval(stmt.value, st)
+        return [st]
+
+    def stmt_Pass(self, stmt: ast.Pass, st: State) -> List[State]:
+        return [st]
+
+    def stmt_Assign(self, stmt: ast.Assign, st: State) -> List[State]:
+        if isinstance(stmt.value, (ast.Yield, ast.YieldFrom)):
+            return self.do_yield(stmt.value, st)
+        value = self.eval(stmt.value, st)
+        for target in stmt.targets:
+            self.assign(target, value, st, stmt)
+        return [st]
+
+    def stmt_AnnAssign(self, stmt: ast.AnnAssign, st: State) -> List[State]:
+        if stmt.value is not None:
+            self.assign(stmt.target, self.eval(stmt.value, st), st, stmt)
+        return [st]
+
+    def stmt_AugAssign(self, stmt: ast.AugAssign, st: State) -> List[State]:
+        self.aug_assign(stmt, st)
+        return [st]
+
+    def stmt_Return(self, stmt: ast.Return, st: State) -> List[State]:
+        st.retval = self.eval(stmt.value, st) if stmt.value is not None else NONE
+        st.flow = "return"
+        return [st]
+
+    def stmt_Break(self, stmt: ast.Break, st: State) -> List[State]:
+        st.flow = "break"
+        return [st]
+
+    def stmt_Continue(self, stmt: ast.Continue, st: State) -> List[State]:
+        st.flow = "continue"
+        return [st]
+
+    def stmt_Raise(self, stmt: ast.Raise, st: State) -> List[State]:
+        return []  # the path ends (an exception we do not follow)
+
+    def stmt_Assert(self, stmt: ast.Assert, st: State) -> List[State]:
+        return [st]
+
+    def stmt_Delete(self, stmt: ast.Delete, st: State) -> List[State]:
+        for t in stmt.targets:
+            if isinstance(t, ast.Name):
+                st.frame().pop(t.id, None)
+        return [st]
+
+    def stmt_Global(self, stmt: ast.Global, st: State) -> List[State]:
+        return [st]
+
+    stmt_Nonlocal = stmt_Global
+
+    def stmt_Import(self, stmt: ast.Import, st: State) -> List[State]:
+        for alias in stmt.names:
+            if alias.asname:
+                st.frame()[alias.asname] = self.module_ref(alias.name)
+            else:
+                top = alias.name.split(".")[0]
+                st.frame()[top] = self.module_ref(top)
+        return [st]
+
+    def stmt_ImportFrom(self, stmt: ast.ImportFrom, st: State) -> List[State]:
+        mod = stmt.module or ""
+        for alias in stmt.names:
+            if alias.name == "*":
+                continue
+            st.frame()[alias.asname or alias.name] = self.module_ref(f"{mod}.{alias.name}" if mod else alias.name)
+        return [st]
+
+    def module_ref(self, qual: str) -> Value:
+        if qual == "torch" or qual.startswith("torch."):
+            return RefV("torch", qual)
+        if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os"):
+            return RefV("module", qual)
+        if qual.startswith(("copy.", "math.", "itertools.", "functools.")):
+            return RefV("builtin", qual)
+        return UNKNOWN
+
+    def stmt_FunctionDef(self, stmt: ast.FunctionDef, st: State) -> List[State]:
+        st.frame()[stmt.name] = RefV("func", stmt.name, (stmt, st.fi))
+        return [st]
+
+    stmt_AsyncFunctionDef = stmt_FunctionDef
+
+    def stmt_ClassDef(self, stmt: ast.ClassDef, st: State) -> List[State]:
+        info = self.classes.get(id(stmt))
+        if info is None:
+            bases = [self.eval(b, st) for b in stmt.bases]
+            info = ClassInfo(stmt.name, stmt, bases)
+            for b in bases:
+                if isinstance(b, RefV) and b.kind == "class":
+                    info.parents.append(b.target)
+                    info.is_module |= b.target.is_module
+                    info.is_function |= b.target.is_function
+                    info.torch_base = info.torch_base or b.target.torch_base
+                elif isinstance(b, RefV) and b.kind == "torch":
+                    info.torch_base = b.name
+                    if b.name in ("torch.autograd.Function", "torch.autograd.function.Function"):
+                        info.is_function = True
+                    elif b.name.startswith("torch.nn."):
+                        info.is_module = True
+            for item in stmt.body:
+                if isinstance(item, FuncNode):
+                    info.methods[item.name] = item
+                elif isinstance(item, ast.Assign):
+                    for t in item.targets:
+                        if isinstance(t, ast.Name):
+                            info.class_attrs[t.id] = item.value
+            self.classes[id(stmt)] = info
+        st.frame()[stmt.name] = RefV("class", stmt.name, info)
+        return [st]
+
+    def stmt_If(self, stmt: ast.If, st: State) -> List[State]:
+        cond = self.truth(stmt.test, st)
+        if cond is True:
+            return self.exec_block(stmt.body, [st])
+        if cond is False:
+            return self.exec_block(stmt.orelse, [st])
+        other = st.fork()
+        return self.exec_block(stmt.body, [st]) + self.exec_block(stmt.orelse, [other])
+
+    def stmt_With(self, stmt: ast.With, st: State) -> List[State]:
+        saved_mode = st.grad_enabled
+        changed = False
+        for item in stmt.items:
+            ctx = self.eval(item.context_expr, st)
+            mode = self.grad_mode_of(ctx, st)
+            if mode is not None:
+                st.grad_enabled = mode
+                changed = True
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, ctx if not isinstance(ctx, ObjV) or mode is None else UNKNOWN,
+                            st, stmt)
+        out = self.exec_block(stmt.body, [st])
+        if changed:
+            for s in out:
+                s.grad_enabled = saved_mode
+        return out
+
+    stmt_AsyncWith = stmt_With
+
+    def stmt_Try(self, stmt: ast.Try, st: State) -> List[State]:
+        out = self.exec_block(stmt.body, [st])
+        out = self.exec_block(stmt.orelse, out)
+        return self.exec_block(stmt.finalbody, out) if stmt.finalbody else out
+
+    stmt_TryStar = stmt_Try
+
+    def stmt_Match(self, stmt: Any, st: State) -> List[State]:
+        out: List[State] = []
+        for case in stmt.cases:
+            out.extend(self.exec_block(case.body, [st.fork()]))
+        return out or [st]
+
+    # -- loops
+    def stmt_For(self, stmt: ast.For, st: State) -> List[State]:
+        gen = self.local_generator_call(stmt.iter, st)
+        if gen is not None:
+            return self.for_over_generator(stmt, gen, st)
+        it = self.eval(stmt.iter, st)
+        items = self.known_items(it, st)
+        self.loop_counter += 1
+        loop_id = self.loop_counter
+        self.loop_depth[loop_id] = len(self.call_spans)
+        if items is not None and len(items) <= MAX_UNROLL:
+            states = [st]
+            done: List[State] = []
+            for k, item in enumerate(items):
+                for s in states:
+                    s.loop_ctx = s.loop_ctx + ((loop_id, k + 1),)
+                    self.assign(stmt.target, item, s, stmt)
+                states = self.exec_block(stmt.body, states)
+                states, exited = self._after_iteration(states)
+                done.extend(exited)
+                for s in states:
+                    s.loop_ctx = s.loop_ctx[:-1]
+                if not states:
+                    break
+            for s in done:
+                s.loop_ctx = s.loop_ctx[:-1]
+            states = self.exec_block(stmt.orelse, states) if stmt.orelse else states
+            return self.cap(states + done)
+        elem = self.element_of(it, st)
+        return self.unrolled_loop(stmt, st, lambda s: self.assign(stmt.target, self.fresh_element(elem, s), s, stmt),
+                                  loop_id)
+
+    def stmt_While(self, stmt: ast.While, st: State) -> List[State]:
+        if self.truth(stmt.test, st) is False:
+            return self.exec_block(stmt.orelse, [st])
+        self.loop_counter += 1
+        self.loop_depth[self.loop_counter] = len(self.call_spans)
+        return self.unrolled_loop(stmt, st, None, self.loop_counter)
+
+    def unrolled_loop(self, stmt: Any, st: State, bind: Optional[Callable[[State], None]], loop_id: int) -> List[State]:
+        states = [st]
+        done: List[State] = []
+        for k in (1, 2):
+            live: List[State] = []
+            for s in states:
+                if isinstance(stmt, ast.While) and k > 1 and self.truth(stmt.test, s) is False:
+                    done.append(s)
+                    continue
+                s.loop_ctx = s.loop_ctx + ((loop_id, k),)
+                if bind is not None:
+                    try:
+                        bind(s)
+                    except Halt:
+                        continue
+                live.append(s)
+            states = self.exec_block(stmt.body, live)
+            states, exited = self._after_iteration(states)
+            for s in states + exited:
+                s.loop_ctx = s.loop_ctx[:-1]
+            done.extend(exited)
+            if not states:
+                break
+        if stmt.orelse:
+            states = self.exec_block(stmt.orelse, states)
+        return self.cap(states + done)
+
+    @staticmethod
+    def _after_iteration(states: List[State]) -> Tuple[List[State], List[State]]:
+        live, exited = [], []
+        for s in states:
+            if s.flow == "continue":
+                s.flow = None
+            if s.flow == "break":
+                s.flow = None
+                exited.append(s)
+            elif s.flow == "return":
+                exited.append(s)
+            else:
+                live.append(s)
+        return live, exited
+
+    # -- generators: `for x in gen(...)` runs gen's body, and the loop body at each yield
+    def local_generator_call(self, node: ast.expr, st: State) -> Optional[Tuple[ast.FunctionDef, List[Value], Dict[str, Value], Optional[Value]]]:
+        if not isinstance(node, ast.Call):
+            return None
+        fn = self.eval(node.func, st) if isinstance(node.func, (ast.Name, ast.Attribute)) else None
+        if not isinstance(fn, RefV) or fn.kind not in ("func", "method"):
+            return None
+        fdef = fn.target[0] if fn.kind == "func" else fn.target[1]
+        if not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(fdef)):
+            return None
+        args, kwargs = self.eval_args(node, st)
+        return fdef, args, kwargs, fn.bound
+
+    def for_over_generator(self, stmt: ast.For, gen: Any, st: State) -> List[State]:
+        fdef, args, kwargs, bound = gen
+        self.loop_counter += 1
+        self.loop_depth[self.loop_counter] = len(self.call_spans)
+        consumer = {"stmt": stmt, "frame": st.fi, "loop_id": self.loop_counter, "count": 0}
+        self.consumers.append(consumer)
+        try:
+            exits = self.call_function(fdef, ([bound] if bound is not None else []) + args, kwargs, st,
+                                       self.span_of(stmt.iter), bound_self=bound is not None, join=False,
+                                       generator=True)
+        finally:
+            self.consumers.pop()
+        out = []
+        for s, _ in exits:
+            if s.flow == "consumer_return":
+                s.flow = "return"
+            out.append(s)
+        return self.cap(out)
+
+    def do_yield(self, node: Any, st: State) -> List[State]:
+        if not self.consumers or self.consumers[-1].get("gen_frame") != st.fi:
+            return [st]
+        c = self.consumers[-1]
+        value = self.eval(node.value, st) if node.value is not None else NONE
+        if isinstance(node, ast.YieldFrom):
+            value = self.element_of(value, st)
+        if c["stmt"] is None:  # a generator consumed as a value: collect what it yields
+            c["items"].append(value)
+            return [st]
+        gen_fi = st.fi
+        st.fi = c["frame"]
+        c["count"] += 1
+        st.loop_ctx = st.loop_ctx + ((c["loop_id"], c["count"]),)
+        self.assign(c["stmt"].target, value, st, c["stmt"])
+        out = self.exec_block(c["stmt"].body, [st])
+        res = []
+        for s in out:
+            s.loop_ctx = s.loop_ctx[:-1]
+            s.fi = gen_fi
+            if s.flow == "continue":
+                s.flow = None
+            elif s.flow == "break":
+                s.flow = "return"  # ends the generator; the for loop then exits
+            elif s.flow == "return":
+                s.flow = "consumer_return"
+            res.append(s)
+        return res
+
+    # ------------------------------------------------------------------ assignment
+    def assign(self, target: ast.expr, value: Value, st: State, stmt: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            st.frame()[target.id] = value
+            if isinstance(value, TensorV):
+                info = st.t.get(value.tid)
+                if info is not None and not info.name:
+                    st.update_t(value.tid, name=target.id)
+                if info is not None and info.grad_fn is not None and not info.grad_fn.label:
+                    info.grad_fn.label = target.id
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = self.unpack(value, len(target.elts), st)
+            star = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)), None)
+            if star is not None:
+                for i, e in enumerate(target.elts):
+                    if isinstance(e, ast.Starred):
+                        self.assign(e.value, UNKNOWN, st, stmt)
+                    else:
+                        self.assign(e, items[i] if i < len(items) else UNKNOWN, st, stmt)
+                return
+            for e, v in zip(target.elts, items):
+                self.assign(e, v, st, stmt)
+        elif isinstance(target, ast.Attribute):
+            obj = self.eval(target.value, st)
+            self.store_attr(obj, target.attr, value, st, target, stmt)
+        elif isinstance(target, ast.Subscript):
+            obj = self.eval(target.value, st)
+            self.store_item(obj, target, value, st, stmt)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, value, st, stmt)
+
+    def unpack(self, value: Value, n: int, st: State) -> List[Value]:
+        if isinstance(value, SeqV):
+            items = list(st.lists.get(value.lid, ()))
+            if len(items) == n:
+                return items
+            if value.kind == "homogeneous" and items:
+                return [items[0]] * n
+            if len(items) > n:
+                return items[:n]
+        if isinstance(value, TensorV):
+            return [self.tensor_getitem(value, None, st, None) for _ in range(n)]
+        return [UNKNOWN] * n
+
+    def store_attr(self, obj: Value, attr: str, value: Value, st: State, target: ast.Attribute, stmt: ast.AST) -> None:
+        if isinstance(obj, ObjV):
+            self.module_setattr(obj, attr, value, st)
+            if isinstance(value, TensorV):
+                info = st.t.get(value.tid)
+                if info is not None and not info.name:
+                    st.update_t(value.tid, name=self.text_of(target))
+        elif isinstance(obj, TensorV):
+            self.tensor_setattr(obj, attr, value, st, target, stmt)
+
+    def store_item(self, obj: Value, target: ast.Subscript, value: Value, st: State, stmt: ast.AST) -> None:
+        if isinstance(obj, TensorV):
+            self.tensor_setitem(obj, target, value, st, stmt)
+        elif isinstance(obj, SeqV):
+            idx = self.eval(target.slice, st)
+            items = list(st.lists.get(obj.lid, ()))
+            if isinstance(idx, ConstV) and isinstance(idx.value, int) and -len(items) <= idx.value < len(items):
+                items[idx.value] = value
+            elif items:
+                items = [value] + items[1:] if obj.kind == "homogeneous" else items
+            st.own("lists")[obj.lid] = tuple(items)
+        elif isinstance(obj, DictV):
+            key = self.eval(target.slice, st)
+            self.dict_set(obj, key, value, st)
+
+    def aug_assign(self, stmt: ast.AugAssign, st: State) -> None:
+        target = stmt.target
+        if isinstance(target, ast.Name):
+            cur = st.lookup(target.id)
+        elif isinstance(target, ast.Attribute):
+            cur = self.load_attr(self.eval(target.value, st), target.attr, st, target)
+        elif isinstance(target, ast.Subscript):
+            cur = self.eval(target, st)
+        else:
+            return
+        rhs = self.eval(stmt.value, st)
+        if isinstance(cur, TensorV):
+            self.tensor_inplace_binop(cur, stmt.op, rhs, st, stmt)
+            if isinstance(target, ast.Subscript):
+                base = self.eval(target.value, st)
+                if isinstance(base, SeqV):
+                    self.store_item(base, target, cur, st, stmt)
+            return
+        result = self.binop(cur, stmt.op, rhs, st, stmt)
+        if isinstance(result, TensorV) and isinstance(target, ast.Name):
+            self.note_accumulation(target.id, result, rhs, st, stmt)
+        self.assign(target, result, st, stmt)
+
+    # ------------------------------------------------------------------ expressions
+    def eval(self, node: Optional[ast.expr], st: State) -> Value:
+        if node is None:
+            return NONE
+        meth = getattr(self, "ex_" + type(node).__name__, None)
+        if meth is None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.eval(child, st)
+            return UNKNOWN
+        return meth(node, st)
+
+    def ex_Constant(self, node: ast.Constant, st: State) -> Value:
+        return ConstV(node.value)
+
+    def ex_Name(self, node: ast.Name, st: State) -> Value:
+        v = st.lookup(node.id)
+        if v is not None:
+            return v
+        if node.id in BUILTINS:
+            return RefV("builtin", node.id)
+        return UNKNOWN
+
+    def ex_Attribute(self, node: ast.Attribute, st: State) -> Value:
+        return self.load_attr(self.eval(node.value, st), node.attr, st, node)
+
+    def load_attr(self, obj: Value, attr: str, st: State, node: ast.AST) -> Value:
+        if isinstance(obj, RefV):
+            if obj.kind == "torch":
+                return RefV("torch", f"{obj.name}.{attr}")
+            if obj.kind == "module":
+                return RefV("builtin", f"{obj.name}.{attr}")
+            if obj.kind == "class":
+                found = obj.target.find_method(attr)
+                if found:
+                    return RefV("method", attr, found, None)
+                if attr == "apply" and obj.target.is_function:
+                    return RefV("apply", obj.name, obj.target)
+                expr = obj.target.class_attrs.get(attr)
+                if expr is not None and isinstance(expr, ast.Constant):
+                    return ConstV(expr.value)
+                return UNKNOWN
+            return UNKNOWN
+        if isinstance(obj, TensorV):
+            return self.tensor_getattr(obj, attr, st, node)
+        if isinstance(obj, ObjV):
+            return self.object_getattr(obj, attr, st, node)
+        if isinstance(obj, (SeqV, DictV)):
+            return RefV("boundseq", attr, None, obj)
+        return UNKNOWN
+
+    def object_getattr(self, obj: ObjV, attr: str, st: State, node: ast.AST) -> Value:
+        attrs = st.attrs(obj.oid)
+        if attr in attrs:
+            return attrs[attr]
+        cls = attrs.get("__class__")
+        if isinstance(cls, RefV) and cls.kind == "class":
+            found = cls.target.find_method(attr)
+            if found:
+                return RefV("method", attr, found, obj)
+            expr = cls.target.class_attrs.get(attr)
+            if expr is not None and isinstance(expr, ast.Constant):
+                return ConstV(expr.value)
+        return self.builtin_object_attr(obj, attr, st)
+
+    def ex_Subscript(self, node: ast.Subscript, st: State) -> Value:
+        obj = self.eval(node.value, st)
+        if isinstance(obj, TensorV):
+            return self.tensor_getitem(obj, node, st, node)
+        idx = self.eval(node.slice, st)
+        if isinstance(obj, SeqV):
+            items = st.lists.get(obj.lid, ())
+            if isinstance(node.slice, ast.Slice):
+                return self.new_seq(list(items), st, kind=obj.kind if obj.kind == "homogeneous" else "list")
+            if isinstance(idx, ConstV) and isinstance(idx.value, int) and -len(items) <= idx.value < len(items):
+                return items[idx.value]
+            if items and (obj.kind == "homogeneous" or len(set(map(id, items))) == 1 or self.same_class(items, st)):
+                return items[0]
+            return items[0] if len(items) == 1 else UNKNOWN
+        if isinstance(obj, DictV):
+            return self.dict_get(obj, idx, st)
+        if isinstance(obj, ObjV):
+            return self.object_getitem(obj, idx, st)
+        return UNKNOWN
+
+    def same_class(self, items: Sequence[Value], st: State) -> bool:
+        classes = set()
+        for it in items:
+            if not isinstance(it, ObjV):
+                return False
+            c = st.attrs(it.oid).get("__class__")
+            classes.add(c.name if isinstance(c, RefV) else None)
+        return len(classes) == 1
+
+    def ex_Slice(self, node: ast.Slice, st: State) -> Value:
+        for part in (node.lower, node.upper, node.step):
+            if part is not None:
+                self.eval(part, st)
+        return UNKNOWN
+
+    def ex_Tuple(self, node: ast.Tuple, st: State) -> Value:
+        return self.new_seq(self.eval_elts(node.elts, st), st, kind="tuple")
+
+    def ex_List(self, node: ast.List, st: State) -> Value:
+        return self.new_seq(self.eval_elts(node.elts, st), st)
+
+    ex_Set = ex_List
+
+    def eval_elts(self, elts: Sequence[ast.expr], st: State) -> List[Value]:
+        out: List[Value] = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                v = self.eval(e.value, st)
+                items = self.known_items(v, st)
+                out.extend(items if items is not None else [])
+            else:
+                out.append(self.eval(e, st))
+        return out
+
+    def ex_Dict(self, node: ast.Dict, st: State) -> Value:
+        d = DictV(fresh_id())
+        entries = []
+        for k, v in zip(node.keys, node.values):
+            key = self.eval(k, st) if k is not None else UNKNOWN
+            entries.append((self.dict_key(key), self.eval(v, st)))
+        st.own("dicts")[d.did] = tuple(entries)
+        return d
+
+    def new_seq(self, items: List[Value], st: State, kind: str = "list") -> SeqV:
+        s = SeqV(fresh_id(), kind)
+        st.own("lists")[s.lid] = tuple(items)
+        return s
+
+    def dict_key(self, key: Value) -> Any:
+        return ("c", key.value) if isinstance(key, ConstV) else ("?", None)
+
+    def dict_get(self, d: DictV, key: Value, st: State) -> Value:
+        k = self.dict_key(key)
+        entries = st.dicts.get(d.did, ())
+        for ek, ev in entries:
+            if ek == k and k[0] == "c":
+                return ev
+        vals = [ev for _, ev in entries]
+        return vals[0] if len(vals) == 1 else UNKNOWN
+
+    def dict_set(self, d: DictV, key: Value, value: Value, st: State) -> None:
+        k = self.dict_key(key)
+        entries = [e for e in st.dicts.get(d.did, ()) if not (e[0] == k and k[0] == "c")]
+        entries.append((k, value))
+        st.own("dicts")[d.did] = tuple(entries)
+
+    def ex_BinOp(self, node: ast.BinOp, st: State) -> Value:
+        left = self.eval(node.left, st)
+        right = self.eval(node.right, st)
+        return self.binop(left, node.op, right, st, node)
+
+    def binop(self, left: Value, op: ast.operator, right: Value, st: State, node: ast.AST) -> Value:
+        if isinstance(left, TensorV) or isinstance(right, TensorV):
+            return self.tensor_binop(left, op, right, st, node)
+        if isinstance(left, ConstV) and isinstance(right, ConstV):
+            try:
+                return ConstV(_PYOPS[type(op)](left.value, right.value))
+            except Exception:
+                return UNKNOWN
+        if isinstance(left, SeqV) and isinstance(right, SeqV) and isinstance(op, ast.Add):
+            return self.new_seq(list(st.lists.get(left.lid, ())) + list(st.lists.get(right.lid, ())), st)
+        return UNKNOWN
+
+    def ex_UnaryOp(self, node: ast.UnaryOp, st: State) -> Value:
+        v = self.eval(node.operand, st)
+        if isinstance(node.op, ast.Not):
+            t = self.truth_of(v)
+            return UNKNOWN if t is None else ConstV(not t)
+        if isinstance(v, TensorV):
+            if isinstance(node.op, ast.USub):
+                return self.call_tensor_method(v, "neg", [], {}, st, node)
+            if isinstance(node.op, ast.Invert):
+                return self.call_tensor_method(v, "bitwise_not", [], {}, st, node)
+            return v
+        if isinstance(v, ConstV):
+            try:
+                return ConstV(_UNOPS[type(node.op)](v.value))
+            except Exception:
+                return UNKNOWN
+        return UNKNOWN
+
+    def ex_BoolOp(self, node: ast.BoolOp, st: State) -> Value:
+        vals = [self.eval(v, st) for v in node.values]
+        truths = [self.truth_of(v) for v in vals]
+        if isinstance(node.op, ast.And):
+            if any(t is False for t in truths):
+                return FALSE
+            if all(t is True for t in truths):
+                return vals[-1]
+        else:
+            if any(t is True for t in truths):
+                return next(v for v, t in zip(vals, truths) if t is True)
+            if all(t is False for t in truths):
+                return vals[-1]
+        return UNKNOWN
+
+    def ex_Compare(self, node: ast.Compare, st: State) -> Value:
+        left = self.eval(node.left, st)
+        result: Optional[bool] = True
+        tensor_cmp = isinstance(left, TensorV)
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.eval(comp, st)
+            tensor_cmp |= isinstance(right, TensorV)
+            r = self.compare(left, op, right, st)
+            if r is None:
+                result = None
+            elif r is False and result is not None:
+                result = False
+            left = right
+        if tensor_cmp and not any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for o in node.ops):
+            return self.new_tensor(st, rg=False, node=node)  # a comparison gives a bool tensor
+        return UNKNOWN if result is None else ConstV(result)
+
+    def compare(self, a: Value, op: ast.cmpop, b: Value, st: State) -> Optional[bool]:
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            if isinstance(b, ConstV) and b.value is None:
+                if isinstance(a, ConstV):
+                    r = a.value is None
+                elif isinstance(a, (TensorV, ObjV, SeqV, DictV)) or (isinstance(a, RefV) and a.kind != "builtin"):
+                    r = False
+                else:
+                    return None
+                return r if isinstance(op, ast.Is) else not r
+            return None
+        if isinstance(a, ConstV) and isinstance(b, ConstV):
+            try:
+                return bool(_CMPOPS[type(op)](a.value, b.value))
+            except Exception:
+                return None
+        return None
+
+    def ex_IfExp(self, node: ast.IfExp, st: State) -> Value:
+        t = self.truth(node.test, st)
+        if t is True:
+            return self.eval(node.body, st)
+        if t is False:
+            return self.eval(node.orelse, st)
+        a = self.eval(node.body, st)
+        b = self.eval(node.orelse, st)
+        return a if not isinstance(a, UnknownV) else b
+
+    def ex_NamedExpr(self, node: Any, st: State) -> Value:
+        v = self.eval(node.value, st)
+        self.assign(node.target, v, st, node)
+        return v
+
+    def ex_Lambda(self, node: ast.Lambda, st: State) -> Value:
+        return RefV("lambda", "<lambda>", (node, st.fi))
+
+    def ex_JoinedStr(self, node: ast.JoinedStr, st: State) -> Value:
+        for v in node.values:
+            if isinstance(v, ast.FormattedValue):
+                self.eval(v.value, st)
+        return UNKNOWN
+
+    def ex_Starred(self, node: ast.Starred, st: State) -> Value:
+        return self.eval(node.value, st)
+
+    def ex_Await(self, node: ast.Await, st: State) -> Value:
+        return self.eval(node.value, st)
+
+    def ex_ListComp(self, node: Any, st: State) -> Value:
+        return self.comprehension(node, st, node.elt)
+
+    ex_SetComp = ex_ListComp
+    ex_GeneratorExp = ex_ListComp
+
+    def ex_DictComp(self, node: ast.DictComp, st: State) -> Value:
+        self.comprehension(node, st, node.value)
+        return DictV(fresh_id())
+
+    def comprehension(self, node: Any, st: State, elt: ast.expr) -> Value:
+        """Evaluate a comprehension: once per element of a known sequence, else once."""
+        gen = node.generators[0]
+        it = self.eval(gen.iter, st)
+        items = self.known_items(it, st)
+        results: List[Value] = []
+        frame = st.frame()
+        saved = {n: frame.get(n) for n in _target_names(gen.target)}
+        try:
+            if items is not None and len(items) <= MAX_UNROLL:
+                for item in items:
+                    self.assign(gen.target, item, st, node)
+                    if all(self.truth(c, st) is not False for c in gen.ifs):
+                        results.append(self._comp_rest(node, st, elt))
+                return self.new_seq(results, st)
+            self.assign(gen.target, self.fresh_element(self.element_of(it, st), st), st, node)
+            results.append(self._comp_rest(node, st, elt))
+            return self.new_seq(results, st, kind="homogeneous")
+        finally:
+            for n, v in saved.items():
+                if v is None:
+                    frame.pop(n, None)
+                else:
+                    frame[n] = v
+
+    def _comp_rest(self, node: Any, st: State, elt: ast.expr) -> Value:
+        for gen in node.generators[1:]:
+            it = self.eval(gen.iter, st)
+            self.assign(gen.target, self.fresh_element(self.element_of(it, st), st), st, node)
+        return self.eval(elt, st)
+
+    # -- truth of conditions
+    def truth(self, node: ast.expr, st: State) -> Optional[bool]:
+        return self.truth_of(self.eval(node, st))
+
+    @staticmethod
+    def truth_of(v: Value) -> Optional[bool]:
+        if isinstance(v, ConstV):
+            try:
+                return bool(v.value)
+            except Exception:
+                return None
+        if isinstance(v, (ObjV, RefV)) and not (isinstance(v, RefV) and v.kind == "torch"):
+            return True
+        return None
+
+    # -- iteration helpers
+    def known_items(self, it: Value, st: State) -> Optional[List[Value]]:
+        if isinstance(it, SeqV) and it.kind != "homogeneous":
+            return list(st.lists.get(it.lid, ()))
+        if isinstance(it, DictV):
+            return [ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in st.dicts.get(it.did, ())]
+        if isinstance(it, ConstV) and isinstance(it.value, (tuple, list, str)) and len(it.value) <= MAX_UNROLL:
+            return [ConstV(x) for x in it.value]
+        return None
+
+    def element_of(self, it: Value, st: State) -> Value:
+        if isinstance(it, SeqV):
+            items = st.lists.get(it.lid, ())
+            if not items:
+                return UNKNOWN
+            if len(items) == 1 or it.kind == "homogeneous":
+                return items[0]
+            return items[-1]
+        if isinstance(it, TensorV):
+            return self.tensor_getitem(it, None, st, None)
+        if isinstance(it, ObjV):
+            return self.object_iter_element(it, st)
+        return UNKNOWN
+
+    def fresh_element(self, elem: Value, st: State) -> Value:
+        return elem
+
+    # ------------------------------------------------------------------ calls
+    def eval_args(self, node: ast.Call, st: State) -> Tuple[List[Value], Dict[str, Value]]:
+        args: List[Value] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                v = self.eval(a.value, st)
+                items = self.known_items(v, st)
+                if items is not None:
+                    args.extend(items)
+                else:
+                    args.append(UNKNOWN)
+            else:
+                args.append(self.eval(a, st))
+        kwargs: Dict[str, Value] = {}
+        for kw in node.keywords:
+            v = self.eval(kw.value, st)
+            if kw.arg is None:
+                if isinstance(v, DictV):
+                    for k, val in st.dicts.get(v.did, ()):
+                        if k[0] == "c" and isinstance(k[1], str):
+                            kwargs[k[1]] = val
+            else:
+                kwargs[kw.arg] = v
+        return args, kwargs
+
+    def ex_Call(self, node: ast.Call, st: State) -> Value:
+        func = self.eval(node.func, st)
+        args, kwargs = self.eval_args(node, st)
+        return self.call(func, args, kwargs, st, node)
+
+    def call(self, func: Value, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        span = self.span_of(node)
+        if isinstance(func, RefV):
+            k = func.kind
+            if k == "torch":
+                return self.call_torch(func.name, args, kwargs, st, node)
+            if k == "func":
+                fdef, _ = func.target
+                return self.call_function(fdef, args, kwargs, st, span, closure=func.target[1])
+            if k == "lambda":
+                lam, fi = func.target
+                return self.call_lambda(lam, fi, args, st)
+            if k == "method":
+                (cls, fdef) = func.target
+                if func.bound is not None and not self.is_static(fdef):
+                    return self.call_function(fdef, [func.bound] + args, kwargs, st, span, bound_self=True)
+                return self.call_function(fdef, args, kwargs, st, span)
+            if k == "class":
+                return self.instantiate(func.target, args, kwargs, st, span)
+            if k == "apply":
+                return self.apply_custom_function(func.target, args, kwargs, st, span)
+            if k == "builtin":
+                return self.call_builtin(func.name, args, kwargs, st, node)
+            if k == "tmethod":
+                return self.call_tensor_method(func.bound, func.name, args, kwargs, st, node)
+            if k == "omethod":
+                return self.call_object_method(func.bound, func.name, args, kwargs, st, node)
+            if k == "boundseq":
+                return self.call_seq_method(func.bound, func.name, args, kwargs, st, node)
+            return UNKNOWN
+        if isinstance(func, ObjV):
+            return self.call_object(func, args, kwargs, st, node)
+        # Unknown callee: any tensor argument might be used; the result is unknown.
+        return UNKNOWN
+
+    def call_lambda(self, lam: ast.Lambda, fi: int, args: List[Value], st: State) -> Value:
+        env = dict(st.frames[fi]) if fi < len(st.frames) else {}
+        for a, v in zip(lam.args.args, args):
+            env[a.arg] = v
+        caller = st.fi
+        st.push_frame(env)
+        try:
+            return self.eval(lam.body, st)
+        finally:
+            st.pop_frame(caller)
+
+    def bind_params(self, fdef: ast.FunctionDef, args: List[Value], kwargs: Dict[str, Value], st: State) -> Dict[str, Value]:
+        env: Dict[str, Value] = {}
+        a = fdef.args
+        positional = list(a.posonlyargs) + list(a.args)
+        defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+        for i, (param, default) in enumerate(zip(positional, defaults)):
+            if i < len(args):
+                env[param.arg] = args[i]
+            elif param.arg in kwargs:
+                env[param.arg] = kwargs[param.arg]
+            elif default is not None:
+                env[param.arg] = self.eval(default, st)
+            else:
+                env[param.arg] = UNKNOWN
+        if a.vararg is not None:
+            env[a.vararg.arg] = self.new_seq(args[len(positional):], st, kind="tuple")
+        kw_defaults = a.kw_defaults or []
+        for param, default in zip(a.kwonlyargs, kw_defaults):
+            if param.arg in kwargs:
+                env[param.arg] = kwargs[param.arg]
+            else:
+                env[param.arg] = self.eval(default, st) if default is not None else UNKNOWN
+        if a.kwarg is not None:
+            d = DictV(fresh_id())
+            names = set(env)
+            st.own("dicts")[d.did] = tuple((("c", k), v) for k, v in kwargs.items() if k not in names)
+            env[a.kwarg.arg] = d
+        return env
+
+    def call_function(self, fdef: ast.FunctionDef, args: List[Value], kwargs: Dict[str, Value], st: State,
+                      span: Span, bound_self: bool = False, join: bool = True, closure: Optional[int] = None,
+                      generator: bool = False) -> Any:
+        """Inline a call. Returns the value (join=True) or the list of (state, value) exits."""
+        depth_same = sum(1 for f in self.call_stack if f is fdef)
+        if len(self.call_stack) >= MAX_CALL_DEPTH or depth_same >= MAX_SAME_FUNCTION_DEPTH:
+            return UNKNOWN if join else [(st, UNKNOWN)]
+        if not generator and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fdef)):
+            # A generator used as a value (next(gen), list(gen)): its yields are its items.
+            return self._generator_items(fdef, args, kwargs, st, span, bound_self, join, closure)
+        self.reached.add(id(fdef))
+        env = self.bind_params(fdef, args, kwargs, st)
+        if closure is not None and closure != 0 and closure < len(st.frames):
+            merged = dict(st.frames[closure])
+            merged.update(env)
+            env = merged
+        caller = st.fi
+        saved_mode = st.grad_enabled
+        saved_flow, saved_ret = st.flow, st.retval
+        st.flow = None
+        st.push_frame(env)
+        mode = self.decorator_grad_mode(fdef, st)
+        if mode is not None:
+            st.grad_enabled = mode
+        if generator and self.consumers:
+            self.consumers[-1]["gen_frame"] = st.fi
+        self.call_stack.append(fdef)
+        self.call_spans.append(span)
+        try:
+            exits = self.exec_block(fdef.body, [st])
+        finally:
+            self.call_stack.pop()
+            self.call_spans.pop()
+        results: List[Tuple[State, Value]] = []
+        for s in exits:
+            ret = s.retval if s.flow == "return" else NONE
+            if s.flow == "consumer_return":
+                ret = NONE
+            s.pop_frame(caller)
+            s.grad_enabled = saved_mode
+            if s.flow not in ("consumer_return",):
+                s.flow = saved_flow
+            s.retval = saved_ret
+            results.append((s, ret))
+        if not join:
+            return results
+        if not results:
+            raise Halt()
+        if len(results) == 1:
+            s, ret = results[0]
+            if s is not st:
+                st.become(s)
+            return ret
+        merged = join_states([s for s, _ in results])
+        rets = [r for _, r in results]
+        ret = next((r for r in rets if isinstance(r, TensorV)), None) or next(
+            (r for r in rets if not isinstance(r, UnknownV)), UNKNOWN)
+        st.become(merged)
+        return ret
+
+    def _generator_items(self, fdef, args, kwargs, st, span, bound_self, join, closure) -> Any:
+        self.loop_counter += 1
+        collector = {"stmt": None, "frame": st.fi, "loop_id": self.loop_counter, "count": 0, "items": []}
+        self.consumers.append(collector)
+        try:
+            exits = self.call_function(fdef, args, kwargs, st, span, bound_self=bound_self, join=False,
+                                       closure=closure, generator=True)
+        finally:
+            self.consumers.pop()
+        items = collector["items"]
+        if not exits:
+            raise Halt()
+        st.become(join_states([s for s, _ in exits]) if len(exits) > 1 else exits[0][0])
+        seq = self.new_seq(items[:1], st, kind="homogeneous") if items else self.new_seq([], st)
+        return seq if join else [(st, seq)]
+
+    def decorator_grad_mode(self, fdef: ast.FunctionDef, st: State) -> Optional[bool]:
+        for d in fdef.decorator_list:
+            target = d.func if isinstance(d, ast.Call) else d
+            v = self.eval(target, st)
+            if isinstance(v, RefV) and v.kind == "torch":
+                name = v.name
+                if name.endswith(("no_grad", "inference_mode")):
+                    return False
+                if name.endswith("enable_grad"):
+                    return True
+        return None
+
+    # ------------------------------------------------------------------ classes
+    def instantiate(self, info: ClassInfo, args: List[Value], kwargs: Dict[str, Value], st: State, span: Span,
+                    run_init: bool = True) -> Value:
+        obj = ObjV(fresh_id())
+        st.set_attr(obj.oid, "__class__", RefV("class", info.name, info))
+        st.set_attr(obj.oid, "__span__", ConstV(span))
+        if info.is_module:
+            st.set_attr(obj.oid, "training", TRUE)
+            st.set_attr(obj.oid, "__module__", TRUE)
+        init = info.find_method("__init__")
+        if init and run_init:
+            self.call_function(init[1], [obj] + args, kwargs, st, span, bound_self=True)
+        return obj
+
+
+def _own_nodes(fdef: ast.AST):
+    """The nodes of a function body, not descending into nested defs and lambdas."""
+    stack = list(ast.iter_child_nodes(fdef))
+    while stack:
+        n = stack.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(n))
+
+
+def _target_names(target: ast.expr) -> List[str]:
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+import operator as _op  # noqa: E402
+
+_PYOPS = {ast.Add: _op.add, ast.Sub: _op.sub, ast.Mult: _op.mul, ast.Div: _op.truediv,
+          ast.FloorDiv: _op.floordiv, ast.Mod: _op.mod, ast.Pow: lambda a, b: a ** b if abs(b) < 64 else None,
+          ast.BitAnd: _op.and_, ast.BitOr: _op.or_, ast.BitXor: _op.xor, ast.LShift: _op.lshift,
+          ast.RShift: _op.rshift}
+_UNOPS = {ast.USub: _op.neg, ast.UAdd: _op.pos, ast.Invert: _op.invert}
+_CMPOPS = {ast.Eq: _op.eq, ast.NotEq: _op.ne, ast.Lt: _op.lt, ast.LtE: _op.le, ast.Gt: _op.gt,
+           ast.GtE: _op.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+
+BUILTINS = frozenset("""
+len range enumerate zip list tuple dict set isinstance issubclass next iter sum min max abs float int
+bool str print getattr setattr hasattr super sorted reversed map filter any all round type id callable
+repr format vars
+""".split())
+
+
+def analyze_module(tree: ast.Module, src: SourceText, filename: str) -> List[Diagnostic]:
+    from gradwarden.rules.dispatch import events_to_diagnostics
+
+    interp = Interpreter(tree, src, filename)
+    try:
+        events = interp.run()
+    except RecursionError:
+        events = list(interp.events.values())
+    return events_to_diagnostics(events, filename, src)

@@ -1,0 +1,360 @@
+"""The abstract autograd model: tensor facts, graph nodes, writes, and the forkable state.
+
+A tensor *value* (``TensorV``) is only an identity; what autograd knows about it (requires
+grad, leaf, grad_fn, which version counter it shares, whether it is an expanded view ...)
+lives in the ``State`` so that an in-place op updates every name bound to the same tensor,
+and so that states can be forked at branches and joined again.
+
+Version counters are modelled as in PyTorch: views, ``.detach()`` and same-object returns
+share the counter of their base (``counter``); ``.data`` shares the storage (``storage``)
+but gets a counter of its own, which is why writes through it go unnoticed.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+
+from gradwarden.engine.diagnostic import Span
+
+_ids = itertools.count(1)
+
+
+def fresh_id() -> int:
+    return next(_ids)
+
+
+# --------------------------------------------------------------------------- values
+class Value:
+    """Base of every abstract value."""
+
+    __slots__ = ()
+
+
+class UnknownV(Value):
+    """Anything we do not model (numbers we cannot compute, foreign objects, ...)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "?"
+
+
+UNKNOWN = UnknownV()
+
+
+@dataclass(frozen=True, eq=False)
+class ConstV(Value):
+    """A Python constant we can compute with (bool, int, float, str, None)."""
+
+    value: Any
+
+
+NONE = ConstV(None)
+TRUE = ConstV(True)
+FALSE = ConstV(False)
+
+
+@dataclass(frozen=True, eq=False)
+class TensorV(Value):
+    """A tensor object; its facts are in ``State.t[tid]``."""
+
+    tid: int
+
+
+@dataclass(frozen=True, eq=False)
+class SeqV(Value):
+    """A list or tuple. Lists are mutable: their items live in ``State.lists[lid]``.
+
+    ``homogeneous`` marks a sequence of unknown length whose items are represented by the
+    stored ones (a comprehension over ``range(n)``, a list appended to in a loop).
+    """
+
+    lid: int
+    kind: str = "list"  # list | tuple | dict_values | generator
+
+
+@dataclass(frozen=True, eq=False)
+class DictV(Value):
+    did: int
+
+
+@dataclass(frozen=True, eq=False)
+class ObjV(Value):
+    """An object: an instance of a class of the file, a torch module, an optimizer, ctx, ..."""
+
+    oid: int
+
+
+@dataclass(frozen=True, eq=False)
+class RefV(Value):
+    """A reference to something named: a torch API path (``torch.nn.Linear``), a function or
+    class defined in the analysed file, a bound method, a builtin."""
+
+    kind: str  # torch | func | class | method | builtin | module
+    name: str  # qualified name (torch path, builtin name) or the def's name
+    target: Any = None  # ast.FunctionDef / ClassInfo / (self value, FunctionDef) / torch method name
+    bound: Optional[Value] = None
+
+
+# --------------------------------------------------------------------------- tensor facts
+@dataclass(frozen=True)
+class TInfo:
+    counter: int  # version counter identity (shared by views / detach)
+    storage: int  # storage identity (shared also by .data)
+    rg: Optional[bool]  # requires grad: True / False / None (unknown)
+    leaf: bool = True  # no grad_fn
+    grad_fn: Optional["Node"] = None
+    param: bool = False  # nn.Parameter / module parameter
+    base: Optional[int] = None  # tid of the base when this is a view
+    expanded: Optional[Span] = None  # made by expand/expand_as (elements share memory)
+    multi_view: Optional[Tuple[str, Span]] = None  # one of several views (split/chunk/unbind)
+    data_alias: bool = False  # obtained through .data
+    grad_output: Optional[str] = None  # (a view of) grad_output in Function `name`.backward
+    ctx_saved: bool = False  # restored from ctx.saved_tensors
+    custom_out: Optional[Tuple[str, Span]] = None  # output of Function.apply that returns its input
+    name: str = ""  # a name for messages (the variable it was first bound to)
+    created: Optional[Span] = None
+    loop_ctx: Tuple[Tuple[int, int], ...] = ()
+    grad_site: bool = False  # a `.grad` tensor (writes to it are fine)
+
+
+# --------------------------------------------------------------------------- graph
+@dataclass(frozen=True)
+class Saved:
+    """One tensor a node saved for backward, with its version at save time."""
+
+    tid: int
+    counter: int
+    storage: int
+    version: int
+    seq: int
+    name: str
+    is_output: bool = False
+
+
+@dataclass(eq=False)
+class Node:
+    """A graph node (grad_fn). Immutable once built; freed-ness lives in the State."""
+
+    op: str
+    span: Span
+    inputs: Tuple["Node", ...]
+    leaves: Tuple[int, ...]  # tids of leaf tensors requiring grad that feed it (AccumulateGrad)
+    saved: Tuple[Saved, ...]
+    seq: int
+    loop_ctx: Tuple[Tuple[int, int], ...]
+    report_span: Optional[Span] = None  # where to point for this op (a module's construction site)
+    call_span: Optional[Span] = None  # the call that ran it, when different from report_span
+    custom: Any = None  # (class name, ClassInfo, ctx ObjV) for a custom autograd.Function
+    stack: Tuple[Span, ...] = ()  # call sites (outermost first) that led to this node
+    label: str = ""  # the name its output was first bound to, for messages
+    id: int = field(default_factory=fresh_id)
+
+
+@dataclass(frozen=True)
+class Write:
+    """An in-place write that bumped a version counter (or, through .data, a storage)."""
+
+    counter: int
+    storage: int
+    version_after: int
+    seq: int
+    span: Span
+    op: str
+    kind: str  # user | step | module | data | fused_step
+    name: str
+    site: Optional[Span] = None  # module construction site, when a module inside a container wrote
+    optimizer: str = ""
+
+
+@dataclass(frozen=True)
+class Backward:
+    span: Span
+    seq: int
+    retain: bool
+
+
+# --------------------------------------------------------------------------- state
+_FIELDS = ("t", "versions", "writes", "data_writes", "freed", "objs", "lists", "dicts",
+           "grads", "meta")
+
+
+class State:
+    """One path's abstract state. ``fork`` is O(1): dictionaries are copied on first write."""
+
+    __slots__ = _FIELDS + ("frames", "fi", "seq", "grad_enabled", "flow", "retval", "loop_ctx",
+                           "_shared", "halted")
+
+    def __init__(self) -> None:
+        self.t: Dict[int, TInfo] = {}
+        self.versions: Dict[int, int] = {}
+        self.writes: Dict[int, Tuple[Write, ...]] = {}
+        self.data_writes: Dict[int, Tuple[Write, ...]] = {}  # by storage
+        self.freed: Dict[int, Backward] = {}  # node id -> the backward that freed it
+        self.objs: Dict[int, Dict[str, Value]] = {}
+        self.lists: Dict[int, Tuple[Value, ...]] = {}
+        self.dicts: Dict[int, Tuple[Tuple[Any, Value], ...]] = {}
+        self.grads: Dict[int, Tuple[Span, str]] = {}  # leaf tid -> last backward that accumulated into it
+        self.meta: Dict[str, Any] = {}  # misc path facts (last backward, steps, ...)
+        self.frames: List[Dict[str, Value]] = [{}]
+        self.fi = 0
+        self.seq = 0
+        self.grad_enabled = True
+        self.flow: Optional[str] = None  # return | break | continue
+        self.retval: Value = NONE
+        self.loop_ctx: Tuple[Tuple[int, int], ...] = ()
+        self._shared: set = set()
+        self.halted = False
+
+    # -- copy on write
+    def fork(self) -> "State":
+        s = State.__new__(State)
+        for f in _FIELDS:
+            setattr(s, f, getattr(self, f))
+        s.frames = [fr for fr in self.frames]
+        s._shared = set(_FIELDS) | {("frame", i) for i in range(len(self.frames))}
+        self._shared = set(s._shared)
+        s.fi = self.fi
+        s.seq = self.seq
+        s.grad_enabled = self.grad_enabled
+        s.flow = self.flow
+        s.retval = self.retval
+        s.loop_ctx = self.loop_ctx
+        s.halted = self.halted
+        return s
+
+    def own(self, name: str) -> Dict:
+        d = getattr(self, name)
+        if name in self._shared:
+            d = dict(d)
+            setattr(self, name, d)
+            self._shared.discard(name)
+        return d
+
+    def frame(self, i: Optional[int] = None) -> Dict[str, Value]:
+        i = self.fi if i is None else i
+        key = ("frame", i)
+        if key in self._shared:
+            self.frames[i] = dict(self.frames[i])
+            self._shared.discard(key)
+        return self.frames[i]
+
+    def lookup(self, name: str) -> Optional[Value]:
+        v = self.frames[self.fi].get(name)
+        if v is None and self.fi != 0:
+            v = self.frames[0].get(name)  # module globals
+        return v
+
+    def push_frame(self, env: Dict[str, Value]) -> int:
+        self.frames.append(env)
+        self.fi = len(self.frames) - 1
+        return self.fi
+
+    def pop_frame(self, caller: int) -> None:
+        idx = len(self.frames) - 1
+        self.frames.pop()
+        self._shared.discard(("frame", idx))
+        self.fi = caller
+
+    def next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    # -- tensors
+    def tinfo(self, tid: int) -> TInfo:
+        return self.t[tid]
+
+    def set_t(self, tid: int, info: TInfo) -> None:
+        self.own("t")[tid] = info
+
+    def update_t(self, tid: int, **kw: Any) -> None:
+        self.own("t")[tid] = replace(self.t[tid], **kw)
+
+    def version(self, counter: int) -> int:
+        return self.versions.get(counter, 0)
+
+    # -- objects
+    def attrs(self, oid: int) -> Dict[str, Value]:
+        return self.objs.get(oid, {})
+
+    def set_attr(self, oid: int, name: str, value: Value) -> None:
+        objs = self.own("objs")
+        d = dict(objs.get(oid, {}))
+        d[name] = value
+        objs[oid] = d
+
+    def become(self, other: "State") -> None:
+        """Take over another state's contents (used after joining an inlined call's exits)."""
+        for f in _FIELDS + ("frames", "fi", "seq", "grad_enabled", "flow", "retval", "loop_ctx",
+                            "halted"):
+            setattr(self, f, getattr(other, f))
+        self._shared = set(_FIELDS) | {("frame", i) for i in range(len(self.frames))}
+        other._shared = set(self._shared)
+        self.frames = list(self.frames)
+
+
+def _pick(a: Value, b: Value) -> Value:
+    """Join of two bindings of one name: keep the more informative one (a tensor over unknown)."""
+    if a is b:
+        return a
+    if isinstance(a, UnknownV) or (isinstance(a, ConstV) and a.value is None and not isinstance(b, UnknownV)):
+        return b
+    return a
+
+
+def join_states(states: List[State]) -> State:
+    """May-join: writes, frees and versions are unioned (max); bindings keep one candidate."""
+    if len(states) == 1:
+        return states[0]
+    out = states[0].fork()
+    for other in states[1:]:
+        for i in range(min(len(out.frames), len(other.frames))):
+            a, b = out.frames[i], other.frames[i]
+            if a is b:
+                continue
+            fr = out.frame(i)
+            for k, v in b.items():
+                fr[k] = _pick(fr[k], v) if k in fr else v
+        if other.t is not out.t:
+            t = out.own("t")
+            for k, v in other.t.items():
+                if k not in t:
+                    t[k] = v
+                elif t[k] is not v:
+                    cur = t[k]
+                    if cur.rg != v.rg:
+                        t[k] = replace(cur, rg=True if (cur.rg or v.rg) else None)
+        if other.versions is not out.versions:
+            ver = out.own("versions")
+            for k, v in other.versions.items():
+                if v > ver.get(k, 0):
+                    ver[k] = v
+        for name in ("writes", "data_writes"):
+            od, md = getattr(other, name), getattr(out, name)
+            if od is md:
+                continue
+            d = out.own(name)
+            for k, ws in od.items():
+                mine = d.get(k, ())
+                if mine is ws:
+                    continue
+                d[k] = mine + tuple(w for w in ws if w not in mine)
+        if other.freed is not out.freed:
+            fr2 = out.own("freed")
+            for k, v in other.freed.items():
+                fr2.setdefault(k, v)
+        for name in ("objs", "lists", "dicts", "grads", "meta"):
+            od, md = getattr(other, name), getattr(out, name)
+            if od is md:
+                continue
+            d = out.own(name)
+            for k, v in od.items():
+                if k not in d:
+                    d[k] = v
+                elif name == "objs" and d[k] is not v:
+                    merged = dict(v)
+                    merged.update({a: _pick(x, v.get(a, x)) for a, x in d[k].items()})
+                    d[k] = merged
+        out.seq = max(out.seq, other.seq)
+    return out

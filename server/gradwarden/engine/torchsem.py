@@ -1,0 +1,1277 @@
+"""What torch calls do to the abstract state: tensor ops (from the generated op table), tensor
+methods and attributes, indexing, nn modules and containers, optimizers, distributions,
+custom autograd Functions, grad-mode context managers, and the Python builtins we follow.
+
+The op table (engine/optable.py, generated from torch itself) answers "what does this op
+save, alias, mutate"; this module holds the semantics the table cannot express: objects with
+state (modules, optimizers, ctx), backward calls, grad mode, and Python containers.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from gradwarden.engine import optable
+from gradwarden.engine.diagnostic import Related, Span
+from gradwarden.engine.events import Event
+from gradwarden.engine.model import (
+    FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, fresh_id,
+)
+
+GRAD_MODE_FALSE = ("torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode",
+                   "torch.autograd.grad_mode.no_grad", "torch.autograd.inference_mode")
+GRAD_MODE_TRUE = ("torch.enable_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.enable_grad")
+CONTAINERS = ("torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.ParameterList",
+              "torch.nn.ParameterDict")
+TENSOR_CTORS = {"torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.LongTensor", "torch.IntTensor",
+                "torch.BoolTensor", "torch.HalfTensor", "torch.ByteTensor", "torch.cuda.FloatTensor",
+                "torch.cuda.LongTensor"}
+NUMBER_METHODS = {"item", "tolist", "numpy", "size", "dim", "ndimension", "numel", "nelement", "stride",
+                  "data_ptr", "is_contiguous", "element_size", "__len__", "get_device", "storage_offset",
+                  "is_floating_point", "is_complex", "untyped_storage", "storage", "equal", "any_", "__repr__",
+                  "__format__", "__bool__", "__float__", "__int__", "is_set_to", "has_names", "type"}
+LAYOUT_VIEWS = {"transpose", "permute", "t", "T", "mT", "mH", "H", "swapaxes", "swapdims", "movedim", "flip",
+                "transpose_", "adjoint"}
+BINOP_METHOD = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.MatMult: "matmul",
+                ast.Pow: "pow", ast.FloorDiv: "floor_divide", ast.Mod: "remainder", ast.BitAnd: "bitwise_and",
+                ast.BitOr: "bitwise_or", ast.BitXor: "bitwise_xor", ast.LShift: "bitwise_left_shift",
+                ast.RShift: "bitwise_right_shift"}
+INPLACE_METHOD = {ast.Add: "add_", ast.Sub: "sub_", ast.Mult: "mul_", ast.Div: "div_", ast.Pow: "pow_",
+                  ast.FloorDiv: "floor_divide_", ast.Mod: "remainder_", ast.BitAnd: "bitwise_and_",
+                  ast.BitOr: "bitwise_or_", ast.BitXor: "bitwise_xor_", ast.LShift: "bitwise_left_shift_",
+                  ast.RShift: "bitwise_right_shift_"}
+PARAM_SLOT = re.compile(r"^(weight|bias|in_proj_weight|in_proj_bias|q_proj_weight|k_proj_weight|v_proj_weight|"
+                        r"bias_k|bias_v|out_proj\.weight|out_proj\.bias|weight_ih.*|weight_hh.*|bias_ih.*|"
+                        r"bias_hh.*|weight_hr.*|running_mean|running_var|num_batches_tracked)$")
+
+
+def arg_kind(st: State, v: Value) -> str:
+    if isinstance(v, TensorV):
+        return "T"
+    if isinstance(v, ConstV):
+        if v.value is None:
+            return "None"
+        if isinstance(v.value, bool):
+            return "B"
+        if isinstance(v.value, (int, float)):
+            return "N"
+        if isinstance(v.value, tuple):
+            return "S"
+        return "O"
+    if isinstance(v, SeqV):
+        items = st.lists.get(v.lid, ())
+        if items and all(isinstance(x, TensorV) for x in items):
+            return "L"
+        if items and all(isinstance(x, ConstV) for x in items):
+            return "S"
+        return "O"
+    return "O"
+
+
+class TorchMixin:
+    # ================================================================== grad mode
+    def grad_mode_obj(self, st: State, mode: Optional[bool]) -> Value:
+        obj = ObjV(fresh_id())
+        st.set_attr(obj.oid, "__gradmode__", ConstV(mode))
+        return obj
+
+    def grad_mode_of(self, ctx: Value, st: State) -> Optional[bool]:
+        if isinstance(ctx, ObjV):
+            m = st.attrs(ctx.oid).get("__gradmode__")
+            if isinstance(m, ConstV) and isinstance(m.value, bool):
+                return m.value
+        if isinstance(ctx, RefV) and ctx.kind == "torch":
+            if ctx.name in GRAD_MODE_FALSE:
+                return False
+            if ctx.name in GRAD_MODE_TRUE:
+                return True
+        return None
+
+    # ================================================================== torch.* calls
+    def call_torch(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        span = self.span_of(node)
+        if qual in GRAD_MODE_FALSE:
+            return self.grad_mode_obj(st, False)
+        if qual in GRAD_MODE_TRUE:
+            return self.grad_mode_obj(st, True)
+        if qual in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled"):
+            mode = args[0] if args else kwargs.get("mode", UNKNOWN)
+            return self.grad_mode_obj(st, mode.value if isinstance(mode, ConstV) and isinstance(mode.value, bool)
+                                      else None)
+        if qual in ("torch.autograd.grad", "torch.autograd.backward"):
+            return self.torch_autograd_call(qual, args, kwargs, st, node)
+        if qual.startswith("torch.optim.") and not qual.startswith("torch.optim.lr_scheduler") \
+                and qual.rsplit(".", 1)[-1][:1].isupper():
+            return self.construct_optimizer(qual, args, kwargs, st, node)
+        if qual.startswith("torch.distributions."):
+            return self.construct_distribution(qual, args, kwargs, st, node)
+        if qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            return self.make_parameter(args, kwargs, st, node)
+        if qual.startswith("torch.nn.init."):
+            return self.nn_init(qual, args, st, node)
+        if qual.startswith("torch.nn.utils.") or qual.startswith("torch.cuda.") or qual.startswith("torch.backends."):
+            return UNKNOWN
+        if qual in CONTAINERS:
+            return self.construct_container(qual, args, kwargs, st, node)
+        if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper() and \
+                not qual.startswith("torch.nn.functional."):
+            return self.construct_torch_module(qual, args, kwargs, st, node)
+        if qual in TENSOR_CTORS:
+            return self.new_tensor(st, rg=False, node=node)
+        short = qual.rsplit(".", 1)[-1]
+        if qual.startswith("torch.nn.functional.") and kwargs.get("inplace") is TRUE or \
+                (isinstance(kwargs.get("inplace"), ConstV) and kwargs["inplace"].value is True):
+            if args and isinstance(args[0], TensorV):
+                if short.startswith("dropout") or short in ("alpha_dropout", "feature_alpha_dropout"):
+                    training = kwargs.get("training", args[2] if len(args) > 2 else TRUE)
+                    if self.truth_of(training) is False:
+                        return args[0]
+                rest = {k: v for k, v in kwargs.items() if k != "inplace"}
+                return self.call_tensor_method(args[0], short + "_", args[1:], rest, st, node, fn_name=qual)
+        if qual.startswith("torch.nn.functional.dropout") or short in ("dropout", "alpha_dropout"):
+            training = kwargs.get("training", args[2] if len(args) > 2 else TRUE)
+            p = kwargs.get("p", args[1] if len(args) > 1 else ConstV(0.5))
+            if self.truth_of(training) is False or (isinstance(p, ConstV) and p.value == 0):
+                return args[0] if args else UNKNOWN
+        if qual in ("torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split", "torch.hsplit",
+                    "torch.vsplit"):
+            if args and isinstance(args[0], TensorV):
+                return self.call_tensor_method(args[0], short, args[1:], kwargs, st, node)
+        kinds = [arg_kind(st, a) for a in args]
+        info = optable.lookup_function(qual, kinds, kwargs.keys())
+        if info is None and qual.startswith("torch.nn.functional."):
+            info = optable.lookup_function("torch." + short, kinds, kwargs.keys())
+        return self.run_function_op(info, qual, args, kwargs, st, node, span)
+
+    def run_function_op(self, info: Any, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                        node: ast.AST, span: Span) -> Value:
+        tensor_args = [a for a in args if isinstance(a, TensorV) or arg_kind(st, a) == "L"]
+        tensor_args += [v for k, v in kwargs.items() if isinstance(v, TensorV) and k != "out"]
+        out_kw = kwargs.get("out")
+        if info is not None and info.factory:
+            rg = kwargs.get("requires_grad")
+            t = self.new_tensor(st, rg=bool(rg.value) if isinstance(rg, ConstV) else (None if rg else False),
+                                node=node)
+            return t
+        if info is None:
+            if not tensor_args:
+                rg = kwargs.get("requires_grad")
+                if isinstance(rg, ConstV) and rg.value is True:
+                    return self.new_tensor(st, rg=True, node=node)
+                return UNKNOWN
+            # An op we know nothing about: connect the graph, save nothing, alias nothing.
+            outs = self.apply_op(st, None, tensor_args, span, qual.rsplit(".", 1)[-1])
+            return outs[0]
+        if info.mutates:
+            target_idx = info.mutates[0]
+            if target_idx < len(tensor_args) and isinstance(tensor_args[target_idx], TensorV):
+                target = tensor_args[target_idx]
+                others = [a for i, a in enumerate(tensor_args) if i != target_idx]
+                return self.inplace_op(target, info, others, st, node, qual.rsplit(".", 1)[-1] + "()")
+        outs = self.apply_op(st, info, tensor_args, span, qual.rsplit(".", 1)[-1])
+        if isinstance(out_kw, TensorV):
+            self.inplace_op(out_kw, None, [outs[0]], st, node, f"{qual.rsplit('.', 1)[-1]}(out=...)")
+            return out_kw
+        if len(outs) == 1:
+            return outs[0]
+        return self.new_seq(list(outs), st, kind="tuple")
+
+    def torch_autograd_call(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                            node: ast.AST) -> Value:
+        span = self.span_of(node)
+        outputs = args[0] if args else kwargs.get("outputs", kwargs.get("tensors", UNKNOWN))
+        retain = kwargs.get("retain_graph")
+        create = kwargs.get("create_graph")
+        create_b = isinstance(create, ConstV) and create.value is True
+        if retain is None:
+            retain_b = create_b
+        else:
+            retain_b = self.truth_of(retain) is not False
+        if qual.endswith(".grad"):
+            self.do_backward(st, [outputs], span, retain=retain_b, accumulate=False)
+            inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
+            n = len(self.slot_tensors(st, inputs)) or 1
+            return self.new_seq([self.new_tensor(st, rg=True if create_b else False, node=node) for _ in range(n)],
+                                st, kind="tuple")
+        self.do_backward(st, [outputs], span, retain=retain_b,
+                         user_grad="grad_tensors" in kwargs or len(args) > 1)
+        return NONE
+
+    # ================================================================== tensor methods
+    def call_tensor_method(self, t: TensorV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                           node: ast.AST, fn_name: str = "") -> Value:
+        span = self.span_of(node)
+        info_t = st.t.get(t.tid)
+        if info_t is None:
+            return UNKNOWN
+        if name == "backward":
+            retain = kwargs.get("retain_graph", args[1] if len(args) > 1 else None)
+            create = kwargs.get("create_graph", args[2] if len(args) > 2 else None)
+            create_b = isinstance(create, ConstV) and create.value is True
+            retain_b = create_b if retain is None else self.truth_of(retain) is not False
+            self.do_backward(st, [t], span, retain=retain_b)
+            return NONE
+        if name in NUMBER_METHODS and not (name == "type" and args):
+            return UNKNOWN
+        if name == "detach":
+            return self.alias_tensor(st, t, kind="detach", span=span, rg=False, grad_fn=None)
+        if name == "detach_":
+            st.update_t(t.tid, rg=False, leaf=True, grad_fn=None, base=None)
+            return t
+        if name == "requires_grad_":
+            flag = args[0] if args else kwargs.get("requires_grad", TRUE)
+            b = self.truth_of(flag)
+            if info_t.leaf or info_t.grad_fn is None:
+                st.update_t(t.tid, rg=b if b is not None else None, leaf=True)
+            return t
+        if name in ("retain_grad", "register_hook", "share_memory_", "pin_memory", "record_stream"):
+            return NONE if name != "pin_memory" else t
+        if name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "new", "new_empty_strided"):
+            rg = kwargs.get("requires_grad")
+            return self.new_tensor(st, rg=True if isinstance(rg, ConstV) and rg.value is True else False, node=node)
+        if name in ("split", "chunk", "unbind", "tensor_split", "split_with_sizes", "hsplit", "vsplit", "unflatten_"):
+            kinds = [arg_kind(st, a) for a in args]
+            info = optable.lookup_method(name, kinds, kwargs.keys())
+            diff = info.differentiable if info is not None else True
+            rg = info_t.rg if st.grad_enabled and diff else False
+            grad_fn = None
+            if rg is not False:
+                grad_fn = self.make_node(st, name, span, [t], (), st.next_seq())
+            view = self.alias_tensor(st, t, kind="multi_view", span=span, rg=rg, grad_fn=grad_fn, opname=name)
+            return self.new_seq([view], st, kind="homogeneous")
+        if name in ("float", "double", "half", "bfloat16", "to", "cuda", "cpu", "type_as", "contiguous",
+                    "type") and not self._dtype_change(name, args, kwargs):
+            return t  # may return the very same tensor object: shares everything
+        if name in ("long", "int", "bool", "byte", "short", "char", "argmax", "argmin", "argsort", "nonzero",
+                    "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "sign", "round",
+                    "floor", "ceil", "trunc") and not name.endswith("_"):
+            kinds = [arg_kind(st, a) for a in args]
+            info = optable.lookup_method(name, kinds, kwargs.keys())
+            if info is None or not info.differentiable:
+                return self.new_tensor(st, rg=False, node=node)
+        if name == "clone":
+            rg = info_t.rg if st.grad_enabled else False
+            grad_fn = self.make_node(st, "clone", span, [t], (), st.next_seq()) if rg is not False else None
+            out = self.new_tensor(st, rg=rg, grad_fn=grad_fn, node=node)
+            st.update_t(out.tid, leaf=grad_fn is None, name=info_t.name)
+            return out
+        kinds = [arg_kind(st, a) for a in args]
+        info = optable.lookup_method(name, kinds, kwargs.keys())
+        inplace = (name.endswith("_") and not name.endswith("__")) or (info is not None and 0 in info.mutates)
+        opname = (fn_name.rsplit(".", 1)[-1] if fn_name else "") or name
+        if inplace:
+            others = [a for a in args if isinstance(a, TensorV) or arg_kind(st, a) == "L"]
+            others += [v for v in kwargs.values() if isinstance(v, TensorV)]
+            label = f"{opname}(inplace=True)" if fn_name else f".{name}()"
+            return self.inplace_op(t, info, others, st, node, label)
+        slots: List[Value] = [t] + [a for a in args if isinstance(a, TensorV) or arg_kind(st, a) == "L"]
+        slots += [v for v in kwargs.values() if isinstance(v, TensorV)]
+        if name in ("expand", "expand_as", "broadcast_to") and (info is None or info.alias is None):
+            return self.alias_tensor(st, t, kind="expand", span=span, rg=info_t.rg if st.grad_enabled else False,
+                                     grad_fn=self.make_node(st, name, span, [t], (), st.next_seq())
+                                     if st.grad_enabled and info_t.rg is not False else None)
+        if info is None:
+            if name.startswith("__") or name in ("apply_", "map_"):
+                return UNKNOWN
+            outs = self.apply_op(st, None, slots, span, name)
+            return outs[0]
+        outs = self.apply_op(st, info, slots, span, name)
+        if len(outs) == 1:
+            return outs[0]
+        return self.new_seq(list(outs), st, kind="tuple")
+
+    @staticmethod
+    def _dtype_change(name: str, args: List[Value], kwargs: Dict[str, Value]) -> bool:
+        if name == "type" and not args:
+            return False
+        if name in ("to", "type"):
+            for a in list(args) + list(kwargs.values()):
+                if isinstance(a, RefV) and a.kind == "torch" and a.name.split(".")[-1] in (
+                        "long", "int", "int64", "int32", "bool", "uint8", "int8", "int16", "short"):
+                    return True
+        return False
+
+    def inplace_op(self, target: TensorV, info: Any, others: Sequence[Value], st: State, node: ast.AST,
+                   label: str, *, kind: str = "user", site: Optional[Span] = None) -> Value:
+        span = self.span_of(node)
+        stmt_span = span
+        fix_facts = {"stmt_span": stmt_span, "target_text": self.receiver_text(node), "op": label,
+                     "call_span": span, "form": "method"}
+        self.do_write(st, target, label, span, kind=kind, site=site, fix_facts=fix_facts,
+                      name=self.receiver_text(node) or "")
+        self.inplace_autograd(st, target, info, others, span, label.strip(".()"),
+                              report_span=site, call_span=span if site else None)
+        return target
+
+    def receiver_text(self, node: ast.AST) -> str:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            return self.text_of(node.func.value)
+        if isinstance(node, ast.Call) and node.args:
+            return self.text_of(node.args[0])
+        if isinstance(node, ast.AugAssign):
+            return self.text_of(node.target)
+        return ""
+
+    # ================================================================== attributes & indexing
+    def tensor_getattr(self, t: TensorV, attr: str, st: State, node: ast.AST) -> Value:
+        info = st.t[t.tid]
+        if attr == "data":
+            tid = fresh_id()
+            from gradwarden.engine.model import TInfo
+
+            st.set_t(tid, TInfo(counter=tid, storage=info.storage, rg=False, leaf=True, data_alias=True,
+                                name=f"{info.name}.data" if info.name else "data", created=self.span_of(node),
+                                loop_ctx=st.loop_ctx, expanded=info.expanded))
+            return TensorV(tid)
+        if attr == "grad":
+            g = self.new_tensor(st, rg=False, node=node)
+            st.update_t(g.tid, grad_site=True, name=f"{info.name}.grad" if info.name else "grad")
+            return g
+        if attr in ("T", "mT", "H", "mH", "real", "imag"):
+            grad_fn = None
+            rg = info.rg if st.grad_enabled else False
+            if rg is not False:
+                grad_fn = self.make_node(st, attr, self.span_of(node), [t], (), st.next_seq())
+            return self.alias_tensor(st, t, kind="view", span=self.span_of(node), rg=rg, grad_fn=grad_fn)
+        if attr == "requires_grad":
+            return UNKNOWN if info.rg is None else ConstV(info.rg)
+        if attr == "is_leaf":
+            return ConstV(info.grad_fn is None)
+        if attr in ("shape", "device", "dtype", "ndim", "grad_fn", "layout", "names", "is_cuda"):
+            return UNKNOWN
+        return RefV("tmethod", attr, None, t)
+
+    def tensor_setattr(self, t: TensorV, attr: str, value: Value, st: State, target: ast.Attribute,
+                       stmt: ast.AST) -> None:
+        info = st.t[t.tid]
+        if attr == "requires_grad":
+            b = self.truth_of(value)
+            if info.grad_fn is None:
+                st.update_t(t.tid, rg=b, leaf=True)
+        elif attr == "data" and isinstance(value, TensorV):
+            vinfo = st.t[value.tid]
+            if vinfo.expanded is not None and (info.param or info.rg):
+                rhs = stmt.value if isinstance(stmt, ast.Assign) else None
+                self.emit(Event("expanded_param_data", self.span_of(stmt), {"name": self.text_of(target.value)},
+                                related=(Related(vinfo.expanded, "expanded here", "created"),),
+                                fix_facts={"rhs_span": self.span_of(rhs) if rhs is not None else None}))
+            st.update_t(t.tid, storage=vinfo.storage)
+        elif attr == "grad":
+            grads = st.own("grads")
+            grads.pop(t.tid, None)
+
+    def index_is_advanced(self, sl: ast.expr, st: State) -> bool:
+        parts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        for p in parts:
+            if isinstance(p, (ast.Slice, ast.Constant)) or (isinstance(p, ast.UnaryOp) and isinstance(p.operand, ast.Constant)):
+                continue
+            if isinstance(p, ast.Name) and p.id in ("None", "Ellipsis"):
+                continue
+            v = self.eval(p, st)
+            if isinstance(v, (TensorV, SeqV)):
+                return True
+        return False
+
+    @staticmethod
+    def index_is_single(sl: ast.expr) -> bool:
+        parts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        for p in parts:
+            if isinstance(p, ast.Constant) and isinstance(p.value, int):
+                continue
+            if isinstance(p, ast.UnaryOp) and isinstance(p.operand, ast.Constant):
+                continue
+            return False
+        return True
+
+    def tensor_getitem(self, t: TensorV, sub: Optional[ast.Subscript], st: State, node: Optional[ast.AST]) -> Value:
+        info = st.t[t.tid]
+        span = self.span_of(node) if node is not None else (info.created or Span(1, 1, 1, 1))
+        rg = info.rg if st.grad_enabled else False
+        advanced = sub is not None and self.index_is_advanced(sub.slice, st)
+        grad_fn = self.make_node(st, "index" if advanced else "select", span, [t], (), st.next_seq()) \
+            if rg is not False else None
+        if advanced:
+            out = self.new_tensor(st, rg=rg, grad_fn=grad_fn, node=node)
+            st.update_t(out.tid, leaf=grad_fn is None)
+            return out
+        return self.alias_tensor(st, t, kind="view", span=span, rg=rg, grad_fn=grad_fn)
+
+    def tensor_setitem(self, t: TensorV, target: ast.Subscript, value: Value, st: State, stmt: ast.AST) -> None:
+        span = self.span_of(stmt)
+        self.index_is_advanced(target.slice, st)
+        name = self.text_of(target.value)
+        if isinstance(value, TensorV) and isinstance(stmt, ast.Assign) and self.overlapping_rhs(target, stmt.value):
+            vi, ti = st.t[value.tid], st.t[t.tid]
+            if vi.storage == ti.storage:
+                self.emit(Event("overlapping_assign", span, {"name": name},
+                                fix_facts={"rhs_span": self.span_of(stmt.value)}))
+                from gradwarden.engine.interpreter import Halt
+
+                raise Halt()
+        fix_facts = {"stmt_span": span, "target_text": name, "op": "slice assignment", "form": "setitem",
+                     "indent_row": span.row}
+        self.do_write(st, t, "slice assignment" if not isinstance(stmt, ast.AugAssign) else "augmented assignment",
+                      span, name=name, single_element=self.index_is_single(target.slice), fix_facts=fix_facts)
+        self.inplace_autograd(st, t, None, [value] if isinstance(value, TensorV) else [], span, "setitem")
+
+    def overlapping_rhs(self, target: ast.Subscript, rhs: ast.expr) -> bool:
+        """``x[i] = x[i].transpose(...)``: the source is a re-laid-out view of the destination."""
+        cur = rhs
+        saw_layout = False
+        while True:
+            if isinstance(cur, ast.Call) and isinstance(cur.func, ast.Attribute):
+                if cur.func.attr in ("clone", "contiguous", "copy", "detach_", "to", "float", "numpy"):
+                    return False
+                saw_layout |= cur.func.attr in LAYOUT_VIEWS
+                cur = cur.func.value
+            elif isinstance(cur, ast.Attribute):
+                saw_layout |= cur.attr in LAYOUT_VIEWS
+                cur = cur.value
+            else:
+                break
+        return saw_layout and isinstance(cur, ast.Subscript) and \
+            ast.dump(cur.value) == ast.dump(target.value) and ast.dump(cur.slice) == ast.dump(target.slice)
+
+    # ================================================================== arithmetic
+    def tensor_binop(self, left: Value, op: ast.operator, right: Value, st: State, node: ast.AST) -> Value:
+        name = BINOP_METHOD.get(type(op))
+        if name is None:
+            return UNKNOWN
+        if isinstance(left, TensorV):
+            return self.call_tensor_method(left, name, [right], {}, st, node)
+        if isinstance(right, TensorV):
+            if name in ("add", "mul", "bitwise_and", "bitwise_or", "bitwise_xor"):
+                return self.call_tensor_method(right, name, [left], {}, st, node)
+            rname = {"sub": "__rsub__", "div": "__rtruediv__", "pow": "__rpow__", "matmul": "__rmatmul__",
+                     "floor_divide": "__rfloordiv__", "remainder": "__rmod__"}.get(name, name)
+            kinds = [arg_kind(st, left)]
+            info = optable.lookup_method(rname, kinds)
+            span = self.span_of(node)
+            if info is None:
+                info = optable.lookup_function("torch." + name, [arg_kind(st, left), "T"])
+                outs = self.apply_op(st, info, [right] if not isinstance(left, TensorV) else [left, right], span,
+                                     name) if info is not None and info.slots[:1] == ("other",) else \
+                    self.apply_op(st, None, [right], span, name)
+                return outs[0]
+            return self.apply_op(st, info, [right], span, name)[0]
+        return UNKNOWN
+
+    def tensor_inplace_binop(self, cur: TensorV, op: ast.operator, rhs: Value, st: State, stmt: ast.AugAssign) -> None:
+        name = INPLACE_METHOD.get(type(op))
+        span = self.span_of(stmt)
+        if name is None:  # e.g. @= : Python falls back to x = x @ y
+            res = self.tensor_binop(cur, op, rhs, st, stmt)
+            self.assign(stmt.target, res, st, stmt)
+            return
+        kinds = [arg_kind(st, rhs)]
+        info = optable.lookup_method(name, kinds)
+        target_text = self.text_of(stmt.target)
+        fix_facts = {"stmt_span": span, "target_text": target_text, "op": f"`{target_text} {_OPSYM.get(type(op), '?')}= ...`",
+                     "form": "augassign", "binop": _OPSYM.get(type(op), "+")}
+        label = f"`{_OPSYM.get(type(op), '?')}=`"
+        self.do_write(st, cur, label, span, name=target_text, fix_facts=fix_facts,
+                      single_element=isinstance(stmt.target, ast.Subscript) and self.index_is_single(stmt.target.slice))
+        others = [rhs] if isinstance(rhs, TensorV) else []
+        self.inplace_autograd(st, cur, info, others, span, name)
+
+    # ================================================================== nn.Parameter / init
+    def make_parameter(self, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        data = args[0] if args else kwargs.get("data", UNKNOWN)
+        rgv = kwargs.get("requires_grad", args[1] if len(args) > 1 else TRUE)
+        rg = self.truth_of(rgv)
+        p = self.new_tensor(st, rg=True if rg is None else rg, node=node, param=True)
+        if isinstance(data, TensorV):
+            di = st.t[data.tid]
+            st.update_t(p.tid, storage=di.storage, expanded=di.expanded)
+        return p
+
+    def nn_init(self, qual: str, args: List[Value], st: State, node: ast.AST) -> Value:
+        # nn.init.* run under no_grad inside torch: never a leaf error, but a version bump.
+        if args and isinstance(args[0], TensorV) and qual.endswith("_"):
+            saved = st.grad_enabled
+            st.grad_enabled = False
+            try:
+                self.do_write(st, args[0], qual.rsplit(".", 1)[-1] + "()", self.span_of(node),
+                              name=self.text_of(node.args[0]) if isinstance(node, ast.Call) and node.args else "")
+            finally:
+                st.grad_enabled = saved
+            return args[0]
+        return UNKNOWN
+
+    # ================================================================== modules
+    def is_module_obj(self, v: Value, st: State) -> bool:
+        return isinstance(v, ObjV) and "__module__" in st.attrs(v.oid)
+
+    def construct_container(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                            node: ast.AST) -> Value:
+        obj = ObjV(fresh_id())
+        for k, v in (("__torch__", ConstV(qual)), ("__module__", TRUE), ("training", TRUE),
+                     ("__span__", ConstV(self.span_of(node)))):
+            st.set_attr(obj.oid, k, v)
+        children: List[Value] = []
+        keys: List[Value] = []
+        kind = "list"
+        if qual.endswith("Sequential"):
+            if len(args) == 1 and isinstance(args[0], DictV):
+                for k, v in st.dicts.get(args[0].did, ()):
+                    keys.append(ConstV(k[1]))
+                    children.append(v)
+            else:
+                children = list(args)
+                keys = [ConstV(str(i)) for i in range(len(children))]
+        elif args:
+            src = args[0]
+            if isinstance(src, SeqV):
+                children = list(st.lists.get(src.lid, ()))
+                kind = "homogeneous" if src.kind == "homogeneous" else "list"
+                keys = [ConstV(str(i)) for i in range(len(children))]
+            elif isinstance(src, DictV):
+                for k, v in st.dicts.get(src.did, ()):
+                    keys.append(ConstV(k[1]))
+                    children.append(v)
+        st.set_attr(obj.oid, "__children__", self.new_seq(children, st, kind=kind))
+        st.set_attr(obj.oid, "__keys__", self.new_seq(keys, st))
+        return obj
+
+    def construct_torch_module(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                               node: ast.AST) -> Value:
+        obj = ObjV(fresh_id())
+        span = self.span_of(node)
+        short = qual.rsplit(".", 1)[-1]
+        for k, v in (("__torch__", ConstV(qual)), ("__module__", TRUE), ("training", TRUE), ("__span__", ConstV(span))):
+            st.set_attr(obj.oid, k, v)
+        inplace = kwargs.get("inplace")
+        if inplace is None:
+            # nn.ReLU(True), nn.LeakyReLU(0.2, True), nn.Dropout(0.5, True), nn.ELU(1.0, True) ...
+            pos = {"ReLU": 0, "ReLU6": 0, "SELU": 0, "SiLU": 0, "Mish": 0, "Hardswish": 0, "Hardsigmoid": 0,
+                   "LeakyReLU": 1, "ELU": 1, "CELU": 1, "Dropout": 1, "Dropout1d": 1, "Dropout2d": 1,
+                   "Dropout3d": 1, "AlphaDropout": 1, "Threshold": 2, "Hardtanh": 2, "RReLU": 2}.get(short)
+            inplace = args[pos] if pos is not None and len(args) > pos else FALSE
+        st.set_attr(obj.oid, "inplace", inplace if isinstance(inplace, ConstV) else FALSE)
+        if short.startswith("Dropout") or short.endswith("Dropout"):
+            p = kwargs.get("p", args[0] if args else ConstV(0.5))
+            st.set_attr(obj.oid, "p", p)
+        info = optable.lookup_module(qual)
+        if info is not None:
+            no_bias = self.truth_of(kwargs.get("bias", TRUE)) is False
+            no_affine = self.truth_of(kwargs.get("affine", kwargs.get("elementwise_affine", TRUE))) is False
+            no_stats = self.truth_of(kwargs.get("track_running_stats", TRUE)) is False
+            for slot in info.slots:
+                if not PARAM_SLOT.match(slot):
+                    continue
+                if slot.startswith("bias") and no_bias or slot in ("weight", "bias") and no_affine and "Norm" in short:
+                    st.set_attr(obj.oid, slot, NONE)
+                    continue
+                if slot.startswith("running_") or slot == "num_batches_tracked":
+                    if no_stats:
+                        st.set_attr(obj.oid, slot, NONE)
+                        continue
+                    t = self.new_tensor(st, rg=False, node=node, name=slot)
+                else:
+                    t = self.new_tensor(st, rg=True, node=node, name=slot, param=True)
+                st.set_attr(obj.oid, slot, t)
+        return obj
+
+    def module_params(self, obj: ObjV, st: State, prefix: str = "", seen: Optional[set] = None,
+                      buffers: bool = False) -> List[Tuple[str, TensorV]]:
+        seen = set() if seen is None else seen
+        if obj.oid in seen:
+            return []
+        seen.add(obj.oid)
+        out: List[Tuple[str, TensorV]] = []
+        for k, v in st.attrs(obj.oid).items():
+            if k.startswith("__") and k != "__children__":
+                continue
+            if isinstance(v, TensorV):
+                info = st.t.get(v.tid)
+                if info is not None and (info.param or (buffers and not info.param)):
+                    out.append((prefix + k, v))
+            elif isinstance(v, ObjV) and self.is_module_obj(v, st):
+                out.extend(self.module_params(v, st, prefix + k + ".", seen, buffers))
+            elif k == "__children__" and isinstance(v, SeqV):
+                keys = st.lists.get(st.attrs(obj.oid).get("__keys__", SeqV(-1)).lid, ()) \
+                    if isinstance(st.attrs(obj.oid).get("__keys__"), SeqV) else ()
+                for i, child in enumerate(st.lists.get(v.lid, ())):
+                    key = keys[i].value if i < len(keys) and isinstance(keys[i], ConstV) else str(i)
+                    if isinstance(child, ObjV):
+                        out.extend(self.module_params(child, st, f"{prefix}{key}.", seen, buffers))
+                    elif isinstance(child, TensorV):
+                        out.append((f"{prefix}{key}", child))
+            elif isinstance(v, SeqV) and k != "__keys__":
+                for i, child in enumerate(st.lists.get(v.lid, ())):
+                    if isinstance(child, ObjV) and self.is_module_obj(child, st):
+                        out.extend(self.module_params(child, st, f"{prefix}{k}.{i}.", seen, buffers))
+        return out
+
+    def submodules(self, obj: ObjV, st: State, prefix: str = "", seen: Optional[set] = None) -> List[Tuple[str, ObjV]]:
+        seen = set() if seen is None else seen
+        if obj.oid in seen:
+            return []
+        seen.add(obj.oid)
+        out: List[Tuple[str, ObjV]] = [(prefix.rstrip("."), obj)]
+        attrs = st.attrs(obj.oid)
+        for k, v in attrs.items():
+            if isinstance(v, ObjV) and self.is_module_obj(v, st) and not k.startswith("__"):
+                out.extend(self.submodules(v, st, prefix + k + ".", seen))
+            elif k == "__children__" and isinstance(v, SeqV):
+                keys_v = attrs.get("__keys__")
+                keys = st.lists.get(keys_v.lid, ()) if isinstance(keys_v, SeqV) else ()
+                for i, child in enumerate(st.lists.get(v.lid, ())):
+                    key = keys[i].value if i < len(keys) and isinstance(keys[i], ConstV) else str(i)
+                    if isinstance(child, ObjV) and self.is_module_obj(child, st):
+                        out.extend(self.submodules(child, st, f"{prefix}{key}.", seen))
+        return out
+
+    def module_setattr(self, obj: ObjV, attr: str, value: Value, st: State) -> None:
+        st.set_attr(obj.oid, attr, value)
+
+    def call_object(self, obj: ObjV, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST,
+                    site: Optional[Span] = None) -> Value:
+        attrs = st.attrs(obj.oid)
+        cls = attrs.get("__class__")
+        if isinstance(cls, RefV) and cls.kind == "class":
+            found = cls.target.find_method("forward") if cls.target.is_module else cls.target.find_method("__call__")
+            if found:
+                return self.call_function(found[1], [obj] + args, kwargs, st, self.span_of(node), bound_self=True)
+            return UNKNOWN
+        torch_q = attrs.get("__torch__")
+        if isinstance(torch_q, ConstV):
+            return self.call_torch_module(obj, torch_q.value, args, kwargs, st, node, site)
+        if "__gradmode__" in attrs:  # used as a decorator: torch.no_grad()(fn)
+            return args[0] if args else UNKNOWN
+        return UNKNOWN
+
+    def call_torch_module(self, obj: ObjV, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                          node: ast.AST, site: Optional[Span]) -> Value:
+        attrs = st.attrs(obj.oid)
+        short = qual.rsplit(".", 1)[-1]
+        span = self.span_of(node)
+        if short == "Sequential":
+            x = args[0] if args else UNKNOWN
+            children = attrs.get("__children__")
+            for child in (st.lists.get(children.lid, ()) if isinstance(children, SeqV) else ()):
+                if isinstance(child, ObjV):
+                    csite = st.attrs(child.oid).get("__span__")
+                    x = self.call_object(child, [x], {}, st, node, site=csite.value if isinstance(csite, ConstV) else None)
+            return x
+        if short in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
+            return UNKNOWN
+        if short == "Identity":
+            return args[0] if args else UNKNOWN
+        training = self.truth_of(attrs.get("training", TRUE)) is not False
+        inplace = self.truth_of(attrs.get("inplace", FALSE)) is True
+        x = args[0] if args else UNKNOWN
+        if "Dropout" in short:
+            p = attrs.get("p")
+            if not training or (isinstance(p, ConstV) and p.value == 0):
+                return x
+        info = optable.lookup_module(qual, inplace=inplace, training=training)
+        report = site or span
+        if inplace and isinstance(x, TensorV) and (info is None or 0 in info.mutates or "Dropout" in short):
+            label = f"{short}(inplace=True)"
+            self.do_write(st, x, label, span, kind="module", site=site, name=self.text_of(node.args[0])
+                          if isinstance(node, ast.Call) and node.args and site is None else "",
+                          fix_facts={"module_span": attrs["__span__"].value if isinstance(attrs.get("__span__"), ConstV) else None,
+                                     "form": "module_inplace", "op": label})
+            self.inplace_autograd(st, x, info, [], span, short, report_span=report, call_span=span)
+            return x
+        if info is None:
+            tensors = [a for a in args if isinstance(a, TensorV)]
+            params = [v for k, v in attrs.items() if isinstance(v, TensorV) and st.t[v.tid].param]
+            force = True if params and st.grad_enabled else None
+            outs = self.apply_op(st, None, tensors + params, span, short, report_span=report, force_rg=force)
+            return outs[0] if tensors or params else UNKNOWN
+        slots: List[Value] = []
+        n_inputs = 0
+        for slot in info.slots:
+            if PARAM_SLOT.match(slot):
+                slots.append(attrs.get(slot, NONE))
+            else:
+                slots.append(args[n_inputs] if n_inputs < len(args) else kwargs.get(slot, NONE))
+                n_inputs += 1
+        outs = self.apply_op(st, info, slots, span, short, report_span=report, call_span=span if site else None)
+        if short in ("LSTM",):
+            hc = self.new_seq(outs[1:3] if len(outs) >= 3 else [outs[0], outs[0]], st, kind="tuple")
+            return self.new_seq([outs[0], hc], st, kind="tuple")
+        if short in ("GRU", "RNN"):
+            return self.new_seq([outs[0], outs[1] if len(outs) > 1 else outs[0]], st, kind="tuple")
+        if short == "LSTMCell":
+            return self.new_seq([outs[0], outs[1] if len(outs) > 1 else outs[0]], st, kind="tuple")
+        if short == "MultiheadAttention":
+            return self.new_seq([outs[0], outs[1] if len(outs) > 1 else self.new_tensor(st, rg=False)], st,
+                                kind="tuple")
+        if len(outs) == 1:
+            return outs[0]
+        return self.new_seq(list(outs), st, kind="tuple")
+
+    def object_getitem(self, obj: ObjV, idx: Value, st: State) -> Value:
+        attrs = st.attrs(obj.oid)
+        children = attrs.get("__children__")
+        if not isinstance(children, SeqV):
+            return UNKNOWN
+        items = st.lists.get(children.lid, ())
+        keys_v = attrs.get("__keys__")
+        keys = st.lists.get(keys_v.lid, ()) if isinstance(keys_v, SeqV) else ()
+        if isinstance(idx, ConstV):
+            if isinstance(idx.value, int) and -len(items) <= idx.value < len(items) and children.kind != "homogeneous":
+                return items[idx.value]
+            for k, v in zip(keys, items):
+                if isinstance(k, ConstV) and k.value == idx.value:
+                    return v
+        if items and (children.kind == "homogeneous" or self.same_class(items, st) or len(items) == 1):
+            return items[0]
+        return UNKNOWN
+
+    def object_iter_element(self, obj: ObjV, st: State) -> Value:
+        children = st.attrs(obj.oid).get("__children__")
+        if isinstance(children, SeqV):
+            return self.element_of(children, st)
+        return UNKNOWN
+
+    # ================================================================== object methods
+    def builtin_object_attr(self, obj: ObjV, attr: str, st: State) -> Value:
+        attrs = st.attrs(obj.oid)
+        if "__ctx__" in attrs:
+            if attr in ("saved_tensors", "saved_variables"):
+                return self.ctx_saved_tensors(obj, st)
+            if attr == "needs_input_grad":
+                return UNKNOWN
+        if attr == "training" and "__module__" in attrs:
+            return TRUE
+        if attr in ("__class__",):
+            return UNKNOWN
+        return RefV("omethod", attr, None, obj)
+
+    def call_object_method(self, obj: ObjV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                           node: ast.AST) -> Value:
+        attrs = st.attrs(obj.oid)
+        if "__optim__" in attrs:
+            return self.optimizer_method(obj, name, args, kwargs, st, node)
+        if "__ctx__" in attrs:
+            return self.ctx_method(obj, name, args, st, node)
+        if "__dist__" in attrs:
+            return self.distribution_method(obj, name, args, kwargs, st, node)
+        if "__module__" in attrs:
+            return self.module_method(obj, name, args, kwargs, st, node)
+        return UNKNOWN
+
+    def module_method(self, obj: ObjV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                      node: ast.AST) -> Value:
+        if name in ("parameters", "named_parameters", "buffers", "named_buffers"):
+            params = self.module_params(obj, st, buffers=name.endswith("buffers"))
+            if name.endswith("buffers"):
+                params = [(n, t) for n, t in params if not st.t[t.tid].param]
+            if name.startswith("named"):
+                return self.new_seq([self.new_seq([ConstV(n), t], st, kind="tuple") for n, t in params], st)
+            return self.new_seq([t for _, t in params], st, kind="list" if len(params) else "list")
+        if name in ("modules", "named_modules", "children", "named_children"):
+            mods = self.submodules(obj, st)
+            if name in ("children", "named_children"):
+                mods = [(n, m) for n, m in mods[1:] if "." not in n]
+            if name.startswith("named"):
+                return self.new_seq([self.new_seq([ConstV(n), m], st, kind="tuple") for n, m in mods], st)
+            return self.new_seq([m for _, m in mods], st)
+        if name in ("train", "eval"):
+            mode = name == "train" and self.truth_of(args[0] if args else kwargs.get("mode", TRUE)) is not False
+            for _, m in self.submodules(obj, st):
+                st.set_attr(m.oid, "training", ConstV(mode))
+            return obj
+        if name in ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "share_memory"):
+            return obj
+        if name == "requires_grad_":
+            flag = self.truth_of(args[0] if args else kwargs.get("requires_grad", TRUE))
+            for _, t in self.module_params(obj, st):
+                st.update_t(t.tid, rg=flag)
+            return obj
+        if name == "zero_grad":
+            grads = st.own("grads")
+            for _, t in self.module_params(obj, st):
+                grads.pop(t.tid, None)
+            return NONE
+        if name == "state_dict":
+            d = DictV(fresh_id())
+            entries = []
+            for n, t in self.module_params(obj, st, buffers=True):
+                entries.append((("c", n), self.alias_tensor(st, t, kind="detach", span=self.span_of(node),
+                                                              rg=False, grad_fn=None)))
+            st.own("dicts")[d.did] = tuple(entries)
+            return d
+        if name in ("register_buffer", "register_parameter", "add_module", "register_module"):
+            if len(args) >= 2 and isinstance(args[0], ConstV):
+                val = args[1]
+                if name == "register_buffer" and isinstance(val, TensorV):
+                    st.update_t(val.tid, name=f"self.{args[0].value}")
+                st.set_attr(obj.oid, str(args[0].value), val)
+            return NONE
+        if name == "forward":
+            return self.call_object(obj, args, kwargs, st, node)
+        if name == "apply":
+            if args:
+                for _, m in self.submodules(obj, st):
+                    self.call(args[0], [m], {}, st, node)
+            return obj
+        if name in ("get_submodule",):
+            return UNKNOWN
+        return UNKNOWN
+
+    # ================================================================== optimizers
+    def construct_optimizer(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                            node: ast.AST) -> Value:
+        params = args[0] if args else kwargs.get("params", UNKNOWN)
+        tids = self.collect_params(params, st)
+        obj = ObjV(fresh_id())
+        fused = kwargs.get("fused")
+        st.set_attr(obj.oid, "__optim__", ConstV(qual))
+        st.set_attr(obj.oid, "__params__", ConstV(tuple(tids)))
+        st.set_attr(obj.oid, "__fused__", ConstV(isinstance(fused, ConstV) and fused.value is True))
+        group = DictV(fresh_id())
+        st.own("dicts")[group.did] = ((("c", "params"), self.new_seq([TensorV(t) for t in tids], st)),)
+        st.set_attr(obj.oid, "param_groups", self.new_seq([group], st))
+        st.set_attr(obj.oid, "state", DictV(fresh_id()))
+        meta = st.own("meta")
+        opts = dict(meta.get("optimizers", {}))
+        opts[obj.oid] = tuple(tids)
+        meta["optimizers"] = opts
+        return obj
+
+    def collect_params(self, v: Value, st: State, depth: int = 0) -> List[int]:
+        if depth > 4:
+            return []
+        if isinstance(v, TensorV):
+            return [v.tid]
+        if isinstance(v, SeqV):
+            out: List[int] = []
+            for x in st.lists.get(v.lid, ()):
+                out.extend(self.collect_params(x, st, depth + 1))
+            return out
+        if isinstance(v, DictV):
+            for k, x in st.dicts.get(v.did, ()):
+                if k == ("c", "params"):
+                    return self.collect_params(x, st, depth + 1)
+        return []
+
+    def optimizer_method(self, obj: ObjV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                         node: ast.AST) -> Value:
+        attrs = st.attrs(obj.oid)
+        tids = attrs["__params__"].value if isinstance(attrs.get("__params__"), ConstV) else ()
+        opt_name = self.receiver_text(node) or "optimizer"
+        span = self.span_of(node)
+        if name == "step":
+            self.check_polluted(obj, tids, opt_name, st, span)
+            fused = self.truth_of(attrs.get("__fused__", FALSE)) is True
+            saved_mode = st.grad_enabled
+            st.grad_enabled = False
+            try:
+                for tid in tids:
+                    if tid in st.t:
+                        self.do_write(st, TensorV(tid), f"{opt_name}.step()", span,
+                                      kind="fused_step" if fused else "step", optimizer=opt_name,
+                                      name=st.t[tid].name)
+            finally:
+                st.grad_enabled = saved_mode
+            meta = st.own("meta")
+            meta["steps"] = meta.get("steps", ()) + ((obj.oid, st.next_seq(), span),)
+            return NONE
+        if name == "zero_grad":
+            grads = st.own("grads")
+            for tid in tids:
+                grads.pop(tid, None)
+            return NONE
+        if name == "add_param_group" and args:
+            more = self.collect_params(args[0], st)
+            st.set_attr(obj.oid, "__params__", ConstV(tuple(tids) + tuple(more)))
+            meta = st.own("meta")
+            opts = dict(meta.get("optimizers", {}))
+            opts[obj.oid] = tuple(tids) + tuple(more)
+            meta["optimizers"] = opts
+            return NONE
+        return UNKNOWN
+
+    def check_polluted(self, obj: ObjV, tids: Sequence[int], opt_name: str, st: State, span: Span) -> None:
+        """GW503: this step uses gradients that an earlier backward, meant for another optimizer,
+        accumulated into our parameters (a missing detach, no zero_grad in between)."""
+        opts: Dict[int, Tuple[int, ...]] = st.meta.get("optimizers", {})
+        steps = st.meta.get("steps", ())
+        for tid in tids:
+            recs = st.grads.get(tid, ())
+            if len(recs) < 2:
+                continue
+            first_span, first_seq, first_roots = recs[0]
+            for other_oid, other_tids in opts.items():
+                if other_oid == obj.oid:
+                    continue
+                stepped = any(o == other_oid and seq > first_seq for o, seq, _ in steps)
+                if not stepped:
+                    continue
+                merge = self.merge_node(first_roots, set(tids), set(other_tids))
+                if merge is None:
+                    continue
+                where = merge.span
+                self.emit(Event("polluted_grads", where, {
+                    "params": "the parameters of `" + opt_name + "`", "name": "its input",
+                    "backward_line": first_span.row, "opt": opt_name, "step_line": span.row},
+                    related=(Related(first_span, "this backward accumulates into them", "backward"),
+                             Related(span, f"`{opt_name}.step()` uses the polluted gradients", "step"))))
+                return
+
+    def merge_node(self, roots: Sequence[Any], mine: set, theirs: set) -> Any:
+        """The first node where a path from our parameters meets the other optimizer's parameters."""
+        reach: Dict[int, Tuple[bool, bool]] = {}
+        order: List[Any] = []
+        seen: set = set()
+        stack = list(roots)
+        while stack:
+            n = stack.pop()
+            if n.id in seen:
+                continue
+            seen.add(n.id)
+            order.append(n)
+            stack.extend(n.inputs)
+        for n in sorted(order, key=lambda n: n.seq):
+            a = any(t in mine for t in n.leaves) or any(reach.get(p.id, (False, False))[0] for p in n.inputs)
+            b = any(t in theirs for t in n.leaves) or any(reach.get(p.id, (False, False))[1] for p in n.inputs)
+            reach[n.id] = (a, b)
+        best = None
+        for n in order:
+            a, b = reach[n.id]
+            if a and b and any(reach.get(p.id, (False, False)) == (True, False) for p in n.inputs):
+                if best is None or n.seq < best.seq:
+                    best = n
+        return best
+
+    # ================================================================== distributions
+    def construct_distribution(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                               node: ast.AST) -> Value:
+        obj = ObjV(fresh_id())
+        st.set_attr(obj.oid, "__dist__", ConstV(qual))
+        span = self.span_of(node)
+        derived: List[Value] = []
+        for v in list(args) + list(kwargs.values()):
+            if isinstance(v, TensorV):
+                # Distributions turn their parameters into cached tensors (logits <-> probs,
+                # scale_tril ...) when built or first used: that node saves the parameter.
+                d = self.apply_op(st, _SAVES_ALL, [v], span, qual.rsplit(".", 1)[-1])[0]
+                derived.append(d)
+        st.set_attr(obj.oid, "__params__", self.new_seq(derived, st))
+        return obj
+
+    def distribution_method(self, obj: ObjV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                            node: ast.AST) -> Value:
+        params = st.attrs(obj.oid).get("__params__")
+        ps = list(st.lists.get(params.lid, ())) if isinstance(params, SeqV) else []
+        span = self.span_of(node)
+        if name in ("sample", "sample_n", "enumerate_support"):
+            return self.new_tensor(st, rg=False, node=node)
+        slots = ps + [a for a in args if isinstance(a, TensorV)]
+        if not slots:
+            return UNKNOWN
+        return self.apply_op(st, _SAVES_ALL, slots, span, name)[0]
+
+    # ================================================================== custom autograd.Function
+    def apply_custom_function(self, info: Any, args: List[Value], kwargs: Dict[str, Value], st: State,
+                              span: Span) -> Value:
+        self.applied_functions.add(info.name)
+        found = info.find_method("forward")
+        if not found:
+            return UNKNOWN
+        ctx = ObjV(fresh_id())
+        st.set_attr(ctx.oid, "__ctx__", TRUE)
+        st.set_attr(ctx.oid, "__saved__", ConstV(()))
+        st.set_attr(ctx.oid, "__dirty__", ConstV(()))
+        outer_mode = st.grad_enabled
+        st.grad_enabled = False
+        try:
+            ret = self.call_function(found[1], [ctx] + args, kwargs, st, span)
+        finally:
+            st.grad_enabled = outer_mode
+        inputs = [a for a in args if isinstance(a, TensorV)]
+        in_rg = [st.t[a.tid].rg for a in inputs]
+        rg = True if any(r is True for r in in_rg) else (None if any(r is None for r in in_rg) else False)
+        if not outer_mode or rg is False:
+            return ret
+        saved_recs = st.attrs(ctx.oid)["__saved__"].value
+        outputs = [ret] if isinstance(ret, TensorV) else (
+            [x for x in st.lists.get(ret.lid, ()) if isinstance(x, TensorV)] if isinstance(ret, SeqV) else [])
+        node = self.make_node(st, f"{info.name}Backward", span, inputs, saved_recs, st.next_seq(),
+                              custom=(info, ctx, len(outputs)))
+        dirty = set(st.attrs(ctx.oid)["__dirty__"].value)
+        input_tids = {a.tid for a in inputs}
+        new_outputs: List[Value] = []
+        for out in outputs:
+            if out.tid in input_tids and out.tid not in dirty:
+                alias = self.alias_tensor(st, out, kind="view", span=span, rg=rg, grad_fn=node)
+                st.update_t(alias.tid, custom_out=(info.name, span))
+                new_outputs.append(alias)
+            else:
+                st.update_t(out.tid, grad_fn=node, rg=rg, leaf=False)
+                new_outputs.append(out)
+        if isinstance(ret, TensorV):
+            return new_outputs[0] if new_outputs else ret
+        if isinstance(ret, SeqV):
+            items = list(st.lists.get(ret.lid, ()))
+            it = iter(new_outputs)
+            items = [next(it) if isinstance(x, TensorV) else x for x in items]
+            return self.new_seq(items, st, kind=ret.kind)
+        return ret
+
+    def ctx_method(self, ctx: ObjV, name: str, args: List[Value], st: State, node: ast.AST) -> Value:
+        if name in ("save_for_backward", "save_for_forward"):
+            seq = st.next_seq()
+            recs = []
+            for a in args:
+                for t in self.slot_tensors(st, a):
+                    recs.append(self.saved_rec(st, t, seq))
+            st.set_attr(ctx.oid, "__saved__", ConstV(tuple(recs)))
+            return NONE
+        if name == "mark_dirty":
+            tids = tuple(a.tid for a in args if isinstance(a, TensorV))
+            st.set_attr(ctx.oid, "__dirty__", ConstV(st.attrs(ctx.oid)["__dirty__"].value + tids))
+            return NONE
+        return NONE
+
+    def ctx_saved_tensors(self, ctx: ObjV, st: State) -> Value:
+        recs = st.attrs(ctx.oid).get("__saved__")
+        items: List[Value] = []
+        for r in (recs.value if isinstance(recs, ConstV) else ()):
+            if r.tid not in st.t:
+                items.append(UNKNOWN)
+                continue
+            alias = self.alias_tensor(st, TensorV(r.tid), kind="detach", span=None, rg=False, grad_fn=None)
+            st.update_t(alias.tid, ctx_saved=True)
+            items.append(alias)
+        return self.new_seq(items, st, kind="tuple")
+
+    # ================================================================== builtins & containers
+    def call_builtin(self, name: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        if name == "isinstance" and len(args) == 2:
+            return self.builtin_isinstance(args[0], args[1], st)
+        if name == "range":
+            vals = [a.value for a in args if isinstance(a, ConstV)]
+            if len(vals) == len(args) and all(isinstance(v, int) for v in vals):
+                r = range(*vals)
+                if len(r) <= 8:
+                    return self.new_seq([ConstV(i) for i in r], st)
+            return self.new_seq([UNKNOWN], st, kind="homogeneous")
+        if name in ("list", "tuple", "sorted", "reversed", "set", "iter"):
+            if not args:
+                return self.new_seq([], st)
+            src = args[0]
+            if isinstance(src, SeqV):
+                items = list(st.lists.get(src.lid, ()))
+                if name == "reversed":
+                    items.reverse()
+                return self.new_seq(items, st, kind="homogeneous" if src.kind == "homogeneous" else
+                                    ("tuple" if name == "tuple" else "list"))
+            if isinstance(src, DictV):
+                return self.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in st.dicts.get(src.did, ())], st)
+            if isinstance(src, ObjV):
+                children = st.attrs(src.oid).get("__children__")
+                if isinstance(children, SeqV):
+                    return children
+            return src if isinstance(src, TensorV) else UNKNOWN
+        if name == "next" and args:
+            src = args[0]
+            if isinstance(src, SeqV):
+                items = st.lists.get(src.lid, ())
+                return items[0] if items else UNKNOWN
+            return UNKNOWN
+        if name == "enumerate" and args:
+            items = self.known_items(args[0], st)
+            if items is not None:
+                return self.new_seq([self.new_seq([ConstV(i), x], st, kind="tuple") for i, x in enumerate(items)], st)
+            return self.new_seq([self.new_seq([UNKNOWN, self.element_of(args[0], st)], st, kind="tuple")], st,
+                                kind="homogeneous")
+        if name == "zip" and args:
+            lists = [self.known_items(a, st) for a in args]
+            if all(x is not None for x in lists):
+                n = min(len(x) for x in lists)  # type: ignore[arg-type]
+                return self.new_seq([self.new_seq([x[i] for x in lists], st, kind="tuple") for i in range(n)], st)
+            return self.new_seq([self.new_seq([self.element_of(a, st) for a in args], st, kind="tuple")], st,
+                                kind="homogeneous")
+        if name == "sum" and args:
+            items = self.known_items(args[0], st)
+            tensors = [x for x in (items or [self.element_of(args[0], st)]) if isinstance(x, TensorV)]
+            if tensors:
+                return self.apply_op(st, None, tensors, self.span_of(node), "sum")[0]
+            return UNKNOWN
+        if name in ("len", "abs", "min", "max", "float", "int", "round", "bool", "str"):
+            vals = [a for a in args if isinstance(a, ConstV)]
+            if len(vals) == len(args) and args and not kwargs:
+                try:
+                    return ConstV(__builtins__[name](*[v.value for v in vals]) if isinstance(__builtins__, dict)
+                                  else getattr(__builtins__, name)(*[v.value for v in vals]))
+                except Exception:
+                    return UNKNOWN
+            if name == "len" and args and isinstance(args[0], SeqV) and args[0].kind != "homogeneous":
+                return ConstV(len(st.lists.get(args[0].lid, ())))
+            return UNKNOWN
+        if name == "getattr" and len(args) >= 2 and isinstance(args[1], ConstV) and isinstance(args[1].value, str):
+            v = self.load_attr(args[0], args[1].value, st, node)
+            if isinstance(v, UnknownV) and len(args) > 2:
+                return args[2]
+            return v
+        if name == "setattr" and len(args) == 3 and isinstance(args[1], ConstV) and isinstance(args[1].value, str):
+            if isinstance(args[0], ObjV):
+                self.module_setattr(args[0], args[1].value, args[2], st)
+            return NONE
+        if name == "super":
+            return RefV("builtin", "super-proxy")
+        if name in ("copy.deepcopy", "copy.copy") and args:
+            return self.deepcopy(args[0], st, {})
+        if name == "dict":
+            d = DictV(fresh_id())
+            st.own("dicts")[d.did] = tuple((("c", k), v) for k, v in kwargs.items())
+            return d
+        if name == "print":
+            return NONE
+        return UNKNOWN
+
+    def builtin_isinstance(self, v: Value, typ: Value, st: State) -> Value:
+        types = self.known_items(typ, st) if isinstance(typ, SeqV) else [typ]
+        if types is None:
+            return UNKNOWN
+        result: Optional[bool] = False
+        for t in types:
+            r = self._isinstance1(v, t, st)
+            if r is True:
+                return TRUE
+            if r is None:
+                result = None
+        return UNKNOWN if result is None else FALSE
+
+    def _isinstance1(self, v: Value, t: Value, st: State) -> Optional[bool]:
+        if isinstance(t, RefV) and t.kind == "torch":
+            if t.name in ("torch.Tensor", "torch.nn.Parameter"):
+                if isinstance(v, TensorV):
+                    return True if t.name == "torch.Tensor" else st.t[v.tid].param
+                if isinstance(v, (SeqV, DictV, ConstV)):
+                    return False
+                if isinstance(v, ObjV):
+                    return False
+                return None
+            if isinstance(v, ObjV):
+                q = st.attrs(v.oid).get("__torch__")
+                if isinstance(q, ConstV):
+                    return q.value == t.name or (t.name == "torch.nn.Module")
+                if t.name == "torch.nn.Module":
+                    return "__module__" in st.attrs(v.oid)
+                cls = st.attrs(v.oid).get("__class__")
+                if isinstance(cls, RefV) and cls.kind == "class":
+                    return cls.target.torch_base == t.name or False
+                return None
+            if isinstance(v, (TensorV, SeqV, DictV, ConstV)):
+                return False
+            return None
+        if isinstance(t, RefV) and t.kind == "class" and isinstance(v, ObjV):
+            cls = st.attrs(v.oid).get("__class__")
+            if isinstance(cls, RefV) and cls.kind == "class":
+                return cls.target.is_subclass_of(t.target)
+            return False
+        if isinstance(t, RefV) and t.kind == "builtin":
+            py = {"tuple": (SeqV,), "list": (SeqV,), "dict": (DictV,)}.get(t.name)
+            if py is not None:
+                if isinstance(v, SeqV):
+                    return (t.name == "tuple") == (v.kind == "tuple") if t.name in ("tuple", "list") else False
+                if isinstance(v, (TensorV, ObjV)):
+                    return False
+            if t.name in ("int", "float", "bool", "str") and isinstance(v, ConstV):
+                return type(v.value).__name__ == t.name
+            if isinstance(v, TensorV):
+                return False
+        return None
+
+    def deepcopy(self, v: Value, st: State, memo: Dict[int, Value]) -> Value:
+        if isinstance(v, TensorV):
+            info = st.t[v.tid]
+            out = self.new_tensor(st, rg=info.rg if info.leaf else False, param=info.param, name=info.name)
+            return out
+        if isinstance(v, ObjV):
+            if v.oid in memo:
+                return memo[v.oid]
+            new = ObjV(fresh_id())
+            memo[v.oid] = new
+            for k, x in st.attrs(v.oid).items():
+                st.set_attr(new.oid, k, self.deepcopy(x, st, memo))
+            return new
+        if isinstance(v, SeqV):
+            return self.new_seq([self.deepcopy(x, st, memo) for x in st.lists.get(v.lid, ())], st, kind=v.kind)
+        return v
+
+    def call_seq_method(self, seq: Value, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                        node: ast.AST) -> Value:
+        if isinstance(seq, SeqV):
+            items = list(st.lists.get(seq.lid, ()))
+            if name == "append" and args:
+                items.append(args[0])
+            elif name == "extend" and args:
+                more = self.known_items(args[0], st)
+                items.extend(more if more is not None else [self.element_of(args[0], st)])
+            elif name == "insert" and len(args) == 2:
+                items.insert(0, args[1])
+            elif name == "pop":
+                if not items:
+                    return UNKNOWN
+                v = items.pop()
+                st.own("lists")[seq.lid] = tuple(items)
+                return v
+            elif name in ("copy",):
+                return self.new_seq(items, st, kind=seq.kind)
+            elif name in ("clear",):
+                items = []
+            else:
+                return UNKNOWN
+            if len(items) > 16:
+                items = items[:1] + items[-15:]
+            st.own("lists")[seq.lid] = tuple(items)
+            return NONE
+        if isinstance(seq, DictV):
+            entries = st.dicts.get(seq.did, ())
+            if name == "get" and args:
+                v = self.dict_get(seq, args[0], st)
+                if isinstance(v, UnknownV) and not any(k == self.dict_key(args[0]) for k, _ in entries):
+                    return args[1] if len(args) > 1 else NONE
+                return v
+            if name == "setdefault" and args:
+                key = self.dict_key(args[0])
+                for k, v in entries:
+                    if k == key and key[0] == "c":
+                        return v
+                default = args[1] if len(args) > 1 else NONE
+                self.dict_set(seq, args[0], default, st)
+                return default
+            if name == "values":
+                return self.new_seq([v for _, v in entries], st)
+            if name == "keys":
+                return self.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in entries], st)
+            if name == "items":
+                return self.new_seq([self.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN, v], st, kind="tuple")
+                                     for k, v in entries], st)
+            if name == "update" and args and isinstance(args[0], DictV):
+                for k, v in st.dicts.get(args[0].did, ()):
+                    self.dict_set(seq, ConstV(k[1]) if k[0] == "c" else UNKNOWN, v, st)
+                return NONE
+            if name == "pop" and args:
+                return self.dict_get(seq, args[0], st)
+        return UNKNOWN
+
+
+class _SavesAll:
+    """Semantics of a distribution's parameter transform and methods: keeps its inputs."""
+
+    alias = None
+    mutates = ()
+    differentiable = True
+    n_outputs = 1
+    nondiff_outputs = ()
+    factory = False
+    slots = ()
+
+    @staticmethod
+    def saves(slot: Any, rg: Sequence[Optional[bool]]) -> Optional[bool]:
+        return slot != "out" and isinstance(slot, int)
+
+
+_SAVES_ALL = _SavesAll()
+_OPSYM = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.FloorDiv: "//", ast.Mod: "%",
+          ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>", ast.MatMult: "@"}
