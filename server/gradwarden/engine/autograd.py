@@ -352,7 +352,7 @@ class AutogradMixin:
         meta = st.own("meta")
         meta["backwards"] = meta.get("backwards", ()) + ((span, bseq, retain),)
 
-    def implicit_backward(self, ret: Value, st: State, span: Span) -> None:
+    def implicit_backward(self, ret: Value, st: State, span: Span, user_grad: bool = False) -> None:
         from gradwarden.engine.interpreter import Halt
 
         tensors: List[TensorV] = []
@@ -363,7 +363,7 @@ class AutogradMixin:
         if not tensors:
             return
         try:
-            self.do_backward(st, tensors, span, retain=True, accumulate=False, implicit=True)
+            self.do_backward(st, tensors, span, retain=True, accumulate=False, implicit=True, user_grad=user_grad)
         except Halt:
             pass
 

@@ -168,7 +168,8 @@ class Interpreter(AutogradMixin, TorchMixin):
         args = [self.unknown_tensor(st, f"arg{i}", rg=True) for i in range(max(nargs, 1))]
         try:
             out = self.apply_custom_function(info, args, {}, st, self.span_of(info.node))
-            self.implicit_backward(out, st, self.span_of(info.node))
+            # Nobody in this file calls it: the incoming gradient can be anything a caller passes.
+            self.implicit_backward(out, st, self.span_of(info.node), user_grad=True)
         except (Halt, BudgetExceeded):
             return
 

@@ -7,6 +7,7 @@ them) and its documentation (`gradwarden rule CODE`, docs/rules.md).
 """
 from __future__ import annotations
 
+import inspect
 import textwrap
 from typing import ClassVar, List, Tuple
 
@@ -28,7 +29,7 @@ class Rule:
 
     @classmethod
     def doc(cls) -> str:
-        return textwrap.dedent(cls.__doc__ or "").strip()
+        return inspect.cleandoc(cls.__doc__ or "")
 
     @classmethod
     def render(cls) -> str:

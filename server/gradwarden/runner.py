@@ -1,0 +1,181 @@
+"""Running the analysis over many files, in worker processes when there are many.
+
+Each file is read as bytes and handed to the engine (which decodes it: PEP 263, BOM), then the
+file's ``# noqa`` comments are applied. One file's failure never stops the run: an unexpected
+exception becomes ``Outcome.error`` and the rest goes on. Results come back in the order of the
+input, whatever the number of jobs.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+from gradwarden.engine.analyze import analyze_source
+from gradwarden.engine.diagnostic import Diagnostic
+from gradwarden.engine.source import decode_source
+from gradwarden.noqa import filter_noqa
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gradwarden.config import Settings
+
+Analyzer = Callable[..., List[Diagnostic]]  # (bytes | str, filename) -> diagnostics
+Progress = Callable[[int, int], None]  # (files done, files in all)
+
+PARALLEL_THRESHOLD = 20  # fewer files than this: one process
+MAX_AUTO_JOBS = 4
+
+
+@dataclass
+class Outcome:
+    """What checking one file produced."""
+
+    filename: str  # as displayed, and as the diagnostics name it
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+    error: Optional[str] = None  # an internal error or an unreadable file (reported, never fatal)
+    source: Optional[str] = None  # the decoded text, kept only when asked (--show-source)
+
+
+def default_jobs(n_files: int) -> int:
+    if n_files < PARALLEL_THRESHOLD:
+        return 1
+    return max(1, min(MAX_AUTO_JOBS, os.cpu_count() or 1))
+
+
+def diagnose(
+    source: Union[str, bytes],
+    filename: str,
+    settings: Optional["Settings"] = None,
+    *,
+    ignore_noqa: bool = False,
+) -> List[Diagnostic]:
+    """One document, the whole pipeline: analyse, apply ``# noqa``, then the settings'
+    selection and severities (for the language server; may raise what the engine raises)."""
+    diags = list(analyze_source(source, filename))
+    if not ignore_noqa:
+        text = source if isinstance(source, str) else decode_source(source)[0]
+        diags = filter_noqa(diags, text)
+    return settings.apply(diags) if settings is not None else diags
+
+
+def check_bytes(
+    data: bytes,
+    filename: str,
+    *,
+    ignore_noqa: bool = False,
+    keep_source: bool = False,
+    analyzer: Optional[Analyzer] = None,
+) -> Outcome:
+    """Analyse one file's content (never raises)."""
+    analyze = analyzer if analyzer is not None else analyze_source
+    out = Outcome(filename)
+    try:
+        diags = list(analyze(data, filename))
+        text: Optional[str] = None
+        if not ignore_noqa or keep_source:
+            text, _ = decode_source(data)
+        if not ignore_noqa:
+            diags = filter_noqa(diags, text)
+        out.diagnostics = diags
+        if keep_source:
+            out.source = text
+    except Exception as exc:  # noqa: BLE001 - one file's failure must not end the run
+        out.error = f"internal error while checking {filename}: {type(exc).__name__}: {exc}"
+    return out
+
+
+def check_path(
+    path: str,
+    filename: str,
+    *,
+    ignore_noqa: bool = False,
+    keep_source: bool = False,
+    analyzer: Optional[Analyzer] = None,
+) -> Outcome:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        return Outcome(filename, error=f"cannot read {filename}: {exc.strerror or exc}")
+    return check_bytes(data, filename, ignore_noqa=ignore_noqa, keep_source=keep_source, analyzer=analyzer)
+
+
+def _check_chunk(
+    chunk: Sequence[Tuple[str, str]], ignore_noqa: bool, keep_source: bool, analyzer: Optional[Analyzer]
+) -> List[Outcome]:
+    return [
+        check_path(p, name, ignore_noqa=ignore_noqa, keep_source=keep_source, analyzer=analyzer)
+        for p, name in chunk
+    ]
+
+
+def _picklable(obj: object) -> bool:
+    try:
+        pickle.dumps(obj)
+    except Exception:  # noqa: BLE001
+        return False
+    return True
+
+
+def run(
+    files: Sequence[Tuple[Path, str]],
+    *,
+    jobs: Optional[int] = None,
+    ignore_noqa: bool = False,
+    keep_source: bool = False,
+    progress: Optional[Progress] = None,
+    analyzer: Optional[Analyzer] = None,
+) -> List[Outcome]:
+    """Check ``files`` ((path, display name) pairs); one Outcome per file, in input order.
+
+    ``jobs``: None or 0 picks automatically (see default_jobs). ``analyzer`` defaults to this
+    module's ``analyze_source`` looked up at call time (tests may monkeypatch it); with several
+    jobs it is sent to the workers by reference, so it must be a module-level function.
+    """
+    analyze = analyzer if analyzer is not None else analyze_source
+    items = [(str(p), name) for p, name in files]
+    total = len(items)
+    n_jobs = jobs if jobs else default_jobs(total)
+    n_jobs = max(1, min(n_jobs, total or 1))
+    if n_jobs > 1 and not _picklable(analyze):
+        n_jobs = 1
+    if n_jobs == 1:
+        results: List[Outcome] = []
+        for i, (p, name) in enumerate(items):
+            results.append(check_path(p, name, ignore_noqa=ignore_noqa, keep_source=keep_source, analyzer=analyze))
+            if progress:
+                progress(i + 1, total)
+        return results
+
+    # Small chunks keep the workers busy to the end; big enough to amortise the pickling.
+    size = max(1, min(32, total // (n_jobs * 4) or 1))
+    chunks = [items[i : i + size] for i in range(0, total, size)]
+    by_chunk: Dict[int, List[Outcome]] = {}
+    done = 0
+    with ProcessPoolExecutor(max_workers=n_jobs) as pool:
+        pending: Dict[Future, int] = {
+            pool.submit(_check_chunk, chunk, ignore_noqa, keep_source, analyze): i for i, chunk in enumerate(chunks)
+        }
+        try:
+            while pending:
+                finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    index = pending.pop(fut)
+                    try:
+                        by_chunk[index] = fut.result()
+                    except Exception as exc:  # noqa: BLE001 - a worker died (BrokenProcessPool, ...)
+                        by_chunk[index] = [
+                            Outcome(name, error=f"internal error while checking {name}: worker failed: "
+                                                f"{type(exc).__name__}: {exc}")
+                            for _, name in chunks[index]
+                        ]
+                    done += len(chunks[index])
+                    if progress:
+                        progress(done, total)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    return [outcome for i in range(len(chunks)) for outcome in by_chunk[i]]
