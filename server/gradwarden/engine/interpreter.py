@@ -32,6 +32,7 @@ MAX_PATHS = 6
 MAX_CALL_DEPTH = 8
 MAX_SAME_FUNCTION_DEPTH = 3
 MAX_UNROLL = 8  # loops over a known sequence longer than this run twice, like unknown loops
+MAX_INIT_DEPTH = 3  # nested module constructions followed; deeper submodules stay opaque
 STEP_BUDGET = 400_000  # statements per module; past it the analysis stops quietly
 
 
@@ -84,7 +85,11 @@ class Interpreter(AutogradMixin, TorchMixin):
         self.steps = 0
         self.loop_counter = 0
         self.analysed_backward: Set[Tuple[int, int]] = set()
-        self.untracked_halt = False
+        self.init_depth = 0  # > 0 while an __init__ runs: loops then run once
+        self.instances: Dict[int, Tuple[State, Value]] = {}  # class -> instance built for standalone runs
+        from gradwarden.engine.triggers import interesting_defs
+
+        self.interesting = interesting_defs(tree)
         self._init_autograd()
 
     # ------------------------------------------------------------------ entry
@@ -104,12 +109,14 @@ class Interpreter(AutogradMixin, TorchMixin):
     def analyse_unreached(self, module_state: State) -> None:
         """Functions and methods the module's execution never ran: analyse each on its own."""
         for node in ast.walk(self.tree):
+            if id(node) not in self.interesting:
+                continue
             if isinstance(node, ast.ClassDef):
                 info = self.classes.get(id(node))
                 if info is None:
                     continue
                 for name, fn in info.methods.items():
-                    if id(fn) in self.reached:
+                    if id(fn) in self.reached or id(fn) not in self.interesting:
                         continue
                     if info.is_function and name in ("forward", "backward"):
                         if info.name in self.applied_functions:
@@ -135,16 +142,27 @@ class Interpreter(AutogradMixin, TorchMixin):
         self._standalone(fn, st, args, None)
 
     def standalone_method(self, info: ClassInfo, fn: ast.FunctionDef, module_state: State) -> None:
-        st = module_state.fork()
-        st.flow = None
         if self.is_static(fn):
+            st = module_state.fork()
+            st.flow = None
             args = [self.unknown_tensor(st, a.arg) for a in fn.args.args]
             self._standalone(fn, st, args, None)
             return
-        try:
-            self_v = self.instantiate(info, [], {}, st, self.span_of(info.node), run_init=fn.name != "__init__")
-        except (Halt, BudgetExceeded):
-            return
+        if fn.name == "__init__":
+            st = module_state.fork()
+            st.flow = None
+            self_v = self.instantiate(info, [], {}, st, self.span_of(info.node), run_init=False)
+        else:
+            cached = self.instances.get(id(info))
+            if cached is None:
+                base = module_state.fork()
+                base.flow = None
+                try:
+                    self_v = self.instantiate(info, [], {}, base, self.span_of(info.node))
+                except (Halt, BudgetExceeded):
+                    return
+                cached = self.instances[id(info)] = (base, self_v)
+            st, self_v = cached[0].fork(), cached[1]
         args = [self.unknown_tensor(st, a.arg) for a in fn.args.args[1:]]
         self._standalone(fn, st, args, self_v)
 
@@ -183,12 +201,19 @@ class Interpreter(AutogradMixin, TorchMixin):
         return Span(row, col, erow, ecol)
 
     def text_of(self, node: ast.AST) -> str:
-        seg = ast.get_source_segment(self.src.text, node) if hasattr(node, "lineno") else None
-        if seg is None:
-            try:
-                seg = ast.unparse(node)
-            except Exception:  # pragma: no cover - unparse of odd nodes
-                seg = "?"
+        """The source text of ``node`` (one line, shortened), from the already split lines."""
+        row = getattr(node, "lineno", None)
+        erow = getattr(node, "end_lineno", None)
+        if row is None or erow is None:
+            return "?"
+        first = self.src.line(row)
+        start = self.src.char_col(row, node.col_offset)
+        if erow == row:
+            seg = first[start:self.src.char_col(row, node.end_col_offset)]
+        else:
+            parts = [first[start:]] + [self.src.line(r) for r in range(row + 1, erow)]
+            parts.append(self.src.line(erow)[:self.src.char_col(erow, node.end_col_offset)])
+            seg = " ".join(p.strip() for p in parts)
         seg = " ".join(seg.split())
         return seg if len(seg) <= 60 else seg[:57] + "..."
 
@@ -445,7 +470,7 @@ class Interpreter(AutogradMixin, TorchMixin):
     def unrolled_loop(self, stmt: Any, st: State, bind: Optional[Callable[[State], None]], loop_id: int) -> List[State]:
         states = [st]
         done: List[State] = []
-        for k in (1, 2):
+        for k in ((1,) if self.init_depth else (1, 2)):
             live: List[State] = []
             for s in states:
                 if isinstance(stmt, ast.While) and k > 1 and self.truth(stmt.test, s) is False:
@@ -1190,7 +1215,14 @@ class Interpreter(AutogradMixin, TorchMixin):
             st.set_attr(obj.oid, "__module__", TRUE)
         init = info.find_method("__init__")
         if init and run_init:
-            self.call_function(init[1], [obj] + args, kwargs, st, span, bound_self=True)
+            if self.init_depth >= MAX_INIT_DEPTH:
+                st.set_attr(obj.oid, "__opaque__", TRUE)  # too deep to follow: calls stay unknown
+                return obj
+            self.init_depth += 1
+            try:
+                self.call_function(init[1], [obj] + args, kwargs, st, span, bound_self=True)
+            finally:
+                self.init_depth -= 1
         return obj
 
 

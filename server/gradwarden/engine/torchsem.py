@@ -630,6 +630,9 @@ class TorchMixin:
                     site: Optional[Span] = None) -> Value:
         attrs = st.attrs(obj.oid)
         cls = attrs.get("__class__")
+        if "__opaque__" in attrs:
+            tensors = [a for a in args if isinstance(a, TensorV)]
+            return self.apply_op(st, None, tensors, self.span_of(node), "forward")[0] if tensors else UNKNOWN
         if isinstance(cls, RefV) and cls.kind == "class":
             found = cls.target.find_method("forward") if cls.target.is_module else cls.target.find_method("__call__")
             if found:
