@@ -30,6 +30,7 @@ from gradwarden.engine.torchsem import TorchMixin
 
 MAX_PATHS = 6
 MAX_CALL_DEPTH = 8
+MAX_STANDALONE_DEPTH = 3  # analysing a function on its own: follow calls this deep
 MAX_SAME_FUNCTION_DEPTH = 3
 MAX_UNROLL = 8  # loops over a known sequence longer than this run twice, like unknown loops
 MAX_INIT_DEPTH = 3  # nested module constructions followed; deeper submodules stay opaque
@@ -86,6 +87,9 @@ class Interpreter(AutogradMixin, TorchMixin):
         self.loop_counter = 0
         self.analysed_backward: Set[Tuple[int, int]] = set()
         self.init_depth = 0  # > 0 while an __init__ runs: loops then run once
+        self.generators: Dict[int, bool] = {}
+        self.standalone = False  # True once the module's own execution is done
+        self._trigger_cache: Dict[int, bool] = {}
         self.instances: Dict[int, Tuple[State, Value]] = {}  # class -> instance built for standalone runs
         from gradwarden.engine.triggers import interesting_defs
 
@@ -103,6 +107,7 @@ class Interpreter(AutogradMixin, TorchMixin):
         final = join_states(states) if states else st
         self.module_state = final
         self.finish_path(states)
+        self.standalone = True
         self.analyse_unreached(final)
         return list(self.events.values())
 
@@ -177,7 +182,32 @@ class Interpreter(AutogradMixin, TorchMixin):
             # An analysed-alone function's outputs are assumed to be trained through:
             # check what their backward would meet (stale saves, custom backward bodies).
             self.implicit_backward(ret, ex_state, self.span_of(fn))
+            if fn.name == "__init__" and isinstance(self_v, ObjV):
+                self.probe_sequentials(self_v, ex_state)
         self.finish_path([s for s, _ in exits])
+
+    def probe_sequentials(self, obj: ObjV, st: State) -> None:
+        """Run each nn.Sequential that __init__ built with an in-place module in it, on a
+        tensor that requires grad: in-place chains (LeakyReLU(inplace) then Dropout(inplace))
+        break inside the container, where no forward of this file shows it."""
+        for name, v in list(st.attrs(obj.oid).items()):
+            if not isinstance(v, ObjV) or st.attrs(v.oid).get("__torch__") != ConstV("torch.nn.Sequential"):
+                q = st.attrs(v.oid).get("__torch__") if isinstance(v, ObjV) else None
+                if not (isinstance(q, ConstV) and q.value == "torch.nn.Sequential"):
+                    continue
+            children = st.attrs(v.oid).get("__children__")
+            kids = st.lists.get(children.lid, ()) if isinstance(children, SeqV) else ()
+            if not any(isinstance(k, ObjV) and self.truth_of(st.attrs(k.oid).get("inplace", FALSE)) is True
+                       for k in kids):
+                continue
+            probe = st.fork()
+            x = self.unknown_tensor(probe, "input", rg=True)
+            span = st.attrs(v.oid)["__span__"].value
+            try:
+                out = self.call_object(v, [x], {}, probe, _SpanNode(span))
+                self.implicit_backward(out, probe, span)
+            except (Halt, BudgetExceeded):
+                continue
 
     def standalone_function_class(self, info: ClassInfo, module_state: State) -> None:
         st = module_state.fork()
@@ -386,12 +416,26 @@ class Interpreter(AutogradMixin, TorchMixin):
         st.frame()[stmt.name] = RefV("class", stmt.name, info)
         return [st]
 
+    def triggered(self, node: ast.AST) -> bool:
+        hit = self._trigger_cache.get(id(node))
+        if hit is None:
+            from gradwarden.engine.triggers import has_trigger
+
+            hit = self._trigger_cache[id(node)] = has_trigger(node) or any(
+                isinstance(n, (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Yield, ast.YieldFrom))
+                for n in ast.walk(node))
+        return hit
+
     def stmt_If(self, stmt: ast.If, st: State) -> List[State]:
         cond = self.truth(stmt.test, st)
         if cond is True:
             return self.exec_block(stmt.body, [st])
         if cond is False:
             return self.exec_block(stmt.orelse, [st])
+        if self.standalone and not self.triggered(stmt):
+            # Neither branch can cause a hazard or leave early: run both on one state
+            # (bindings of the later branch win) instead of forking and joining.
+            return self.exec_block(stmt.orelse, self.exec_block(stmt.body, [st]))
         other = st.fork()
         return self.exec_block(stmt.body, [st]) + self.exec_block(stmt.orelse, [other])
 
@@ -470,7 +514,8 @@ class Interpreter(AutogradMixin, TorchMixin):
     def unrolled_loop(self, stmt: Any, st: State, bind: Optional[Callable[[State], None]], loop_id: int) -> List[State]:
         states = [st]
         done: List[State] = []
-        for k in ((1,) if self.init_depth else (1, 2)):
+        once = self.init_depth or (self.standalone and not self.triggered(stmt))
+        for k in ((1,) if once else (1, 2)):
             live: List[State] = []
             for s in states:
                 if isinstance(stmt, ast.While) and k > 1 and self.truth(stmt.test, s) is False:
@@ -735,7 +780,13 @@ class Interpreter(AutogradMixin, TorchMixin):
         if isinstance(obj, SeqV):
             items = st.lists.get(obj.lid, ())
             if isinstance(node.slice, ast.Slice):
-                return self.new_seq(list(items), st, kind=obj.kind if obj.kind == "homogeneous" else "list")
+                if obj.kind == "homogeneous":
+                    return self.new_seq(list(items), st, kind="homogeneous")
+                bounds = [self.eval(b, st) if b is not None else NONE for b in
+                          (node.slice.lower, node.slice.upper, node.slice.step)]
+                if all(isinstance(b, ConstV) and (b.value is None or isinstance(b.value, int)) for b in bounds):
+                    return self.new_seq(list(items)[slice(*[b.value for b in bounds])], st)
+                return self.new_seq(list(items), st, kind="homogeneous" if items else "list")
             if isinstance(idx, ConstV) and isinstance(idx.value, int) and -len(items) <= idx.value < len(items):
                 return items[idx.value]
             if items and (obj.kind == "homogeneous" or len(set(map(id, items))) == 1 or self.same_class(items, st)):
@@ -1121,9 +1172,13 @@ class Interpreter(AutogradMixin, TorchMixin):
                       generator: bool = False) -> Any:
         """Inline a call. Returns the value (join=True) or the list of (state, value) exits."""
         depth_same = sum(1 for f in self.call_stack if f is fdef)
-        if len(self.call_stack) >= MAX_CALL_DEPTH or depth_same >= MAX_SAME_FUNCTION_DEPTH:
+        limit = MAX_STANDALONE_DEPTH if self.standalone else MAX_CALL_DEPTH
+        if len(self.call_stack) >= limit or depth_same >= MAX_SAME_FUNCTION_DEPTH:
             return UNKNOWN if join else [(st, UNKNOWN)]
-        if not generator and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fdef)):
+        is_gen = self.generators.get(id(fdef))
+        if is_gen is None:
+            is_gen = self.generators[id(fdef)] = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fdef))
+        if not generator and is_gen:
             # A generator used as a value (next(gen), list(gen)): its yields are its items.
             return self._generator_items(fdef, args, kwargs, st, span, bound_self, join, closure)
         self.reached.add(id(fdef))
@@ -1224,6 +1279,18 @@ class Interpreter(AutogradMixin, TorchMixin):
             finally:
                 self.init_depth -= 1
         return obj
+
+
+class _SpanNode(ast.AST):
+    """A synthetic node carrying a span (for calls the analysis makes on its own)."""
+
+    _fields = ()
+
+    def __init__(self, span: Span) -> None:
+        super().__init__()
+        self.lineno, self.end_lineno = span.row, span.end_row
+        self.col_offset, self.end_col_offset = span.column - 1, span.end_column - 1
+        self.args = []
 
 
 def _own_nodes(fdef: ast.AST):

@@ -317,14 +317,13 @@ def join_states(states: List[State]) -> State:
             for k, v in b.items():
                 fr[k] = _pick(fr[k], v) if k in fr else v
         if other.t is not out.t:
-            t = out.own("t")
-            for k, v in other.t.items():
-                if k not in t:
-                    t[k] = v
-                elif t[k] is not v:
-                    cur = t[k]
-                    if cur.rg != v.rg:
-                        t[k] = replace(cur, rg=True if (cur.rg or v.rg) else None)
+            # Facts of tensors both paths know stay as the first path has them; tensors only
+            # the other path created are added (set difference runs at C speed).
+            missing = other.t.keys() - out.t.keys()
+            if missing:
+                t = out.own("t")
+                for k in missing:
+                    t[k] = other.t[k]
         if other.versions is not out.versions:
             ver = out.own("versions")
             for k, v in other.versions.items():
@@ -339,22 +338,29 @@ def join_states(states: List[State]) -> State:
                 mine = d.get(k, ())
                 if mine is ws:
                     continue
-                d[k] = mine + tuple(w for w in ws if w not in mine)
+                have = {id(w) for w in mine}  # records are shared between forks: identity is enough
+                d[k] = mine + tuple(w for w in ws if id(w) not in have)
         if other.freed is not out.freed:
-            fr2 = out.own("freed")
-            for k, v in other.freed.items():
-                fr2.setdefault(k, v)
+            missing = other.freed.keys() - out.freed.keys()
+            if missing:
+                fr2 = out.own("freed")
+                for k in missing:
+                    fr2[k] = other.freed[k]
         for name in ("objs", "lists", "dicts", "grads", "meta"):
             od, md = getattr(other, name), getattr(out, name)
             if od is md:
                 continue
+            missing = od.keys() - md.keys()
+            conflicts = [k for k in od.keys() & md.keys() if od[k] is not md[k]] if name == "objs" else ()
+            if not missing and not conflicts:
+                continue
             d = out.own(name)
-            for k, v in od.items():
-                if k not in d:
-                    d[k] = v
-                elif name == "objs" and d[k] is not v:
-                    merged = dict(v)
-                    merged.update({a: _pick(x, v.get(a, x)) for a, x in d[k].items()})
-                    d[k] = merged
+            for k in missing:
+                d[k] = od[k]
+            for k in conflicts:
+                mine, theirs = d[k], od[k]
+                merged = dict(theirs)
+                merged.update({a: _pick(x, theirs.get(a, x)) for a, x in mine.items()})
+                d[k] = merged
         out.seq = max(out.seq, other.seq)
     return out

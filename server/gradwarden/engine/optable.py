@@ -642,7 +642,7 @@ def _match_aten(keys: List[str], kinds: Sequence[str], kwargs: Collection[str], 
 # Public API
 
 
-def lookup_function(qualname: str, kinds: Sequence[ArgKind] = (), kwargs: Collection[str] = ()) -> Optional[OpInfo]:
+def _lookup_function_uncached(qualname: str, kinds: Sequence[ArgKind] = (), kwargs: Collection[str] = ()) -> Optional[OpInfo]:
     """A function call ``qualname(*args, **kwargs)``; ``kinds``: kinds of the positional arguments.
     Also accepts ``"Tensor.<name>"`` (unbound method call: kinds[0] is self) and ``"aten.<op>"``."""
     t = _table()
@@ -672,7 +672,7 @@ def lookup_function(qualname: str, kinds: Sequence[ArgKind] = (), kwargs: Collec
     return info
 
 
-def lookup_method(name: str, kinds: Sequence[ArgKind] = (), kwargs: Collection[str] = ()) -> Optional[OpInfo]:
+def _lookup_method_uncached(name: str, kinds: Sequence[ArgKind] = (), kwargs: Collection[str] = ()) -> Optional[OpInfo]:
     """A method call ``x.name(*args, **kwargs)`` (or a property such as ``x.T``); ``kinds`` exclude self."""
     t = _table()
     recs = t.get("methods", {}).get(name)
@@ -698,7 +698,7 @@ def lookup_method(name: str, kinds: Sequence[ArgKind] = (), kwargs: Collection[s
     return info
 
 
-def lookup_module(qualname: str, *, inplace: bool = False, training: bool = True) -> Optional[OpInfo]:
+def _lookup_module_uncached(qualname: str, *, inplace: bool = False, training: bool = True) -> Optional[OpInfo]:
     """An ``nn.Module`` instance call. Slots: forward inputs first (``n_inputs`` of them), then
     parameters and buffers by attribute name (``weight``, ``bias``, ``running_mean``...)."""
     mods = _table().get("modules", {})
@@ -757,3 +757,29 @@ __all__ = [
     "ArgKind", "OpInfo", "Param", "lookup_function", "lookup_method", "lookup_module", "known_function_names",
     "known_method_names", "known_module_names", "table_info",
 ]
+
+
+# --------------------------------------------------------------------------- memoised front doors
+# The engine asks the same questions thousands of times per file; answers never change.
+_CACHE: Dict[Any, Any] = {}
+
+
+def lookup_function(qualname: str, kinds: Sequence[str] = (), kwargs: Collection[str] = ()) -> Optional[OpInfo]:
+    key = ("f", qualname, tuple(kinds), tuple(sorted(kwargs)))
+    if key not in _CACHE:
+        _CACHE[key] = _lookup_function_uncached(qualname, kinds, kwargs)
+    return _CACHE[key]
+
+
+def lookup_method(name: str, kinds: Sequence[str] = (), kwargs: Collection[str] = ()) -> Optional[OpInfo]:
+    key = ("m", name, tuple(kinds), tuple(sorted(kwargs)))
+    if key not in _CACHE:
+        _CACHE[key] = _lookup_method_uncached(name, kinds, kwargs)
+    return _CACHE[key]
+
+
+def lookup_module(qualname: str, *, inplace: bool = False, training: bool = True) -> Optional[OpInfo]:
+    key = ("M", qualname, inplace, training)
+    if key not in _CACHE:
+        _CACHE[key] = _lookup_module_uncached(qualname, inplace=inplace, training=training)
+    return _CACHE[key]

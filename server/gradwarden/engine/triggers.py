@@ -18,6 +18,11 @@ _TRIGGER_ATTRS = frozenset({"data", "backward", "step", "save_for_backward", "de
 _TRIGGER_KWARGS = frozenset({"inplace", "out", "retain_graph", "grad_tensors", "fused"})
 
 
+def has_trigger(node: ast.AST) -> bool:
+    """Does this statement (or function) contain anything that can cause a hazard?"""
+    return _direct(node)
+
+
 def _direct(node: ast.AST) -> bool:
     for n in ast.walk(node):
         if isinstance(n, ast.AugAssign):
@@ -43,59 +48,58 @@ def _direct(node: ast.AST) -> bool:
     return False
 
 
-def _called_names(node: ast.AST) -> Set[str]:
-    out: Set[str] = set()
-    for n in ast.walk(node):
+def _calls(fn: ast.AST) -> Set[tuple]:
+    """Calls we can resolve by name: ("func", name) for foo(...), ("self", name) for self.meth(...)."""
+    out: Set[tuple] = set()
+    for n in ast.walk(fn):
         if isinstance(n, ast.Call):
             f = n.func
             if isinstance(f, ast.Name):
-                out.add(f.id)
-            elif isinstance(f, ast.Attribute):
-                out.add(f.attr)
-        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-            out.add(n.id)  # classes passed around (nn.Sequential(*[Block(...)]) or as act_layer=...)
+                out.add(("func", f.id))
+            elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
+                out.add(("self", f.attr))
     return out
 
 
 def interesting_defs(tree: ast.Module) -> Set[int]:
-    """ids of the FunctionDef and ClassDef nodes worth analysing on their own."""
-    defs: Dict[str, list] = {}
+    """ids of the FunctionDef and ClassDef nodes worth analysing on their own: those with a
+    trigger, and those that call (resolvably) a function or method that has one."""
+    funcs: Dict[str, list] = {}
+    owner: Dict[int, Dict[str, list]] = {}  # method id -> its class's methods by name
     direct: Dict[int, bool] = {}
-    calls: Dict[int, Set[str]] = {}
-    classes: Dict[int, ast.ClassDef] = {}
+    calls: Dict[int, Set[tuple]] = {}
+    class_ids: Dict[int, list] = {}
     for n in ast.walk(tree):
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            defs.setdefault(n.name, []).append(n)
+        if isinstance(n, ast.ClassDef):
+            methods: Dict[str, list] = {}
+            for m in n.body:
+                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    methods.setdefault(m.name, []).append(m)
+                    owner[id(m)] = methods
+            class_ids[id(n)] = [m for ms in methods.values() for m in ms]
+            if any(isinstance(b, ast.Attribute) and b.attr == "Function" or
+                   isinstance(b, ast.Name) and b.id == "Function" for b in n.bases):
+                direct[id(n)] = True
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            funcs.setdefault(n.name, []).append(n)
             direct[id(n)] = _direct(n)
-            calls[id(n)] = _called_names(n)
-        elif isinstance(n, ast.ClassDef):
-            defs.setdefault(n.name, []).append(n)
-            classes[id(n)] = n
-            is_fn = any(isinstance(b, ast.Attribute) and b.attr == "Function" or
-                        isinstance(b, ast.Name) and b.id == "Function" for b in n.bases)
-            direct[id(n)] = is_fn or any(direct.get(id(m), False) or _direct(m) for m in n.body
-                                         if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)))
-            calls[id(n)] = set().union(*[_called_names(m) for m in n.body]) if n.body else set()
+            calls[id(n)] = _calls(n)
     interesting = {k for k, v in direct.items() if v}
     changed = True
-    while changed:  # propagate through syntactic calls by name
+    while changed:
         changed = False
-        for key, names in calls.items():
+        for key, cs in calls.items():
             if key in interesting:
                 continue
-            if any(id(d) in interesting for name in names for d in defs.get(name, ())):
-                interesting.add(key)
-                changed = True
-    # A method is interesting when its class is (its __init__ may build in-place modules).
-    for cid, cls in classes.items():
-        if cid in interesting:
-            for m in cls.body:
-                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    interesting.add(id(m))
+            for kind, name in cs:
+                targets = funcs.get(name, ()) if kind == "func" else owner.get(key, {}).get(name, ())
+                if any(id(t) in interesting for t in targets):
+                    interesting.add(key)
+                    changed = True
+                    break
+    for cid, methods in class_ids.items():
+        if cid in interesting or any(id(m) in interesting for m in methods):
+            interesting.add(cid)
+            if cid in direct:  # an autograd.Function: forward and backward go together
+                interesting.update(id(m) for m in methods)
     return interesting
-
-
-def iter_defs(tree: ast.Module) -> Iterable[ast.AST]:
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield n
