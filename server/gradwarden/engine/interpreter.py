@@ -29,6 +29,7 @@ from gradwarden.engine.source import SourceText
 from gradwarden.engine.torchsem import TorchMixin
 
 MAX_PATHS = 6
+MAX_PATHS_STANDALONE = 3
 MAX_CALL_DEPTH = 8
 MAX_STANDALONE_DEPTH = 3  # analysing a function on its own: follow calls this deep
 MAX_SAME_FUNCTION_DEPTH = 3
@@ -89,19 +90,26 @@ class Interpreter(AutogradMixin, TorchMixin):
         self.init_depth = 0  # > 0 while an __init__ runs: loops then run once
         self.generators: Dict[int, bool] = {}
         self.standalone = False  # True once the module's own execution is done
-        self._trigger_cache: Dict[int, bool] = {}
         self.instances: Dict[int, Tuple[State, Value]] = {}  # class -> instance built for standalone runs
-        from gradwarden.engine.triggers import interesting_defs
+        from gradwarden.engine.triggers import Triggers
 
-        self.interesting = interesting_defs(tree)
+        self.triggers = Triggers(tree, src)
+        self.interesting = self.triggers.interesting
         self._init_autograd()
 
     # ------------------------------------------------------------------ entry
     def run(self) -> List[Event]:
         st = State()
         st.frame()["__name__"] = ConstV("__main__")
+        body = self.tree.body
+        if not self.triggers.script_mode(self.tree):
+            # A library module: bind its names, skip evaluating what it computes at import
+            # time (registries, config tables) that no hazard can come from.
+            body = [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef,
+                                                      ast.AsyncFunctionDef, ast.ClassDef))
+                    or "(" not in self.triggers.text(s)]
         try:
-            states = self.exec_block(self.tree.body, [st])
+            states = self.exec_block(body, [st])
         except BudgetExceeded:
             states = []
         final = join_states(states) if states else st
@@ -113,7 +121,9 @@ class Interpreter(AutogradMixin, TorchMixin):
 
     def analyse_unreached(self, module_state: State) -> None:
         """Functions and methods the module's execution never ran: analyse each on its own."""
-        for node in ast.walk(self.tree):
+        from gradwarden.engine.triggers import _defs
+
+        for node, _ in list(_defs(self.tree.body, None)):
             if id(node) not in self.interesting:
                 continue
             if isinstance(node, ast.ClassDef):
@@ -153,23 +163,42 @@ class Interpreter(AutogradMixin, TorchMixin):
             args = [self.unknown_tensor(st, a.arg) for a in fn.args.args]
             self._standalone(fn, st, args, None)
             return
+        if fn.name == "__init__" and self.triggers.only_inplace_config(fn):
+            # Nothing in it but in-place module configuration: build it once (shared with the
+            # other methods) and run the containers it built.
+            cached = self._instance(info, module_state)
+            if cached is not None:
+                self.reached.add(id(fn))
+                self.probe_sequentials(cached[1], cached[0].fork())
+            return
         if fn.name == "__init__":
             st = module_state.fork()
             st.flow = None
             self_v = self.instantiate(info, [], {}, st, self.span_of(info.node), run_init=False)
         else:
-            cached = self.instances.get(id(info))
+            cached = self._instance(info, module_state)
             if cached is None:
-                base = module_state.fork()
-                base.flow = None
-                try:
-                    self_v = self.instantiate(info, [], {}, base, self.span_of(info.node))
-                except (Halt, BudgetExceeded):
-                    return
-                cached = self.instances[id(info)] = (base, self_v)
+                return
             st, self_v = cached[0].fork(), cached[1]
         args = [self.unknown_tensor(st, a.arg) for a in fn.args.args[1:]]
         self._standalone(fn, st, args, self_v)
+
+    def _instance(self, info: ClassInfo, module_state: State) -> Optional[Tuple[State, Value]]:
+        cached = self.instances.get(id(info))
+        if cached is None:
+            base = module_state.fork()
+            base.flow = None
+            # Build only this class's own __init__: local submodules stay opaque (their own
+            # methods are analysed on their own), which keeps large libraries fast.
+            self.init_depth = MAX_INIT_DEPTH - 1
+            try:
+                self_v = self.instantiate(info, [], {}, base, self.span_of(info.node))
+            except (Halt, BudgetExceeded):
+                return None
+            finally:
+                self.init_depth = 0
+            cached = self.instances[id(info)] = (base, self_v)
+        return cached
 
     def _standalone(self, fn: ast.FunctionDef, st: State, args: List[Value], self_v: Optional[Value]) -> None:
         self.reached.add(id(fn))
@@ -279,14 +308,15 @@ class Interpreter(AutogradMixin, TorchMixin):
         return states
 
     def cap(self, states: List[State]) -> List[State]:
-        if len(states) <= MAX_PATHS:
+        limit = MAX_PATHS_STANDALONE if self.standalone else MAX_PATHS
+        if len(states) <= limit:
             return states
         # Keep the flow kinds apart (a returned path must not be merged with a live one).
         groups: Dict[Any, List[State]] = {}
         for s in states:
             groups.setdefault(s.flow, []).append(s)
         out: List[State] = []
-        budget = max(1, MAX_PATHS - len(groups) + 1)
+        budget = max(1, limit - len(groups) + 1)
         for flow, group in groups.items():
             if len(group) > budget:
                 group = group[: budget - 1] + [join_states(group[budget - 1:])]
@@ -417,14 +447,7 @@ class Interpreter(AutogradMixin, TorchMixin):
         return [st]
 
     def triggered(self, node: ast.AST) -> bool:
-        hit = self._trigger_cache.get(id(node))
-        if hit is None:
-            from gradwarden.engine.triggers import has_trigger
-
-            hit = self._trigger_cache[id(node)] = has_trigger(node) or any(
-                isinstance(n, (ast.Return, ast.Break, ast.Continue, ast.Raise, ast.Yield, ast.YieldFrom))
-                for n in ast.walk(node))
-        return hit
+        return self.triggers.triggered(node)
 
     def stmt_If(self, stmt: ast.If, st: State) -> List[State]:
         cond = self.truth(stmt.test, st)
@@ -1177,7 +1200,8 @@ class Interpreter(AutogradMixin, TorchMixin):
             return UNKNOWN if join else [(st, UNKNOWN)]
         is_gen = self.generators.get(id(fdef))
         if is_gen is None:
-            is_gen = self.generators[id(fdef)] = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fdef))
+            is_gen = self.generators[id(fdef)] = "yield" in self.triggers.text(fdef) and any(
+                isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fdef))
         if not generator and is_gen:
             # A generator used as a value (next(gen), list(gen)): its yields are its items.
             return self._generator_items(fdef, args, kwargs, st, span, bound_self, join, closure)

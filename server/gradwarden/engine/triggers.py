@@ -1,105 +1,205 @@
-"""A cheap syntactic pre-pass: which functions and classes could hold an autograd hazard.
+"""A cheap pre-pass: which functions and classes could hold an autograd hazard.
 
 Every hazard needs an in-place write (``+=``, ``x[i] = ...``, ``.add_()``, ``inplace=True``,
 ``out=``, ``.data``, ``nn.init``), a backward, an optimizer step, or a custom autograd
 Function. Code that has none of these, and calls no local code that has, cannot be the
 place a hazard is caused, so the interpreter does not analyse it on its own (it still runs
-it when a caller that matters calls it). This is what keeps the lint fast on large model
-libraries, where most ``forward``s are pure.
+it when a caller that matters calls it); inside a function, a loop or an ``if`` without
+them is not unrolled or forked.
+
+The test is textual (a regular expression over the statement's source lines), which runs at
+C speed: walking the AST of every statement in Python costs more than the analysis it saves
+on large model libraries. A trigger inside a comment or string only costs a little time.
 """
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterable, Set, Union
+import re
+from typing import Dict, List, Set, Tuple, Union
+
+from gradwarden.engine.source import SourceText
 
 FuncDef = Union[ast.FunctionDef, ast.AsyncFunctionDef]
-_TRIGGER_ATTRS = frozenset({"data", "backward", "step", "save_for_backward", "detach_", "grad", "retain_graph",
-                            "mark_dirty", "saved_tensors", "requires_grad_", "apply"})
-_TRIGGER_KWARGS = frozenset({"inplace", "out", "retain_graph", "grad_tensors", "fused"})
+
+# Each pattern starts with a literal or a small character class, which Python's regex engine
+# scans for quickly; one big alternation is several times slower.
+_TRIGGERS = tuple(re.compile(p) for p in (
+    r"[-+*/%&|^@]=",  # augmented assignment (and ==, <=, >=, != : filtered below)
+    r"\]\s*=(?!=)",  # index / slice assignment
+    r"_\s*\(",  # x.add_( : in-place method call (checked below)
+    r"\.data\b", r"inplace", r"out\s*=(?!=)", r"autograd", r"\.backward\b", r"\.step\s*\(", r"retain_graph",
+    r"save_for_backward", r"saved_tensors", r"mark_dirty", r"grad_tensors", r"fused", r"\.grad\b",
+    r"requires_grad\s*=", r"\.apply\s*\(",
+))
+_TRIGGER = re.compile("|".join(p.pattern for p in _TRIGGERS))  # for single statements
+_FLOWS = tuple(re.compile(p) for p in (r"return\b", r"break\b", r"continue\b", r"raise\b", r"yield\b"))
+_FLOW = re.compile(r"\b(?:return|break|continue|raise|yield)\b")
+_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(")
+_SELF_CALL = re.compile(r"\bself\.([A-Za-z_]\w*)\s*\(")
 
 
-def has_trigger(node: ast.AST) -> bool:
-    """Does this statement (or function) contain anything that can cause a hazard?"""
-    return _direct(node)
+class Triggers:
+    """Trigger facts for one module, computed from its source lines."""
 
+    def __init__(self, tree: ast.Module, src: SourceText) -> None:
+        self.src = src
+        # One pass over the whole text: which lines hold a trigger / a control-flow exit;
+        # prefix sums then answer "any in rows a..b" in O(1).
+        starts = [0]
+        for line in src.lines:
+            starts.append(starts[-1] + len(line) + 1)
+        self._trig = self._prefix(_TRIGGERS, src.text, starts, _check_trigger)
+        self._flow = self._prefix(_FLOWS, src.text, starts, _check_word)
+        self._func_ids_by_name: Dict[str, List[int]] = {}
+        self.interesting: Set[int] = self._interesting(tree)
 
-def _direct(node: ast.AST) -> bool:
-    for n in ast.walk(node):
-        if isinstance(n, ast.AugAssign):
-            return True
-        if isinstance(n, (ast.Assign, ast.AnnAssign)):
-            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-            for t in targets:
-                for sub in ast.walk(t):
-                    if isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store):
-                        return True
-                    if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, ast.Store) and \
-                            sub.attr in ("data", "inplace", "requires_grad"):
-                        return True
-        elif isinstance(n, ast.Attribute):
-            a = n.attr
-            if a in _TRIGGER_ATTRS or (a.endswith("_") and not a.endswith("__") and len(a) > 1):
-                return True
-        elif isinstance(n, ast.keyword) and n.arg in _TRIGGER_KWARGS:
-            if not (isinstance(n.value, ast.Constant) and n.value.value in (False, None)):
-                return True
-        elif isinstance(n, ast.Name) and n.id in ("autograd", "inplace"):
-            return True
-    return False
+    @staticmethod
+    def _prefix(patterns, text: str, starts: List[int], check) -> List[int]:
+        import bisect
 
+        flags = bytearray(len(starts) + 1)
+        for pattern in patterns:
+            for m in pattern.finditer(text):
+                if check(text, m):
+                    flags[bisect.bisect_right(starts, m.start())] = 1
+        out = [0] * len(flags)
+        acc = 0
+        for i, f in enumerate(flags):
+            acc += f
+            out[i] = acc
+        return out
 
-def _calls(fn: ast.AST) -> Set[tuple]:
-    """Calls we can resolve by name: ("func", name) for foo(...), ("self", name) for self.meth(...)."""
-    out: Set[tuple] = set()
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Call):
-            f = n.func
-            if isinstance(f, ast.Name):
-                out.add(("func", f.id))
-            elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
-                out.add(("self", f.attr))
-    return out
+    @staticmethod
+    def _rows(node: ast.AST) -> Tuple[int, int]:
+        row = getattr(node, "lineno", 1)
+        return row, getattr(node, "end_lineno", None) or row
 
+    def text(self, node: ast.AST) -> str:
+        row, end = self._rows(node)
+        return "\n".join(self.src.lines[row - 1:end])
 
-def interesting_defs(tree: ast.Module) -> Set[int]:
-    """ids of the FunctionDef and ClassDef nodes worth analysing on their own: those with a
-    trigger, and those that call (resolvably) a function or method that has one."""
-    funcs: Dict[str, list] = {}
-    owner: Dict[int, Dict[str, list]] = {}  # method id -> its class's methods by name
-    direct: Dict[int, bool] = {}
-    calls: Dict[int, Set[tuple]] = {}
-    class_ids: Dict[int, list] = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.ClassDef):
-            methods: Dict[str, list] = {}
-            for m in n.body:
-                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    methods.setdefault(m.name, []).append(m)
-                    owner[id(m)] = methods
-            class_ids[id(n)] = [m for ms in methods.values() for m in ms]
-            if any(isinstance(b, ast.Attribute) and b.attr == "Function" or
-                   isinstance(b, ast.Name) and b.id == "Function" for b in n.bases):
-                direct[id(n)] = True
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            funcs.setdefault(n.name, []).append(n)
-            direct[id(n)] = _direct(n)
-            calls[id(n)] = _calls(n)
-    interesting = {k for k, v in direct.items() if v}
-    changed = True
-    while changed:
-        changed = False
-        for key, cs in calls.items():
-            if key in interesting:
+    def _any(self, prefix: List[int], node: ast.AST) -> bool:
+        row, end = self._rows(node)
+        end = min(end, len(prefix) - 1)
+        return prefix[end] - prefix[row - 1] > 0 if row >= 1 else False
+
+    def has_trigger(self, node: ast.AST) -> bool:
+        return self._any(self._trig, node)
+
+    def only_inplace_config(self, node: ast.AST) -> bool:
+        """True when the node's only triggers are `inplace` keywords (module construction)."""
+        text = self.text(node)
+        for p in _TRIGGERS:
+            if p.pattern == "inplace":
                 continue
-            for kind, name in cs:
-                targets = funcs.get(name, ()) if kind == "func" else owner.get(key, {}).get(name, ())
-                if any(id(t) in interesting for t in targets):
-                    interesting.add(key)
-                    changed = True
-                    break
-    for cid, methods in class_ids.items():
-        if cid in interesting or any(id(m) in interesting for m in methods):
-            interesting.add(cid)
-            if cid in direct:  # an autograd.Function: forward and backward go together
+            if any(_check_trigger(text, m) for m in p.finditer(text)):
+                return False
+        return True
+
+    def script_mode(self, tree: ast.Module) -> bool:
+        """Does module-level code (outside defs) do anything worth running in full?"""
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            if self.has_trigger(stmt):
+                return True
+            text = self.text(stmt)
+            for name in _CALL.findall(text):
+                for fid in self._func_ids_by_name.get(name, ()):
+                    if fid in self.interesting:
+                        return True
+        return False
+
+    def triggered(self, node: ast.AST) -> bool:
+        """A trigger, or control flow that leaves the statement (return/break/...)."""
+        return self._any(self._trig, node) or self._any(self._flow, node)
+
+    def _interesting(self, tree: ast.Module) -> Set[int]:
+        funcs: Dict[str, List[FuncDef]] = {}
+        owner: Dict[int, Dict[str, List[FuncDef]]] = {}
+        classes: List[Tuple[ast.ClassDef, List[FuncDef], bool]] = []
+        all_funcs: List[FuncDef] = []
+        for node, cls_methods in _defs(tree.body, None):
+            if isinstance(node, ast.ClassDef):
+                methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+                by_name: Dict[str, List[FuncDef]] = {}
+                for m in methods:
+                    by_name.setdefault(m.name, []).append(m)
+                    owner[id(m)] = by_name
+                is_fn = any(isinstance(b, ast.Attribute) and b.attr == "Function" or
+                            isinstance(b, ast.Name) and b.id == "Function" for b in node.bases)
+                classes.append((node, methods, is_fn))
+            else:
+                funcs.setdefault(node.name, []).append(node)
+                all_funcs.append(node)
+                self._func_ids_by_name.setdefault(node.name, []).append(id(node))
+        interesting: Set[int] = {id(f) for f in all_funcs if self.has_trigger(f)}
+        calls: Dict[int, Set[Tuple[str, str]]] = {}
+        for f in all_funcs:
+            if id(f) not in interesting:
+                t = self.text(f)
+                calls[id(f)] = {("func", n) for n in _CALL.findall(t)} | {("self", n) for n in _SELF_CALL.findall(t)}
+        changed = True
+        while changed:  # propagate through calls we can resolve by name
+            changed = False
+            for f in all_funcs:
+                if id(f) in interesting:
+                    continue
+                for kind, name in calls[id(f)]:
+                    targets = funcs.get(name, ()) if kind == "func" else owner.get(id(f), {}).get(name, ())
+                    if any(id(t) in interesting for t in targets):
+                        interesting.add(id(f))
+                        changed = True
+                        break
+        for cls, methods, is_fn in classes:
+            if is_fn:  # an autograd.Function: forward and backward go together
+                interesting.add(id(cls))
                 interesting.update(id(m) for m in methods)
-    return interesting
+            elif any(id(m) in interesting for m in methods):
+                interesting.add(id(cls))
+                self._func_ids_by_name.setdefault(cls.name, []).append(id(cls))
+        return interesting
+
+
+def _check_trigger(text: str, m: "re.Match[str]") -> bool:
+    frag = m.group()
+    i = m.start()
+    if frag[-1] == "=" and frag[0] in "-+*/%&|^@" and len(frag) == 2:
+        nxt = text[i + 2:i + 3]
+        return nxt != "="
+    if frag.startswith("_") and frag.rstrip().endswith("("):
+        # identifier ending in a single "_" right after a dot: x.add_(  (not foo__( nor _( )
+        j = i
+        while j > 0 and (text[j - 1].isalnum() or text[j - 1] == "_"):
+            j -= 1
+        name = text[j:i + 1]
+        return j > 0 and text[j - 1] == "." and len(name) > 1 and not name.endswith("__")
+    if frag.startswith(("inplace", "autograd", "retain_graph", "fused", "out", "save_for", "saved_", "mark_",
+                        "grad_tensors", "requires_grad")):
+        return i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")
+    return True
+
+
+def _check_word(text: str, m: "re.Match[str]") -> bool:
+    i = m.start()
+    return i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")
+
+
+def _defs(body: List[ast.stmt], cls: object):
+    """Function and class definitions, found by descending statement bodies only."""
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield stmt, cls
+            yield from _defs(stmt.body, None)
+        elif isinstance(stmt, ast.ClassDef):
+            yield stmt, None
+            yield from _defs(stmt.body, stmt)
+        else:
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                sub = getattr(stmt, field, None)
+                if sub:
+                    yield from _defs([s for s in sub if isinstance(s, ast.stmt)] if field != "handlers"
+                                     else [x for h in sub for x in h.body], cls)
+            if hasattr(stmt, "cases"):
+                for case in stmt.cases:
+                    yield from _defs(case.body, cls)
