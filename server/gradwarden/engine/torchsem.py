@@ -138,6 +138,12 @@ class TorchMixin:
                     "torch.vsplit"):
             if args and isinstance(args[0], TensorV):
                 return self.call_tensor_method(args[0], short, args[1:], kwargs, st, node)
+        if qual == "torch.einsum" and len(args) >= 2:
+            operands = self.slot_tensors(st, args[1]) if len(args) == 2 else [a for a in args[1:] if isinstance(a, TensorV)]
+            if len(operands) >= 2:
+                # The table measures einsum's operands as one varargs slot, which cannot say
+                # "each operand is saved iff another one requires grad" (as measured for mm/bmm).
+                return self.apply_op(st, _OtherOperands(len(operands)), operands, span, "einsum")[0]
         kinds = [arg_kind(st, a) for a in args]
         info = optable.lookup_function(qual, kinds, kwargs.keys())
         if info is None and qual.startswith("torch.nn.functional."):
@@ -1276,5 +1282,20 @@ class _SavesAll:
 
 
 _SAVES_ALL = _SavesAll()
+
+
+class _OtherOperands(_SavesAll):
+    """A product of several operands (einsum): each is saved iff another requires grad."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def saves(self, slot: Any, rg: Sequence[Optional[bool]]) -> Optional[bool]:
+        if not isinstance(slot, int):
+            return False
+        others = [r for i, r in enumerate(rg) if i != slot]
+        if any(r is True for r in others):
+            return True
+        return False if all(r is False for r in others) else None
 _OPSYM = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.FloorDiv: "//", ast.Mod: "%",
           ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>", ast.MatMult: "@"}
