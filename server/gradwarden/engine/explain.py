@@ -1,0 +1,38 @@
+"""Version-counter timelines for hover: what the engine saw happen to the tensor at a position.
+
+``explain_at(source, filename, row, column)`` re-runs the analysis with recording on and
+returns the timeline of the tensor bound to the name (or the in-place op / backward call)
+under the cursor: where it was created, each op that saved it and at which version, each
+in-place write that bumped its version, and each backward that went through it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from gradwarden.engine.diagnostic import Span
+
+
+@dataclass(frozen=True)
+class TimelineEvent:
+    span: Span
+    kind: str  # created | save | write | data_write | backward | freed | step
+    message: str
+    version: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Timeline:
+    name: str  # the expression under the cursor
+    span: Span  # its range
+    events: Tuple[TimelineEvent, ...]
+    requires_grad: Optional[bool] = None
+    is_leaf: Optional[bool] = None
+    note: str = ""  # aliasing facts: "a view of `x`", "shares its version counter with ..."
+
+
+def explain_at(source: str, filename: str, row: int, column: int) -> Optional[Timeline]:
+    """The timeline of the tensor at ``row``/``column`` (1-based), or None."""
+    from gradwarden.engine.recorder import explain
+
+    return explain(source, filename, row, column)
