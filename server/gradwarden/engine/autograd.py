@@ -311,6 +311,7 @@ class AutogradMixin:
                     parent[p.id] = n
                 stack.append(p)
         order = sorted(visited.values(), key=lambda n: -n.seq)
+        self.on_backward(st, order, span, implicit)
         backward_desc = "any later backward through the result" if implicit else f"the backward at line {span.row}"
         for n in order:
             if n.id in st.freed and (n.saved or n.custom is not None) and not implicit:
@@ -351,6 +352,9 @@ class AutogradMixin:
                     grads[tid] = grads.get(tid, ()) + (rec,)
         meta = st.own("meta")
         meta["backwards"] = meta.get("backwards", ()) + ((span, bseq, retain),)
+
+    def on_backward(self, st: State, order: Sequence[Node], span: Span, implicit: bool) -> None:
+        """Hook for the hover recorder (engine/recorder.py); nothing to do in a plain run."""
 
     def implicit_backward(self, ret: Value, st: State, span: Span, user_grad: bool = False) -> None:
         from gradwarden.engine.interpreter import Halt
