@@ -132,6 +132,7 @@ class AutogradMixin:
                   seq: int, *, report_span: Optional[Span] = None, call_span: Optional[Span] = None,
                   custom: Any = None) -> Node:
         parents: List[Node] = []
+        names: List[str] = []
         leaves: List[int] = []
         for t in inputs:
             ti = st.t.get(t.tid)
@@ -140,11 +141,12 @@ class AutogradMixin:
             if ti.grad_fn is not None:
                 if all(p is not ti.grad_fn for p in parents):
                     parents.append(ti.grad_fn)
+                    names.append(ti.name)
             elif ti.rg and ti.leaf:
                 leaves.append(self.leaf_root(st, t.tid))
         return Node(op=opname, span=span, inputs=tuple(parents), leaves=tuple(leaves), saved=tuple(saved),
                     seq=seq, loop_ctx=st.loop_ctx, report_span=report_span, call_span=call_span, custom=custom,
-                    stack=tuple(self.call_spans))
+                    stack=tuple(self.call_spans), input_names=tuple(names))
 
     def leaf_root(self, st: State, tid: int) -> int:
         info = st.t[tid]
@@ -315,10 +317,15 @@ class AutogradMixin:
         backward_desc = "any later backward through the result" if implicit else f"the backward at line {span.row}"
         for n in order:
             if n.id in st.freed and (n.saved or n.custom is not None) and not implicit:
-                use = parent.get(n.id)
+                use, via = parent.get(n.id), n
                 while use is not None and use.id in st.freed:
-                    use = parent.get(use.id)  # the first node of the new graph on the way to n
-                self.freed_graph_event(st, n, use, order, span, root_names)
+                    use, via = parent.get(use.id), use  # the first node of the new graph on the way to n
+                stale = ""
+                if use is not None:
+                    for p, nm in zip(use.inputs, use.input_names):
+                        if p is via:
+                            stale = nm
+                self.freed_graph_event(st, n, use, order, span, root_names, stale)
                 raise Halt()
             for s in n.saved:
                 cur = st.version(s.counter)
@@ -350,6 +357,9 @@ class AutogradMixin:
                 rec = (span, bseq, tuple(root_nodes))
                 for tid in leaves:
                     grads[tid] = grads.get(tid, ()) + (rec,)
+                none = st.meta.get("none_grads")
+                if none:
+                    st.own("meta")["none_grads"] = frozenset(none) - leaves
         meta = st.own("meta")
         meta["backwards"] = meta.get("backwards", ()) + ((span, bseq, retain),)
 
@@ -384,8 +394,9 @@ class AutogradMixin:
 
     # ------------------------------------------------------------------ events
     def _save_related(self, n: Node, s: Saved) -> Related:
-        where = n.report_span or n.span
-        return Related(where, f"`{n.op}` saves `{s.name or 'it'}` for backward here (version {s.version})", "save")
+        where = n.call_span or n.report_span or n.span
+        what = f"`{s.name or n.label}`" if (s.name or n.label) else "its output" if s.is_output else "a tensor"
+        return Related(where, f"`{n.op}` saves {what} for backward here (version {s.version})", "save")
 
     def version_event(self, st: State, n: Node, s: Saved, w: Write, span: Span, backward_desc: str) -> None:
         if w.kind == "ctx_saved":
@@ -395,7 +406,7 @@ class AutogradMixin:
             related.append(Related(w.span, "the module runs (and writes) here", "call"))
         related.append(Related(span, "backward fails here", "backward"))
         timeline = self.timeline(st, s, n, w, span)
-        facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.report_span or n.span).row,
+        facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.call_span or n.report_span or n.span).row,
                  "version": s.version, "backward_line": span.row, "backward": backward_desc}
         where = w.site or w.span
         if w.kind == "step":
@@ -410,7 +421,7 @@ class AutogradMixin:
     def data_write_event(self, st: State, n: Node, s: Saved, w: Write, span: Span, backward_desc: str) -> None:
         related = (self._save_related(n, s), Related(span, "backward silently uses the modified values here",
                                                      "backward"))
-        facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.report_span or n.span).row,
+        facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.call_span or n.report_span or n.span).row,
                  "version": s.version, "backward_line": span.row, "backward": backward_desc}
         if w.kind == "fused_step":
             facts.update(opt=w.optimizer or "optimizer", params=f"`{s.name}`" if s.name else "its parameters")
@@ -432,7 +443,7 @@ class AutogradMixin:
         return tuple(items)
 
     def freed_graph_event(self, st: State, n: Node, use: Optional[Node], order: Sequence[Node], span: Span,
-                          root_names: Sequence[str]) -> None:
+                          root_names: Sequence[str], stale: str = "") -> None:
         first: Backward = st.freed[n.id]
         freed_here = [m for m in order if m.id in st.freed]
         bumped = False
@@ -453,10 +464,11 @@ class AutogradMixin:
                 across = True
                 break
         untrained = self.untrained_leaves(st, n)
-        name = n.label
-        if use is not None and not name:
-            name = use.label
+        name = stale or n.label or (use.label if use is not None else "")
+        again = first.span.row == span.row
         facts = {"freed_line": first.span.row, "backward_line": span.row, "root": root_names[0] if root_names else "loss",
+                 "freed": f"the backward at line {first.span.row}" + (" (in the previous iteration)" if again else ""),
+                 "later": "the next iteration's backward" if again else f"the backward at line {span.row}",
                  "name": name or "tensor", "op": n.op, "bumped": bumped, "carried": carried,
                  "untrained": untrained, "has_use": use is not None}
         related = [Related(first.span, "the first backward frees this graph here", "freed"),

@@ -642,6 +642,8 @@ class Interpreter(AutogradMixin, TorchMixin):
     def assign(self, target: ast.expr, value: Value, st: State, stmt: ast.AST) -> None:
         if isinstance(target, ast.Name):
             st.frame()[target.id] = value
+            if isinstance(value, ObjV):
+                self.name_params(value, target.id, st)
             if isinstance(value, TensorV):
                 info = st.t.get(value.tid)
                 if info is not None and not info.name:

@@ -149,6 +149,7 @@ class Node:
     custom: Any = None  # (class name, ClassInfo, ctx ObjV) for a custom autograd.Function
     stack: Tuple[Span, ...] = ()  # call sites (outermost first) that led to this node
     label: str = ""  # the name its output was first bound to, for messages
+    input_names: Tuple[str, ...] = ()  # names of the tensors behind ``inputs`` (same order)
     id: int = field(default_factory=fresh_id)
 
 

@@ -631,6 +631,26 @@ class TorchMixin:
 
     def module_setattr(self, obj: ObjV, attr: str, value: Value, st: State) -> None:
         st.set_attr(obj.oid, attr, value)
+        if isinstance(value, ObjV):
+            owner = st.attrs(obj.oid).get("__name__")
+            self.name_params(value, f"{owner.value}.{attr}" if isinstance(owner, ConstV) else f"self.{attr}", st)
+
+    def name_params(self, obj: ObjV, prefix: str, st: State) -> None:
+        """Give a freshly built torch module's parameters names for messages (`D.0.weight`)."""
+        attrs = st.attrs(obj.oid)
+        if "__name__" in attrs or "__module__" not in attrs:
+            return
+        st.set_attr(obj.oid, "__name__", ConstV(prefix))
+        for k, v in attrs.items():
+            if isinstance(v, TensorV) and not k.startswith("__"):
+                info = st.t.get(v.tid)
+                if info is not None and info.name == k:
+                    st.update_t(v.tid, name=f"{prefix}.{k}")
+        children = attrs.get("__children__")
+        if isinstance(children, SeqV) and children.kind != "homogeneous":
+            for i, child in enumerate(st.lists.get(children.lid, ())[:16]):
+                if isinstance(child, ObjV):
+                    self.name_params(child, f"{prefix}.{i}", st)
 
     def call_object(self, obj: ObjV, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST,
                     site: Optional[Span] = None) -> Value:
@@ -869,6 +889,10 @@ class TorchMixin:
         if name == "step":
             self.check_polluted(obj, tids, opt_name, st, span)
             fused = self.truth_of(attrs.get("__fused__", FALSE)) is True
+            # zero_grad() (set_to_none) with no backward since: those parameters have no
+            # .grad, and step() leaves them untouched.
+            none = st.meta.get("none_grads", frozenset())
+            tids = [t for t in tids if t not in none]
             saved_mode = st.grad_enabled
             st.grad_enabled = False
             try:
@@ -886,6 +910,10 @@ class TorchMixin:
             grads = st.own("grads")
             for tid in tids:
                 grads.pop(tid, None)
+            to_none = kwargs.get("set_to_none", args[0] if args else TRUE)
+            if self.truth_of(to_none) is not False:
+                meta = st.own("meta")
+                meta["none_grads"] = frozenset(meta.get("none_grads", frozenset())) | frozenset(tids)
             return NONE
         if name == "add_param_group" and args:
             more = self.collect_params(args[0], st)

@@ -453,7 +453,7 @@ class BackwardFreesGraph(Rule):
     family = "D"
     severity = Severity.ERROR
     summary = "backward() frees a graph that a later backward goes through again."
-    message = "this backward frees the graph of `{root}`; the backward at line {backward_line} goes through it again and raises (retain_graph=True here, or one backward of the summed losses)"
+    message = "this backward frees the graph of `{root}`; {later} goes through it again and raises (retain_graph=True here, or one backward of the summed losses)"
     INVALID = (
         """
         import torch
@@ -491,7 +491,7 @@ class StaleGraphUse(Rule):
     family = "D"
     severity = Severity.ERROR
     summary = "Building a new graph on a tensor whose graph was freed by an earlier backward."
-    message = "`{name}` still carries the graph that the backward at line {freed_line} freed; the backward at line {backward_line} will go through it and raise"
+    message = "`{name}` still carries the graph that {freed} freed; {later} will go through it and raise"
     INVALID = (
         """
         import torch
@@ -535,7 +535,7 @@ class GraphCarriedIntoLoop(Rule):
     family = "D"
     severity = Severity.ERROR
     summary = "A graph built before a loop is backwarded in every iteration."
-    message = "`{name}` is built here once, with a graph that the backward at line {backward_line} frees in the first iteration; the next iteration goes through it again and raises"
+    message = "`{name}` is built here once, with a graph that the backward at line {freed_line} frees in the first iteration; the next iteration goes through it again and raises"
     INVALID = (
         """
         import torch
