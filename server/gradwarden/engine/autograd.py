@@ -41,6 +41,9 @@ class AutogradMixin:
                      grad_fn: Optional[Node], opname: str = "") -> TensorV:
         """A tensor sharing ``src``'s version counter (a view, a detach, a same-object return)."""
         s = st.t[src.tid]
+        if kind == "may_alias" and s.expanded is not None:
+            # reshape/flatten of an expanded tensor cannot be a view: it copies
+            return self.new_tensor(st, rg=rg, grad_fn=grad_fn)
         tid = fresh_id()
         if kind == "detach":
             info = TInfo(counter=s.counter, storage=s.storage, rg=False, leaf=True, name=s.name,

@@ -333,6 +333,8 @@ class Interpreter(AutogradMixin, TorchMixin):
     def stmt_Expr(self, stmt: ast.Expr, st: State) -> List[State]:
         if isinstance(stmt.value, (ast.Yield, ast.YieldFrom)):
             return self.do_yield(stmt.value, st)
+        if isinstance(stmt.value, ast.Call):
+            stmt.value._gw_parent_stmt = stmt  # type: ignore[attr-defined]
         self.eval(stmt.value, st)
         return [st]
 

@@ -97,8 +97,10 @@ class TorchMixin:
             return self.grad_mode_obj(st, True)
         if qual in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled"):
             mode = args[0] if args else kwargs.get("mode", UNKNOWN)
-            return self.grad_mode_obj(st, mode.value if isinstance(mode, ConstV) and isinstance(mode.value, bool)
-                                      else None)
+            b = mode.value if isinstance(mode, ConstV) and isinstance(mode.value, bool) else None
+            if b is not None and isinstance(getattr(node, "_gw_parent_stmt", None), ast.Expr):
+                st.grad_enabled = b  # called as a statement: sets the mode from here on
+            return self.grad_mode_obj(st, b)
         if qual in ("torch.autograd.grad", "torch.autograd.backward"):
             return self.torch_autograd_call(qual, args, kwargs, st, node)
         if qual.startswith("torch.optim.") and not qual.startswith("torch.optim.lr_scheduler") \
@@ -248,6 +250,8 @@ class TorchMixin:
             return self.new_seq([view], st, kind="homogeneous")
         if name in ("float", "double", "half", "bfloat16", "to", "cuda", "cpu", "type_as", "contiguous",
                     "type") and not self._dtype_change(name, args, kwargs):
+            if name == "contiguous" and info_t.expanded is not None:
+                return self._copy_of(t, st, node, name)  # an expanded tensor is not contiguous: a copy
             return t  # may return the very same tensor object: shares everything
         if name in ("long", "int", "bool", "byte", "short", "char", "argmax", "argmin", "argsort", "nonzero",
                     "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "sign", "round",
@@ -257,11 +261,7 @@ class TorchMixin:
             if info is None or not info.differentiable:
                 return self.new_tensor(st, rg=False, node=node)
         if name == "clone":
-            rg = info_t.rg if st.grad_enabled else False
-            grad_fn = self.make_node(st, "clone", span, [t], (), st.next_seq()) if rg is not False else None
-            out = self.new_tensor(st, rg=rg, grad_fn=grad_fn, node=node)
-            st.update_t(out.tid, leaf=grad_fn is None, name=info_t.name)
-            return out
+            return self._copy_of(t, st, node, name)
         kinds = [arg_kind(st, a) for a in args]
         info = optable.lookup_method(name, kinds, kwargs.keys())
         inplace = (name.endswith("_") and not name.endswith("__")) or (info is not None and 0 in info.mutates)
@@ -286,6 +286,14 @@ class TorchMixin:
         if len(outs) == 1:
             return outs[0]
         return self.new_seq(list(outs), st, kind="tuple")
+
+    def _copy_of(self, t: TensorV, st: State, node: ast.AST, name: str) -> TensorV:
+        info_t = st.t[t.tid]
+        rg = info_t.rg if st.grad_enabled else False
+        grad_fn = self.make_node(st, name, self.span_of(node), [t], (), st.next_seq()) if rg is not False else None
+        out = self.new_tensor(st, rg=rg, grad_fn=grad_fn, node=node)
+        st.update_t(out.tid, leaf=grad_fn is None, name=info_t.name)
+        return out
 
     @staticmethod
     def _dtype_change(name: str, args: List[Value], kwargs: Dict[str, Value]) -> bool:

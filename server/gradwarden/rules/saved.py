@@ -1,0 +1,115 @@
+"""Family B: in-place writes to tensors saved for backward (version counters)."""
+from __future__ import annotations
+
+from gradwarden.engine.diagnostic import Severity
+from gradwarden.rules.base import Rule
+
+
+class SavedTensorModified(Rule):
+    """An in-place write to a tensor that autograd saved for backward.
+
+    Many ops keep their inputs or their output to compute the gradient later: ``sigmoid``,
+    ``exp`` and ``relu`` keep their *output*, ``matmul``/``mm``/``linear`` keep the *other*
+    operand, ``conv2d`` keeps input and weight, ``batch_norm`` its input and running stats.
+    Every tensor carries a version counter that each in-place write bumps (through any view
+    or ``.detach()`` alias too — they share the counter). When ``backward()`` reaches the op,
+    it compares the saved version with the current one and raises ``one of the variables
+    needed for gradient computation has been modified by an inplace operation``. PyTorch names
+    the op whose backward failed, never the line that wrote: this rule names both.
+    """
+
+    event = "version_mismatch"
+    code = "GW201"
+    name = "saved-tensor-modified"
+    family = "B"
+    severity = Severity.ERROR
+    summary = "In-place write to a tensor that a graph node saved for backward."
+    message = ("in-place {op} modifies `{name}`, which `{saver}` (line {save_line}) saved for backward "
+               "at version {version}; {backward} will raise")
+    INVALID = (
+        """
+        import torch
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = torch.sigmoid(x)
+        y += 1  # <-
+        y.sum().backward()
+        """,
+        """
+        import torch
+        x = torch.ones(1, 2)
+        w1 = torch.ones(2, 1, requires_grad=True)
+        w2 = torch.ones(1, requires_grad=True)
+        d = torch.matmul(x, w1)
+        f = torch.matmul(d, w2)
+        d_ = d.detach()
+        d_[:] = 1  # <-
+        f.backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        x = torch.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y += 1
+        y.sum().backward()
+        """,
+        """
+        import torch
+        x = torch.ones(1, 2)
+        w1 = torch.ones(2, 1, requires_grad=True)
+        w2 = torch.ones(1, requires_grad=True)
+        d = torch.matmul(x, w1)
+        d[:] = 1
+        f = torch.matmul(d, w2)
+        f.backward()
+        """,
+    )
+
+
+class SavedTensorModifiedInBackward(Rule):
+    """A custom ``autograd.Function.backward`` modifies a tensor from ``ctx.saved_tensors``.
+
+    The saved tensor belongs to the graph: a second backward through the same node (with
+    ``retain_graph=True``, double backward, or ``autograd.grad`` then ``backward``) finds it
+    modified and raises, or silently computes with the changed values. Compute out of place.
+    """
+
+    event = "ctx_saved_inplace"
+    code = "GW202"
+    name = "saved-tensor-modified-in-backward"
+    family = "F"
+    severity = Severity.WARNING
+    summary = "Custom Function backward modifies a tensor restored from ctx.saved_tensors."
+    message = "`{name}` comes from ctx.saved_tensors; in-place {op} changes what every later backward through this node sees"
+    INVALID = (
+        """
+        import torch
+        class Scale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                g = x * 2
+                ctx.save_for_backward(g)
+                return x * 2
+            @staticmethod
+            def backward(ctx, grad_output):
+                g, = ctx.saved_tensors
+                g.mul_(grad_output)  # <-
+                return g
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        class Scale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                g = x * 2
+                ctx.save_for_backward(g)
+                return x * 2
+            @staticmethod
+            def backward(ctx, grad_output):
+                g, = ctx.saved_tensors
+                return g * grad_output
+        """,
+    )

@@ -1,0 +1,244 @@
+"""Family C and custom Functions: writes through views, expanded tensors, overlapping memory, grad_output."""
+from __future__ import annotations
+
+from gradwarden.engine.diagnostic import Severity
+from gradwarden.rules.base import Rule
+
+
+class ExpandedWrite(Rule):
+    """A write into a tensor made by ``expand``/``expand_as`` (or a view of one).
+
+    An expanded tensor repeats one memory cell along the broadcast dimensions. Writing a
+    region that spans them raises ``unsupported operation: more than one element of the
+    written-to tensor refers to a single memory location``; writing a single element
+    silently changes every broadcast copy (and the source). Materialise it first with
+    ``.clone()`` (or use ``repeat``).
+    """
+
+    event = "expanded_write"
+    code = "GW301"
+    name = "expanded-write"
+    family = "C"
+    severity = Severity.ERROR
+    summary = "In-place write into an expanded (broadcast) tensor."
+    message = "in-place {op} writes into `{name}`, an expanded tensor (line {expand_line}) whose elements share memory{tail}"
+    INVALID = (
+        """
+        import torch
+        base = torch.zeros(2, 1, 3)
+        mask = base.expand(2, 5, 3)
+        mask[:, :, 0] = 1  # <-
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        base = torch.zeros(2, 1, 3)
+        mask = base.expand(2, 5, 3).clone()
+        mask[:, :, 0] = 1
+        """,
+        """
+        import torch
+        feats = torch.randn(2, 3, 4)
+        m = torch.zeros(2, 4, dtype=torch.bool)[:, None].expand(-1, 3, -1)
+        feats[m] = 0
+        """,
+    )
+
+
+class OverlappingAssign(Rule):
+    """Assigning a view of a tensor into (an overlapping part of) the same tensor.
+
+    ``x[1] = x[1].t()`` copies from memory that the copy itself overwrites: PyTorch refuses
+    with ``unsupported operation: some elements of the input tensor and the written-to tensor
+    refer to a single memory location``. Clone the right-hand side.
+    """
+
+    event = "overlapping_assign"
+    code = "GW302"
+    name = "overlapping-assign"
+    family = "C"
+    severity = Severity.ERROR
+    summary = "Slice assignment from a view that overlaps the destination."
+    message = "the right-hand side is a view of `{name}` itself; the copy overlaps its own destination and raises"
+    INVALID = (
+        """
+        import torch
+        out = torch.randn(2, 3, 3)
+        out[1] = out[1].transpose(0, 1)  # <-
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        out = torch.randn(2, 3, 3)
+        out[1] = out[1].transpose(0, 1).clone()
+        """,
+    )
+
+
+class GradOutputInplace(Rule):
+    """A custom ``autograd.Function.backward`` writes into ``grad_output`` (or a view of it).
+
+    The incoming gradient is not yours: after ``.sum()`` or ``.mean()`` it is an expanded
+    tensor whose elements share one memory cell, and a caller's ``grad_tensors`` is passed in
+    unchanged. Writing into it raises (overlapping memory), zeroes the whole gradient, or
+    changes the caller's tensor. Start from ``grad = grad_output.clone()``.
+    """
+
+    event = "grad_output_inplace"
+    code = "GW303"
+    name = "grad-output-inplace"
+    family = "F"
+    severity = Severity.WARNING
+    summary = "Custom Function backward writes into grad_output."
+    message = "in-place {op} writes into `{name}`, {alias_of}the incoming gradient of `{fn}.backward`; it may be expanded or shared with the caller"
+    INVALID = (
+        """
+        import torch
+        class MyReLU(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x.clamp(min=0)
+            @staticmethod
+            def backward(ctx, grad_output):
+                x, = ctx.saved_tensors
+                grad_input = grad_output
+                grad_input[x < 0] = 0  # <-
+                return grad_input
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        class MyReLU(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x.clamp(min=0)
+            @staticmethod
+            def backward(ctx, grad_output):
+                x, = ctx.saved_tensors
+                grad_input = grad_output.clone()
+                grad_input[x < 0] = 0
+                return grad_input
+        """,
+    )
+
+
+class ExpandedParameterData(Rule):
+    """A parameter's storage is replaced by an expanded tensor (``p.data = t.expand(...)``).
+
+    The parameter now has broadcast memory: the optimizer's next in-place update (or any
+    in-place write) raises ``unsupported operation: more than one element of the written-to
+    tensor refers to a single memory location``. Materialise with ``.clone()``.
+    """
+
+    event = "expanded_param_data"
+    code = "GW304"
+    name = "expanded-parameter-data"
+    family = "C"
+    severity = Severity.ERROR
+    summary = "Parameter data replaced by an expanded (broadcast) tensor."
+    message = "`{name}` gets the storage of an expanded tensor; its next in-place update (optimizer step) raises"
+    INVALID = (
+        """
+        import torch
+        import torch.nn as nn
+        p = nn.Parameter(torch.rand(4, 3))
+        mean = torch.rand(1, 3)
+        p.data = mean.expand_as(p)  # <-
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        import torch.nn as nn
+        p = nn.Parameter(torch.rand(4, 3))
+        mean = torch.rand(1, 3)
+        p.data = mean.expand_as(p).clone()
+        """,
+    )
+
+
+class CustomFunctionOutputInplace(Rule):
+    """In-place write to the output of a custom Function that returned (a view of) its input.
+
+    A ``Function.forward`` that returns one of its inputs, modified in place or not, without
+    ``ctx.mark_dirty`` makes autograd treat the output as a view created inside a custom
+    Function; modifying it in place raises ``Output 0 of ...Backward is a view and is being
+    modified inplace``. Write out of place (``y = y * s``) or make the Function out of place.
+    """
+
+    event = "custom_out_inplace"
+    code = "GW305"
+    name = "custom-function-view-inplace"
+    family = "F"
+    severity = Severity.ERROR
+    summary = "In-place write to a custom Function output that aliases its input."
+    message = "in-place {op} on `{name}`, the output of `{fn}.apply` (line {apply_line}) which returns its own input: raises"
+    INVALID = (
+        """
+        import torch
+        class Double(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x *= 2.0
+                return x
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2.0
+        a = torch.randn(3, requires_grad=True)
+        y = Double.apply(a * 1.0)
+        y *= 3  # <-
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        class Double(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2.0
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2.0
+        a = torch.randn(3, requires_grad=True)
+        y = Double.apply(a * 1.0)
+        y *= 3
+        """,
+    )
+
+
+class MultiViewInplace(Rule):
+    """In-place write to an output of ``split``/``chunk``/``unbind`` that requires grad.
+
+    These return several views at once; autograd forbids modifying any of them in place:
+    ``Output 0 of SplitBackward0 is a view and is being modified inplace. This view is the
+    output of a function that returns multiple views.`` Use an out-of-place op.
+    """
+
+    event = "multi_view_inplace"
+    code = "GW306"
+    name = "multi-view-inplace"
+    family = "C"
+    severity = Severity.ERROR
+    summary = "In-place write to one of several views returned by split/chunk/unbind."
+    message = "in-place {op} on `{name}`, one of the views returned by `{viewop}` (line {view_line}): raises"
+    INVALID = (
+        """
+        import torch
+        x = torch.randn(4, 6, requires_grad=True)
+        a, b = torch.split(x * 1.0, 3, -1)
+        a *= 2  # <-
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        x = torch.randn(4, 6, requires_grad=True)
+        a, b = torch.split(x * 1.0, 3, -1)
+        a = a * 2
+        """,
+    )
