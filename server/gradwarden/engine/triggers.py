@@ -27,10 +27,11 @@ _TRIGGERS = tuple(re.compile(p) for p in (
     r"[-+*/%&|^@]=",  # augmented assignment (and ==, <=, >=, != : filtered below)
     r"\]\s*=(?!=)",  # index / slice assignment
     r"_\s*\(",  # x.add_( : in-place method call (checked below)
-    r"\.data\b", r"inplace", r"out\s*=(?!=)", r"autograd", r"\.backward\b", r"\.step\s*\(", r"retain_graph",
-    r"save_for_backward", r"saved_tensors", r"mark_dirty", r"grad_tensors", r"fused", r"\.grad\b",
-    r"requires_grad\s*=", r"\.apply\s*\(",
+    r"\.data\b", r"inplace", r"[(,]\s*out\s*=(?!=)", r"autograd", r"\.backward\b", r"\.step\s*\(", r"retain_graph",
+    r"save_for_backward", r"saved_tensors", r"mark_dirty", r"grad_tensors", r"fused\s*=", r"\.grad\b",
+    r"requires_grad\s*=",
 ))
+_APPLY = re.compile(r"\b([A-Za-z_]\w*)\.apply\s*\(")
 _TRIGGER = re.compile("|".join(p.pattern for p in _TRIGGERS))  # for single statements
 _FLOWS = tuple(re.compile(p) for p in (r"return\b", r"break\b", r"continue\b", r"raise\b", r"yield\b"))
 _FLOW = re.compile(r"\b(?:return|break|continue|raise|yield)\b")
@@ -134,6 +135,11 @@ class Triggers:
                 all_funcs.append(node)
                 self._func_ids_by_name.setdefault(node.name, []).append(id(node))
         interesting: Set[int] = {id(f) for f in all_funcs if self.has_trigger(f)}
+        fn_classes = {cls.name for cls, _, is_fn in classes if is_fn}
+        if fn_classes:  # code that applies a local autograd.Function
+            for f in all_funcs:
+                if id(f) not in interesting and any(n in fn_classes for n in _APPLY.findall(self.text(f))):
+                    interesting.add(id(f))
         calls: Dict[int, Set[Tuple[str, str]]] = {}
         for f in all_funcs:
             if id(f) not in interesting:
@@ -161,9 +167,17 @@ class Triggers:
         return interesting
 
 
+_SUBSCRIPT_TARGET = re.compile(r"[\w.]+\s*\[")
+
+
 def _check_trigger(text: str, m: "re.Match[str]") -> bool:
     frag = m.group()
     i = m.start()
+    if frag.startswith("]"):
+        # x[i] = ... : the statement starts with a subscripted target (not an annotation
+        # such as `betas: Tuple[float, float] = (0.9, 0.99)`)
+        line_start = text.rfind("\n", 0, i) + 1
+        return bool(_SUBSCRIPT_TARGET.match(text, line_start + len(text[line_start:i]) - len(text[line_start:i].lstrip())))
     if frag[-1] == "=" and frag[0] in "-+*/%&|^@" and len(frag) == 2:
         nxt = text[i + 2:i + 3]
         return nxt != "="
@@ -174,8 +188,12 @@ def _check_trigger(text: str, m: "re.Match[str]") -> bool:
             j -= 1
         name = text[j:i + 1]
         return j > 0 and text[j - 1] == "." and len(name) > 1 and not name.endswith("__")
-    if frag.startswith(("inplace", "autograd", "retain_graph", "fused", "out", "save_for", "saved_", "mark_",
+    if frag.startswith(("inplace", "autograd", "retain_graph", "fused", "save_for", "saved_", "mark_",
                         "grad_tensors", "requires_grad")):
+        end = m.end()
+        if frag.isalnum() or frag.replace("_", "").isalnum():  # a bare word: whole words only
+            if end < len(text) and (text[end].isalnum() or text[end] == "_"):
+                return False
         return i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")
     return True
 
