@@ -90,6 +90,9 @@ class Interpreter(AutogradMixin, TorchMixin):
         self.init_depth = 0  # > 0 while an __init__ runs: loops then run once
         self.generators: Dict[int, bool] = {}
         self.standalone = False  # True once the module's own execution is done
+        self.resolver: Any = None  # follows imports from the user's project (script mode only)
+        self.foreign_stack: List[Tuple[Any, Span]] = []  # (ForeignModule, call site in this file)
+        self.foreign_defs: Dict[int, Any] = {}
         self.instances: Dict[int, Tuple[State, Value]] = {}  # class -> instance built for standalone runs
         from gradwarden.engine.triggers import Triggers
 
@@ -102,7 +105,11 @@ class Interpreter(AutogradMixin, TorchMixin):
         st = State()
         st.frame()["__name__"] = ConstV("__main__")
         body = self.tree.body
-        if not self.triggers.script_mode(self.tree):
+        if self.triggers.script_mode(self.tree):
+            from gradwarden.engine.imports import ImportResolver
+
+            self.resolver = ImportResolver(self.filename)
+        else:
             # A library module: bind its names, skip evaluating what it computes at import
             # time (registries, config tables) that no hazard can come from.
             body = [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef,
@@ -252,6 +259,8 @@ class Interpreter(AutogradMixin, TorchMixin):
 
     # ------------------------------------------------------------------ helpers
     def span_of(self, node: ast.AST) -> Span:
+        if self.foreign_stack:
+            return self.foreign_stack[-1][1]  # code of another module: point at the call here
         row = getattr(node, "lineno", 1) or 1
         col = self.src.char_col(row, getattr(node, "col_offset", 0) or 0) + 1
         erow = getattr(node, "end_lineno", None) or row
@@ -265,13 +274,14 @@ class Interpreter(AutogradMixin, TorchMixin):
         erow = getattr(node, "end_lineno", None)
         if row is None or erow is None:
             return "?"
-        first = self.src.line(row)
-        start = self.src.char_col(row, node.col_offset)
+        src = self.foreign_stack[-1][0].src if self.foreign_stack else self.src
+        first = src.line(row)
+        start = src.char_col(row, node.col_offset)
         if erow == row:
-            seg = first[start:self.src.char_col(row, node.end_col_offset)]
+            seg = first[start:src.char_col(row, node.end_col_offset)]
         else:
-            parts = [first[start:]] + [self.src.line(r) for r in range(row + 1, erow)]
-            parts.append(self.src.line(erow)[:self.src.char_col(erow, node.end_col_offset)])
+            parts = [first[start:]] + [src.line(r) for r in range(row + 1, erow)]
+            parts.append(src.line(erow)[:src.char_col(erow, node.end_col_offset)])
             seg = " ".join(p.strip() for p in parts)
         seg = " ".join(seg.split())
         return seg if len(seg) <= 60 else seg[:57] + "..."
@@ -402,8 +412,49 @@ class Interpreter(AutogradMixin, TorchMixin):
         for alias in stmt.names:
             if alias.name == "*":
                 continue
-            st.frame()[alias.asname or alias.name] = self.module_ref(f"{mod}.{alias.name}" if mod else alias.name)
+            value = self.module_ref(f"{mod}.{alias.name}" if mod else alias.name) if not stmt.level else UNKNOWN
+            if isinstance(value, UnknownV) and self.resolver is not None and not self.standalone:
+                value = self.import_from_project(mod, stmt.level, alias.name, stmt)
+            st.frame()[alias.asname or alias.name] = value
         return [st]
+
+    def import_from_project(self, mod: str, level: int, name: str, stmt: ast.AST) -> Value:
+        """A function or class imported from another module of the user's project."""
+        if len(self.foreign_stack) >= 2:
+            return UNKNOWN
+        resolver = self.resolver
+        if self.foreign_stack:
+            from gradwarden.engine.imports import ImportResolver
+
+            resolver = ImportResolver(str(self.foreign_stack[-1][0].path))
+            resolver.cache = self.resolver.cache
+        path = resolver.find(mod, level, None)
+        fm = resolver.load(path) if path is not None else None
+        if fm is None:
+            return UNKNOWN
+        if not fm.loaded:
+            fm.loaded = True
+            self.load_foreign(fm, self.span_of(stmt))
+        value = fm.globals.get(name)
+        return value if isinstance(value, RefV) and value.kind in ("func", "class") else UNKNOWN
+
+    def load_foreign(self, fm: Any, anchor: Span) -> None:
+        from gradwarden.engine.triggers import _defs
+
+        for node, _ in _defs(fm.tree.body, None):
+            self.foreign_defs[id(node)] = fm
+        body = [s for s in fm.tree.body if isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef,
+                                                         ast.AsyncFunctionDef, ast.ClassDef, ast.Assign))]
+        st = State()
+        st.frame()["__name__"] = ConstV(fm.path.stem)
+        self.foreign_stack.append((fm, anchor))
+        try:
+            self.exec_block(body, [st])
+        except (Halt, BudgetExceeded):
+            pass
+        finally:
+            self.foreign_stack.pop()
+        fm.globals = dict(st.frames[0])
 
     def module_ref(self, qual: str) -> Value:
         if qual == "torch" or qual.startswith("torch."):
@@ -1202,15 +1253,25 @@ class Interpreter(AutogradMixin, TorchMixin):
         limit = MAX_STANDALONE_DEPTH if self.standalone else MAX_CALL_DEPTH
         if len(self.call_stack) >= limit or depth_same >= MAX_SAME_FUNCTION_DEPTH:
             return UNKNOWN if join else [(st, UNKNOWN)]
+        fm = self.foreign_defs.get(id(fdef))
+        if fm is not None and not (self.foreign_stack and self.foreign_stack[-1][0] is fm):
+            # entering code of another module: findings inside it point at this call
+            self.foreign_stack.append((fm, self.span_of(fdef) if self.foreign_stack else span))
+            try:
+                return self.call_function(fdef, args, kwargs, st, span, bound_self, join, closure, generator)
+            finally:
+                self.foreign_stack.pop()
         is_gen = self.generators.get(id(fdef))
         if is_gen is None:
-            is_gen = self.generators[id(fdef)] = "yield" in self.triggers.text(fdef) and any(
+            is_gen = self.generators[id(fdef)] = (fm is not None or "yield" in self.triggers.text(fdef)) and any(
                 isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fdef))
         if not generator and is_gen:
             # A generator used as a value (next(gen), list(gen)): its yields are its items.
             return self._generator_items(fdef, args, kwargs, st, span, bound_self, join, closure)
         self.reached.add(id(fdef))
         env = self.bind_params(fdef, args, kwargs, st)
+        if fm is not None:
+            env["__gw_globals__"] = fm.globals  # type: ignore[assignment]
         if closure is not None and closure != 0 and closure < len(st.frames):
             merged = dict(st.frames[closure])
             merged.update(env)

@@ -242,9 +242,11 @@ class State:
         return self.frames[i]
 
     def lookup(self, name: str) -> Optional[Value]:
-        v = self.frames[self.fi].get(name)
+        frame = self.frames[self.fi]
+        v = frame.get(name)
         if v is None and self.fi != 0:
-            v = self.frames[0].get(name)  # module globals
+            foreign = frame.get("__gw_globals__")  # a function of another project module
+            v = foreign.get(name) if foreign is not None else self.frames[0].get(name)  # type: ignore[union-attr]
         return v
 
     def push_frame(self, env: Dict[str, Value]) -> int:
