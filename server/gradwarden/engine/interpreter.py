@@ -1132,7 +1132,13 @@ class Interpreter(AutogradMixin, TorchMixin):
                 return items[0]
             return items[-1]
         if isinstance(it, TensorV):
-            return self.tensor_getitem(it, None, st, None)
+            # iterating a tensor unbinds it: each row is one of several views
+            info = st.t[it.tid]
+            rg = info.rg if st.grad_enabled else False
+            grad_fn = self.make_node(st, "unbind", info.created or Span(1, 1, 1, 1), [it], (), st.next_seq()) \
+                if rg is not False else None
+            return self.alias_tensor(st, it, kind="multi_view", span=info.created, rg=rg, grad_fn=grad_fn,
+                                     opname="unbind")
         if isinstance(it, ObjV):
             return self.object_iter_element(it, st)
         return UNKNOWN

@@ -252,6 +252,13 @@ class TorchMixin:
                     "type") and not self._dtype_change(name, args, kwargs):
             if name == "contiguous" and info_t.expanded is not None:
                 return self._copy_of(t, st, node, name)  # an expanded tensor is not contiguous: a copy
+            if name in ("to", "cuda", "cpu", "double", "half", "bfloat16", "type_as", "type") and \
+                    info_t.rg is True and info_t.grad_fn is None:
+                # a leaf moved to another device or dtype is a new, non-leaf tensor; on the same
+                # one it is the leaf itself: we cannot tell, so it is neither for our rules
+                out = self._copy_of(t, st, node, name)
+                st.update_t(out.tid, counter=info_t.counter, storage=info_t.storage)
+                return out
             return t  # may return the very same tensor object: shares everything
         if name in ("long", "int", "bool", "byte", "short", "char", "argmax", "argmin", "argsort", "nonzero",
                     "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "sign", "round",
