@@ -297,73 +297,55 @@ class State:
         self.frames = list(self.frames)
 
 
-def _pick(a: Value, b: Value) -> Value:
-    """Join of two bindings of one name: keep the more informative one (a tensor over unknown)."""
-    if a is b:
-        return a
-    if isinstance(a, UnknownV) or (isinstance(a, ConstV) and a.value is None and not isinstance(b, UnknownV)):
-        return b
-    return a
-
-
 def join_states(states: List[State]) -> State:
-    """May-join: writes, frees and versions are unioned (max); bindings keep one candidate."""
+    """Merge paths into one (past the path budget, and at the exits of an inlined call).
+
+    One whole path is kept: the one that did the most (``seq`` counts saves, writes and
+    backwards, so hazards tend to live on it). Mixing facts of different paths — one path's
+    saved versions with another path's writes — would make up hazards no single run has.
+    From the other paths only what the kept one lacks is added: names they bound and the
+    tensors and objects behind them (so later code can still use them), and their writes
+    (only ever used to name the culprit of a mismatch the kept path itself shows).
+    """
     if len(states) == 1:
         return states[0]
-    out = states[0].fork()
-    for other in states[1:]:
+    major = max(states, key=lambda s: s.seq)
+    out = major.fork()
+    for other in states:
+        if other is major:
+            continue
         for i in range(min(len(out.frames), len(other.frames))):
             a, b = out.frames[i], other.frames[i]
             if a is b:
                 continue
-            fr = out.frame(i)
-            for k, v in b.items():
-                fr[k] = _pick(fr[k], v) if k in fr else v
-        if other.t is not out.t:
-            # Facts of tensors both paths know stay as the first path has them; tensors only
-            # the other path created are added (set difference runs at C speed).
-            missing = other.t.keys() - out.t.keys()
+            missing = b.keys() - a.keys()
             if missing:
-                t = out.own("t")
+                fr = out.frame(i)
                 for k in missing:
-                    t[k] = other.t[k]
-        if other.versions is not out.versions:
-            ver = out.own("versions")
-            for k, v in other.versions.items():
-                if v > ver.get(k, 0):
-                    ver[k] = v
-        for name in ("writes", "data_writes"):
-            od, md = getattr(other, name), getattr(out, name)
-            if od is md:
-                continue
-            d = out.own(name)
-            for k, ws in od.items():
-                mine = d.get(k, ())
-                if mine is ws:
-                    continue
-                have = {id(w) for w in mine}  # records are shared between forks: identity is enough
-                d[k] = mine + tuple(w for w in ws if id(w) not in have)
-        if other.freed is not out.freed:
-            missing = other.freed.keys() - out.freed.keys()
-            if missing:
-                fr2 = out.own("freed")
-                for k in missing:
-                    fr2[k] = other.freed[k]
-        for name in ("objs", "lists", "dicts", "grads", "meta"):
+                    fr[k] = b[k]
+        for name in ("t", "objs", "lists", "dicts"):
             od, md = getattr(other, name), getattr(out, name)
             if od is md:
                 continue
             missing = od.keys() - md.keys()
-            conflicts = [k for k in od.keys() & md.keys() if od[k] is not md[k]] if name == "objs" else ()
-            if not missing and not conflicts:
+            if missing:
+                d = out.own(name)
+                for k in missing:
+                    d[k] = od[k]
+        for name in ("writes", "data_writes"):
+            od, md = getattr(other, name), getattr(out, name)
+            if od is md:
                 continue
-            d = out.own(name)
-            for k in missing:
-                d[k] = od[k]
-            for k in conflicts:
-                mine, theirs = d[k], od[k]
-                merged = dict(theirs)
-                merged.update({a: _pick(x, theirs.get(a, x)) for a, x in mine.items()})
-                d[k] = merged
+            d = None
+            for k, ws in od.items():
+                mine = md.get(k, ())
+                if mine is ws:
+                    continue
+                have = {id(w) for w in mine}  # records are shared between forks: identity is enough
+                extra = tuple(w for w in ws if id(w) not in have)
+                if extra:
+                    if d is None:
+                        d = out.own(name)
+                    d[k] = d.get(k, ()) + extra
         out.seq = max(out.seq, other.seq)
     return out
