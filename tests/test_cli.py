@@ -293,7 +293,7 @@ def test_severity_override(capsys, project, fake_engine):
                          "GW404=hint", "--output-format", "json", "a.py")
     assert [(d["code"], d["severity"]) for d in json.loads(out)] == [("GW201", "warning"), ("GW404", "hint")]
     rc, out, _ = run_cli(capsys, "check", "--severity-override", "GW2=info,GW4=error", "a.py")
-    assert out.splitlines()[-1] == "Found 2 errors (1 error, 1 information)."
+    assert out.splitlines()[-1] == "Found 2 problems (1 error, 1 information)."
 
 
 @pytest.mark.parametrize("value, fragment", [
@@ -583,7 +583,7 @@ def test_statistics(capsys, project, fake_engine):
     lines = out.splitlines()
     assert [line.split("\t")[0].strip() for line in lines[:2]] == ["2", "1"]
     assert lines[0].split("\t")[1].strip() == "GW201"
-    assert lines[-1] == "Found 3 errors (2 errors, 1 information)."
+    assert lines[-1] == "Found 3 problems (2 errors, 1 information)."
     rc, out, _ = run_cli(capsys, "check", "--statistics", "--output-format", "json", ".")
     assert json.loads(out) == [
         {"code": "GW201", "name": "saved-tensor-modified", "count": 2, "severity": "error"},

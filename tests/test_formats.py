@@ -89,8 +89,8 @@ def test_text_empty():
         ([], "All checks passed!"),
         ([make()], "Found 1 error."),
         ([make(), make()], "Found 2 errors."),
-        (DIAGS, "Found 4 errors (2 errors, 1 warning, 1 information)."),
-        ([make(severity=Severity.WARNING)], "Found 1 error (1 warning)."),
+        (DIAGS, "Found 4 problems (2 errors, 1 warning, 1 information)."),
+        ([make(severity=Severity.WARNING)], "Found 1 problem (1 warning)."),
         ([make(severity=Severity.HINT), make(severity=Severity.HINT)], "Found 2 errors (2 hints)."),
     ],
 )

@@ -55,7 +55,7 @@ SubcommandRegistrar = Callable[["argparse._SubParsersAction"], None]
 
 # "module:function" entries, imported when the parser is built; a module that does not exist
 # (yet) is skipped. ``function(subparsers)`` adds a parser and sets ``handler=`` as default.
-SUBCOMMAND_MODULES: List[str] = []
+SUBCOMMAND_MODULES: List[str] = ["gradwarden.lsp.cli:register", "gradwarden.runtime.cli:register"]
 _REGISTRARS: List[SubcommandRegistrar] = []
 _CHECK_OPTION_HOOKS: List[Callable[[argparse.ArgumentParser], None]] = []
 

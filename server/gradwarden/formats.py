@@ -104,13 +104,13 @@ def _plural(n: int, word: str) -> str:
 
 
 def summary_line(diags: Sequence[Diagnostic]) -> str:
-    """``Found 3 errors (2 errors, 1 warning).`` or ``All checks passed!``"""
+    """``Found 3 problems (2 errors, 1 warning).``, ``Found 1 error.`` or ``All checks passed!``"""
     if not diags:
         return "All checks passed!"
     counts = Counter(d.severity for d in diags)
-    head = f"Found {_plural(len(diags), 'error')}"
     if set(counts) == {Severity.ERROR}:
-        return head + "."
+        return f"Found {_plural(len(diags), 'error')}."
+    head = f"Found {_plural(len(diags), 'problem')}"
     parts = [_plural(counts[s], s.label) for s in Severity if counts[s]]
     return f"{head} ({', '.join(parts)})."
 

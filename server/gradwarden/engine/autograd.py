@@ -76,10 +76,10 @@ class AutogradMixin:
             return [x for x in st.lists.get(v.lid, ()) if isinstance(x, TensorV)]
         return []
 
-    def saved_rec(self, st: State, v: TensorV, seq: int, is_output: bool = False) -> Saved:
+    def saved_rec(self, st: State, v: TensorV, seq: int, is_output: bool = False, maybe: bool = False) -> Saved:
         info = st.t[v.tid]
         return Saved(tid=v.tid, counter=info.counter, storage=info.storage, version=st.version(info.counter),
-                     seq=seq, name=info.name, is_output=is_output)
+                     seq=seq, name=info.name, is_output=is_output, maybe=maybe)
 
     # ------------------------------------------------------------------ ops
     def apply_op(self, st: State, info: Any, slots: Sequence[Value], span: Span, opname: str, *,
@@ -100,8 +100,11 @@ class AutogradMixin:
             seq = st.next_seq()
             saved: List[Saved] = []
             for i, ts in enumerate(tensors):
-                if info is not None and info.saves(i, rgs) is True:
-                    saved.extend(self.saved_rec(st, t, seq) for t in ts)
+                if info is None:
+                    continue
+                kept = info.saves(i, rgs)
+                if kept is True or (kept is None and out_rg is None):
+                    saved.extend(self.saved_rec(st, t, seq, maybe=kept is None) for t in ts)
             saved.extend(self.saved_rec(st, t, seq) for t in extra_saved)
             node = self.make_node(st, opname, span, [t for ts in tensors for t in ts], saved, seq,
                                   report_span=report_span, call_span=call_span)
@@ -127,8 +130,10 @@ class AutogradMixin:
         if node is not None and info is not None:
             for k, out in enumerate(outs):
                 key = "out" if k == 0 else f"out{k}"
-                if info.saves(key, rgs) is True:
-                    node.saved = node.saved + (self.saved_rec(st, out, node.seq, is_output=True),)
+                kept = info.saves(key, rgs)
+                if kept is True or (kept is None and out_rg is None):
+                    node.saved = node.saved + (self.saved_rec(st, out, node.seq, is_output=True,
+                                                              maybe=kept is None),)
         return outs
 
     def make_node(self, st: State, opname: str, span: Span, inputs: Sequence[TensorV], saved: Sequence[Saved],
@@ -407,30 +412,36 @@ class AutogradMixin:
         related = [self._save_related(n, s)]
         if w.site is not None and w.site != w.span:
             related.append(Related(w.span, "the module runs (and writes) here", "call"))
-        related.append(Related(span, "backward fails here", "backward"))
+        implicit = backward_desc.startswith("any")
+        related.append(Related(span, "a backward through what this returns would fail" if implicit
+                               else "backward fails here", "backward"))
         timeline = self.timeline(st, s, n, w, span)
         facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.call_span or n.report_span or n.span).row,
-                 "version": s.version, "backward_line": span.row, "backward": backward_desc}
+                 "version": s.version, "backward_line": span.row, "backward": backward_desc,
+                 "cond": " (if its inputs require grad: we cannot tell here)" if s.maybe else ""}
+        severity = 3 if s.maybe else None  # information: not provable from this code alone
         where = w.site or w.span
         if w.kind == "step":
             params = f"`{s.name}`" if s.name else "its parameters"
             facts.update(opt=w.optimizer or "optimizer", params=params)
             self.emit(Event("step_before_backward", w.span, facts, tuple(related), timeline,
-                            fix_facts={"backward_span": span, "write": w}))
+                            fix_facts={"backward_span": span, "write": w}, severity=severity))
             return
         self.emit(Event("version_mismatch", where, facts, tuple(related), timeline,
-                        fix_facts=dict(st.meta.get(("fix", w.seq), {}), write=w)))
+                        fix_facts=dict(st.meta.get(("fix", w.seq), {}), write=w), severity=severity))
 
     def data_write_event(self, st: State, n: Node, s: Saved, w: Write, span: Span, backward_desc: str) -> None:
         related = (self._save_related(n, s), Related(span, "backward silently uses the modified values here",
                                                      "backward"))
         facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.call_span or n.report_span or n.span).row,
-                 "version": s.version, "backward_line": span.row, "backward": backward_desc}
+                 "version": s.version, "backward_line": span.row, "backward": backward_desc,
+                 "cond": " (if its inputs require grad)" if s.maybe else ""}
         if w.kind == "fused_step":
             facts.update(opt=w.optimizer or "optimizer", params=f"`{s.name}`" if s.name else "its parameters")
             self.emit(Event("fused_step", w.span, facts, related))
             return
-        self.emit(Event("data_write", w.site or w.span, facts, related, fix_facts={"write": w}))
+        self.emit(Event("data_write", w.site or w.span, facts, related, fix_facts={"write": w},
+                        severity=3 if s.maybe else None))
 
     def timeline(self, st: State, s: Saved, n: Node, w: Write, span: Span) -> Tuple[Related, ...]:
         items: List[Related] = []

@@ -131,6 +131,7 @@ class Saved:
     seq: int
     name: str
     is_output: bool = False
+    maybe: bool = False  # saved only if an input of unknown requires-grad does require it
 
 
 @dataclass(eq=False)

@@ -3,6 +3,7 @@ severity, and attaches fix suggestions as data (with a minimal textual edit when
 obvious from the source; the libcst fixer refines them)."""
 from __future__ import annotations
 
+import re
 import string
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -92,64 +93,155 @@ def _retain_graph_edit(span: Optional[Span], src: SourceText) -> Tuple[Edit, ...
     return (Edit(pos, "retain_graph=True" if inner_empty else ", retain_graph=True"),)
 
 
+def _sp(span: Optional[Span]) -> str:
+    """A span as a Fix param (``row:col:end_row:end_col``; gradwarden.fixes.parse_span)."""
+    return f"{span.row}:{span.column}:{span.end_row}:{span.end_column}" if span is not None else ""
+
+
+def _p(**kw: Any) -> Tuple[Tuple[str, str], ...]:
+    return tuple((k, str(v)) for k, v in kw.items() if v not in (None, ""))
+
+
 def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
+    """The fix suggestions of one event, as data, in order of preference (the first one whose
+    realisation applies to the source is used by ``--fix``; ``gradwarden.fixes`` realises
+    them with libcst and refuses a fix whose assumption does not hold on the source).
+
+    ``safe``: the forward values and the gradients that were right stay the same;
+    unsafe fixes change gradient flow (``detach``, recomputation, reordering a step) or the
+    values other aliases see."""
     ff = ev.fix_facts
+    facts = ev.facts
     form = ff.get("form")
+    target = ff.get("target_text", "") or ""
+    op = str(ff.get("op", ""))
     fixes: List[Fix] = []
-    if code == "GW201":
-        target = ff.get("target_text", "")
-        if form == "augassign":
-            fixes.append(Fix("augassign_to_binop", f"Write `{target} = {target} {ff.get('binop', '+')} ...` (out of place)",
-                             safe=True, preferred=True, target=ff.get("stmt_span"), edits=_augassign_edit(ff, src)))
-        elif form == "module_inplace":
-            fixes.append(Fix("inplace_false", "Construct the module with `inplace=False`", safe=True, preferred=True,
+    stmt = ff.get("stmt_span") or ev.span
+    named = _is_name(target) and not _receiver_is_module(op)
+    if code == "GW101":
+        if form == "module_inplace":
+            name = facts.get("name", "")
+            fixes.append(Fix("clone", f"Apply the in-place module to a copy: `{name}.clone()`", safe=True,
+                             preferred=True, target=ev.span, params=_p(mode="argument", name=name)))
+            fixes.append(Fix("inplace_false", "Construct the module with `inplace=False`", safe=True,
                              target=ff.get("module_span")))
+        else:
+            fixes.append(Fix("no_grad", "Do the update under `with torch.no_grad():`", safe=True, preferred=True,
+                             target=stmt))
+            if form == "augassign":
+                fixes.append(Fix("augassign_to_binop", f"Write `{target} = {target} {ff.get('binop', '+')} ...` "
+                                                       "(a new tensor; the leaf stays unchanged)",
+                                 safe=False, target=stmt, edits=_augassign_edit(ff, src)))
+    elif code in ("GW201", "GW202", "GW305", "GW306"):
+        if form == "augassign":
+            fixes.append(Fix("augassign_to_binop", f"Write `{target} = {target} {ff.get('binop', '+')} ...` "
+                                                   "(out of place)", safe=True, preferred=True, target=stmt,
+                             edits=_augassign_edit(ff, src)))
         elif form == "method":
-            fixes.append(Fix("inplace_to_outofplace", f"Use the out-of-place op: `{target} = {target}.{str(ff.get('op', '')).strip('.()').rstrip('_')}(...)`",
-                             safe=True, preferred=True, target=ff.get("stmt_span"), params=(("name", target),)))
-        if _is_name(target):
-            row = (ff.get("stmt_span") or ev.span).row
-            edit = Edit(Span(row, 1, row, 1), f"{_indent(src, row)}{target} = {target}.clone()\n")
-            fixes.append(Fix("clone", f"Clone `{target}` before writing to it", safe=True,
-                             preferred=form not in ("augassign", "module_inplace", "method"),
-                             target=ff.get("stmt_span"), edits=(edit,), params=(("name", target),)))
-    elif code == "GW101":
-        fixes.append(Fix("no_grad", "Do the update under `with torch.no_grad():`", safe=True, preferred=True,
-                         target=ff.get("stmt_span") or ev.span))
-    elif code in ("GW301",):
+            short = op.strip("`.()").split("(")[0].rstrip("_") or "op"
+            title = (f"Use the out-of-place op: `{target} = {target}.{short}(...)`" if named
+                     else "Use the out-of-place op")
+            fixes.append(Fix("inplace_to_outofplace", title, safe=True, preferred=True, target=stmt,
+                             params=_p(name=target if named else "")))
+        elif form == "module_inplace":
+            fixes.append(Fix("inplace_false", "Construct the module with `inplace=False`", safe=True,
+                             preferred=True, target=ff.get("module_span")))
+        if named or form in ("setitem", "augassign", "method"):
+            name = target if named else facts.get("name", "tensor")
+            saved = _saved_name(ev)
+            fixes.append(Fix("clone", f"Clone `{name}` before writing to it", safe=True,
+                             preferred=form not in ("augassign", "module_inplace", "method"), target=stmt,
+                             edits=_clone_line(ff, src, target) if named else (),
+                             params=_p(mode="before_write", name=name, saved=saved)))
+            fixes.append(Fix("clone", f"Clone `{name}` before writing to it (other aliases no longer see the write)",
+                             safe=False, target=stmt, params=_p(mode="break_alias", name=name, saved=saved)))
+    elif code == "GW301":
         fixes.append(Fix("clone", "Materialise the expanded tensor with `.clone()`", safe=True, preferred=True,
-                         target=ff.get("expand_span"), edits=_insert_after(ff.get("expand_span"), ".clone()")))
+                         target=ff.get("expand_span"), edits=_insert_after(ff.get("expand_span"), ".clone()"),
+                         params=_p(mode="expr")))
     elif code in ("GW302", "GW304"):
         fixes.append(Fix("clone", "Clone the right-hand side", safe=True, preferred=True, target=ff.get("rhs_span"),
-                         edits=_insert_after(ff.get("rhs_span"), ".clone()")))
+                         edits=_insert_after(ff.get("rhs_span"), ".clone()"), params=_p(mode="expr")))
     elif code == "GW303":
-        fixes.append(Fix("clone", "Start from `grad_output.clone()`", safe=True, preferred=True, target=ev.span,
-                         params=(("name", "grad_output"),)))
-    elif code == "GW202":
-        fixes.append(Fix("inplace_to_outofplace", "Compute out of place instead of modifying a saved tensor",
-                         safe=True, preferred=True, target=ff.get("stmt_span") or ev.span))
-    elif code in ("GW305", "GW306"):
-        if form == "augassign":
-            fixes.append(Fix("augassign_to_binop", "Write it out of place", safe=True, preferred=True,
-                             target=ff.get("stmt_span"), edits=_augassign_edit(ff, src)))
+        fixes.append(Fix("clone", "Clone the incoming gradient before writing to it (`grad_output.clone()`)",
+                         safe=True, preferred=True, target=stmt, params=_p(mode="grad_output",
+                                                                           name=facts.get("name", ""))))
+        if form == "method":
+            fixes.append(Fix("inplace_to_outofplace", "Use the out-of-place op", safe=True, target=stmt,
+                             params=_p(name=target)))
+        elif form == "augassign":
+            fixes.append(Fix("augassign_to_binop", "Write it out of place", safe=True, target=stmt,
+                             edits=_augassign_edit(ff, src)))
     elif code == "GW401":
         fixes.append(Fix("retain_graph", "Keep the graph for the later backward: `retain_graph=True`", safe=True,
                          preferred=True, target=ff.get("backward_span"),
                          edits=_retain_graph_edit(ff.get("backward_span"), src)))
     elif code == "GW402":
-        fixes.append(Fix("detach", "Detach the carried tensor before using it again", safe=False, preferred=True,
-                         target=ff.get("use_span")))
+        name = facts.get("name", "")
+        bumped = bool(facts.get("bumped"))
+        recompute = Fix("recompute", f"Recompute `{name}` with a fresh forward before using it again", safe=False,
+                        preferred=bumped, target=ff.get("use_span") or ev.span,
+                        params=_p(mode="before_use", name=name))
+        detach = Fix("detach", "Detach the carried tensor before using it again", safe=False, preferred=not bumped,
+                     target=ff.get("use_span") or ev.span, params=_p(mode="stale_use", name=name))
+        fixes += [recompute, detach] if bumped else [detach, recompute]
     elif code == "GW403":
-        fixes.append(Fix("detach", "Create it without a graph (`.detach()`), or recompute it inside the loop",
-                         safe=False, preferred=True, target=ff.get("node_span")))
+        untrained = bool(facts.get("untrained"))
+        name = facts.get("name", "tensor")
+        detach = Fix("detach", "Create it without a graph (`.detach()`): it is data for the loop",
+                     safe=False, preferred=untrained, target=ff.get("node_span") or ev.span,
+                     params=_p(mode="assignment", name=name))
+        recompute = Fix("recompute", "Recompute it inside the loop", safe=False, preferred=not untrained,
+                        target=ff.get("node_span") or ev.span, params=_p(mode="into_loop", name=name))
+        fixes += [detach, recompute] if untrained else [recompute, detach]
+    elif code == "GW404":
+        fixes.append(Fix("detach", "Accumulate `.detach()`ed values (the total keeps no graph)", safe=False,
+                         preferred=True, target=ev.span, params=_p(mode="running_total", name=facts.get("name"))))
     elif code in ("GW501", "GW502"):
-        fixes.append(Fix("move_step", "Call step() after the later backward", safe=False, preferred=True,
-                         target=ev.span, params=(("backward_row", str(ff.get("backward_span").row)
-                                                  if ff.get("backward_span") else ""),)))
-    elif code == "GW601":
-        fixes.append(Fix("data_to_detach", "Write to a clone (`.detach().clone()`) instead of through `.data`",
-                         safe=False, preferred=True, target=ev.span))
+        bw = _sp(ff.get("backward_span"))
+        opt = facts.get("opt", "")
+        fixes.append(Fix("recompute", "Recompute the later loss after the step (fresh forward through the "
+                                      "updated model)", safe=False, preferred=True, target=ev.span,
+                         params=_p(mode="after_step", opt=opt, backward_span=bw)))
+        fixes.append(Fix("detach", "Detach what the later loss takes from the stepped model", safe=False,
+                         target=ev.span, params=_p(mode="later_loss", opt=opt, backward_span=bw)))
+        fixes.append(Fix("move_step", "Call step() after the later backward", safe=False, target=ev.span,
+                         params=_p(opt=opt, backward_span=bw,
+                                   backward_row=ff.get("backward_span").row if ff.get("backward_span") else "")))
     elif code == "GW503":
         fixes.append(Fix("detach", "Detach the other model's output where it feeds this loss", safe=False,
-                         preferred=True, target=ev.span))
+                         preferred=True, target=ev.span, params=_p(mode="call_arg")))
+    elif code == "GW601":
+        bw = next((r.span for r in ev.related if r.kind == "backward"), None)
+        fixes.append(Fix("clone", "Write to a copy (`.detach().clone()`) instead of through `.data`",
+                         safe=False, preferred=True, target=ev.span, params=_p(mode="data")))
+        fixes.append(Fix("move_step", "Do the update after the backward that needs the old values", safe=False,
+                         target=ev.span, params=_p(backward_span=_sp(bw))))
+        fixes.append(Fix("data_to_detach", "Use `.detach()` instead of `.data` (the write then raises)",
+                         safe=False, target=ev.span))
     return fixes
+
+
+def _receiver_is_module(op: str) -> bool:
+    """`F.relu(x, inplace=True)` / `torch.add(a, b, out=x)`: the engine's target text is the
+    function's module, not the written tensor."""
+    return "(inplace=" in op or "(out=" in op
+
+
+def _saved_name(ev: Event) -> str:
+    for r in ev.related:
+        if r.kind == "save":
+            m = re.search(r"saves `([^`]+)`", r.message)
+            if m:
+                return m.group(1)
+    return ""
+
+
+def _clone_line(ff: Dict[str, Any], src: SourceText, target: str) -> Tuple[Edit, ...]:
+    span = ff.get("stmt_span")
+    if span is None or not _is_name(target):
+        return ()
+    line = src.line(span.row)
+    if line[: span.column - 1].strip():
+        return ()
+    return (Edit(Span(span.row, 1, span.row, 1), f"{_indent(src, span.row)}{target} = {target}.clone()\n"),)

@@ -25,7 +25,7 @@ class SavedTensorModified(Rule):
     severity = Severity.ERROR
     summary = "In-place write to a tensor that a graph node saved for backward."
     message = ("in-place {op} modifies `{name}`, which `{saver}` (line {save_line}) saved for backward "
-               "at version {version}; {backward} will raise")
+               "at version {version}; {backward} will raise{cond}")
     INVALID = (
         """
         import torch

@@ -1,0 +1,231 @@
+"""Quick fixes: the engine attaches fix suggestions to every diagnostic as data
+(:class:`~gradwarden.engine.diagnostic.Fix`: kind, title, safety, target span, params); this
+package *realises* them as minimal text edits, computed with libcst on the current source.
+
+Pure API (no I/O, never raises on odd input), used by the CLI (``check --fix``) and the
+language server (code actions):
+
+- :func:`edits_for` ``(source, diagnostic, fix) -> list[Edit] | None`` — the edits of one fix,
+  or None when the fix cannot be realised on this source (the assumption it needs does not
+  hold, e.g. another alias of the tensor is read later so an out-of-place rewrite would
+  change what that alias sees);
+- :func:`fix_source` ``(source, diagnostics, unsafe) -> (new_source, applied)`` — one pass:
+  the chosen fix of every diagnostic, overlapping ones deferred;
+- :func:`gradwarden.fixes.apply.fix_until_stable` — passes until nothing changes, each one
+  re-analysed, every applied fix checked to remove its diagnostic (reverted otherwise).
+
+One module per fix kind (``clone``, ``detach``, ``retain_graph``, ``augassign_to_binop``,
+``inplace_to_outofplace``, ``no_grad``, ``data_to_detach``, ``move_step``,
+``inplace_false``, ``recompute``); each registers a realiser with :func:`realiser`.
+"""
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Span
+from gradwarden.fixes._doc import CannotFix, Doc, TextEdit, apply_text_edits, merge_edits
+
+Realiser = Callable[["FixContext"], List[TextEdit]]
+REALISERS: Dict[str, Realiser] = {}
+
+
+def realiser(kind: str) -> Callable[[Realiser], Realiser]:
+    def deco(fn: Realiser) -> Realiser:
+        REALISERS[kind] = fn
+        return fn
+
+    return deco
+
+
+class FixContext:
+    """What a realiser gets: the parsed source, the diagnostic and the fix."""
+
+    def __init__(self, doc: Doc, diagnostic: Diagnostic, fix: Fix) -> None:
+        self.doc = doc
+        self.diag = diagnostic
+        self.fix = fix
+
+    def param(self, key: str, default: str = "") -> str:
+        return self.fix.param(key, default)
+
+    def span_param(self, key: str) -> Optional[Span]:
+        return parse_span(self.fix.param(key, ""))
+
+    def related(self, kind: str) -> Optional[Span]:
+        for r in self.diag.related:
+            if r.kind == kind and r.filename in (None, self.diag.filename):
+                return r.span
+        return None
+
+    def related_row(self, kind: str) -> Optional[int]:
+        s = self.related(kind)
+        return s.row if s is not None else None
+
+    @property
+    def target(self) -> Span:
+        return self.fix.target or self.diag.span
+
+
+def span_param(span: Optional[Span]) -> str:
+    """Encode a span for ``Fix.params`` (``row:col:end_row:end_col``)."""
+    if span is None:
+        return ""
+    return f"{span.row}:{span.column}:{span.end_row}:{span.end_column}"
+
+
+def parse_span(text: str) -> Optional[Span]:
+    m = re.fullmatch(r"(\d+):(\d+):(\d+):(\d+)", text or "")
+    if not m:
+        return None
+    r, c, er, ec = (int(x) for x in m.groups())
+    return Span(r, c, er, ec)
+
+
+# --------------------------------------------------------------------------- parse cache
+_CACHE: "OrderedDict[str, Doc]" = OrderedDict()
+_CACHE_SIZE = 8
+
+
+def doc_for(source: str) -> Doc:
+    doc = _CACHE.get(source)
+    if doc is None:
+        doc = Doc(source)
+        _CACHE[source] = doc
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    else:
+        _CACHE.move_to_end(source)
+    return doc
+
+
+def _load_realisers() -> None:
+    if REALISERS:
+        return
+    # Importing registers them.
+    from gradwarden.fixes import (  # noqa: F401
+        augassign, clone, data_to_detach, detach, inplace_false, move_step, no_grad, outofplace, recompute,
+        retain_graph,
+    )
+
+
+# --------------------------------------------------------------------------- API
+def text_edits_for(source: str, diagnostic: Diagnostic, fix: Fix) -> Optional[List[TextEdit]]:
+    """Like :func:`edits_for`, as offsets into ``source``."""
+    try:
+        _load_realisers()
+        fn = REALISERS.get(fix.kind)
+        if fn is None:
+            return None
+        doc = doc_for(source)
+        if not doc.ok:
+            return None
+        edits = merge_edits(fn(FixContext(doc, diagnostic, fix)))
+        if not edits:
+            return None
+        new = apply_text_edits(source, edits)
+        if new == source:
+            return None
+        compile(new, diagnostic.filename or "<fix>", "exec", dont_inherit=True)
+        return edits
+    except CannotFix:
+        return None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    except Exception:  # noqa: BLE001 - a realiser bug must never break the caller
+        return None
+
+
+def edits_for(source: str, diagnostic: Diagnostic, fix: Fix) -> Optional[List[Edit]]:
+    """The minimal edits (1-based character spans, end exclusive) that apply ``fix`` to
+    ``source``, or None when it cannot be realised here. Pure; never raises."""
+    edits = text_edits_for(source, diagnostic, fix)
+    if edits is None:
+        return None
+    doc = doc_for(source)
+    return [doc.to_edit(e) for e in edits]
+
+
+def allowed(fix: Fix, unsafe: bool) -> bool:
+    return fix.safe or unsafe
+
+
+def candidate_fixes(diagnostic: Diagnostic, unsafe: bool) -> List[Fix]:
+    """The fixes to try, in order: the preferred one, then the others as listed."""
+    fixes = list(diagnostic.fixes)
+    fixes.sort(key=lambda f: 0 if f.preferred else 1)
+    return [f for f in fixes if allowed(f, unsafe)]
+
+
+def choose_fix(source: str, diagnostic: Diagnostic, unsafe: bool,
+               skip: Callable[[Diagnostic, Fix], bool] = lambda d, f: False
+               ) -> Optional[Tuple[Fix, List[TextEdit]]]:
+    """The first allowed fix of ``diagnostic`` that can be realised (and is not skipped)."""
+    for fix in candidate_fixes(diagnostic, unsafe):
+        if skip(diagnostic, fix):
+            continue
+        edits = text_edits_for(source, diagnostic, fix)
+        if edits is not None:
+            return fix, edits
+    return None
+
+
+def _rows(doc: Doc, edits: Sequence[TextEdit]) -> set:
+    rows = set()
+    for e in edits:
+        r0, _ = doc.position(e.start)
+        r1, c1 = doc.position(e.end)
+        if e.end > e.start and c1 == 1 and r1 > r0:
+            r1 -= 1  # a deletion up to the start of the next line does not touch that line
+        rows.update(range(r0, r1 + 1))
+    return rows
+
+
+def plan(source: str, diagnostics: Sequence[Diagnostic], unsafe: bool,
+         skip: Callable[[Diagnostic, Fix], bool] = lambda d, f: False
+         ) -> List[Tuple[Diagnostic, Fix, List[TextEdit]]]:
+    """The fixes of one pass: one per diagnostic, none touching a row another one touches
+    (those wait for the next pass)."""
+    try:
+        doc = doc_for(source)
+        chosen: List[Tuple[Diagnostic, Fix, List[TextEdit]]] = []
+        taken: set = set()
+        for diag in sorted(diagnostics, key=lambda d: (d.span.row, d.span.column, d.code)):
+            got = choose_fix(source, diag, unsafe, skip)
+            if got is None:
+                continue
+            fix, edits = got
+            rows = _rows(doc, edits)
+            if rows & taken:
+                continue
+            try:
+                apply_text_edits(source, [e for _, _, es in chosen for e in es] + list(edits))
+            except ValueError:
+                continue
+            taken |= rows
+            chosen.append((diag, fix, edits))
+        return chosen
+    except Exception:  # noqa: BLE001
+        return []
+
+
+def fix_source(source: str, diagnostics: Sequence[Diagnostic], unsafe: bool = False) -> Tuple[str, int]:
+    """Apply, in one pass, the chosen fix of each diagnostic (safe fixes only unless
+    ``unsafe``); fixes that would touch the same lines as an earlier one are left for a later
+    pass. Returns (new source, number of fixes applied). Pure; never raises."""
+    chosen = plan(source, diagnostics, unsafe)
+    if not chosen:
+        return source, 0
+    try:
+        new = apply_text_edits(source, [e for _, _, es in chosen for e in es])
+        compile(new, "<fix>", "exec", dont_inherit=True)
+    except Exception:  # noqa: BLE001
+        return source, 0
+    return new, len(chosen)
+
+
+__all__ = [
+    "CannotFix", "Doc", "FixContext", "REALISERS", "TextEdit", "candidate_fixes", "choose_fix", "doc_for",
+    "edits_for", "fix_source", "parse_span", "plan", "realiser", "span_param", "text_edits_for",
+]

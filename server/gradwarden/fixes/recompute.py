@@ -1,0 +1,397 @@
+"""``recompute``: compute a value again where it is needed instead of reusing one whose graph
+is gone (or whose saved weights an optimizer step changed). Unsafe: the recomputed value uses
+the current weights.
+
+Modes:
+
+- ``before_use`` (GW402): repeat the defining assignment of the stale name right before its
+  first use after the freeing backward (``logits = model(X)``);
+- ``into_loop`` (GW403): the value is built once before the loop whose backward frees it:
+  build it at the top of that loop instead (moved, or copied when it is used elsewhere);
+- ``after_step`` (GW501/GW502): the later loss was built before ``opt.step()`` through the
+  stepped model: move (or copy) the statements that compute it through that model to right
+  after the step (the GAN fix); when the later backward runs first in the next iteration of a
+  loop, the value is carried from before the loop: rebuild it at the top of the loop.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from gradwarden.fixes import FixContext, realiser
+from gradwarden.fixes._common import backward_roots, find_call_at, optimizer_model
+from gradwarden.fixes._doc import LOOPS, CannotFix, Doc, TextEdit, base_of, dotted
+from gradwarden.fixes._flow import ScopeIndex, references
+
+
+@realiser("recompute")
+def recompute(ctx: FixContext) -> List[TextEdit]:
+    mode = ctx.param("mode", "before_use")
+    fn = _MODES.get(mode)
+    if fn is None:
+        raise CannotFix(f"unknown recompute mode {mode}")
+    return fn(ctx)
+
+
+# --------------------------------------------------------------------------- helpers
+def simple_line(doc: Doc, stmt: cst.CSTNode) -> cst.SimpleStatementLine:
+    unit = doc.unit_of(stmt)
+    if not isinstance(unit, cst.SimpleStatementLine) or not doc.starts_own_line(unit):
+        raise CannotFix("statement shares its line")
+    return unit
+
+
+def block_ancestors(doc: Doc, node: cst.CSTNode) -> List[cst.CSTNode]:
+    return [a for a in doc.ancestors(node) if isinstance(a, (cst.IndentedBlock, cst.Module))]
+
+
+def same_block(doc: Doc, a: cst.CSTNode, b: cst.CSTNode) -> bool:
+    pa, pb = doc.parent(doc.unit_of(a)), doc.parent(doc.unit_of(b))
+    return pa is pb
+
+
+def relocate(doc: Doc, idx: ScopeIndex, stmts: Sequence[cst.CSTNode], where: cst.CSTNode, *, after: bool,
+             limit_end: int, keep_any: bool = False) -> List[TextEdit]:
+    """Move (or copy, when their values are still read before ``limit_end`` by statements that
+    stay) the statement lines ``stmts`` to just before/after ``where``, re-indented."""
+    units = [simple_line(doc, s) for s in stmts]
+    moving = set(id(u) for u in units)
+    target_unit = doc.unit_of(where)
+    if after:
+        indent = doc.indent_of_row(doc.first_row(target_unit))
+    else:
+        indent = doc.indent_of_row(doc.first_row(target_unit))
+    text = "".join(doc.reindented(u, indent) for u in units)
+    edits: List[TextEdit] = []
+    for u, s in zip(units, stmts):
+        keep = keep_any
+        u_start, u_end = doc.offsets(u)
+        for name in idx.names_bound_by(s):
+            for ev in idx.events:
+                if ev.name != name or ev.kind not in ("read", "aug", "mutate"):
+                    continue
+                if ev.start < u_end or ev.start >= limit_end:
+                    continue
+                owner = doc.unit_of(ev.stmt) if isinstance(ev.stmt, cst.BaseSmallStatement) else ev.stmt
+                if id(owner) in moving:
+                    continue
+                cur = idx.binding_before(name, ev.start)
+                if cur is not None and cur.stmt is s:
+                    keep = True
+        if not keep:
+            a, b = doc.unit_lines(u)
+            edits.append(TextEdit(a, b, ""))
+    if after:
+        end_row = doc.last_row(target_unit)
+        nxt = doc.next_row_start(end_row)
+        if nxt is None:
+            edits.append(TextEdit(len(doc.text), len(doc.text), doc.newline + text.rstrip("\r\n")))
+        else:
+            edits.append(TextEdit(nxt, nxt, text))
+    else:
+        at = doc.row_start(doc.first_row(target_unit))
+        edits.append(TextEdit(at, at, text))
+    return edits
+
+
+def deps_closure(doc: Doc, idx: ScopeIndex, names: Set[str], before: int, stop: int = 0,
+                 limit: int = 60) -> List[cst.CSTNode]:
+    """The statements (after ``stop``) that bind what ``names`` are, as read at ``before``,
+    transitively; in text order."""
+    seen: Dict[int, cst.CSTNode] = {}
+    work: List[Tuple[str, int]] = [(n, before) for n in names]
+    while work and len(seen) < limit:
+        name, at = work.pop()
+        ev = idx.binding_before(name, at)
+        if ev is None:
+            continue
+        st = ev.stmt
+        b = idx.binding(ev)
+        if b is None or b.kind in ("param", "import", "def"):
+            continue
+        if isinstance(st, (cst.For, cst.With, cst.FunctionDef)):
+            continue
+        if doc.offsets(st)[0] < stop or id(st) in seen:
+            continue
+        seen[id(st)] = st
+        start = doc.offsets(st)[0]
+        for r in idx.names_read_by(st):
+            work.append((r, start))
+    return sorted(seen.values(), key=lambda s: doc.offsets(s)[0])
+
+
+# --------------------------------------------------------------------------- before_use
+def _before_use(ctx: FixContext) -> List[TextEdit]:
+    from gradwarden.fixes.detach import _stale_operands
+
+    doc = ctx.doc
+    expr = doc.find(ctx.target)
+    if expr is None:
+        raise CannotFix("nothing at the use")
+    stmt = doc.small_stmt_of(expr) or doc.stmt_of(expr)
+    scope = doc.scope_of(stmt)
+    idx = ScopeIndex(doc, scope)
+    stale = _stale_operands(ctx, idx, expr, stmt)
+    names = {dotted(o) for o in stale}
+    if len(names) != 1 or None in names:
+        raise CannotFix("not one stale name")
+    name = names.pop()
+    assert name is not None
+    if "." in name:
+        raise CannotFix("not a local name")
+    ev = idx.binding_before(name, doc.offsets(stmt)[0])
+    b = idx.binding(ev) if ev is not None else None
+    if b is None or b.kind != "assign" or b.value is None:
+        raise CannotFix("the stale value is not made by a plain assignment")
+    define = ev.stmt
+    if name in idx.names_read_by(define):
+        raise CannotFix("the definition reads its own target")
+    freed = ctx.related_row("freed")
+    if freed is None or doc.first_row(define) > freed:
+        raise CannotFix("the definition does not precede the freeing backward")
+    unit = simple_line(doc, define)
+    # first statement after the backward that reads the name
+    freed_end = doc.row_start(freed + 1) if freed + 1 <= doc.n_rows else len(doc.text)
+    first = idx.first_read_after(name, freed_end)
+    if first is None:
+        raise CannotFix("no use after the backward")
+    use_stmt = first.stmt
+    # the definition's inputs must not have been rebound in between
+    d_end = doc.offsets(define)[1]
+    u_start = doc.offsets(use_stmt)[0]
+    for r in idx.names_read_by(define):
+        cur = idx.binding_before(r, u_start)
+        orig = idx.binding_before(r, doc.offsets(define)[0])
+        if cur is not None and (orig is None or cur.node is not orig.node) and doc.offsets(cur.stmt)[0] >= d_end:
+            raise CannotFix(f"`{r}` changes between the definition and the use")
+    if isinstance(use_stmt, cst.BaseCompoundStatement):
+        target = use_stmt
+    else:
+        target = use_stmt
+    indent_row = doc.first_row(doc.unit_of(target))
+    text = doc.reindented(unit, doc.indent_of_row(indent_row))
+    if isinstance(doc.unit_of(target), cst.BaseSmallStatement) or not doc.starts_own_line(doc.unit_of(target)):
+        code = doc.code(define)
+        return [doc.insert_before(target, code)]
+    at = doc.row_start(indent_row)
+    return [TextEdit(at, at, text)]
+
+
+# --------------------------------------------------------------------------- into_loop
+def _loop_with_row(doc: Doc, scope: cst.CSTNode, row: int) -> Optional[cst.CSTNode]:
+    """Innermost loop of ``scope`` whose body contains ``row``."""
+    best = None
+    for node in doc.walk(scope):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node is not scope:
+            continue
+        if isinstance(node, LOOPS) and doc.has_pos(node.body):
+            if doc.first_row(node.body) <= row <= doc.last_row(node.body) or \
+                    doc.first_row(node) < row <= doc.last_row(node):
+                if best is None or doc.contains(best, node):
+                    best = node
+    return best
+
+
+def into_loop(doc: Doc, idx: ScopeIndex, stmts: Sequence[cst.CSTNode], loop: cst.CSTNode) -> List[TextEdit]:
+    for s in stmts:
+        if doc.offsets(s)[0] >= doc.offsets(loop)[0]:
+            raise CannotFix("the value is not built before the loop")
+        loop_blocks = block_ancestors(doc, loop)
+        if doc.parent(doc.unit_of(s)) not in loop_blocks:
+            raise CannotFix("the definition does not always run before the loop")
+    header_reads: Set[str] = set()
+    if isinstance(loop, cst.For):
+        header_reads = {ev.name for ev in idx.events if ev.kind == "read" and
+                        doc.offsets(loop.iter)[0] <= ev.start < doc.offsets(loop.iter)[1]}
+    elif isinstance(loop, cst.While):
+        header_reads = {ev.name for ev in idx.events if ev.kind == "read" and
+                        doc.offsets(loop.test)[0] <= ev.start < doc.offsets(loop.test)[1]}
+    for s in stmts:
+        if idx.names_bound_by(s) & header_reads:
+            raise CannotFix("the loop header uses the value")
+    body = loop.body
+    if not isinstance(body, cst.IndentedBlock) or not body.body:
+        raise CannotFix("one-line loop body")
+    first = body.body[0]
+    loop_s, loop_e = doc.offsets(loop)
+    # copy (keep the original) when the value is read outside the loop
+    keep = False
+    for s in stmts:
+        s_end = doc.offsets(s)[1]
+        for name in idx.names_bound_by(s):
+            for ev in idx.events:
+                if ev.name == name and ev.kind in ("read", "aug", "mutate") and ev.start >= s_end and \
+                        not (loop_s <= ev.start < loop_e):
+                    keep = True
+    return relocate(doc, idx, stmts, first, after=False, limit_end=len(doc.text), keep_any=keep)
+
+
+def _into_loop(ctx: FixContext) -> List[TextEdit]:
+    doc = ctx.doc
+    node = doc.find(ctx.target)
+    if node is None:
+        raise CannotFix("nothing at the target")
+    stmt = doc.small_stmt_of(node)
+    if not isinstance(stmt, (cst.Assign, cst.AnnAssign)):
+        raise CannotFix("not an assignment")
+    scope = doc.scope_of(stmt)
+    row = ctx.related_row("freed") or ctx.related_row("backward")
+    if row is None:
+        raise CannotFix("no backward")
+    loop = _loop_with_row(doc, scope, row)
+    if loop is None:
+        raise CannotFix("the backward is not in a loop of this scope")
+    idx = ScopeIndex(doc, scope)
+    return into_loop(doc, idx, [stmt], loop)
+
+
+# --------------------------------------------------------------------------- after_step
+class StepPlan:
+    """What a GW501/GW502 fix needs to know about ``opt.step()`` and the later backward."""
+
+    def __init__(self, ctx: FixContext) -> None:
+        doc = ctx.doc
+        self.doc = doc
+        node = doc.find(ctx.diag.span)
+        step = doc.small_stmt_of(node) if node is not None else None
+        if step is None:
+            raise CannotFix("no step statement")
+        self.step = step
+        call = doc.find(ctx.diag.span, cst.Call)
+        opt = ctx.param("opt")
+        if not opt and isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
+            opt = dotted(call.func.value) or ""
+        self.opt = opt
+        self.model = optimizer_model(doc, opt) if opt else None
+        bspan = ctx.span_param("backward_span") or ctx.related("backward")
+        bcall = find_call_at(doc, bspan) if bspan is not None else None
+        if bcall is None:
+            raise CannotFix("no later backward")
+        self.bcall = bcall
+        self.bstmt = doc.small_stmt_of(bcall)
+        if self.bstmt is None:
+            raise CannotFix("backward inside an expression")
+        self.scope = doc.scope_of(step)
+        if doc.scope_of(self.bstmt) is not self.scope:
+            raise CannotFix("step and backward in different functions")
+        self.idx = ScopeIndex(doc, self.scope)
+        self.roots = set(backward_roots(doc, bcall))
+        if not self.roots:
+            raise CannotFix("cannot tell what is backwarded")
+        self.step_start, self.step_end = doc.offsets(step)
+        self.b_start, self.b_end = doc.offsets(self.bstmt)
+        self.loop_carried = self.b_start < self.step_start
+        self.later_model = self._later_model()
+
+    def _later_model(self) -> Optional[str]:
+        doc = self.doc
+        for node in doc.walk(self.scope):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
+                    node.func.attr.value == "step" and doc.has_pos(node):
+                s = doc.offsets(node)[0]
+                name = dotted(node.func.value)
+                if s > self.b_end and name and name != self.opt:
+                    return optimizer_model(doc, name)
+        return None
+
+    # ---- the later loss built after the step from values computed before it
+    def chain(self) -> List[cst.CSTNode]:
+        return deps_closure(self.doc, self.idx, set(self.roots), self.b_start)
+
+    def before_step(self) -> List[cst.CSTNode]:
+        return [s for s in self.chain() if self.doc.offsets(s)[1] <= self.step_start]
+
+    def after_step_deps(self) -> List[cst.CSTNode]:
+        out = [s for s in self.chain() if self.doc.offsets(s)[0] >= self.step_end]
+        return out
+
+    def stale_statements(self) -> List[cst.CSTNode]:
+        """Statements before the step, in the later loss's dependencies, that run the stepped
+        model (or use what such a statement computed)."""
+        if self.model is None:
+            raise CannotFix("cannot tell which model the optimizer trains")
+        stale: List[cst.CSTNode] = []
+        bound: Set[str] = set()
+        for s in self.before_step():
+            reads = self.idx.names_read_by(s)
+            if references(reads, self.model) or reads & bound:
+                stale.append(s)
+                bound |= self.idx.names_bound_by(s)
+        return stale
+
+    def stale_names_used_after_step(self) -> Set[str]:
+        names: Set[str] = set()
+        for s in self.stale_statements():
+            names |= self.idx.names_bound_by(s)
+        used: Set[str] = set()
+        for s in self.after_step_deps():
+            used |= self.idx.names_read_by(s) & names
+        return used
+
+    def reaches_later_model(self, names: Set[str]) -> bool:
+        """Do these values depend on the model that the later loss trains?"""
+        if self.later_model is None:
+            return True
+        if self.later_model == self.model:
+            return True
+        closure = deps_closure(self.doc, self.idx, names, self.step_start)
+        for s in closure:
+            if references(self.idx.names_read_by(s), self.later_model):
+                return True
+        return False
+
+
+def _after_step(ctx: FixContext) -> List[TextEdit]:
+    p = StepPlan(ctx)
+    doc = p.doc
+    if p.loop_carried:
+        # the later backward runs in the next iteration: the stale value comes from before
+        # the loop that holds both
+        loops = [l for l in doc.loops_of(p.bstmt, p.scope) if doc.contains(l, p.step)]
+        if not loops:
+            raise CannotFix("backward before the step outside a loop")
+        loop = loops[0]
+        if p.model is None:
+            raise CannotFix("cannot tell which model the optimizer trains")
+        loop_start = doc.offsets(loop)[0]
+        chain = deps_closure(doc, p.idx, set(p.roots), p.b_start)
+        outside = [s for s in chain if doc.offsets(s)[1] <= loop_start]
+        stale = [s for s in outside if references(p.idx.names_read_by(s), p.model)]
+        if not stale:
+            raise CannotFix("nothing built before the loop through the stepped model")
+        return into_loop(doc, p.idx, stale, loop)
+    stale = p.stale_statements()
+    if not stale:
+        raise CannotFix("the later loss does not go through the stepped model before the step")
+    names: Set[str] = set()
+    for s in stale:
+        names |= p.idx.names_bound_by(s)
+    if not p.reaches_later_model(names):
+        raise CannotFix("the later loss does not train through these values: detach them instead")
+    for s in stale:
+        if not same_block(doc, s, p.step):
+            raise CannotFix("the statements are not in the step's block")
+    # the moved statements must read the same inputs after the step
+    for s in stale:
+        s_end = doc.offsets(s)[1]
+        for r in p.idx.names_read_by(s):
+            cur = p.idx.binding_before(r, p.step_end)
+            orig = p.idx.binding_before(r, doc.offsets(s)[0])
+            if cur is not None and (orig is None or cur.node is not orig.node) and \
+                    all(cur.stmt is not t for t in stale) and doc.offsets(cur.stmt)[0] >= s_end:
+                raise CannotFix(f"`{r}` changes before the step")
+    # values the moved statements bind, rebound by statements that stay and read after the step
+    for name in names:
+        for ev in p.idx.events:
+            if ev.name == name and ev.kind in ("read", "aug", "mutate") and ev.start >= p.step_end and \
+                    not any(doc.contains(t, ev.node) for t in stale) and ev.start > p.b_end:
+                raise CannotFix(f"`{name}` is read after the later backward")
+    return relocate(doc, p.idx, stale, p.step, after=True, limit_end=p.step_start)
+
+
+_MODES = {
+    "before_use": _before_use,
+    "into_loop": _into_loop,
+    "after_step": _after_step,
+}

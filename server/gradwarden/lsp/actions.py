@@ -1,0 +1,302 @@
+"""Code actions: each diagnostic's fixes as ``quickfix`` actions, ``# noqa`` for one line, and
+``source.fixAll.gradwarden`` (safe fixes only).
+
+Edits come from the fixer (``gradwarden.fixes.edits_for`` / ``fix_source``) when it is
+installed, else from the edits the engine attached to each Fix; they are computed in a worker
+and returned as ``WorkspaceEdit``s against the document versions they were computed for.
+"""
+from __future__ import annotations
+
+import importlib.util
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+
+from lsprotocol import types as lsp
+
+from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Span
+from gradwarden.lsp.analysis import Result
+from gradwarden.lsp.convert import (
+    FIX_ALL_KIND,
+    ClientFeatures,
+    kind_matches,
+    minimal_edit,
+    ranges_overlap,
+    same_diagnostic,
+    text_edit,
+    workspace_edit,
+)
+from gradwarden.lsp.documents import Located, Program, edits_to_cells
+from gradwarden.lsp.hover import _comment_start
+from gradwarden.lsp.positions import LineIndex, split_lines
+from gradwarden.lsp.worker import INTERACTIVE, WorkerError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gradwarden.lsp.server import GradwardenServer
+
+log = logging.getLogger("gradwarden.lsp.actions")
+
+QUICKFIX = "quickfix"
+APPLY_EDIT_COMMAND = "gradwarden.applyWorkspaceEdit"
+
+
+def fixer_installed() -> bool:
+    try:
+        return importlib.util.find_spec("gradwarden.fixes") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+# --------------------------------------------------------------------------- noqa
+def noqa_edit(lines: Sequence[str], row: int, code: str) -> Optional[Edit]:
+    """The edit that adds ``code`` to the ``# noqa`` of ``row`` (1-based): extends an existing
+    ``# noqa: A, B`` or appends ``  # noqa: CODE``; a backslash-continued statement gets it on
+    its last line. None when a bare ``# noqa`` already silences everything there."""
+    from gradwarden.noqa import ALL, noqa_codes_on_line
+
+    target = row
+    while 1 <= target < len(lines) and _continues(lines[target - 1]):
+        target += 1
+    if not 1 <= target <= len(lines):
+        return None
+    line = lines[target - 1]
+    existing = noqa_codes_on_line(line[_comment_start(line) or len(line):])
+    if existing is ALL:
+        return None
+    if existing and code.upper() in existing:  # type: ignore[operator]
+        return None
+    if existing:
+        from gradwarden.noqa import _LINE_RE  # the same grammar that reads it back
+
+        hash_at = _comment_start(line) or 0
+        for m in _LINE_RE.finditer(line, hash_at):
+            if m.group("codes"):
+                end = m.end("codes")
+                return Edit(Span(target, end + 1, target, end + 1), f", {code}")
+    stripped = line.rstrip()
+    return Edit(Span(target, len(stripped) + 1, target, len(line) + 1), f"  # noqa: {code}")
+
+
+def _continues(line: str) -> bool:
+    hash_at = _comment_start(line)
+    return hash_at is None and line.rstrip("\r\n").endswith("\\")
+
+
+# --------------------------------------------------------------------------- building actions
+@dataclass
+class ActionContext:
+    """What one code-action request works on."""
+
+    uri: str
+    key: str
+    result: Result
+    items: List[Tuple[int, Located, lsp.Diagnostic]]  # (index in the unit, located, as sent)
+
+
+def _title(code: str, text: str) -> str:
+    return f"gradwarden ({code}): {text}"
+
+
+def _wrap(action: lsp.CodeAction, features: ClientFeatures) -> Any:
+    """Clients without code-action literals get a Command that applies the edit."""
+    if features.code_action_literals:
+        return action
+    if action.edit is None:
+        return None
+    from lsprotocol.converters import get_converter
+
+    return lsp.Command(title=action.title, command=APPLY_EDIT_COMMAND,
+                       arguments=[get_converter().unstructure(action.edit)])
+
+
+async def code_actions(ls: "GradwardenServer", params: lsp.CodeActionParams) -> Optional[List[Any]]:
+    uri = params.text_document.uri
+    key = ls.unit_of(uri)
+    if key is None:
+        return None
+    only = params.context.only
+    want_fix = kind_matches(QUICKFIX, only)
+    want_all = kind_matches(FIX_ALL_KIND, only)
+    if not (want_fix or want_all):
+        return []
+    result = await ls.wait_result(key, urgent=True)
+    if result is None:
+        return []
+    features = ls.features
+    sent = params.context.diagnostics or []
+    ctx = ActionContext(uri, key, result, [])
+    for n, item, lsp_diag in ls.lsp_items(result, uri):
+        if ranges_overlap(lsp_diag.range, params.range) or any(same_diagnostic(lsp_diag, s) for s in sent):
+            ctx.items.append((n, item, lsp_diag))
+    actions: List[Any] = []
+    if want_fix:
+        lazy = features.resolve_edit and features.code_action_data and features.code_action_literals and fixer_installed()
+        for n, item, lsp_diag in ctx.items:
+            origin = item.origin or item.diagnostic
+            if not item.carried:
+                for fi, fix in enumerate(origin.fixes):
+                    action = await _fix_action(ls, ctx, n, item, lsp_diag, fi, fix, lazy)
+                    if action is not None:
+                        actions.append(action)
+            noqa = _noqa_action(ls, ctx, item, lsp_diag)
+            if noqa is not None:
+                actions.append(noqa)
+    explicit_all = bool(only) and any(str(getattr(o, "value", o)).startswith("source") for o in only)
+    if want_all and (explicit_all or any(_has_safe_fix(it) for _, it, _ in ctx.items)):
+        fix_all = await fix_all_action(ls, key, result)
+        if fix_all is not None:
+            actions.append(fix_all)
+    return [a for a in (_wrap(a, features) for a in actions) if a is not None]
+
+
+def _has_safe_fix(item: Located) -> bool:
+    return not item.carried and any(f.safe for f in (item.origin or item.diagnostic).fixes)
+
+
+async def _fix_action(ls: "GradwardenServer", ctx: ActionContext, n: int, item: Located,
+                      lsp_diag: lsp.Diagnostic, fi: int, fix: Fix, lazy: bool) -> Optional[lsp.CodeAction]:
+    features = ls.features
+    code = item.diagnostic.code
+    action = lsp.CodeAction(
+        title=_title(code, fix.title),
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=[lsp_diag],
+        is_preferred=True if (fix.preferred and features.is_preferred) else None,
+    )
+    if lazy:
+        action.data = {"uri": ctx.uri, "key": ctx.key, "generation": ctx.result.generation, "index": n, "fix": fi}
+        return action
+    edit = await fix_workspace_edit(ls, ctx.result, item, fix)
+    if edit is None:
+        return None
+    action.edit = edit
+    return action
+
+
+async def fix_workspace_edit(ls: "GradwardenServer", result: Result, item: Located, fix: Fix) -> Optional[lsp.WorkspaceEdit]:
+    snap = result.snapshot
+    origin = item.origin or item.diagnostic
+    try:
+        edits = await ls.pool.run("fix_edits", snap.text, origin, fix, lane=INTERACTIVE, affinity=snap.key)
+    except WorkerError as exc:
+        log.warning("computing the edits of %r failed: %s", fix.title, exc)
+        return None
+    if not edits:
+        return None
+    return program_edits_to_workspace_edit(ls, snap.program, snap, edits)
+
+
+def program_edits_to_workspace_edit(ls: "GradwardenServer", program: Program, snap, edits: Sequence[Edit]
+                                    ) -> Optional[lsp.WorkspaceEdit]:
+    if program.is_notebook:
+        per_cell = edits_to_cells(program, edits)
+        if per_cell is None:
+            return None
+    else:
+        per_cell = {snap.uri: list(edits)}
+    by_uri: Dict[str, List[lsp.TextEdit]] = {}
+    for uri, cell_edits in per_cell.items():
+        index = LineIndex(snap.texts.get(uri, ""), ls.features.encoding)
+        by_uri[uri] = [text_edit(e, index) for e in cell_edits]
+    return workspace_edit(by_uri, snap.versions, ls.features)
+
+
+def _noqa_action(ls: "GradwardenServer", ctx: ActionContext, item: Located, lsp_diag: lsp.Diagnostic
+                 ) -> Optional[lsp.CodeAction]:
+    d = item.diagnostic
+    text = ctx.result.snapshot.texts.get(item.uri, "")
+    lines = split_lines(text)
+    edit = noqa_edit(lines, d.span.row, d.code)
+    if edit is None:
+        return None
+    index = LineIndex(text, ls.features.encoding)
+    wedit = workspace_edit({item.uri: [text_edit(edit, index)]}, ctx.result.snapshot.versions, ls.features)
+    return lsp.CodeAction(
+        title=_title(d.code, f"Disable {d.code} for this line"),
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=[lsp_diag],
+        edit=wedit,
+    )
+
+
+async def fix_all_action(ls: "GradwardenServer", key: str, result: Result) -> Optional[lsp.CodeAction]:
+    edit, n = await fix_all_edit(ls, key, result)
+    if edit is None or n == 0:
+        return None
+    return lsp.CodeAction(
+        title=f"gradwarden: Fix all safe fixes ({n})",
+        kind=FIX_ALL_KIND,
+        edit=edit,
+    )
+
+
+async def fix_all_edit(ls: "GradwardenServer", key: str, result: Result) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
+    """The edit applying every safe fix of the unit's current diagnostics, and how many."""
+    snap = result.snapshot
+    settings = ls.resolver.for_file(snap.filename)
+    diags = [d for d in settings.apply(result.diagnostics) if any(f.safe for f in d.fixes)]
+    if not diags:
+        return None, 0
+    if snap.program.is_notebook:
+        return await _fix_all_notebook(ls, result, diags)
+    try:
+        new_text, n = await ls.pool.run("fix_all", snap.text, diags, False, lane=INTERACTIVE, affinity=key)
+    except WorkerError as exc:
+        log.warning("fix-all failed: %s", exc)
+        return None, 0
+    index = LineIndex(snap.text, ls.features.encoding)
+    edit = minimal_edit(snap.text, new_text, index)
+    if edit is None or n == 0:
+        return None, 0
+    return workspace_edit({snap.uri: [edit]}, snap.versions, ls.features), n
+
+
+async def _fix_all_notebook(ls: "GradwardenServer", result: Result, diags: Sequence[Diagnostic]
+                            ) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
+    from gradwarden.lsp.jobs import _overlaps, _Offsets, pick_fix  # noqa: F401 - shared helpers
+
+    snap = result.snapshot
+    offsets = _Offsets(snap.text)
+    taken: List[Tuple[int, int]] = []
+    chosen: List[Edit] = []
+    n = 0
+    for d in diags:
+        fix = next((f for f in d.fixes if f.safe and f.preferred), None) or next((f for f in d.fixes if f.safe), None)
+        if fix is None:
+            continue
+        try:
+            edits = await ls.pool.run("fix_edits", snap.text, d, fix, lane=INTERACTIVE, affinity=snap.key)
+        except WorkerError:
+            continue
+        if not edits:
+            continue
+        spans = [(offsets.of(e.span.row, e.span.column), offsets.of(e.span.end_row, e.span.end_column)) for e in edits]
+        if any(_overlaps(a, b, c, e) for a, b in spans for c, e in taken):
+            continue
+        if edits_to_cells(snap.program, edits) is None:
+            continue
+        taken.extend(spans)
+        chosen.extend(edits)
+        n += 1
+    if not chosen:
+        return None, 0
+    return program_edits_to_workspace_edit(ls, snap.program, snap, chosen), n
+
+
+async def resolve(ls: "GradwardenServer", action: lsp.CodeAction) -> lsp.CodeAction:
+    data = action.data if isinstance(action.data, dict) else None
+    if action.edit is not None or data is None:
+        return action
+    key = data.get("key")
+    result = ls.analysis.latest(key) if isinstance(key, str) else None
+    if result is None or result.generation != data.get("generation"):
+        log.info("code action %r: the document changed since; not resolved", action.title)
+        return action
+    items = ls.located(result)
+    try:
+        item = items[int(data["index"])]
+        fix = (item.origin or item.diagnostic).fixes[int(data["fix"])]
+    except (KeyError, IndexError, ValueError, TypeError):
+        return action
+    action.edit = await fix_workspace_edit(ls, result, item, fix)
+    return action

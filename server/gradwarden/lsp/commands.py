@@ -1,0 +1,449 @@
+"""``workspace/executeCommand``: workspace-wide check (with ``$/progress``), fix-all, the runtime
+debug run; and the small background duties around results (hover prefetch, runtime findings).
+
+Commands (arguments in brackets):
+
+- ``gradwarden.checkWorkspace`` [folder URI]: analyse every Python file of the workspace
+  folders (config exclusions and .gitignore respected), publish their diagnostics, report
+  progress; cancellable. Returns ``{"files", "checked", "diagnostics", "errors", "cancelled"}``.
+- ``gradwarden.fixAll`` [document URI]: apply every safe fix through ``workspace/applyEdit``.
+- ``gradwarden.applyWorkspaceEdit`` [WorkspaceEdit]: for clients without code-action literals.
+- ``gradwarden.debugRun`` [document URI | {"uri", "timeout"}]: run the file under the runtime
+  bridge (``gradwarden.runtime``, in the configured interpreter) and show its findings. The
+  only way the server ever causes user code to run, and only on this explicit command.
+- ``gradwarden.serverStatus``: versions, workers, open documents (for bug reports and tests).
+"""
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+import os
+import time
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+
+from lsprotocol import types as lsp
+
+from gradwarden.lsp.documents import display_name, locate, uri_key, uri_to_path
+from gradwarden.lsp.worker import BACKGROUND, WorkerError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gradwarden.lsp.analysis import Result
+    from gradwarden.lsp.server import GradwardenServer
+
+log = logging.getLogger("gradwarden.lsp.commands")
+
+CHECK_WORKSPACE = "gradwarden.checkWorkspace"
+FIX_ALL = "gradwarden.fixAll"
+APPLY_EDIT = "gradwarden.applyWorkspaceEdit"
+DEBUG_RUN = "gradwarden.debugRun"
+STATUS = "gradwarden.serverStatus"
+PREFETCH_QUIET = 0.5  # seconds a document must stay unchanged before its hover data is prepared
+PREFETCH_MAX_CHARS = 1_000_000
+
+_cancellers: Dict[str, Any] = {}
+
+
+def register(ls: "GradwardenServer") -> None:
+    # No annotations on the handlers: pygls resolves them with typing.get_type_hints to
+    # structure the arguments, and the arguments are plain JSON here.
+    @ls.command(CHECK_WORKSPACE)
+    async def check_workspace(ls, *args):  # noqa: ANN001
+        return await run_workspace_check(ls, args)
+
+    @ls.command(FIX_ALL)
+    async def fix_all(ls, *args):  # noqa: ANN001
+        return await run_fix_all(ls, args)
+
+    @ls.command(APPLY_EDIT)
+    async def apply_edit(ls, *args):  # noqa: ANN001
+        from lsprotocol.converters import get_converter
+
+        if not args:
+            raise ValueError("gradwarden.applyWorkspaceEdit needs a WorkspaceEdit")
+        edit = get_converter().structure(args[0], lsp.WorkspaceEdit)
+        res = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="gradwarden"))
+        return {"applied": bool(res and res.applied)}
+
+    @ls.command(DEBUG_RUN)
+    async def debug_run(ls, *args):  # noqa: ANN001
+        return await run_debug(ls, args)
+
+    @ls.command(STATUS)
+    def status(ls, *args):  # noqa: ANN001
+        return server_status(ls)
+
+
+def server_status(ls: "GradwardenServer") -> Dict[str, Any]:
+    import sys
+
+    from gradwarden import __version__
+
+    analysis = ls.analysis
+    return {
+        "version": __version__,
+        "python": sys.version.split()[0],
+        "pid": os.getpid(),
+        "torch_imported": "torch" in sys.modules,
+        "diagnostics": "pull" if ls.pull else "push",
+        "encoding": ls.features.encoding,
+        "workers": ls.pool.stats() if ls.pool else None,
+        "documents": sorted(analysis.units) if analysis else [],
+        "analyses": analysis.analyses if analysis else 0,
+        "stale_dropped": analysis.stale_dropped if analysis else 0,
+        "options": {k: (list(v) if isinstance(v, tuple) else v) for k, v in ls.options.summary().items()},
+        "settings_generation": ls.resolver.generation,
+    }
+
+
+# --------------------------------------------------------------------------- progress
+class Progress:
+    """``$/progress`` when the client supports it (server-created token), silent otherwise."""
+
+    def __init__(self, ls: "GradwardenServer", title: str, token: Optional[Any] = None) -> None:
+        self.ls = ls
+        self.title = title
+        self.token = token
+        self.enabled = token is not None or ls.features.work_done_progress
+        self.last = 0.0
+
+    async def begin(self, message: str = "") -> None:
+        if not self.enabled:
+            return
+        if self.token is None:
+            self.token = f"gradwarden-{uuid.uuid4()}"
+            try:
+                await asyncio.wait_for(self.ls.work_done_progress.create_async(self.token), 5.0)
+            except Exception as exc:  # noqa: BLE001 - no progress then
+                log.info("progress not available: %s", exc)
+                self.enabled = False
+                return
+        self.ls.work_done_progress.begin(self.token, lsp.WorkDoneProgressBegin(
+            title=self.title, cancellable=True, message=message or None, percentage=0))
+
+    def report(self, message: str, percentage: int, force: bool = False) -> None:
+        if not self.enabled or self.token is None:
+            return
+        now = time.monotonic()
+        if not force and now - self.last < 0.1:
+            return
+        self.last = now
+        self.ls.work_done_progress.report(self.token, lsp.WorkDoneProgressReport(
+            message=message, percentage=max(0, min(100, percentage)), cancellable=True))
+
+    def end(self, message: str) -> None:
+        if not self.enabled or self.token is None:
+            return
+        self.ls.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message=message))
+
+    @property
+    def cancelled(self) -> bool:
+        if self.token is None:
+            return False
+        token = str(self.token)
+        fut = self.ls.work_done_progress.tokens.get(self.token)
+        return token in self.ls.progress_cancelled or bool(fut is not None and fut.cancelled())
+
+
+def cancel_token(ls: "GradwardenServer", token: str) -> None:
+    cancel = _cancellers.get(token)
+    if cancel is not None:
+        try:
+            cancel()
+        except Exception:  # noqa: BLE001
+            log.exception("cancelling %s failed", token)
+
+
+def cancel_all(ls: "GradwardenServer") -> None:
+    for token in list(_cancellers):
+        cancel_token(ls, token)
+
+
+# --------------------------------------------------------------------------- workspace check
+def _folders(ls: "GradwardenServer", args: Sequence[Any]) -> List[Path]:
+    if args and isinstance(args[0], str):
+        path = uri_to_path(args[0]) or args[0]
+        return [Path(path)]
+    folders = [uri_to_path(f.uri) for f in ls.workspace.folders.values()]
+    out = [Path(f) for f in folders if f]
+    if not out and ls.workspace.root_path:
+        out = [Path(ls.workspace.root_path)]
+    return out or [ls.resolver.root]
+
+
+async def run_workspace_check(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, Any]:
+    from gradwarden.discovery import discover
+    from gradwarden.engine.source import decode_source
+    from gradwarden.lsp.convert import to_lsp_diagnostic
+    from gradwarden.lsp.positions import LineIndex
+
+    assert ls.pool is not None
+    progress = Progress(ls, "gradwarden: checking the workspace")
+    await progress.begin("finding files")
+    files: List[Path] = []
+    for folder in _folders(ls, args):
+        settings = ls.resolver.for_file(str(folder / "__init__.py"))
+        found = await asyncio.get_running_loop().run_in_executor(
+            None, lambda f=folder, s=settings: discover([f], exclude=s.exclude, respect_gitignore=s.respect_gitignore))
+        files.extend(found.files)
+    open_paths = {uri_to_path(st_key) or st_key for st_key in (ls.analysis.units if ls.analysis else {})}
+    files = [f for f in files if str(f) not in open_paths]
+    total = len(files)
+    summary: Dict[str, Any] = {"files": total, "checked": 0, "diagnostics": 0, "errors": 0, "cancelled": False}
+    published_now = set()
+    limit = asyncio.Semaphore(max(1, ls.pool.size - 1))
+    stop = asyncio.Event()
+    token_key = str(progress.token) if progress.token is not None else f"check-{uuid.uuid4()}"
+    _cancellers[token_key] = stop.set
+
+    async def one(path: Path) -> None:
+        if stop.is_set() or progress.cancelled:
+            stop.set()
+            return
+        async with limit:
+            if stop.is_set():
+                return
+            try:
+                data = await asyncio.get_running_loop().run_in_executor(None, path.read_bytes)
+                diags = await ls.pool.run("diagnose", data, str(path), lane=BACKGROUND, kill_after=None)
+            except (OSError, WorkerError) as exc:
+                summary["errors"] += 1
+                log.info("workspace check: %s: %s", path, exc)
+                return
+            finally:
+                summary["checked"] += 1
+                progress.report(f"{summary['checked']}/{total} files", int(100 * summary["checked"] / max(total, 1)))
+        settings = ls.resolver.for_file(str(path))
+        diags = settings.apply(diags)
+        uri = path.resolve().as_uri()
+        if uri_key(uri) in (ls.analysis.units if ls.analysis else {}):
+            return  # opened meanwhile: the live analysis speaks for it
+        text, _ = decode_source(data)
+        index = LineIndex(text or "", ls.features.encoding)
+        items = locate(_plain(text or ""), uri, diags)
+        lsp_diags = [to_lsp_diagnostic(it, index, ls.features) for it in items]
+        summary["diagnostics"] += len(lsp_diags)
+        if lsp_diags or uri in ls.workspace_published:
+            ls._publish(uri, lsp_diags, None)
+        if lsp_diags:
+            published_now.add(uri)
+
+    try:
+        await asyncio.gather(*(one(p) for p in files))
+    finally:
+        _cancellers.pop(token_key, None)
+    for uri in ls.workspace_published - published_now:
+        if not stop.is_set() and uri_key(uri) not in (ls.analysis.units if ls.analysis else {}):
+            ls._publish(uri, [], None)
+    ls.workspace_published = published_now | (ls.workspace_published if stop.is_set() else set())
+    summary["cancelled"] = stop.is_set()
+    text = (("cancelled: " if stop.is_set() else "") +
+            f"{summary['checked']} of {total} files checked, {summary['diagnostics']} diagnostic(s)"
+            + (f", {summary['errors']} file(s) could not be checked" if summary["errors"] else ""))
+    summary["summary"] = text
+    progress.end(text)
+    return summary
+
+
+def _plain(text: str):
+    from gradwarden.lsp.documents import Program
+
+    return Program(text)
+
+
+# --------------------------------------------------------------------------- fix all (command)
+async def run_fix_all(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, Any]:
+    from gradwarden.lsp.actions import fix_all_edit
+
+    uri = _uri_arg(args)
+    key = ls.unit_of(uri) if uri else None
+    if key is None:
+        raise ValueError(f"{FIX_ALL}: {uri!r} is not an open document")
+    result = await ls.wait_result(key, urgent=True)
+    if result is None:
+        return {"applied": False, "fixes": 0}
+    edit, n = await fix_all_edit(ls, key, result)
+    if edit is None:
+        return {"applied": False, "fixes": 0}
+    res = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="gradwarden: fix all"))
+    return {"applied": bool(res and res.applied), "fixes": n}
+
+
+def _uri_arg(args: Sequence[Any]) -> Optional[str]:
+    if not args:
+        return None
+    first = args[0]
+    if isinstance(first, str):
+        return first
+    if isinstance(first, dict):
+        value = first.get("uri") or (first.get("textDocument") or {}).get("uri")
+        return value if isinstance(value, str) else None
+    return None
+
+
+# --------------------------------------------------------------------------- hover prefetch
+_prefetch_timers: Dict[str, asyncio.TimerHandle] = {}
+
+
+def schedule_prefetch(ls: "GradwardenServer", key: str, result: "Result") -> None:
+    """Once a document has been quiet for a moment, let a worker record it for hover (so the
+    first hover is a lookup, not an analysis)."""
+    if len(result.snapshot.text) > PREFETCH_MAX_CHARS or result.parse_failed or result.error:
+        return
+    old = _prefetch_timers.pop(key, None)
+    if old is not None:
+        old.cancel()
+    loop = asyncio.get_running_loop()
+
+    def fire() -> None:
+        _prefetch_timers.pop(key, None)
+        analysis = ls.analysis
+        if analysis is None or analysis.current(key) is not result or ls.pool is None:
+            return
+        snap = result.snapshot
+
+        async def go() -> None:
+            try:
+                await ls.pool.run("record", snap.text, snap.filename, lane=BACKGROUND, affinity=key)
+            except (WorkerError, asyncio.CancelledError):
+                pass
+            except Exception:  # noqa: BLE001
+                log.debug("hover prefetch failed", exc_info=True)
+
+        loop.create_task(go())
+
+    _prefetch_timers[key] = loop.call_later(PREFETCH_QUIET, fire)
+
+
+def forget_unit(ls: "GradwardenServer", key: str) -> None:
+    timer = _prefetch_timers.pop(key, None)
+    if timer is not None:
+        timer.cancel()
+    ls.runtime_findings.pop(key, None)
+
+
+# --------------------------------------------------------------------------- runtime bridge
+def runtime_diagnostics(ls: "GradwardenServer", key: str, result: "Result") -> Dict[str, List[lsp.Diagnostic]]:
+    """The findings of the last debug run of this unit, carried to the current text."""
+    found = ls.runtime_findings.get(key)
+    if not found:
+        return {}
+    base, diags = found
+    from gradwarden.lsp.convert import to_lsp_diagnostic
+    from gradwarden.lsp.documents import carry_diagnostics, row_mapping
+    from gradwarden.lsp.positions import LineIndex
+
+    mapping = row_mapping(base.snapshot.text, result.snapshot.text)
+    moved = carry_diagnostics(diags, mapping)
+    snap = result.snapshot
+    out: Dict[str, List[lsp.Diagnostic]] = {}
+    for item in locate(snap.program, snap.uri, moved):
+        index = LineIndex(snap.texts.get(item.uri, ""), ls.features.encoding)
+        d = to_lsp_diagnostic(item, index, ls.features)
+        d.source = "gradwarden (runtime)"
+        out.setdefault(item.uri, []).append(d)
+    return out
+
+
+async def run_debug(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, Any]:
+    """Run the document under the runtime bridge. Never imports torch here: the bridge starts
+    the configured interpreter, which runs the user's code in a child process."""
+    uri = _uri_arg(args)
+    key = ls.unit_of(uri) if uri else None
+    if uri is None or key is None:
+        raise ValueError(f"{DEBUG_RUN}: give the URI of an open Python file")
+    if ls.is_notebook(key):
+        raise ValueError(f"{DEBUG_RUN}: notebooks are run by their kernel; debug runs take .py files")
+    try:
+        runtime = importlib.import_module("gradwarden.runtime")
+    except ImportError as exc:
+        message = ("gradwarden.debugRun needs the runtime bridge (the gradwarden.runtime package), which "
+                   f"this installation does not have ({exc}). Static diagnostics keep working.")
+        ls.show(message, lsp.MessageType.Error)
+        raise RuntimeError(message) from exc
+    session_cls = getattr(runtime, "DebugSession", None)
+    if session_cls is None:
+        message = "gradwarden.debugRun: this gradwarden.runtime has no DebugSession; update gradwarden"
+        ls.show(message, lsp.MessageType.Error)
+        raise RuntimeError(message)
+    result = await ls.wait_result(key, urgent=True)
+    if result is None:
+        raise RuntimeError(f"{DEBUG_RUN}: {uri} has no analysis yet")
+    path = uri_to_path(uri)
+    if path is None:
+        raise ValueError(f"{DEBUG_RUN}: only files on disk can be run ({uri})")
+    options = args[0] if args and isinstance(args[0], dict) else {}
+    session = _make_session(session_cls, path, ls, result, options)
+    progress = Progress(ls, f"gradwarden: running {os.path.basename(path)}")
+    await progress.begin("starting")
+    token = str(progress.token) if progress.token is not None else f"debug-{uuid.uuid4()}"
+    _cancellers[token] = lambda: _call(session, "cancel")
+    try:
+        await asyncio.get_running_loop().run_in_executor(None, _call, session, "start")
+        outcome = await asyncio.get_running_loop().run_in_executor(None, _call, session, "wait")
+    finally:
+        _cancellers.pop(token, None)
+    findings = _findings_of(session, outcome)
+    diags = []
+    for f in findings:
+        to_diag = getattr(f, "to_diagnostic", None)
+        d = to_diag() if callable(to_diag) else f
+        if hasattr(d, "span") and hasattr(d, "code"):
+            diags.append(d)
+    ls.runtime_findings[key] = (result, diags)
+    current = ls.analysis.current(key) if ls.analysis else None
+    if current is not None and not ls.pull:
+        ls.publish(key, current)
+    elif ls.pull and ls.features.diagnostic_refresh:
+        ls.workspace_diagnostic_refresh(None)
+    summary = {"uri": uri, "findings": len(diags), "status": str(getattr(outcome, "status", outcome))[:200],
+               "summary": f"debug run of {os.path.basename(path)}: {len(diags)} runtime finding(s)"}
+    progress.end(f"{len(diags)} runtime finding(s)")
+    return summary
+
+
+def _make_session(session_cls, path: str, ls: "GradwardenServer", result, options: Dict[str, Any]):
+    kwargs: Dict[str, Any] = {}
+    if ls.options.interpreter:
+        kwargs["interpreter"] = list(ls.options.interpreter)
+    timeout = options.get("timeout") if isinstance(options, dict) else None
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool):
+        kwargs["timeout"] = float(timeout)
+    device = options.get("device") if isinstance(options, dict) else None
+    if isinstance(device, str):
+        kwargs["device"] = device
+    settings = ls.resolver.for_file(path)
+    diags = settings.apply(result.diagnostics)
+    import inspect
+
+    try:
+        params = inspect.signature(session_cls).parameters
+    except (TypeError, ValueError):
+        params = {}
+    candidates = {"path": path, "filename": path, "script": path, "diagnostics": diags,
+                  "cwd": str(Path(path).parent), **kwargs}
+    accepted = {k: v for k, v in candidates.items() if k in params}
+    positional = [] if any(k in accepted for k in ("path", "filename", "script")) else [path]
+    return session_cls(*positional, **accepted)
+
+
+def _call(obj: Any, name: str) -> Any:
+    fn = getattr(obj, name, None)
+    return fn() if callable(fn) else None
+
+
+def _findings_of(session: Any, outcome: Any) -> List[Any]:
+    for source in (outcome, session):
+        for attr in ("findings", "diagnostics"):
+            value = getattr(source, attr, None)
+            if isinstance(value, (list, tuple)):
+                return list(value)
+    if isinstance(outcome, (list, tuple)):
+        return list(outcome)
+    return []
+
+
+__all__ = ["register", "run_workspace_check", "run_debug", "schedule_prefetch", "runtime_diagnostics",
+           "display_name"]

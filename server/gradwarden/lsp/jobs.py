@@ -1,0 +1,273 @@
+"""What an analysis worker runs. Plain functions of plain data (picklable in and out), so that
+the same code runs in a worker process, in a thread, or directly in a test.
+
+Every job is named in ``JOBS``; the server calls them through ``worker.WorkerPool.run``.
+None of them imports torch or executes the analysed code.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+from collections import OrderedDict
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Span
+
+EXPLAIN_UNAVAILABLE = "explain-unavailable"
+
+
+class _NoTorch:
+    """A meta-path finder that refuses ``import torch`` (and its submodules) in the server and
+    its workers: the analysis is static by design, and a stray import would take seconds and
+    hundreds of megabytes."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None):  # noqa: D401
+        if name == "torch" or name.startswith("torch."):
+            raise ImportError(f"gradwarden's language server never imports {name} (static analysis only)")
+        return None
+
+    def find_module(self, name: str, path: Any = None):  # pragma: no cover - legacy protocol
+        self.find_spec(name)
+        return None
+
+
+def forbid_torch() -> None:
+    if not any(isinstance(f, _NoTorch) for f in sys.meta_path):
+        sys.meta_path.insert(0, _NoTorch())
+
+
+# --------------------------------------------------------------------------- jobs
+def diagnose(text: str, filename: str) -> List[Diagnostic]:
+    """Analysis and ``# noqa`` (the settings are applied by the server, so that a settings
+    change never needs a re-analysis)."""
+    from gradwarden.runner import diagnose as run_diagnose
+
+    return run_diagnose(text, filename, None)
+
+
+def explain(text: str, filename: str, row: int, column: int) -> Any:
+    """The version timeline at a position; ``EXPLAIN_UNAVAILABLE`` when the engine has no
+    explain support. The recording of a text is kept (``record``), so the next hover on the
+    same text is a lookup."""
+    rec = _recording(text, filename)
+    if rec is not None:
+        return rec(row, column)
+    try:
+        from gradwarden.engine.explain import explain_at
+    except ImportError:
+        return EXPLAIN_UNAVAILABLE
+    try:
+        return explain_at(text, filename, row, column)
+    except (ImportError, NotImplementedError):
+        return EXPLAIN_UNAVAILABLE
+
+
+def record(text: str, filename: str) -> bool:
+    """Record ``text`` ahead of a hover (the server asks when a document has been quiet)."""
+    return _recording(text, filename) is not None
+
+
+_RECORDINGS: "OrderedDict[Tuple[str, int, int], Callable[[int, int], Any]]" = OrderedDict()
+MAX_RECORDINGS = 4
+
+
+def _recording(text: str, filename: str) -> Optional[Callable[[int, int], Any]]:
+    """A position -> Timeline function for ``text``, recorded once (None: the engine offers no
+    way to record once and ask many times; the caller falls back to ``explain_at``)."""
+    key = (filename, len(text), hash(text))
+    found = _RECORDINGS.get(key)
+    if found is not None:
+        _RECORDINGS.move_to_end(key)
+        return found
+    make = _recorder_factory()
+    if make is None:
+        return None
+    fn = make(text, filename)
+    if fn is None:
+        return None
+    _RECORDINGS[key] = fn
+    while len(_RECORDINGS) > MAX_RECORDINGS:
+        _RECORDINGS.popitem(last=False)
+    return fn
+
+
+def _recorder_factory() -> Optional[Callable[[str, str], Optional[Callable[[int, int], Any]]]]:
+    """``explain.explainer(source, filename)`` when the engine has it; else the same steps as
+    ``recorder.explain`` split in two (record, then look up) — tests/lsp/test_units.py checks
+    that this gives exactly what ``explain_at`` gives."""
+    try:
+        from gradwarden.engine import explain as explain_mod
+    except ImportError:
+        return None
+    public = getattr(explain_mod, "explainer", None)
+    if public is not None:
+        return public
+    try:
+        from gradwarden.engine import recorder
+    except ImportError:
+        return None
+    if not (hasattr(recorder, "RecordingInterpreter") and hasattr(recorder, "_timeline")):
+        return None
+    return _split_recorder
+
+
+def _split_recorder(text: str, filename: str) -> Optional[Callable[[int, int], Any]]:
+    import ast
+
+    from gradwarden.engine import recorder
+    from gradwarden.engine.source import SourceText
+
+    try:
+        tree = ast.parse(text, filename=filename)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return lambda row, column: None
+    src = SourceText(text)
+    interp = recorder.RecordingInterpreter(tree, src, filename)
+    try:
+        interp.run()
+    except RecursionError:
+        return lambda row, column: None
+
+    def at(row: int, column: int):
+        hits = [h for h in interp.seen if h[0].contains(row, column)]
+        if not hits:
+            return None
+        hits.sort(key=lambda h: (h[4], (h[0].end_row - h[0].row, h[0].end_column - h[0].column)))
+        span, tid, counter, st, _ = hits[0]
+        return recorder._timeline(interp, src, span, tid, counter, st)
+
+    return at
+
+
+def _fixes_module():
+    try:
+        return importlib.import_module("gradwarden.fixes")
+    except ImportError:
+        return None
+
+
+def fix_edits(text: str, diagnostic: Diagnostic, fix: Fix) -> Optional[List[Edit]]:
+    """The edits realising ``fix`` on ``text``: the fixer's (``gradwarden.fixes.edits_for``)
+    when it is installed, else the minimal edits the engine attached. None: not fixable."""
+    module = _fixes_module()
+    edits_for = getattr(module, "edits_for", None) if module else None
+    if edits_for is not None:
+        edits = edits_for(text, diagnostic, fix)
+        if edits is not None:
+            return list(edits)
+        return None
+    return list(fix.edits) if fix.edits else None
+
+
+def fix_all(text: str, diagnostics: Sequence[Diagnostic], unsafe: bool = False) -> Tuple[str, int]:
+    """Apply every safe fix (every fix with ``unsafe``): the fixer's ``fix_source`` when it is
+    installed, else the engine's attached edits of each diagnostic's preferred applicable fix,
+    skipping overlapping ones. Returns (new text, number of fixes applied)."""
+    module = _fixes_module()
+    fix_source = getattr(module, "fix_source", None) if module else None
+    if fix_source is not None:
+        new_text, n = fix_source(text, list(diagnostics), unsafe)
+        return new_text, int(n)
+    return apply_attached_fixes(text, diagnostics, unsafe)
+
+
+def pick_fix(diagnostic: Diagnostic, unsafe: bool) -> Optional[Fix]:
+    candidates = [f for f in diagnostic.fixes if (unsafe or f.safe) and f.edits]
+    if not candidates:
+        return None
+    for f in candidates:
+        if f.preferred:
+            return f
+    return candidates[0]
+
+
+def apply_attached_fixes(text: str, diagnostics: Sequence[Diagnostic], unsafe: bool = False) -> Tuple[str, int]:
+    chosen: List[Tuple[Fix, List[Edit]]] = []
+    for d in diagnostics:
+        f = pick_fix(d, unsafe)
+        if f is not None:
+            chosen.append((f, list(f.edits)))
+    offsets = _Offsets(text)
+    taken: List[Tuple[int, int]] = []
+    edits: List[Tuple[int, int, str]] = []
+    applied = 0
+    for _, fix_edits_ in chosen:
+        spans = [(offsets.of(e.span.row, e.span.column), offsets.of(e.span.end_row, e.span.end_column), e.content)
+                 for e in fix_edits_]
+        if any(_overlaps(a, b, ta, tb) for a, b, _ in spans for ta, tb in taken):
+            continue
+        taken.extend((a, b) for a, b, _ in spans)
+        edits.extend(spans)
+        applied += 1
+    for start, end, content in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
+        text = text[:start] + content + text[end:]
+    return text, applied
+
+
+def _overlaps(a: int, b: int, c: int, d: int) -> bool:
+    """Do the edits [a, b) and [c, d) conflict? (Two insertions conflict at the same point.)"""
+    if a == b and c == d:
+        return a == c
+    if a == b:
+        return c < a < d
+    if c == d:
+        return a < c < b
+    return a < d and c < b
+
+
+class _Offsets:
+    """1-based (row, character column) -> offset in the text (rows as Python counts them)."""
+
+    def __init__(self, text: str) -> None:
+        from gradwarden.lsp.positions import split_lines
+
+        self.starts = [0]
+        for line in split_lines(text, keepends=True):
+            self.starts.append(self.starts[-1] + len(line))
+        self.length = len(text)
+
+    def of(self, row: int, column: int) -> int:
+        if row - 1 >= len(self.starts) - 1:
+            return self.length
+        start = self.starts[max(row - 1, 0)]
+        end = self.starts[row] if row < len(self.starts) else self.length
+        return min(start + max(column - 1, 0), end)
+
+
+def warm_up() -> bool:
+    """Import the engine and touch its tables, so that the first real request is fast."""
+    diagnose("import torch\nx = torch.zeros(2, requires_grad=True)\ny = x.sigmoid()\ny.sum().backward()\n",
+             "<warm-up>")
+    return True
+
+
+def ping() -> str:
+    return "pong"
+
+
+def _crash() -> None:  # for the tests: a worker that dies
+    import os
+
+    os._exit(3)
+
+
+def _sleep(seconds: float) -> float:  # for the tests: a job that runs long
+    import time
+
+    time.sleep(seconds)
+    return seconds
+
+
+JOBS: Dict[str, Callable[..., Any]] = {
+    "diagnose": diagnose,
+    "explain": explain,
+    "record": record,
+    "fix_edits": fix_edits,
+    "fix_all": fix_all,
+    "warm_up": warm_up,
+    "ping": ping,
+    "_crash": _crash,
+    "_sleep": _sleep,
+}
+
+__all__ = ["JOBS", "EXPLAIN_UNAVAILABLE", "forbid_torch", "Span"]

@@ -1,0 +1,570 @@
+"""Analysis workers: the engine runs here, never on the server's event loop.
+
+``WorkerPool`` keeps a few worker *processes* (``python -c ... child_main()``): a pathological
+file (5 MB, absurd nesting, a bug of ours that loops or crashes) costs one worker, which is
+killed and replaced, never the server. Jobs are the functions of ``jobs.py``, sent pickled over
+the worker's stdin/stdout with a length prefix.
+
+Scheduling:
+
+- Lanes, by priority: ``INTERACTIVE`` (hover, code actions) before ``DIAGNOSTICS`` (open
+  documents) before ``BACKGROUND`` (workspace check). With more than one worker the last
+  one is kept for interactive jobs, so a large file never blocks hover on another document.
+- Cancellation: a queued job that is cancelled never runs; a running one whose caller gave up
+  (a stale analysis) is left to finish if it is young, and its worker killed and replaced if it
+  has already run for ``kill_after`` seconds.
+- Timeout: a job running longer than its timeout kills its worker; the caller gets
+  ``JobTimeout``. A crashed worker gives ``WorkerCrashed``; an exception inside a job
+  ``JobFailed`` (with the worker's traceback).
+
+``mode="thread"`` runs the same jobs in threads (no kill; used when processes cannot be
+started, and by ``--workers 0``).
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Dict, List, Optional, Tuple
+
+log = logging.getLogger("gradwarden.lsp.worker")
+
+INTERACTIVE = 0
+DIAGNOSTICS = 1
+BACKGROUND = 2
+
+_HEADER = struct.Struct(">Q")
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_KILL_AFTER = 0.5
+MAX_RESPAWNS = 8  # within RESPAWN_WINDOW seconds, then back off
+RESPAWN_WINDOW = 30.0
+
+
+class WorkerError(Exception):
+    """A job did not produce a result."""
+
+
+class WorkerCrashed(WorkerError):
+    pass
+
+
+class JobTimeout(WorkerError):
+    pass
+
+
+class JobFailed(WorkerError):
+    """The job raised in the worker; ``str()`` is the worker's exception, ``details`` its traceback."""
+
+    def __init__(self, message: str, details: str = "") -> None:
+        super().__init__(message)
+        self.details = details
+
+
+# --------------------------------------------------------------------------- framing
+def write_frame(stream: BinaryIO, obj: Any) -> None:
+    body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(body)) + body)
+    stream.flush()
+
+
+def read_frame(stream: BinaryIO) -> Any:
+    """The next object, or raise EOFError."""
+    head = _read_exactly(stream, _HEADER.size)
+    (size,) = _HEADER.unpack(head)
+    return pickle.loads(_read_exactly(stream, size))
+
+
+def _read_exactly(stream: BinaryIO, n: int) -> bytes:
+    chunks: List[bytes] = []
+    while n > 0:
+        chunk = stream.read(n)
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+# --------------------------------------------------------------------------- child side
+def child_main() -> None:
+    """The worker process: read (id, job, args), run, write (id, ok, payload); exit at EOF."""
+    from gradwarden.lsp.jobs import JOBS, forbid_torch, warm_up
+
+    forbid_torch()
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything printed by accident goes to stderr, not into the protocol
+    inp = sys.stdin.buffer
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 8000))
+    threading.stack_size(256 * 1024 * 1024)  # deep but legal nesting must not overflow the C stack
+    try:
+        warm_up()
+    except Exception:  # noqa: BLE001 - a broken engine still answers (with errors)
+        log.exception("worker warm-up failed")
+
+    def run_one(job_id: int, name: str, args: Tuple[Any, ...]) -> Tuple[int, bool, Any]:
+        try:
+            fn = JOBS[name]
+            return job_id, True, fn(*args)
+        except BaseException as exc:  # noqa: BLE001 - reported to the server, never fatal here
+            import traceback
+
+            return job_id, False, (f"{type(exc).__name__}: {exc}", traceback.format_exc())
+
+    while True:
+        try:
+            job_id, name, args = read_frame(inp)
+        except EOFError:
+            return
+        box: List[Tuple[int, bool, Any]] = []
+        runner = threading.Thread(target=lambda: box.append(run_one(job_id, name, args)), daemon=True)
+        runner.start()
+        runner.join()
+        reply = box[0] if box else (job_id, False, ("worker thread died", ""))
+        try:
+            write_frame(out, reply)
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
+            write_frame(out, (job_id, False, (f"unpicklable result: {type(exc).__name__}: {exc}", "")))
+        except (BrokenPipeError, OSError):
+            return
+
+
+# --------------------------------------------------------------------------- parent side
+@dataclass(eq=False)
+class _Job:
+    id: int
+    name: str
+    args: Tuple[Any, ...]
+    lane: int
+    timeout: float
+    kill_after: Optional[float]
+    future: "asyncio.Future[Any]"
+    seq: int = 0
+    started: float = 0.0
+    proc: Optional["_Proc"] = None
+    timer: Optional[asyncio.TimerHandle] = None
+    cancelled: bool = False
+    affinity: Optional[str] = None
+
+
+class _Proc:
+    """One worker process and the thread that reads its replies."""
+
+    def __init__(self, pool: "WorkerPool", index: int) -> None:
+        self.pool = pool
+        self.index = index
+        self.job: Optional[_Job] = None
+        self.affinities: List[str] = []  # keys whose caches (recordings) this worker holds
+        self.dead = False
+        self.killed_for: Optional[str] = None
+        self.popen = subprocess.Popen(
+            pool.command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None,
+            env=pool.env,
+            cwd=pool.cwd,
+            close_fds=True,
+        )
+        self.pid = self.popen.pid
+        self._write_lock = threading.Lock()
+        self.reader = threading.Thread(target=self._read_loop, name=f"gw-worker-{index}-reader", daemon=True)
+        self.reader.start()
+
+    def _read_loop(self) -> None:
+        stream = self.popen.stdout
+        assert stream is not None
+        loop = self.pool.loop
+        while True:
+            try:
+                msg = read_frame(stream)
+            except (EOFError, OSError, ValueError):
+                break
+            except Exception:  # noqa: BLE001 - an unreadable reply: treat the worker as broken
+                log.exception("worker %s sent an unreadable reply", self.pid)
+                break
+            try:
+                loop.call_soon_threadsafe(self.pool._on_reply, self, msg)
+            except RuntimeError:  # loop closed
+                return
+        try:
+            self.popen.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            loop.call_soon_threadsafe(self.pool._on_exit, self)
+        except RuntimeError:
+            pass
+
+    def send(self, job: _Job) -> None:
+        """Runs in an executor thread (a large text must not block the event loop)."""
+        stdin = self.popen.stdin
+        assert stdin is not None
+        with self._write_lock:
+            write_frame(stdin, (job.id, job.name, job.args))
+
+    def kill(self, why: str) -> None:
+        if self.dead:
+            return
+        self.killed_for = why
+        try:
+            self.popen.kill()
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        try:
+            if self.popen.stdin:
+                self.popen.stdin.close()
+        except OSError:
+            pass
+
+
+def worker_command(python: Optional[str] = None) -> List[str]:
+    # -c (not -m): the editor's working directory (the user's project) is removed from sys.path
+    # before anything is imported, so no file of the user's can shadow ours or get imported.
+    code = (
+        "import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
+        "from gradwarden.lsp.worker import child_main; child_main()"
+    )
+    return [python or sys.executable, "-c", code]
+
+
+def _package_root() -> str:
+    return str(Path(__file__).resolve().parents[2])
+
+
+class WorkerPool:
+    """See the module docstring. Create and use it on one event loop."""
+
+    def __init__(
+        self,
+        size: int = 2,
+        *,
+        mode: str = "process",
+        timeout: float = DEFAULT_TIMEOUT,
+        kill_after: float = DEFAULT_KILL_AFTER,
+        python: Optional[str] = None,
+    ) -> None:
+        self.size = max(1, int(size))
+        self.mode = mode
+        self.timeout = timeout
+        self.kill_after = kill_after
+        self.command = worker_command(python)
+        env = dict(os.environ)
+        root = _package_root()
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        env.setdefault("PYTHONUNBUFFERED", "1")
+        self.env = env
+        self.cwd = root
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self.procs: List[_Proc] = []
+        self.queue: List[_Job] = []
+        self._ids = itertools.count(1)
+        self._seq = itertools.count()
+        self._spawns: List[float] = []
+        self._closed = False
+        self._threads: Optional[ThreadPoolExecutor] = None
+        self._io = ThreadPoolExecutor(max_workers=max(2, self.size), thread_name_prefix="gw-worker-io")
+        self.crashes = 0
+        self.timeouts = 0
+        self.kills = 0
+        self.completed = 0
+
+    # ---- lifecycle
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+        return self._loop
+
+    def start(self) -> None:
+        """Start the workers now (otherwise on first use). Falls back to threads when a process
+        cannot be started."""
+        self.loop  # bind to the running loop
+        if self.mode == "process":
+            try:
+                while len(self.procs) < self.size:
+                    self._spawn()
+            except OSError as exc:
+                log.error("cannot start analysis worker processes (%s); analysing in threads instead", exc)
+                self._fall_back_to_threads()
+
+    def _fall_back_to_threads(self) -> None:
+        self.mode = "thread"
+        for proc in self.procs:
+            proc.kill("fallback")
+        self.procs = []
+
+    def _spawn(self) -> _Proc:
+        now = time.monotonic()
+        self._spawns = [t for t in self._spawns if now - t < RESPAWN_WINDOW] + [now]
+        proc = _Proc(self, len(self._spawns))
+        self.procs.append(proc)
+        log.debug("started analysis worker %s", proc.pid)
+        return proc
+
+    def pids(self) -> List[int]:
+        return [p.pid for p in self.procs if not p.dead]
+
+    async def close(self) -> None:
+        self._closed = True
+        for job in self.queue:
+            if not job.future.done():
+                job.future.cancel()
+        self.queue = []
+        for proc in list(self.procs):
+            proc.close()
+        deadline = time.monotonic() + 2.0
+        for proc in list(self.procs):
+            remaining = max(0.0, deadline - time.monotonic())
+            try:
+                await self.loop.run_in_executor(None, proc.popen.wait, remaining)
+            except (subprocess.TimeoutExpired, RuntimeError):
+                proc.kill("shutdown")
+        self.procs = []
+        if self._threads:
+            self._threads.shutdown(wait=False, cancel_futures=True)
+        self._io.shutdown(wait=False)
+
+    def close_now(self) -> None:
+        """Synchronous last resort (process exit): kill every worker."""
+        self._closed = True
+        for proc in list(self.procs):
+            proc.kill("shutdown")
+
+    # ---- running jobs
+    async def run(
+        self,
+        name: str,
+        *args: Any,
+        lane: int = INTERACTIVE,
+        timeout: Optional[float] = None,
+        kill_after: Optional[float] = -1.0,
+        affinity: Optional[str] = None,
+    ) -> Any:
+        """Run job ``name`` with ``args`` and return its result (raises WorkerError).
+
+        ``kill_after``: when the caller is cancelled while the job runs, kill the worker if the
+        job has run at least this long (None: never; -1: the pool's default). ``affinity``: a key
+        (a document) whose jobs should go to the same worker when it is free (its caches)."""
+        if self._closed:
+            raise WorkerError("the analysis workers are shut down")
+        timeout = self.timeout if timeout is None else timeout
+        if self.mode == "thread":
+            return await self._run_in_thread(name, args, timeout)
+        if not self.procs:
+            self.start()
+            if self.mode == "thread":
+                return await self._run_in_thread(name, args, timeout)
+        job = _Job(
+            id=next(self._ids),
+            name=name,
+            args=args,
+            lane=lane,
+            timeout=timeout,
+            kill_after=self.kill_after if kill_after is not None and kill_after < 0 else kill_after,
+            future=self.loop.create_future(),
+            seq=next(self._seq),
+            affinity=affinity,
+        )
+        self.queue.append(job)
+        self._pump()
+        try:
+            return await job.future
+        except asyncio.CancelledError:
+            self._cancel(job)
+            raise
+
+    async def _run_in_thread(self, name: str, args: Tuple[Any, ...], timeout: float) -> Any:
+        from gradwarden.lsp.jobs import JOBS
+
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(max_workers=self.size, thread_name_prefix="gw-analysis")
+        fut = self.loop.run_in_executor(self._threads, _call_job, JOBS[name], args)
+        try:
+            ok, payload = await asyncio.wait_for(fut, timeout)
+        except asyncio.TimeoutError:
+            self.timeouts += 1
+            raise JobTimeout(f"{name} took more than {timeout:g}s") from None
+        if not ok:
+            raise JobFailed(*payload)
+        self.completed += 1
+        return payload
+
+    def _cancel(self, job: _Job) -> None:
+        """The caller gave up: drop a queued job; a running one is killed (with its worker)
+        once it has run ``kill_after`` seconds, else left to finish and its result dropped."""
+        job.cancelled = True
+        if job.proc is None:
+            if job in self.queue:
+                self.queue.remove(job)
+            return
+        if job.kill_after is None:
+            return
+        ran = time.monotonic() - job.started
+        if ran >= job.kill_after:
+            self._kill_stale(job)
+        else:
+            self.loop.call_later(job.kill_after - ran, self._kill_stale, job)
+
+    def _kill_stale(self, job: _Job) -> None:
+        proc = job.proc
+        if proc is None or proc.job is not job or proc.dead:
+            return
+        self.kills += 1
+        log.info("killing worker %s: stale %s job has run %.2fs", proc.pid, job.name, time.monotonic() - job.started)
+        proc.kill("stale")
+
+    def _limit_background(self) -> int:
+        return self.size - 1 if self.size > 1 else 1
+
+    def _pump(self) -> None:
+        if self._closed:
+            return
+        self.queue = [j for j in self.queue if not j.cancelled and not j.future.done()]
+        while self.queue:
+            idle = [p for p in self.procs if p.job is None and not p.dead]
+            if not idle:
+                break
+            busy_bg = sum(1 for p in self.procs if p.job is not None and p.job.lane != INTERACTIVE)
+            pick = None
+            for job in sorted(self.queue, key=lambda j: (j.lane, j.seq)):
+                if job.lane == INTERACTIVE or busy_bg < self._limit_background():
+                    pick = job
+                    break
+            if pick is None:
+                break
+            self.queue.remove(pick)
+            proc = idle[0]
+            if pick.affinity is not None:
+                proc = next((p for p in idle if pick.affinity in p.affinities), proc)
+                if pick.affinity in proc.affinities:
+                    proc.affinities.remove(pick.affinity)
+                proc.affinities.append(pick.affinity)
+                del proc.affinities[:-4]
+            self._dispatch(proc, pick)
+
+    def _dispatch(self, proc: _Proc, job: _Job) -> None:
+        proc.job = job
+        job.proc = proc
+        job.started = time.monotonic()
+        job.timer = self.loop.call_later(job.timeout, self._on_timeout, job)
+        fut = self.loop.run_in_executor(self._io, proc.send, job)
+        fut.add_done_callback(lambda f: self._sent(proc, job, f))
+
+    def _sent(self, proc: _Proc, job: _Job, fut: "asyncio.Future[None]") -> None:
+        exc = fut.exception() if not fut.cancelled() else None
+        if exc is not None:
+            log.warning("could not send a job to worker %s: %s", proc.pid, exc)
+            proc.kill("broken pipe")  # the reader thread reports the exit
+
+    def _on_timeout(self, job: _Job) -> None:
+        proc = job.proc
+        if proc is None or proc.job is not job:
+            return
+        self.timeouts += 1
+        log.warning("analysis job %s timed out after %.1fs; restarting worker %s", job.name, job.timeout, proc.pid)
+        if not job.future.done():
+            job.future.set_exception(JobTimeout(f"{job.name} took more than {job.timeout:g}s"))
+        proc.kill("timeout")
+
+    def _on_reply(self, proc: _Proc, msg: Tuple[int, bool, Any]) -> None:
+        job_id, ok, payload = msg
+        job = proc.job
+        if job is None or job.id != job_id:
+            log.debug("reply to a job that is gone (%s)", job_id)
+            return
+        proc.job = None
+        if job.timer:
+            job.timer.cancel()
+        self.completed += 1
+        if not job.future.done():
+            if ok:
+                job.future.set_result(payload)
+            else:
+                message, details = payload if isinstance(payload, tuple) else (str(payload), "")
+                job.future.set_exception(JobFailed(message, details))
+        self._pump()
+
+    def _on_exit(self, proc: _Proc) -> None:
+        proc.dead = True
+        if proc in self.procs:
+            self.procs.remove(proc)
+        job = proc.job
+        proc.job = None
+        if job is not None:
+            if job.timer:
+                job.timer.cancel()
+            if not job.future.done():
+                self.crashes += 1
+                code = proc.popen.returncode
+                log.error("analysis worker %s died (exit status %s) while running %s", proc.pid, code, job.name)
+                job.future.set_exception(WorkerCrashed(f"the analysis worker died (exit status {code})"))
+        elif proc.killed_for is None and not self._closed:
+            self.crashes += 1
+            log.error("analysis worker %s exited unexpectedly (status %s)", proc.pid, proc.popen.returncode)
+        if self._closed:
+            return
+        self._replace()
+
+    def _replace(self) -> None:
+        now = time.monotonic()
+        recent = [t for t in self._spawns if now - t < RESPAWN_WINDOW]
+        if len(recent) >= MAX_RESPAWNS + self.size:
+            delay = RESPAWN_WINDOW - (now - recent[0])
+            log.error("analysis workers keep dying; next restart in %.0fs", delay)
+            self.loop.call_later(max(delay, 1.0), self._replace)
+            return
+        try:
+            while len(self.procs) < self.size:
+                self._spawn()
+        except OSError as exc:
+            log.error("cannot restart an analysis worker (%s); analysing in threads instead", exc)
+            self._fall_back_to_threads()
+            for job in self.queue:
+                self.loop.create_task(self._requeue_in_thread(job))
+            self.queue = []
+            return
+        self._pump()
+
+    async def _requeue_in_thread(self, job: _Job) -> None:
+        try:
+            result = await self._run_in_thread(job.name, job.args, job.timeout)
+        except Exception as exc:  # noqa: BLE001
+            if not job.future.done():
+                job.future.set_exception(exc)
+        else:
+            if not job.future.done():
+                job.future.set_result(result)
+
+    def stats(self) -> Dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "size": self.size,
+            "pids": self.pids(),
+            "queued": len(self.queue),
+            "busy": sum(1 for p in self.procs if p.job is not None),
+            "completed": self.completed,
+            "crashes": self.crashes,
+            "timeouts": self.timeouts,
+            "kills": self.kills,
+        }
+
+
+def _call_job(fn, args) -> Tuple[bool, Any]:
+    try:
+        return True, fn(*args)
+    except Exception as exc:  # noqa: BLE001
+        import traceback
+
+        return False, (f"{type(exc).__name__}: {exc}", traceback.format_exc())

@@ -1,0 +1,1375 @@
+"""The instrumented child of a gradwarden debug run (private to gradwarden.runtime).
+
+This file runs under the *target* interpreter (the project's Python, maybe on another
+machine): it uses the standard library and torch only and never imports gradwarden. The
+parent starts it as a script::
+
+    python _child.py --gw-config <urlsafe-base64 JSON> [--] [script args...]
+
+and reads what it finds from JSON-lines files it appends to in the configured output folder
+(``events.<rank>.<pid>.jsonl``, one per process; a forked process opens its own). Nothing is
+ever written to the target's stdout/stderr except what the target itself prints.
+
+What it installs before the target runs (see docs/runtime.md for the reasoning):
+
+- ``saved_tensors_hooks`` whose pack records every saved tensor with its version and the
+  user's frame, and whose unpack re-does PyTorch's version check (registering the hooks turns
+  PyTorch's own check off) and raises the same error, naming the write.
+- a ``TorchDispatchMode`` that sees every mutating op (schema arguments with ``is_write``)
+  below autograd, before the version bump. A write to the storage of a live saved tensor is
+  kept pending until the next event, then attributed by *version-counter identity*: the saved
+  tensors whose ``_version`` moved are the ones this write bumped. A write that changed the
+  storage without moving the saved tensor's counter is a write through another counter
+  (``.data``) or a kernel that does not bump (``fused=True`` optimizers): a silent hazard,
+  reported when backward actually uses the stale value.
+- wrappers of ``torch.autograd.backward``/``grad`` (backward sites, ``--max-steps``, freed-graph
+  errors), of ``nn.Module.__init__`` (where modules were built: an in-place module called from a
+  container is reported at its construction line), of ``Tensor.data``'s setter (parameters whose
+  data was replaced by an expanded tensor) and of custom Functions' backward (writes into
+  ``grad_output``).
+- line coverage of the user's files (``sys.monitoring`` on 3.12+, ``sys.settrace`` before), so
+  that the parent can tell "the line ran and nothing failed" from "never reached".
+"""
+import base64
+import json
+import os
+import sys
+import time
+
+# Run as a script, Python put this folder first on sys.path: it must not shadow the user's
+# modules (``cli``, ``session`` ...).
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if sys.path and sys.path[0] and os.path.abspath(sys.path[0]) == _HERE:
+    del sys.path[0]
+
+PROTOCOL = 1
+EXIT_TORCH_MISSING = 3
+EXIT_BAD_CONFIG = 4
+EXIT_NO_CUDA = 5
+ERROR_MARK = "[gradwarden]"
+
+torch = None  # bound by _import_torch()
+_Tensor = None
+
+
+# =========================================================================== events
+class Events:
+    """Appends JSON lines to this process's own file in the output folder."""
+
+    def __init__(self, out_dir):
+        self.out_dir = out_dir
+        self.rank = _rank()
+        self.fd = -1
+        self.path = ""
+        self._open()
+
+    def _open(self):
+        self.path = os.path.join(self.out_dir, "events.%s.%d.jsonl" % (self.rank, os.getpid()))
+        self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+
+    def reopen_after_fork(self):
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+        self._open()
+
+    def emit(self, ev, **fields):
+        fields["ev"] = ev
+        fields["pid"] = os.getpid()
+        fields["rank"] = self.rank
+        fields["t"] = round(time.time(), 3)
+        try:
+            data = (json.dumps(fields, default=str, separators=(",", ":")) + "\n").encode("utf-8", "replace")
+            os.write(self.fd, data)
+        except Exception:  # noqa: BLE001 - reporting must never break the user's program
+            pass
+
+
+def _rank():
+    for name in ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"):
+        value = os.environ.get(name)
+        if value and value.isdigit():
+            return value
+    return "0"
+
+
+# =========================================================================== user code
+class UserFiles:
+    """Which files are the user's: everything but the standard library, installed packages,
+    torch and this file (the target file itself is always the user's)."""
+
+    def __init__(self, include=()):
+        import sysconfig
+
+        prefixes = set()
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            try:
+                path = sysconfig.get_paths().get(key)
+            except Exception:  # noqa: BLE001
+                path = None
+            if path:
+                prefixes.add(os.path.realpath(path))
+        for p in (getattr(sys, "base_prefix", ""), getattr(sys, "prefix", "")):
+            if p:
+                prefixes.add(os.path.realpath(os.path.join(p, "lib")))
+                prefixes.add(os.path.realpath(os.path.join(p, "lib64")))
+        prefixes.add(_HERE)
+        self.prefixes = tuple(sorted(p.rstrip(os.sep) + os.sep for p in prefixes if p))
+        self.include = set(os.path.realpath(p) for p in include if p)
+        self.cache = {}
+
+    def add_excluded(self, folder):
+        folder = os.path.realpath(folder).rstrip(os.sep) + os.sep
+        if folder not in self.prefixes:
+            self.prefixes = self.prefixes + (folder,)
+            self.cache.clear()
+
+    def classify(self, filename):
+        result = self._classify(filename)
+        self.cache[filename] = result
+        return result
+
+    def _classify(self, filename):
+        if not filename or filename[0] == "<":
+            return False
+        real = os.path.realpath(filename) if os.path.isabs(filename) else os.path.realpath(os.path.abspath(filename))
+        if real in self.include:
+            return True
+        if os.sep + "site-packages" + os.sep in real or os.sep + "dist-packages" + os.sep in real:
+            return False
+        for p in self.prefixes:
+            if real.startswith(p):
+                return False
+        return True
+
+
+_USER = None  # UserFiles
+_ucache = {}  # filename -> bool (the UserFiles cache, bound for speed)
+
+
+def _is_user(filename):
+    u = _ucache.get(filename)
+    if u is None:
+        u = _USER.classify(filename)
+    return u
+
+
+def _user_frame(f):
+    """The innermost frame at or above ``f`` that runs user code (None: none)."""
+    cache = _ucache
+    while f is not None:
+        fn = f.f_code.co_filename
+        u = cache.get(fn)
+        if u is None:
+            u = _USER.classify(fn)
+        if u:
+            return f
+        f = f.f_back
+    return None
+
+
+def _site(f):
+    if f is None:
+        return None
+    return [_display_file(f.f_code.co_filename), f.f_lineno, f.f_code.co_name]
+
+
+_abs_cache = {}
+
+
+def _display_file(filename):
+    out = _abs_cache.get(filename)
+    if out is None:
+        out = os.path.abspath(filename) if filename and filename[0] != "<" else filename
+        _abs_cache[filename] = out
+    return out
+
+
+# =========================================================================== coverage
+class Coverage:
+    """Lines of the user's files that ran; new lines are flushed as ``lines`` events."""
+
+    def __init__(self, is_user_file):
+        self.is_user_file = is_user_file
+        self.lines = {}  # filename -> set of rows
+        self.new = {}  # filename -> list of rows not yet flushed
+        self.saturated = set()  # code objects whose every line ran (settrace: stop tracing them)
+        self.code_lines = {}
+        self.mode = None
+
+    # -- sys.monitoring (3.12+): every (code, line) costs one call, then is disabled
+    def start(self):
+        mon = getattr(sys, "monitoring", None)
+        if mon is not None:
+            for tool in (mon.COVERAGE_ID, 4, 5):
+                try:
+                    mon.use_tool_id(tool, "gradwarden")
+                except ValueError:
+                    continue
+                self.tool = tool
+                mon.register_callback(tool, mon.events.LINE, self._mon_line)
+                mon.set_events(tool, mon.events.LINE)
+                self.mode = "monitoring"
+                return
+        import threading
+
+        sys.settrace(self._global)
+        threading.settrace(self._global)
+        self.mode = "settrace"
+
+    def stop(self):
+        if self.mode == "monitoring":
+            mon = sys.monitoring
+            try:
+                mon.set_events(self.tool, 0)
+                mon.register_callback(self.tool, mon.events.LINE, None)
+                mon.free_tool_id(self.tool)
+            except Exception:  # noqa: BLE001
+                pass
+        elif self.mode == "settrace":
+            import threading
+
+            sys.settrace(None)
+            threading.settrace(None)
+        self.mode = None
+
+    def _mon_line(self, code, line):
+        fn = code.co_filename
+        u = _ucache.get(fn)
+        if u is None:
+            u = self.is_user_file(fn)
+        if u:
+            self._add(fn, line)
+        return sys.monitoring.DISABLE
+
+    # -- sys.settrace (before 3.12): user frames only; a code object stops being traced once
+    #    every line of it has run
+    def _global(self, frame, event, arg):
+        code = frame.f_code
+        if code in self.saturated:
+            return None
+        fn = code.co_filename
+        u = _ucache.get(fn)
+        if u is None:
+            u = self.is_user_file(fn)
+        if not u:
+            return None
+        self._add(fn, frame.f_lineno)
+        return self._local
+
+    def _local(self, frame, event, arg):
+        if event == "line":
+            fn = frame.f_code.co_filename
+            seen = self.lines.get(fn)
+            line = frame.f_lineno
+            if seen is None or line not in seen:
+                self._add(fn, line)
+                self._check_saturated(frame.f_code)
+        return self._local
+
+    def _check_saturated(self, code):
+        want = self.code_lines.get(code)
+        if want is None:
+            try:
+                want = {ln for _, _, ln in code.co_lines() if ln is not None}
+            except Exception:  # noqa: BLE001
+                want = set()
+            want.discard(code.co_firstlineno)
+            self.code_lines[code] = want
+        seen = self.lines.get(code.co_filename, ())
+        if want and want.issubset(seen):
+            self.saturated.add(code)
+
+    def _add(self, fn, line):
+        seen = self.lines.get(fn)
+        if seen is None:
+            seen = self.lines[fn] = set()
+        if line not in seen:
+            seen.add(line)
+            self.new.setdefault(fn, []).append(line)
+
+    def take_new(self):
+        new, self.new = self.new, {}
+        return {_display_file(fn): sorted(rows) for fn, rows in new.items()}
+
+
+# =========================================================================== device
+def select_device(config, torch_mod, environ):
+    """Resolve ``--device`` in the child. Returns (device_string, error_message_or_None).
+
+    ``auto`` does not touch CUDA before the script runs (a script may still choose its GPUs
+    through CUDA_VISIBLE_DEVICES): the device actually used is read at exit, see
+    ``used_device``. ``cuda`` (or a default device) needs CUDA now. ``cpu`` hides the GPUs
+    (the parent sets CUDA_VISIBLE_DEVICES to empty)."""
+    want = config.get("device", "auto")
+    if want == "cpu":
+        return "cpu", None
+    default = config.get("default_device", False)
+    if want == "cuda" or default:
+        if not torch_mod.cuda.is_available():
+            if want == "cuda":
+                return None, "--device cuda: CUDA is not available in %s (torch %s, CUDA build %s)" % (
+                    sys.executable, torch_mod.__version__, getattr(torch_mod.version, "cuda", None))
+            return "cpu", None
+        index = torch_mod.cuda.current_device()
+        if default:
+            torch_mod.set_default_device("cuda:%d" % index)
+        return "cuda:%d (%s)" % (index, torch_mod.cuda.get_device_name(index)), None
+    return "auto", None
+
+
+def used_device(torch_mod, chosen):
+    """What the run used: CUDA when the script initialised it, else the CPU."""
+    try:
+        if chosen not in ("auto", None) and chosen != "cpu":
+            return chosen
+        cuda = getattr(torch_mod, "cuda", None)
+        if cuda is not None and cuda.is_initialized():
+            index = cuda.current_device()
+            return "cuda:%d (%s)" % (index, cuda.get_device_name(index))
+    except Exception:  # noqa: BLE001
+        pass
+    return "cpu"
+
+
+def child_environment(config, environ):
+    """Environment changes the child makes before importing torch."""
+    changes = {}
+    device = config.get("device", "auto")
+    if device in ("auto", "cuda"):
+        changes["CUDA_LAUNCH_BLOCKING"] = "1"  # errors point at the line that launched the kernel
+    if device == "cpu":
+        changes["CUDA_VISIBLE_DEVICES"] = ""
+    return changes
+
+
+# =========================================================================== state
+class _State:
+    def __init__(self):
+        self.events = None
+        self.config = {}
+        self.bw_count = 0  # top-level backward calls
+        self.bw_depth = 0
+        self.cur_bw = None  # (n, site, retain) of the running backward
+        self.max_steps = None
+        self.reported = set()  # dedup keys of findings
+        self.last_progress = 0.0
+        self.coverage = None
+        self.device = "auto"
+        self.findings = 0
+        self.stopping = False
+
+
+_state = _State()
+_pending = []  # writes waiting for their version bump: (write, tensor, version_before, records)
+_by_storage = {}  # storage base pointer -> [weakref(_Rec)]
+_mut_cache = {}  # OpOverload -> tuple of (position, name, is_list) of written arguments
+_grad_outputs = []  # stack of sets: storage keys of the grad_outputs of running custom backwards
+_mod_sites = None  # WeakKeyDictionary: nn.Module -> construction site
+_data_sites = None  # WeakKeyDictionary: tensor -> site where .data was set to an overlapping tensor
+_packs = [0]
+SWEEP_EVERY = 4096
+
+
+class _Rec(object):
+    """One saved tensor, as packed."""
+
+    __slots__ = ("t", "version", "site", "key", "last", "first", "first_from", "first_to", "silent",
+                 "silent_done", "bw", "__weakref__")
+
+
+class _Write(object):
+    """One mutating op that touched the storage of a live saved tensor."""
+
+    __slots__ = ("op", "site", "call_site", "module", "module_site", "step", "fused", "in_backward")
+
+
+def _emit(ev, **fields):
+    ev_obj = _state.events
+    if ev_obj is not None:
+        ev_obj.emit(ev, **fields)
+
+
+def _finding(key, **fields):
+    """Emit one finding once (``key`` deduplicates)."""
+    if key in _state.reported:
+        return
+    _state.reported.add(key)
+    _state.findings += 1
+    fields.setdefault("backward_calls", _state.bw_count)
+    _flush_lines()
+    _emit("finding", **fields)
+
+
+def _flush_lines():
+    cov = _state.coverage
+    if cov is not None and cov.new:
+        _emit("lines", lines=cov.take_new())
+
+
+# =========================================================================== tensors
+def _storage_key(t):
+    try:
+        ptr = t.data_ptr()
+    except Exception:  # noqa: BLE001 - no storage (meta, sparse, some subclasses)
+        return None
+    try:
+        return ptr - t.storage_offset() * t.element_size()
+    except Exception:  # noqa: BLE001
+        return ptr
+
+
+def _extent(t):
+    """Byte range [lo, hi) of ``t`` in its storage (assumes non-negative strides)."""
+    try:
+        n = t.numel()
+        es = t.element_size()
+        lo = t.storage_offset() * es
+        if n == 0:
+            return lo, lo
+        span = 1
+        for size, stride in zip(t.shape, t.stride()):
+            if size > 1:
+                span += (size - 1) * abs(stride)
+        return lo, lo + span * es
+    except Exception:  # noqa: BLE001
+        return 0, 1 << 62
+
+
+def _overlaps(a, b):
+    try:
+        if a.device != b.device:
+            return False
+    except Exception:  # noqa: BLE001
+        return False
+    alo, ahi = _extent(a)
+    blo, bhi = _extent(b)
+    return alo < bhi and blo < ahi
+
+
+def _internal_overlap(t):
+    """True when several elements of ``t`` share memory (a 0 stride on a dimension > 1)."""
+    try:
+        return any(st == 0 and s > 1 for s, st in zip(t.shape, t.stride()))
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _describe(t):
+    try:
+        return {"shape": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""), "device": str(t.device),
+                "type": t.type()}
+    except Exception:  # noqa: BLE001
+        return {}
+
+
+def _sweep():
+    dead = []
+    for key, refs in _by_storage.items():
+        alive = [r for r in refs if r() is not None]
+        if alive:
+            if len(alive) != len(refs):
+                _by_storage[key] = alive
+        else:
+            dead.append(key)
+    for key in dead:
+        del _by_storage[key]
+
+
+def _live(key):
+    refs = _by_storage.get(key)
+    if not refs:
+        return None
+    out = []
+    for ref in refs:
+        r = ref()
+        if r is not None:
+            out.append(r)
+    return out
+
+
+# =========================================================================== saved tensors
+def _pack(t):
+    if _pending:
+        _finalize()
+    r = _Rec()
+    r.t = t
+    r.version = r.last = t._version
+    r.site = _site(_user_frame(sys._getframe(1)))
+    r.first = r.silent = None
+    r.silent_done = False
+    r.bw = _state.bw_count
+    key = r.key = _storage_key(t)
+    if key is not None:
+        refs = _by_storage.get(key)
+        if refs is None:
+            _by_storage[key] = [_weakref(r)]
+        else:
+            refs.append(_weakref(r))
+    _packs[0] += 1
+    if _packs[0] % SWEEP_EVERY == 0:
+        _sweep()
+    return r
+
+
+def _unpack(r):
+    if _pending:
+        _finalize()
+    t = r.t
+    cur = t._version
+    bw = _state.cur_bw
+    node = None
+    try:
+        node = _current_node()
+        if node is not None and bw is not None:
+            node.metadata["_gradwarden"] = (r.site, bw[0], bw[1], bw[2])
+    except Exception:  # noqa: BLE001
+        pass
+    if cur != r.version:
+        raise RuntimeError(_version_error(r, cur, node, bw))
+    if r.silent is not None and not r.silent_done:
+        r.silent_done = True
+        _silent_finding(r, node, bw)
+    return t
+
+
+def _node_name(node):
+    try:
+        return node.name() if node is not None else None
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _write_sites(w):
+    """(write site, extra sites) of a write: an in-place module called from a container is
+    reported where it was built, with the call as a related site."""
+    extra = []
+    site = w.site
+    if w.module_site is not None:
+        if w.call_site is not None:
+            extra.append({"kind": "call", "site": w.call_site, "message": "the %s is called here" % w.module})
+        site = w.module_site
+    return site, extra
+
+
+def _version_error(r, cur, node, bw):
+    w = r.first
+    name = _node_name(node)
+    desc = _describe(r.t)
+    shape = "[%s [%s]]" % (desc.get("type", "tensor"), ", ".join(str(s) for s in desc.get("shape", [])))
+    base = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
+            "%s%s, is at version %d; expected version %d instead." % (
+                shape, (", which is saved by " + name) if name else "", cur, r.version))
+    sites = []
+    if w is not None:
+        code = "GW501" if w.step else ("GW202" if w.in_backward else "GW201")
+        wsite, extra = _write_sites(w)
+        sites.extend(extra)
+        if w.step:
+            sites.append({"kind": "step", "site": w.site, "message": "%s.step() updates the parameter in place" % w.step})
+        where = "%s:%s" % (wsite[0], wsite[1]) if wsite else "an unknown line"
+        note = " %s the in-place write is %s at %s" % (ERROR_MARK, w.op, where)
+        if r.site:
+            note += "; the tensor was saved at %s:%s" % (r.site[0], r.site[1])
+        note += " (version %d -> %d)." % (r.first_from, r.first_to)
+    else:
+        code = "GW201"
+        wsite = None
+        note = " %s gradwarden did not see the in-place write (another thread, or before the run)." % ERROR_MARK
+    msg = base + note
+    key = ("version", code, tuple(wsite or ()), tuple(r.site or ()))
+    _finding(key, code=code, kind="version-counter",
+             message=_short_version_message(w, r, name, cur),
+             severity="error", write_site=wsite, save_site=r.site, backward_site=bw[1] if bw else None,
+             save_op=name, write_op=w.op if w else None, sites=sites,
+             versions={"saved": r.version, "current": cur,
+                       "write_from": r.first_from if w else None, "write_to": r.first_to if w else None},
+             tensor=desc, module=w.module if w else None)
+    return msg
+
+
+def _short_version_message(w, r, node_name, cur):
+    saver = node_name or "an autograd node"
+    if w is None:
+        return ("a tensor that %s saved for backward was modified in place (version %d -> %d); "
+                "the write was not observed" % (saver, r.version, cur))
+    what = "%s.step()" % w.step if w.step else w.op
+    return ("in-place %s modifies a tensor that %s saved for backward (saved at version %d, now %d); "
+            "backward raises" % (what, saver, r.version, cur))
+
+
+def _silent_finding(r, node, bw):
+    w = r.silent
+    name = _node_name(node)
+    wsite, extra = _write_sites(w)
+    if w.step and w.fused:
+        code, kind = "GW502", "fused-step"
+        message = ("fused %s.step() overwrote a parameter that %s saved for backward without bumping its "
+                   "version: this backward silently used the new weights" % (w.step, name or "a node"))
+    else:
+        code, kind = "GW601", "data-write"
+        message = ("%s wrote into a tensor that %s saved for backward through an alias that does not share "
+                   "its version counter (.data): this backward silently used the modified values" % (
+                       w.op, name or "a node"))
+    key = ("silent", code, tuple(wsite or ()), tuple(r.site or ()))
+    _finding(key, code=code, kind=kind, message=message, severity="warning", write_site=wsite,
+             save_site=r.site, backward_site=bw[1] if bw else None, save_op=name, write_op=w.op,
+             sites=extra, versions={"saved": r.version, "current": r.t._version}, tensor=_describe(r.t))
+
+
+# =========================================================================== writes
+def _mut_info(func):
+    out = []
+    try:
+        for i, a in enumerate(func._schema.arguments):
+            info = a.alias_info
+            if info is not None and info.is_write:
+                is_list = "[]" in str(a.type) or "List" in str(a.type)
+                out.append((i, a.name, is_list, a.kwarg_only))
+    except Exception:  # noqa: BLE001
+        pass
+    result = tuple(out)
+    _mut_cache[func] = result
+    return result
+
+
+def _written(widx, args, kwargs):
+    out = []
+    T = _Tensor
+    for pos, name, is_list, kwonly in widx:
+        a = None
+        if not kwonly and pos < len(args):
+            a = args[pos]
+        elif kwargs:
+            a = kwargs.get(name)
+        if a is None:
+            continue
+        if is_list:
+            try:
+                out.extend(x for x in a if isinstance(x, T))
+            except TypeError:
+                pass
+        elif isinstance(a, T):
+            out.append(a)
+    return out
+
+
+def _on_write(func, widx, args, kwargs):
+    targets = _written(widx, args, kwargs)
+    hits = None
+    go_hit = None
+    write = None
+    for t in targets:
+        key = _storage_key(t)
+        if key is None:
+            continue
+        if _by_storage:
+            live = _live(key)
+            if live:
+                if write is None:
+                    write = _make_write(func, sys._getframe(2))
+                if hits is None:
+                    hits = []
+                hits.append((write, t, t._version, live))
+        if _grad_outputs and key in _grad_outputs[-1]:
+            go_hit = t
+    single = targets[0] if len(targets) == 1 else None
+    if single is not None and not go_hit:
+        _check_expanded_base(func, single)
+    if hits:
+        _pending.extend(hits)
+    try:
+        out = func(*args, **kwargs) if kwargs else func(*args)
+    except RuntimeError as exc:
+        _write_error(exc, func, targets, go_hit is not None)
+        raise
+    if go_hit is not None:
+        _grad_output_finding(func, severity="warning")
+    return out
+
+
+def _make_write(func, frame):
+    """Where a write comes from: the user's frame, the in-place module doing it (and where
+    that module was built), the optimizer step it is part of, a custom backward."""
+    w = _Write()
+    w.op = str(func)
+    w.step = None
+    w.fused = False
+    w.module = w.module_site = w.call_site = None
+    w.in_backward = False
+    modules = []
+    f = frame
+    nn_module = torch.nn.Module
+    optimizer = torch.optim.Optimizer
+    while f is not None:
+        fn = f.f_code.co_filename
+        u = _ucache.get(fn)
+        if u is None:
+            u = _USER.classify(fn)
+        if u:
+            break
+        if ("torch" + os.sep + "nn" + os.sep) in fn or ("torch" + os.sep + "optim" + os.sep) in fn:
+            try:
+                owner = f.f_locals.get("self")
+            except Exception:  # noqa: BLE001
+                owner = None
+            if owner is not None:
+                if isinstance(owner, nn_module):
+                    if not modules or modules[-1] is not owner:
+                        modules.append(owner)
+                elif isinstance(owner, optimizer) and w.step is None:
+                    w.step = type(owner).__name__
+                    w.fused = _is_fused(owner)
+        f = f.f_back
+    w.site = _site(f)
+    if f is not None and f.f_code.co_name == "backward":
+        try:
+            w.in_backward = "ctx" in f.f_code.co_varnames[: f.f_code.co_argcount]
+        except Exception:  # noqa: BLE001
+            pass
+    if modules:
+        inner = modules[0]
+        w.module = type(inner).__name__
+        if len(modules) > 1 and _mod_sites is not None:
+            # called by a container (Sequential ...): the user's line is the container call;
+            # the module's own construction is where `inplace=True` was chosen
+            built = _mod_sites.get(inner)
+            if built is not None:
+                w.module_site = built
+                w.call_site = w.site
+    return w
+
+
+def _is_fused(opt):
+    try:
+        if opt.defaults.get("fused"):
+            return True
+        return any(g.get("fused") for g in opt.param_groups)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _finalize():
+    """Attribute the pending writes now that their version bump happened."""
+    items = list(_pending)
+    del _pending[:]
+    for w, t, before, live in items:
+        try:
+            moved_self = t._version != before
+        except Exception:  # noqa: BLE001
+            moved_self = True
+        for r in live:
+            cur = r.t._version
+            if cur != r.last:
+                if r.first is None and r.last == r.version:
+                    r.first = w
+                    r.first_from = r.last
+                    r.first_to = cur
+                r.last = cur
+            elif r.silent is None and r.first is None:
+                # the storage changed but this saved tensor's counter did not move
+                if moved_self:
+                    # written through an alias with its own counter (.data, from_blob ...)
+                    if _overlaps(r.t, t):
+                        r.silent = w
+                elif w.step and w.fused:
+                    # a kernel that does not bump versions (fused optimizers); other such
+                    # kernels (batch norm's running stats) are harmless by design
+                    if _overlaps(r.t, t):
+                        r.silent = w
+
+
+def _write_error(exc, func, targets, grad_output):
+    msg = str(exc)
+    kind = _classify_message(msg)
+    if kind is None:
+        return
+    f = _user_frame(sys._getframe(2))
+    w = _make_write(func, sys._getframe(2))
+    site, extra = _write_sites(w)
+    code = kind[0]
+    sites = list(extra)
+    if code == "GW301":
+        if grad_output:
+            code = "GW303"
+        else:
+            for t in targets:
+                cause = _data_sites.get(t) if _data_sites is not None else None
+                if cause is not None:
+                    code = "GW304"
+                    sites.append({"kind": "write", "site": site, "message": "the write that fails"})
+                    sites.append({"kind": "created", "site": cause,
+                                  "message": ".data replaced by an expanded tensor here"})
+                    site = cause
+                    break
+    _mark(exc)
+    _report_error(code, kind[1], msg, site or _site(f), sites, write_op=str(func))
+
+
+def _mark(exc):
+    try:
+        exc._gradwarden_reported = True
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _check_expanded_base(func, t):
+    """A write into one element of an expanded tensor that requires grad: every position that
+    shares the element changes (silently wrong values and gradients)."""
+    try:
+        base = t._base
+        if base is None or not base.requires_grad or not _internal_overlap(base):
+            return
+    except Exception:  # noqa: BLE001
+        return
+    w = _make_write(func, sys._getframe(3))
+    site, extra = _write_sites(w)
+    _finding(("expanded-base", tuple(site or ())), code="GW301", kind="expanded-write", severity="warning",
+             message="in-place %s writes into a view of an expanded tensor: one element is shared by several "
+                     "positions, so all of them change (values and gradients are silently wrong)" % func,
+             write_site=site, sites=extra, write_op=str(func), tensor=_describe(base))
+
+
+def _grad_output_finding(func, severity):
+    w = _make_write(func, sys._getframe(3))
+    site, extra = _write_sites(w)
+    _finding(("grad-output", tuple(site or ())), code="GW303", kind="grad-output-write", severity=severity,
+             message="custom Function backward writes into grad_output in place (%s): the gradient buffer may be "
+                     "shared with other consumers" % func, write_site=site, sites=extra, write_op=str(func))
+
+
+# =========================================================================== errors
+_MESSAGES = (
+    ("a leaf Variable that requires grad is being used in an in-place operation", "GW101", "leaf-inplace"),
+    ("a view of a leaf Variable that requires grad is being used in an in-place operation", "GW101", "leaf-inplace"),
+    ("more than one element of the written-to tensor refers to a single memory location", "GW301", "expanded-write"),
+    ("some elements of the input tensor and the written-to tensor refer to a single memory location", "GW302",
+     "overlapping-write"),
+    ("This view is the output of a function that returns multiple views", "GW306", "multi-view-inplace"),
+    ("This view was created inside a custom Function", "GW305", "custom-function-view"),
+    ("Trying to backward through the graph a second time", "GW402", "freed-graph"),
+    ("one of the variables needed for gradient computation has been modified by an inplace operation", "GW201",
+     "version-counter"),
+)
+
+
+def _classify_message(msg):
+    for needle, code, kind in _MESSAGES:
+        if needle in msg:
+            return code, kind
+    return None
+
+
+def _report_error(code, kind, msg, site, sites, **extra):
+    first = msg.strip().splitlines()[0] if msg.strip() else msg
+    if ERROR_MARK in first:
+        first = first.split(ERROR_MARK)[0].strip()
+    _finding(("error", code, tuple(site or ())), code=code, kind=kind, severity="error",
+             message=first, write_site=site if kind not in ("freed-graph",) else None, sites=sites,
+             error=first, **extra)
+
+
+def report_exception(exc, tb=None):
+    """An exception that reached the top (or pytest): report the autograd ones not yet reported."""
+    if exc is None or getattr(exc, "_gradwarden_reported", False):
+        return
+    msg = str(exc)
+    if ERROR_MARK in msg:
+        return
+    kind = _classify_message(msg)
+    if kind is None:
+        return
+    frames = []
+    tb = tb if tb is not None else exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    # innermost user frame; modules between it and the raise decide where the write "is"
+    user = None
+    modules = []
+    for f in reversed(frames):
+        if _is_user(f.f_code.co_filename):
+            user = f
+            break
+        try:
+            owner = f.f_locals.get("self")
+        except Exception:  # noqa: BLE001
+            owner = None
+        if owner is not None and isinstance(owner, torch.nn.Module):
+            if not modules or modules[-1] is not owner:
+                modules.append(owner)
+    site = _site(user)
+    sites = []
+    if len(modules) > 1 and _mod_sites is not None:
+        built = _mod_sites.get(modules[0])
+        if built is not None:
+            sites.append({"kind": "call", "site": site, "message": "the module is called here"})
+            site = built
+    _mark(exc)
+    if kind[1] == "freed-graph":
+        return  # reported by the backward wrapper, which knows the graph
+    _report_error(kind[0], kind[1], msg, site, sites)
+
+
+# =========================================================================== backward
+def _roots(args, kwargs, name):
+    value = kwargs.get(name) if name in kwargs else (args[0] if args else None)
+    if value is None:
+        return []
+    if isinstance(value, _Tensor):
+        return [value]
+    try:
+        return [v for v in value if isinstance(v, _Tensor)]
+    except TypeError:
+        return []
+
+
+def _wrap_backward(orig, kind):
+    retain_pos = 2 if kind == "backward" else 3
+    create_pos = 3 if kind == "backward" else 4
+    roots_name = "tensors" if kind == "backward" else "outputs"
+
+    def wrapper(*args, **kwargs):
+        st = _state
+        top = st.bw_depth == 0
+        if top and st.max_steps is not None and st.bw_count >= st.max_steps:
+            _stop("max-steps")
+        if _pending:
+            _finalize()
+        retain = kwargs.get("retain_graph", args[retain_pos] if len(args) > retain_pos else None)
+        create = kwargs.get("create_graph", args[create_pos] if len(args) > create_pos else False)
+        if retain is None:
+            retain = bool(create)
+        site = _site(_user_frame(sys._getframe(1)))
+        if top:
+            st.bw_count += 1
+        prev = st.cur_bw
+        st.cur_bw = (st.bw_count, site, bool(retain))
+        st.bw_depth += 1
+        try:
+            return orig(*args, **kwargs)
+        except RuntimeError as exc:
+            if "backward through the graph a second time" in str(exc) and not getattr(exc, "_gradwarden_reported", 0):
+                _freed_graph(exc, _roots(args, kwargs, roots_name), site)
+            raise
+        finally:
+            st.bw_depth -= 1
+            st.cur_bw = prev
+            if top:
+                _sweep()
+                now = time.time()
+                if now - st.last_progress > 0.25 or st.bw_count == 1:
+                    st.last_progress = now
+                    _flush_lines()
+                    _emit("backward", n=st.bw_count, site=site)
+
+    wrapper.__name__ = getattr(orig, "__name__", kind)
+    wrapper.__qualname__ = getattr(orig, "__qualname__", kind)
+    wrapper.__doc__ = getattr(orig, "__doc__", None)
+    wrapper.__wrapped__ = orig
+    return wrapper
+
+
+def _freed_graph(exc, roots, site):
+    """A backward ran into a node whose saved tensors an earlier backward freed: find that node
+    (the unpack hook tagged every node it ran with the backward that ran it)."""
+    seen = set()
+    queue = []
+    for t in roots:
+        fn = t.grad_fn
+        if fn is not None:
+            queue.append((fn, None))
+    found = None
+    root_nodes = set(id(q[0]) for q in queue)
+    steps = 0
+    while queue and steps < 200000:
+        node, parent = queue.pop(0)
+        steps += 1
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        try:
+            tag = node.metadata.get("_gradwarden")
+        except Exception:  # noqa: BLE001
+            tag = None
+        if tag is not None and not tag[3]:
+            found = (node, parent, tag)
+            break
+        try:
+            nexts = node.next_functions
+        except Exception:  # noqa: BLE001
+            nexts = ()
+        for nxt, _ in nexts:
+            if nxt is not None:
+                queue.append((nxt, node))
+    sites = []
+    if found is not None:
+        node, parent, tag = found
+        built, freed_n, freed_site, _ = tag
+        code = "GW401" if id(node) in root_nodes else "GW402"
+        if freed_site:
+            sites.append({"kind": "freed", "site": freed_site,
+                          "message": "backward #%d freed this graph (no retain_graph=True)" % freed_n})
+        if built:
+            sites.append({"kind": "save", "site": built, "message": "the freed part of the graph was built here (%s)"
+                          % _node_name(node)})
+        message = ("backward through a graph that an earlier backward freed: %s (built at line %s) was freed by "
+                   "backward #%d at line %s; %s" % (
+                       _node_name(node), built[1] if built else "?", freed_n, freed_site[1] if freed_site else "?",
+                       "reusing a tensor of that graph" if code == "GW402" else "backward twice through it"))
+        key = ("freed", tuple(built or ()), tuple(freed_site or ()), tuple(site or ()))
+        _finding(key, code=code, kind="freed-graph", severity="error", message=message,
+                 save_site=built, backward_site=site, freed_site=freed_site, save_op=_node_name(node),
+                 sites=sites, error=str(exc).splitlines()[0])
+    else:
+        _finding(("freed", tuple(site or ())), code="GW402", kind="freed-graph", severity="error",
+                 message="backward through a graph that an earlier backward freed (the freed node was not seen)",
+                 backward_site=site, error=str(exc).splitlines()[0])
+    _mark(exc)
+
+
+# =========================================================================== patches
+def _patch_module_init():
+    global _mod_sites
+    import weakref as _wr
+
+    _mod_sites = _wr.WeakKeyDictionary()
+    Module = torch.nn.Module
+    orig = Module.__init__
+
+    def __init__(self, *args, **kwargs):
+        orig(self, *args, **kwargs)
+        try:
+            f = sys._getframe(1)
+            while f is not None:
+                if f.f_code.co_name == "__init__" and f.f_locals.get("self") is self:
+                    f = f.f_back
+                    continue
+                if _is_user(f.f_code.co_filename):
+                    break
+                f = f.f_back
+            if f is not None and self not in _mod_sites:
+                _mod_sites[self] = _site(f)
+        except Exception:  # noqa: BLE001
+            pass
+
+    __init__.__wrapped__ = orig
+    Module.__init__ = __init__
+
+
+def _patch_data_setter():
+    global _data_sites
+    import weakref as _wr
+
+    try:
+        from torch.utils.weak import WeakIdKeyDictionary
+    except ImportError:  # older torch
+        WeakIdKeyDictionary = None
+    if WeakIdKeyDictionary is None:
+        return
+    _data_sites = WeakIdKeyDictionary()
+    base = torch._C.TensorBase.data
+
+    def _get(self):
+        return base.__get__(self, type(self))
+
+    def _set(self, value):
+        base.__set__(self, value)
+        try:
+            if _internal_overlap(value):
+                _data_sites[self] = _site(_user_frame(sys._getframe(1)))
+        except Exception:  # noqa: BLE001
+            pass
+
+    torch.Tensor.data = property(_get, _set, doc=getattr(base, "__doc__", None))
+
+
+def _patch_custom_backward():
+    from torch.autograd import function as F
+
+    cls = getattr(F, "BackwardCFunction", None)
+    if cls is None or not hasattr(cls, "apply"):
+        return
+    orig = cls.apply
+
+    def apply(self, *args):
+        keys = set()
+        for a in args:
+            if isinstance(a, _Tensor):
+                k = _storage_key(a)
+                if k is not None:
+                    keys.add(k)
+        _grad_outputs.append(keys)
+        try:
+            return orig(self, *args)
+        finally:
+            _grad_outputs.pop()
+
+    apply.__wrapped__ = orig
+    cls.apply = apply
+
+
+def _make_mode():
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    mut = _mut_cache
+    pending = _pending
+
+    class GradwardenMode(TorchDispatchMode):
+        """Sees every op below autograd; only mutating ones cost more than a dict lookup."""
+
+        @classmethod
+        def _should_skip_dynamo(cls):
+            # TorchDispatchMode wraps __torch_dispatch__ in torch._dynamo.disable otherwise:
+            # seconds to import dynamo, and a wrapper on every op
+            return False
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if pending:
+                _finalize()
+            widx = mut.get(func)
+            if widx is None:
+                widx = _mut_info(func)
+            if not widx:
+                if kwargs:
+                    return func(*args, **kwargs)
+                return func(*args)
+            return _on_write(func, widx, args, kwargs)
+
+    return GradwardenMode()
+
+
+def install(config):
+    """Install every hook (torch is imported)."""
+    global _current_node, _weakref
+    import weakref
+
+    _weakref = weakref.ref
+    _current_node = getattr(torch._C, "_current_autograd_node", lambda: None)
+    _state.max_steps = config.get("max_steps")
+    _patch_module_init()
+    _patch_data_setter()
+    _patch_custom_backward()
+    torch.autograd.backward = _wrap_backward(torch.autograd.backward, "backward")
+    torch.autograd.grad = _wrap_backward(torch.autograd.grad, "grad")
+    hooks = torch.autograd.graph.saved_tensors_hooks(_pack, _unpack)
+    hooks.__enter__()
+    mode = _make_mode()
+    mode.__enter__()
+    return hooks, mode
+
+
+_current_node = None
+_weakref = None
+
+
+# =========================================================================== run
+def _stop(reason):
+    """End the run now (``--max-steps``): report, then leave without running more user code."""
+    _state.stopping = True
+    _finish(reason, 0)
+    os._exit(0)
+
+
+def _finish(status, code, exc=None):
+    cov = _state.coverage
+    if cov is not None:
+        cov.stop()
+    _flush_lines()
+    fields = {"status": status, "code": code, "backward_calls": _state.bw_count, "findings": _state.findings,
+              "device": used_device(torch, _state.device) if torch is not None else "unknown"}
+    if exc is not None:
+        fields["exc_type"] = type(exc).__name__
+        fields["exc"] = str(exc).strip().splitlines()[0][:500] if str(exc).strip() else ""
+    _emit("exit", **fields)
+
+
+def _decode_config(text):
+    pad = "=" * (-len(text) % 4)
+    return json.loads(base64.urlsafe_b64decode(text + pad).decode("utf-8"))
+
+
+def encode_config(config):
+    return base64.urlsafe_b64encode(json.dumps(config, separators=(",", ":")).encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def _parse_argv(argv):
+    if len(argv) < 2 or argv[0] != "--gw-config":
+        raise ValueError("usage: _child.py --gw-config CONFIG [--] TARGET ARGS...")
+    config = _decode_config(argv[1])
+    rest = argv[2:]
+    if rest and rest[0] == "--":
+        rest = rest[1:]
+    return config, rest
+
+
+def _import_torch():
+    global torch, _Tensor
+    import torch as _torch
+
+    torch = _torch
+    _Tensor = _torch.Tensor
+    return _torch
+
+
+class _PytestPlugin(object):
+    """Reports autograd errors that pytest catches."""
+
+    def pytest_exception_interact(self, node, call, report):
+        excinfo = getattr(call, "excinfo", None)
+        if excinfo is not None:
+            try:
+                report_exception(excinfo.value, excinfo.tb)
+            except Exception:  # noqa: BLE001
+                pass
+
+
+def _run_target(config, rest):
+    mode = config.get("mode", "script")
+    target = config.get("target")
+    import runpy
+
+    if mode == "script":
+        path = os.path.abspath(target)
+        sys.argv = [target] + list(rest)
+        sys.path.insert(0, os.path.dirname(path))
+        runpy.run_path(path, run_name="__main__")
+        return 0
+    if mode == "module":
+        sys.argv = [target] + list(rest)
+        sys.path.insert(0, os.getcwd())
+        runpy.run_module(target, run_name="__main__", alter_sys=True)
+        return 0
+    if mode == "pytest":
+        sys.path.insert(0, os.getcwd())
+        import pytest
+
+        sys.argv = ["pytest"]
+        args = [target] + list(rest) + ["-p", "no:cacheprovider"]
+        return int(pytest.main(args, plugins=[_PytestPlugin()]))
+    raise ValueError("unknown mode %r" % (mode,))
+
+
+def _print_user_traceback(exc):
+    """Print the traceback as ``python script.py`` would: without the bridge's own frames."""
+    import traceback
+
+    tb = exc.__traceback__
+    while tb is not None and (tb.tb_frame.f_code.co_filename in (__file__, "<frozen runpy>")
+                              or tb.tb_frame.f_code.co_filename.endswith("runpy.py")):
+        tb = tb.tb_next
+    traceback.print_exception(type(exc), exc, tb if tb is not None else exc.__traceback__)
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        config, rest = _parse_argv(argv)
+    except Exception as exc:  # noqa: BLE001
+        sys.stderr.write("gradwarden child: bad arguments: %s\n" % (exc,))
+        return EXIT_BAD_CONFIG
+    out_dir = config.get("out") or "."
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        events = Events(out_dir)
+    except OSError as exc:
+        sys.stderr.write("gradwarden child: cannot write to %s: %s\n" % (out_dir, exc))
+        return EXIT_BAD_CONFIG
+    _state.events = events
+    _state.config = config
+    if config.get("cwd"):
+        try:
+            os.chdir(config["cwd"])
+        except OSError as exc:
+            events.emit("fatal", reason="cwd", message="cannot enter %s: %s" % (config["cwd"], exc))
+            return EXIT_BAD_CONFIG
+    for key, value in child_environment(config, os.environ).items():
+        os.environ[key] = value
+    events.emit("hello", protocol=PROTOCOL, python=sys.version.split()[0], executable=sys.executable,
+                argv=[config.get("target")] + list(rest), mode=config.get("mode", "script"))
+    try:
+        _import_torch()
+    except ImportError as exc:
+        events.emit("fatal", reason="torch-missing",
+                    message="torch is not installed in %s (%s)" % (sys.executable, exc))
+        sys.stderr.write("gradwarden: torch is not installed in %s\n" % sys.executable)
+        return EXIT_TORCH_MISSING
+    device, problem = select_device(config, torch, os.environ)
+    if problem:
+        events.emit("fatal", reason="no-cuda", message=problem)
+        sys.stderr.write("gradwarden: %s\n" % problem)
+        return EXIT_NO_CUDA
+    _state.device = device
+    try:
+        import faulthandler
+
+        _crash = open(os.path.join(out_dir, "crash.%d.txt" % os.getpid()), "w")
+        faulthandler.enable(file=_crash, all_threads=False)
+        _state._crash = _crash
+    except Exception:  # noqa: BLE001
+        pass
+
+    global _USER, _ucache
+    include = [config["target"]] if config.get("mode", "script") == "script" and config.get("target") else []
+    _USER = UserFiles(include=include)
+    _USER.add_excluded(os.path.dirname(os.path.abspath(torch.__file__)))
+    _ucache = _USER.cache
+    install(config)
+    if config.get("coverage", True):
+        cov = Coverage(_is_user)
+        _state.coverage = cov
+
+    def _after_fork():
+        events.reopen_after_fork()
+        _state.reported = set(_state.reported)
+
+    try:
+        os.register_at_fork(after_in_child=_after_fork)
+    except AttributeError:
+        pass
+    try:
+        import signal
+
+        def _on_term(signum, frame):
+            _finish("terminated", 128 + signum)
+            os._exit(128 + signum)
+
+        signal.signal(signal.SIGTERM, _on_term)
+    except (ValueError, OSError, AttributeError):
+        pass
+    events.emit("start", torch=torch.__version__, device=device, cuda_build=getattr(torch.version, "cuda", None),
+                coverage=(_state.coverage is not None))
+    if _state.coverage is not None:
+        _state.coverage.start()
+    code = 0
+    try:
+        code = _run_target(config, rest)
+        if isinstance(code, int) and code not in (0, None):
+            _finish("failed", code)
+        else:
+            _finish("ok", 0)
+    except SystemExit as exc:
+        c = exc.code
+        code = c if isinstance(c, int) else (0 if c is None else 1)
+        _finish("ok" if code == 0 else "failed", code)
+    except KeyboardInterrupt as exc:
+        code = 130
+        _finish("interrupted", code, exc)
+    except BaseException as exc:  # noqa: BLE001 - the user's error: report, then show it like python
+        try:
+            report_exception(exc)
+        except Exception:  # noqa: BLE001
+            pass
+        code = 1
+        _finish("error", code, exc)
+        _print_user_traceback(exc)
+    try:
+        sys.stdout.flush()
+    except Exception:  # noqa: BLE001
+        pass
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
