@@ -91,7 +91,7 @@ def test_text_empty():
         ([make(), make()], "Found 2 errors."),
         (DIAGS, "Found 4 problems (2 errors, 1 warning, 1 information)."),
         ([make(severity=Severity.WARNING)], "Found 1 problem (1 warning)."),
-        ([make(severity=Severity.HINT), make(severity=Severity.HINT)], "Found 2 errors (2 hints)."),
+        ([make(severity=Severity.HINT), make(severity=Severity.HINT)], "Found 2 problems (2 hints)."),
     ],
 )
 def test_summary(diags, line):
