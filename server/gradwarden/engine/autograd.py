@@ -141,7 +141,9 @@ class AutogradMixin:
                   custom: Any = None) -> Node:
         parents: List[Node] = []
         names: List[str] = []
+        tids: List[int] = []
         leaves: List[int] = []
+        stale_site: Optional[Span] = None
         for t in inputs:
             ti = st.t.get(t.tid)
             if ti is None:
@@ -150,11 +152,28 @@ class AutogradMixin:
                 if all(p is not ti.grad_fn for p in parents):
                     parents.append(ti.grad_fn)
                     names.append(ti.name)
+                    tids.append(t.tid)
+                if ti.grad_fn.id in st.freed and stale_site is None and self.call_spans:
+                    stale_site = self.passed_in_at(st, t.tid)
             elif ti.rg and ti.leaf:
                 leaves.append(self.leaf_root(st, t.tid))
         return Node(op=opname, span=span, inputs=tuple(parents), leaves=tuple(leaves), saved=tuple(saved),
                     seq=seq, loop_ctx=st.loop_ctx, report_span=report_span, call_span=call_span, custom=custom,
-                    stack=tuple(self.call_spans), input_names=tuple(names))
+                    stack=tuple(self.call_spans), input_names=tuple(names), stale_site=stale_site,
+                    input_tids=tuple(tids))
+
+    def passed_in_at(self, st: State, tid: int) -> Optional[Span]:
+        """The call through which an outer frame's variable holding ``tid`` reached this code.
+
+        A carried-over value that the loop's own code holds in a variable (``hidden``) is
+        reported where that variable is passed in; one held only by an object (``self.h``)
+        is reported where the callee reads it."""
+        for i in range(min(len(st.frames) - 1, len(self.call_spans))):
+            for v in st.frames[i].values():
+                if isinstance(v, TensorV) and v.tid == tid or isinstance(v, SeqV) and any(
+                        isinstance(x, TensorV) and x.tid == tid for x in st.lists.get(v.lid, ())):
+                    return self.call_spans[i]
+        return None
 
     def leaf_root(self, st: State, tid: int) -> int:
         info = st.t[tid]
@@ -249,7 +268,8 @@ class AutogradMixin:
         versions = st.own("versions")
         versions[info.counter] = versions.get(info.counter, 0) + 1
         w = Write(counter=info.counter, storage=info.storage, version_after=versions[info.counter], seq=seq,
-                  span=span, op=opname, kind=kind, name=name, site=site, optimizer=optimizer)
+                  span=span, op=opname, kind=kind, name=name, site=site, optimizer=optimizer,
+                  stack=tuple(self.call_spans))
         writes = st.own("writes")
         writes[info.counter] = writes.get(info.counter, ()) + (w,)
         if ff:
@@ -353,7 +373,7 @@ class AutogradMixin:
             return
         if not retain:
             freed = st.own("freed")
-            b = Backward(span, bseq, retain)
+            b = Backward(span, bseq, retain, tuple(root_nodes))
             for n in order:
                 freed.setdefault(n.id, b)
         if accumulate:
@@ -424,7 +444,9 @@ class AutogradMixin:
         if w.kind == "step":
             params = f"`{s.name}`" if s.name else "its parameters"
             facts.update(opt=w.optimizer or "optimizer", params=params)
-            self.emit(Event("step_before_backward", w.span, facts, tuple(related), timeline,
+            depth = len(self.call_spans)
+            step_at = w.stack[depth] if len(w.stack) > depth else w.span  # a wrapper's step(): its call
+            self.emit(Event("step_before_backward", step_at, facts, tuple(related), timeline,
                             fix_facts={"backward_span": span, "write": w}, severity=severity))
             return
         self.emit(Event("version_mismatch", where, facts, tuple(related), timeline,
@@ -467,6 +489,9 @@ class AutogradMixin:
                     if w.seq > first.seq:
                         bumped = True
         node_iters = dict(n.loop_ctx)
+        via = n
+        if use is not None:
+            via = next((p for p in use.inputs if self._reaches(p, n)), n)
         # built before the loop we are in (a forward computed once), or in an earlier iteration of it
         carried = False
         across = False
@@ -489,17 +514,98 @@ class AutogradMixin:
                    Related(n.report_span or n.span, f"`{n.op}` saved tensors here, freed since", "save"),
                    Related(span, "the second backward fails here", "backward")]
         if carried and (bumped or untrained):
-            where = n.report_span or n.span
-            depth = self.loop_depth.get(next((lid for lid, _ in st.loop_ctx if lid not in node_iters), -1), 0)
-            if len(n.stack) > depth:
-                where = n.stack[depth]  # the call, in the loop's own function, that built it
+            # where the carried graph attaches to trainable leaves: the forward computed once
+            origin = self.attach_node(st, n, node_iters_of=st.loop_ctx)
+            where = origin.span
+            depth = self.loop_depth.get(next((lid for lid, _ in st.loop_ctx if lid not in dict(origin.loop_ctx)), -1), 0)
+            if len(origin.stack) > depth:
+                where = origin.stack[depth]  # the call, in the loop's own function, that built it
             self.emit(Event("graph_carried", where, facts, tuple(related), fix_facts={"node_span": where}))
-        elif (bumped or across) and use is not None:
-            uspan = use.report_span or use.span
+        elif across and use is not None:
+            # carried over from the previous iteration: report where it was stored for the next one
+            stale_tid = next((t for p, t in zip(use.inputs, use.input_tids) if p is via), None)
+            stored = st.t[stale_tid].stored_at if stale_tid in st.t else None
+            uspan = stored or use.stale_site or use.report_span or use.span
             self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
+        elif bumped and use is not None:
+            uspan = use.stale_site or use.report_span or use.span
+            self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
+        elif self.freed_by_other_model(st, n, first, facts, related):
+            pass
         else:
             self.emit(Event("backward_frees", first.span, facts, tuple(related),
                             fix_facts={"backward_span": first.span}))
+
+    def attach_node(self, st: State, n: Node, node_iters_of: Any) -> Node:
+        """Among the freed nodes built before the current loop, from ``n`` down: the latest one
+        that takes trainable leaves (a parameter) as input, else ``n``."""
+        loops = {lid for lid, _ in node_iters_of}
+        best: Optional[Node] = None
+        seen: Set[int] = set()
+        stack = [n]
+        while stack:
+            m = stack.pop()
+            if m.id in seen or m.id not in st.freed:
+                continue
+            seen.add(m.id)
+            if loops and loops <= {lid for lid, _ in m.loop_ctx}:
+                continue  # built inside the loop: not the carried part
+            if m.leaves and (best is None or m.seq > best.seq):
+                best = m
+            stack.extend(m.inputs)
+        return best or n
+
+    def leaves_under(self, n: Node) -> Set[int]:
+        leaves: Set[int] = set()
+        seen: Set[int] = set()
+        stack = [n]
+        while stack:
+            m = stack.pop()
+            if m.id in seen:
+                continue
+            seen.add(m.id)
+            leaves.update(m.leaves)
+            stack.extend(m.inputs)
+        return leaves
+
+    def freed_by_other_model(self, st: State, n: Node, first: Backward, facts: Dict[str, Any],
+                             related: List[Related]) -> bool:
+        """GW504: the backward that freed ``n`` was another optimizer's (it stepped right after),
+        and reached this model only because that model's output entered the other's loss without
+        ``.detach()``: point at where it entered."""
+        opts: Dict[int, Tuple[int, ...]] = st.meta.get("optimizers", {})
+        mine = self.leaves_under(n)
+        if not mine or not first.roots:
+            return False
+        for oid, params in opts.items():
+            theirs = set(params)
+            if theirs & mine:
+                continue
+            stepped = any(o == oid and seq > first.seq for o, seq, _ in st.meta.get("steps", ()))
+            if not stepped:
+                continue
+            merge = self.merge_node(first.roots, mine, theirs)
+            if merge is None:
+                continue
+            facts = dict(facts, freed_line=first.span.row)
+            self.emit(Event("missing_detach_frees", merge.span, facts, tuple(related),
+                            fix_facts={"use_span": merge.span}))
+            return True
+        return False
+
+    @staticmethod
+    def _reaches(a: Node, b: Node) -> bool:
+        seen: Set[int] = set()
+        stack = [a]
+        while stack:
+            m = stack.pop()
+            if m is b:
+                return True
+            if m.id in seen:
+                continue
+            seen.add(m.id)
+            stack.extend(m.inputs)
+        return False
 
     def untrained_leaves(self, st: State, n: Node) -> bool:
         """True when every leaf under ``n`` is a plain tensor nothing ever trains (an accidental graph)."""

@@ -692,7 +692,21 @@ class Interpreter(AutogradMixin, TorchMixin):
         return res
 
     # ------------------------------------------------------------------ assignment
+    def note_store(self, value: Value, st: State, stmt: ast.AST) -> None:
+        """Remember where a tensor with a graph was last stored (hazards carried to the next
+        iteration are reported there)."""
+        if isinstance(value, TensorV):
+            info = st.t.get(value.tid)
+            if info is not None and info.grad_fn is not None:
+                st.update_t(value.tid, stored_at=self.span_of(stmt))
+        elif isinstance(value, SeqV):
+            for x in st.lists.get(value.lid, ())[:8]:
+                if isinstance(x, TensorV):
+                    self.note_store(x, st, stmt)
+
     def assign(self, target: ast.expr, value: Value, st: State, stmt: ast.AST) -> None:
+        if not isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (TensorV, SeqV)) and st.loop_ctx:
+            self.note_store(value, st, stmt)
         if isinstance(target, ast.Name):
             st.frame()[target.id] = value
             if isinstance(value, ObjV):

@@ -117,6 +117,7 @@ class TInfo:
     created: Optional[Span] = None
     loop_ctx: Tuple[Tuple[int, int], ...] = ()
     grad_site: bool = False  # a `.grad` tensor (writes to it are fine)
+    stored_at: Optional[Span] = None  # the last statement that stored it (variable, attribute, list)
 
 
 # --------------------------------------------------------------------------- graph
@@ -151,6 +152,8 @@ class Node:
     stack: Tuple[Span, ...] = ()  # call sites (outermost first) that led to this node
     label: str = ""  # the name its output was first bound to, for messages
     input_names: Tuple[str, ...] = ()  # names of the tensors behind ``inputs`` (same order)
+    stale_site: Optional[Span] = None  # a call, in an outer frame, that passed in a freed-graph value
+    input_tids: Tuple[int, ...] = ()  # the tensors behind ``inputs`` (same order)
     id: int = field(default_factory=fresh_id)
 
 
@@ -168,6 +171,7 @@ class Write:
     name: str
     site: Optional[Span] = None  # module construction site, when a module inside a container wrote
     optimizer: str = ""
+    stack: Tuple[Span, ...] = ()  # call sites that led to the write
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,7 @@ class Backward:
     span: Span
     seq: int
     retain: bool
+    roots: Tuple["Node", ...] = ()
 
 
 # --------------------------------------------------------------------------- state

@@ -1254,6 +1254,8 @@ class TorchMixin:
                         node: ast.AST) -> Value:
         if isinstance(seq, SeqV):
             items = list(st.lists.get(seq.lid, ()))
+            if name in ("append", "extend", "insert") and args and st.loop_ctx:
+                self.note_store(args[-1], st, node)
             if name == "append" and args:
                 items.append(args[0])
             elif name == "extend" and args:

@@ -15,7 +15,7 @@ from gradwarden.rules.leaf import LeafInplace
 from gradwarden.rules.saved import SavedTensorModified, SavedTensorModifiedInBackward
 from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputInplace, ExpandedParameterData, CustomFunctionOutputInplace, MultiViewInplace
 from gradwarden.rules.graph import BackwardFreesGraph, StaleGraphUse, GraphCarriedIntoLoop, RunningLossKeepsGraph
-from gradwarden.rules.optimizer import StepBeforeBackward, FusedStepBeforeBackward, PollutedGradients
+from gradwarden.rules.optimizer import StepBeforeBackward, FusedStepBeforeBackward, PollutedGradients, MissingDetachFreesGraph
 from gradwarden.rules.data import DataWriteToSaved
 
 RULES: Tuple[Type[Rule], ...] = (
@@ -36,5 +36,6 @@ RULES: Tuple[Type[Rule], ...] = (
     StepBeforeBackward,
     FusedStepBeforeBackward,
     PollutedGradients,
+    MissingDetachFreesGraph,
     DataWriteToSaved,
 )

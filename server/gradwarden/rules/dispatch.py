@@ -208,7 +208,7 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
         fixes.append(Fix("move_step", "Call step() after the later backward", safe=False, target=ev.span,
                          params=_p(opt=opt, backward_span=bw,
                                    backward_row=ff.get("backward_span").row if ff.get("backward_span") else "")))
-    elif code == "GW503":
+    elif code in ("GW503", "GW504"):
         fixes.append(Fix("detach", "Detach the other model's output where it feeds this loss", safe=False,
                          preferred=True, target=ev.span, params=_p(mode="call_arg")))
     elif code == "GW601":

@@ -131,3 +131,55 @@ class PollutedGradients(Rule):
         optG.step()
         """,
     )
+
+
+class MissingDetachFreesGraph(Rule):
+    """One model's backward frees another model's graph, because the other model's output
+    entered this loss without ``.detach()``.
+
+    The discriminator's loss is computed on the generator's output as is; its backward runs
+    through the generator too and frees the generator's saved tensors. The generator's own
+    backward, later, goes through that freed graph and raises ``Trying to backward through
+    the graph a second time``. Train D on ``netD(fake.detach())``.
+    """
+
+    event = "missing_detach_frees"
+    code = "GW504"
+    name = "missing-detach-frees-graph"
+    family = "E"
+    severity = Severity.ERROR
+    summary = "Another model's output enters this loss without .detach(); its backward frees that model's graph."
+    message = ("`{name}` enters this loss without `.detach()`: the backward at line {freed_line} also frees the graph "
+               "behind it, and {later} goes through that graph again and raises")
+    INVALID = (
+        """
+        import torch
+        import torch.nn as nn
+        netG, netD = nn.Linear(4, 6), nn.Linear(6, 1)
+        optD = torch.optim.SGD(netD.parameters(), lr=0.1)
+        optG = torch.optim.SGD(netG.parameters(), lr=0.1)
+        fake = netG(torch.randn(8, 4))
+        errD = netD(fake).mean()  # <-
+        errD.backward()
+        optD.step()
+        errG = -netD(fake).mean()
+        errG.backward()
+        optG.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        import torch.nn as nn
+        netG, netD = nn.Linear(4, 6), nn.Linear(6, 1)
+        optD = torch.optim.SGD(netD.parameters(), lr=0.1)
+        optG = torch.optim.SGD(netG.parameters(), lr=0.1)
+        fake = netG(torch.randn(8, 4))
+        errD = netD(fake.detach()).mean()
+        errD.backward()
+        optD.step()
+        errG = -netD(fake).mean()
+        errG.backward()
+        optG.step()
+        """,
+    )
