@@ -357,6 +357,12 @@ class AutogradMixin:
                 raise Halt()
             for s in n.saved:
                 cur = st.version(s.counter)
+                if s.unchecked:
+                    if cur > s.version:
+                        culprit = self.first_write_after(st, s)
+                        if culprit is not None:
+                            self.unchecked_event(st, n, s, culprit, span, backward_desc)
+                    continue
                 if cur > s.version:
                     culprit = self.first_write_after(st, s)
                     if culprit is not None:
@@ -451,6 +457,13 @@ class AutogradMixin:
             return
         self.emit(Event("version_mismatch", where, facts, tuple(related), timeline,
                         fix_facts=dict(st.meta.get(("fix", w.seq), {}), write=w), severity=severity))
+
+    def unchecked_event(self, st: State, n: Node, s: Saved, w: Write, span: Span, backward_desc: str) -> None:
+        fn = n.custom[0].name if n.custom else n.op
+        self.emit(Event("ctx_stash_modified", w.site or w.span,
+                        {"op": w.op, "name": w.name, "fn": fn, "backward": backward_desc},
+                        (self._save_related(n, s), Related(span, "backward silently uses the modified values here",
+                                                          "backward"))))
 
     def data_write_event(self, st: State, n: Node, s: Saved, w: Write, span: Span, backward_desc: str) -> None:
         related = (self._save_related(n, s), Related(span, "backward silently uses the modified values here",

@@ -354,10 +354,30 @@ class Interpreter(AutogradMixin, TorchMixin):
     def stmt_Assign(self, stmt: ast.Assign, st: State) -> List[State]:
         if isinstance(stmt.value, (ast.Yield, ast.YieldFrom)):
             return self.do_yield(stmt.value, st)
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple) and isinstance(stmt.value, ast.Tuple):
+            self.check_view_swap(stmt, st)
         value = self.eval(stmt.value, st)
         for target in stmt.targets:
             self.assign(target, value, st, stmt)
         return [st]
+
+    def check_view_swap(self, stmt: ast.Assign, st: State) -> None:
+        """``x[:, :d], x[:, d:] = x[:, d:], x[:, :d]``: the right-hand side holds views, not
+        copies; the second copy reads what the first one already overwrote (a silent swap bug:
+        the idiom works for Python lists, not for tensors)."""
+        targets, values = stmt.targets[0].elts, stmt.value.elts  # type: ignore[attr-defined]
+        if len(targets) != len(values) or len(targets) < 2:
+            return
+        if not all(isinstance(t, ast.Subscript) for t in targets) or not all(isinstance(v, ast.Subscript) for v in values):
+            return
+        if len({ast.dump(t.value) for t in targets} | {ast.dump(v.value) for v in values}) != 1:
+            return
+        if isinstance(self.eval(targets[0].value, st), TensorV):
+            name = self.text_of(targets[0].value)
+            self.emit(Event("overlapping_assign", self.span_of(stmt), {
+                "name": name, "desc": f"the right-hand side holds views of `{name}`, not copies: the later "
+                                      "assignments read values the earlier ones already overwrote (silently wrong)"},
+                severity=2, fix_facts={"rhs_span": self.span_of(stmt.value), "swap": True}))
 
     def stmt_AnnAssign(self, stmt: ast.AnnAssign, st: State) -> List[State]:
         if stmt.value is not None:
@@ -496,8 +516,28 @@ class Interpreter(AutogradMixin, TorchMixin):
                         if isinstance(t, ast.Name):
                             info.class_attrs[t.id] = item.value
             self.classes[id(stmt)] = info
+            if info.is_function and not self.foreign_stack:
+                self.check_function_class(info)
         st.frame()[stmt.name] = RefV("class", stmt.name, info)
         return [st]
+
+    def check_function_class(self, info: ClassInfo) -> None:
+        """Static checks of a custom autograd.Function: the legacy (non-static) API, and a
+        backward that returns fewer gradients than forward takes inputs."""
+        fwd, bwd = info.methods.get("forward"), info.methods.get("backward")
+        if fwd is not None and not self.is_static(fwd):
+            self.emit(Event("legacy_function", self.span_of(fwd), {"fn": info.name}))
+            return
+        if fwd is None or bwd is None or fwd.args.vararg is not None or fwd.args.kwarg is not None:
+            return
+        n_inputs = len(fwd.args.posonlyargs) + len(fwd.args.args) - 1
+        n_required = n_inputs - len(fwd.args.defaults)
+        for node in _own_nodes(bwd):
+            if isinstance(node, ast.Return) and node.value is not None:
+                got = _returned_count(node.value)
+                if got is not None and got < n_required:
+                    self.emit(Event("backward_grad_count", self.span_of(node),
+                                    {"fn": info.name, "got": got, "want": n_inputs}))
 
     def triggered(self, node: ast.AST) -> bool:
         return self.triggers.triggered(node)
@@ -846,6 +886,10 @@ class Interpreter(AutogradMixin, TorchMixin):
             return self.tensor_getattr(obj, attr, st, node)
         if isinstance(obj, ObjV):
             return self.object_getattr(obj, attr, st, node)
+        if isinstance(obj, SeqV) and obj.kind == "tuple" and attr in _NAMEDTUPLE_FIELDS:
+            items = st.lists.get(obj.lid, ())
+            i = _NAMEDTUPLE_FIELDS[attr]
+            return items[i] if i < len(items) else UNKNOWN  # torch.max(x, 1).values, eigh(...).eigenvectors
         if isinstance(obj, (SeqV, DictV)):
             return RefV("boundseq", attr, None, obj)
         return UNKNOWN
@@ -1402,6 +1446,17 @@ class _SpanNode(ast.AST):
         self.args = []
 
 
+def _returned_count(v: ast.expr) -> Optional[int]:
+    """How many values a return statement returns, when the syntax says (else None)."""
+    if isinstance(v, ast.Tuple):
+        return None if any(isinstance(e, ast.Starred) for e in v.elts) else len(v.elts)
+    if isinstance(v, (ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Constant)):
+        return 1
+    if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute):
+        return 1  # a tensor method: grad.clone(), grad_output.neg() ...
+    return None
+
+
 def _own_nodes(fdef: ast.AST):
     """The nodes of a function body, not descending into nested defs and lambdas."""
     stack = list(ast.iter_child_nodes(fdef))
@@ -1425,6 +1480,10 @@ _PYOPS = {ast.Add: _op.add, ast.Sub: _op.sub, ast.Mult: _op.mul, ast.Div: _op.tr
 _UNOPS = {ast.USub: _op.neg, ast.UAdd: _op.pos, ast.Invert: _op.invert}
 _CMPOPS = {ast.Eq: _op.eq, ast.NotEq: _op.ne, ast.Lt: _op.lt, ast.LtE: _op.le, ast.Gt: _op.gt,
            ast.GtE: _op.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+
+# fields of the named tuples torch ops return (max/min/sort/topk/mode/median, eigh, svd, qr, slogdet, ...)
+_NAMEDTUPLE_FIELDS = {"values": 0, "indices": 1, "eigenvalues": 0, "eigenvectors": 1, "U": 0, "S": 1, "V": 2,
+                      "Vh": 2, "Q": 0, "R": 1, "sign": 0, "logabsdet": 1, "L": 0, "solution": 0, "output": 0}
 
 BUILTINS = frozenset("""
 len range enumerate zip list tuple dict set isinstance issubclass next iter sum min max abs float int

@@ -133,6 +133,7 @@ class Saved:
     name: str
     is_output: bool = False
     maybe: bool = False  # saved only if an input of unknown requires-grad does require it
+    unchecked: bool = False  # kept as a ctx attribute, not save_for_backward: no version check
 
 
 @dataclass(eq=False)

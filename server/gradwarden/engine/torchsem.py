@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine import optable
@@ -41,6 +42,8 @@ INPLACE_METHOD = {ast.Add: "add_", ast.Sub: "sub_", ast.Mult: "mul_", ast.Div: "
                   ast.FloorDiv: "floor_divide_", ast.Mod: "remainder_", ast.BitAnd: "bitwise_and_",
                   ast.BitOr: "bitwise_or_", ast.BitXor: "bitwise_xor_", ast.LShift: "bitwise_left_shift_",
                   ast.RShift: "bitwise_right_shift_"}
+REGRESSION_LOSSES = {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"}
+REGRESSION_LOSS_MODULES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss"}
 PARAM_SLOT = re.compile(r"^(weight|bias|in_proj_weight|in_proj_bias|q_proj_weight|k_proj_weight|v_proj_weight|"
                         r"bias_k|bias_v|out_proj\.weight|out_proj\.bias|weight_ih.*|weight_hh.*|bias_ih.*|"
                         r"bias_hh.*|weight_hr.*|running_mean|running_var|num_batches_tracked)$")
@@ -130,6 +133,11 @@ class TorchMixin:
                     if self.truth_of(training) is False:
                         return args[0]
                 rest = {k: v for k, v in kwargs.items() if k != "inplace"}
+                kinds = [arg_kind(st, a) for a in args]
+                info = optable.lookup_function(qual, kinds, list(rest) + ["inplace=True"])
+                if info is not None and 0 in info.mutates:
+                    others = [a for a in args[1:] if isinstance(a, TensorV)]
+                    return self.inplace_op(args[0], info, others, st, node, f"{short}(inplace=True)")
                 return self.call_tensor_method(args[0], short + "_", args[1:], rest, st, node, fn_name=qual)
         if qual.startswith("torch.nn.functional.dropout") or short in ("dropout", "alpha_dropout"):
             training = kwargs.get("training", args[2] if len(args) > 2 else TRUE)
@@ -177,6 +185,8 @@ class TorchMixin:
                 target = tensor_args[target_idx]
                 others = [a for i, a in enumerate(tensor_args) if i != target_idx]
                 return self.inplace_op(target, info, others, st, node, qual.rsplit(".", 1)[-1] + "()")
+        if qual.rsplit(".", 1)[-1] in REGRESSION_LOSSES and len(tensor_args) >= 2:
+            self.check_target_detached(tensor_args[0], tensor_args[1], st, span)
         outs = self.apply_op(st, info, tensor_args, span, qual.rsplit(".", 1)[-1])
         if isinstance(out_kw, TensorV):
             self.inplace_op(out_kw, None, [outs[0]], st, node, f"{qual.rsplit('.', 1)[-1]}(out=...)")
@@ -321,7 +331,8 @@ class TorchMixin:
                      "call_span": span, "form": "method"}
         self.do_write(st, target, label, span, kind=kind, site=site, fix_facts=fix_facts,
                       name=self.receiver_text(node) or "")
-        self.inplace_autograd(st, target, info, others, span, label.strip(".()"),
+        opname = label.split("(")[0] + "_" if "(inplace" in label else label.strip(".()")
+        self.inplace_autograd(st, target, info, others, span, opname,
                               report_span=site, call_span=span if site else None)
         return target
 
@@ -425,7 +436,9 @@ class TorchMixin:
         if isinstance(value, TensorV) and isinstance(stmt, ast.Assign) and self.overlapping_rhs(target, stmt.value):
             vi, ti = st.t[value.tid], st.t[t.tid]
             if vi.storage == ti.storage:
-                self.emit(Event("overlapping_assign", span, {"name": name},
+                self.emit(Event("overlapping_assign", span, {
+                    "name": name, "desc": f"the right-hand side is a view of `{name}` itself; the copy overlaps "
+                                          "its own destination and raises"},
                                 fix_facts={"rhs_span": self.span_of(stmt.value)}))
                 from gradwarden.engine.interpreter import Halt
 
@@ -495,6 +508,51 @@ class TorchMixin:
                       single_element=isinstance(stmt.target, ast.Subscript) and self.index_is_single(stmt.target.slice))
         others = [rhs] if isinstance(rhs, TensorV) else []
         self.inplace_autograd(st, cur, info, others, span, name)
+
+    def check_target_detached(self, pred: Value, target: Value, st: State, span: Span) -> None:
+        """GW505: a regression target that requires grad through the very parameters of the
+        prediction (a bootstrap target, a teacher that is the student): gradients flow into
+        the target too. Reported where the target's forward went through those parameters."""
+        if not (isinstance(pred, TensorV) and isinstance(target, TensorV)):
+            return
+        pi, ti = st.t.get(pred.tid), st.t.get(target.tid)
+        if pi is None or ti is None or pi.rg is not True or ti.rg is not True or not st.grad_enabled:
+            return
+        if pi.grad_fn is None or ti.grad_fn is None:
+            return
+        shared = self.leaves_under(pi.grad_fn) & self.leaves_under(ti.grad_fn)
+        params = {t for t in shared if st.t.get(t) is not None and st.t[t].param}
+        if not params:
+            return
+        pred_nodes = self._node_ids(pi.grad_fn)
+        best = None
+        stack, seen = [ti.grad_fn], set()
+        while stack:
+            n = stack.pop()
+            if n.id in seen or n.id in pred_nodes:
+                continue
+            seen.add(n.id)
+            if set(n.leaves) & params and (best is None or n.seq > best.seq):
+                best = n
+            stack.extend(n.inputs)
+        if best is None:
+            return
+        where = best.stack[len(self.call_spans)] if len(best.stack) > len(self.call_spans) else best.span
+        self.emit(Event("target_not_detached", where, {"name": ti.name or "target", "loss_line": span.row},
+                        related=(Related(span, "the loss that uses it as a target", "backward"),),
+                        fix_facts={"use_span": where}))
+
+    @staticmethod
+    def _node_ids(root: Any) -> set:
+        seen: set = set()
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            if n.id in seen:
+                continue
+            seen.add(n.id)
+            stack.extend(n.inputs)
+        return seen
 
     # ================================================================== nn.Parameter / init
     def make_parameter(self, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
@@ -734,6 +792,8 @@ class TorchMixin:
             else:
                 slots.append(args[n_inputs] if n_inputs < len(args) else kwargs.get(slot, NONE))
                 n_inputs += 1
+        if short in REGRESSION_LOSS_MODULES and len(args) >= 2:
+            self.check_target_detached(args[0], args[1], st, span)
         outs = self.apply_op(st, info, slots, span, short, report_span=report, call_span=span if site else None)
         if short in ("LSTM",):
             hc = self.new_seq(outs[1:3] if len(outs) >= 3 else [outs[0], outs[0]], st, kind="tuple")
@@ -902,6 +962,9 @@ class TorchMixin:
         opt_name = self.receiver_text(node) or "optimizer"
         span = self.span_of(node)
         if name == "step":
+            closure = args[0] if args else kwargs.get("closure")
+            if isinstance(closure, RefV) and closure.kind in ("func", "lambda", "method"):
+                self.call(closure, [], {}, st, node)  # LBFGS & co. run it (forward + backward) first
             self.check_polluted(obj, tids, opt_name, st, span)
             fused = self.truth_of(attrs.get("__fused__", FALSE)) is True
             # zero_grad() (set_to_none) with no backward since: those parameters have no
@@ -1043,6 +1106,11 @@ class TorchMixin:
         if not outer_mode or rg is False:
             return ret
         saved_recs = st.attrs(ctx.oid)["__saved__"].value
+        stash_seq = st.next_seq()
+        stashed = tuple(replace(self.saved_rec(st, v, stash_seq), unchecked=True)
+                        for k, v in st.attrs(ctx.oid).items()
+                        if isinstance(v, TensorV) and not k.startswith("__"))
+        saved_recs = tuple(saved_recs) + stashed
         outputs = [ret] if isinstance(ret, TensorV) else (
             [x for x in st.lists.get(ret.lid, ()) if isinstance(x, TensorV)] if isinstance(ret, SeqV) else [])
         node = self.make_node(st, f"{info.name}Backward", span, inputs, saved_recs, st.next_seq(),

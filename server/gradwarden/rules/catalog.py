@@ -12,10 +12,10 @@ from typing import Tuple, Type
 from gradwarden.rules.base import Rule
 from gradwarden.rules.parse import ParseError
 from gradwarden.rules.leaf import LeafInplace
-from gradwarden.rules.saved import SavedTensorModified, SavedTensorModifiedInBackward
-from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputInplace, ExpandedParameterData, CustomFunctionOutputInplace, MultiViewInplace
+from gradwarden.rules.saved import SavedTensorModified, SavedTensorModifiedInBackward, CtxStashModified
+from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputInplace, ExpandedParameterData, CustomFunctionOutputInplace, MultiViewInplace, BackwardGradientCount, LegacyFunction
 from gradwarden.rules.graph import BackwardFreesGraph, StaleGraphUse, GraphCarriedIntoLoop, RunningLossKeepsGraph
-from gradwarden.rules.optimizer import StepBeforeBackward, FusedStepBeforeBackward, PollutedGradients, MissingDetachFreesGraph
+from gradwarden.rules.optimizer import StepBeforeBackward, FusedStepBeforeBackward, PollutedGradients, MissingDetachFreesGraph, TargetNotDetached
 from gradwarden.rules.data import DataWriteToSaved
 
 RULES: Tuple[Type[Rule], ...] = (
@@ -23,12 +23,15 @@ RULES: Tuple[Type[Rule], ...] = (
     LeafInplace,
     SavedTensorModified,
     SavedTensorModifiedInBackward,
+    CtxStashModified,
     ExpandedWrite,
     OverlappingAssign,
     GradOutputInplace,
     ExpandedParameterData,
     CustomFunctionOutputInplace,
     MultiViewInplace,
+    BackwardGradientCount,
+    LegacyFunction,
     BackwardFreesGraph,
     StaleGraphUse,
     GraphCarriedIntoLoop,
@@ -37,5 +40,6 @@ RULES: Tuple[Type[Rule], ...] = (
     FusedStepBeforeBackward,
     PollutedGradients,
     MissingDetachFreesGraph,
+    TargetNotDetached,
     DataWriteToSaved,
 )

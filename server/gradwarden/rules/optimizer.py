@@ -183,3 +183,47 @@ class MissingDetachFreesGraph(Rule):
         optG.step()
         """,
     )
+
+
+class TargetNotDetached(Rule):
+    """A regression target computed by the same parameters as the prediction, not detached.
+
+    ``smooth_l1_loss(q, rewards + gamma * net(next_states).max(1).values)``: the bootstrap
+    target goes through the very network being trained, so the gradient also pushes the
+    target towards the prediction. Nothing raises; training is silently different from the
+    algorithm (DQN, TD learning, self-distillation). Compute the target under
+    ``torch.no_grad()`` or ``.detach()`` it.
+    """
+
+    event = "target_not_detached"
+    code = "GW505"
+    name = "target-not-detached"
+    family = "E"
+    severity = Severity.WARNING
+    summary = "A regression target shares parameters with the prediction and is not detached."
+    message = "`{name}` is computed through the same parameters as the prediction and used as a target (line {loss_line}) without `.detach()`: gradients flow into the target too"
+    INVALID = (
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        net = nn.Linear(4, 2)
+        s, s2, r = torch.randn(8, 4), torch.randn(8, 4), torch.randn(8)
+        q = net(s).max(1).values
+        target = r + 0.9 * net(s2).max(1).values  # <-
+        F.smooth_l1_loss(q, target).backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        net = nn.Linear(4, 2)
+        s, s2, r = torch.randn(8, 4), torch.randn(8, 4), torch.randn(8)
+        q = net(s).max(1).values
+        with torch.no_grad():
+            target = r + 0.9 * net(s2).max(1).values
+        F.smooth_l1_loss(q, target).backward()
+        """,
+    )

@@ -113,3 +113,57 @@ class SavedTensorModifiedInBackward(Rule):
                 return g * grad_output
         """,
     )
+
+
+class CtxStashModified(Rule):
+    """A tensor that a custom Function kept as a ``ctx`` attribute is modified before backward.
+
+    ``ctx.x = x`` keeps the tensor without the version check ``ctx.save_for_backward`` gives:
+    an in-place write to it (or to any alias) before backward goes unnoticed, and the
+    backward silently computes with the new values. Use ``ctx.save_for_backward(x)`` (then the
+    write raises) and write out of place.
+    """
+
+    event = "ctx_stash_modified"
+    code = "GW203"
+    name = "ctx-attribute-modified"
+    family = "F"
+    severity = Severity.WARNING
+    summary = "In-place write to a tensor a custom Function kept as a ctx attribute (silently wrong)."
+    message = "in-place {op} modifies `{name}`, which `{fn}` kept as a ctx attribute (no version check); {backward} silently uses the new values"
+    INVALID = (
+        """
+        import torch
+        class Square(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.x = x
+                return x * x
+            @staticmethod
+            def backward(ctx, g):
+                return 2 * ctx.x * g
+        w = torch.randn(3, requires_grad=True)
+        h = w * 1.0
+        y = Square.apply(h)
+        h += 1  # <-
+        y.sum().backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        class Square(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.x = x
+                return x * x
+            @staticmethod
+            def backward(ctx, g):
+                return 2 * ctx.x * g
+        w = torch.randn(3, requires_grad=True)
+        h = w * 1.0
+        y = Square.apply(h)
+        h = h + 1
+        y.sum().backward()
+        """,
+    )

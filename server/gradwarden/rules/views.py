@@ -51,7 +51,10 @@ class OverlappingAssign(Rule):
 
     ``x[1] = x[1].t()`` copies from memory that the copy itself overwrites: PyTorch refuses
     with ``unsupported operation: some elements of the input tensor and the written-to tensor
-    refer to a single memory location``. Clone the right-hand side.
+    refer to a single memory location``. The swap idiom ``x[:, :d], x[:, d:] = x[:, d:],
+    x[:, :d]`` does not raise but is wrong: the right-hand side holds views, so the second
+    copy reads values the first one already overwrote (reported as a warning). Clone the
+    right-hand side, or build the result out of place (``torch.cat``).
     """
 
     event = "overlapping_assign"
@@ -60,7 +63,7 @@ class OverlappingAssign(Rule):
     family = "C"
     severity = Severity.ERROR
     summary = "Slice assignment from a view that overlaps the destination."
-    message = "the right-hand side is a view of `{name}` itself; the copy overlaps its own destination and raises"
+    message = "{desc}"
     INVALID = (
         """
         import torch
@@ -73,6 +76,11 @@ class OverlappingAssign(Rule):
         import torch
         out = torch.randn(2, 3, 3)
         out[1] = out[1].transpose(0, 1).clone()
+        """,
+        """
+        import torch
+        x = torch.randn(4, 6)
+        x = torch.cat([x[:, 3:], x[:, :3]], dim=1)
         """,
     )
 
@@ -240,5 +248,87 @@ class MultiViewInplace(Rule):
         x = torch.randn(4, 6, requires_grad=True)
         a, b = torch.split(x * 1.0, 3, -1)
         a = a * 2
+        """,
+    )
+
+
+class BackwardGradientCount(Rule):
+    """A custom ``autograd.Function.backward`` returns fewer gradients than ``forward`` has inputs.
+
+    ``backward`` must return one value per input of ``forward`` (``None`` for inputs that need
+    no gradient, such as a float hyper-parameter). Returning fewer raises ``function backward
+    returned an incorrect number of gradients``. Return ``grad, None``.
+    """
+
+    event = "backward_grad_count"
+    code = "GW307"
+    name = "backward-gradient-count"
+    family = "F"
+    severity = Severity.ERROR
+    summary = "Custom Function backward returns fewer gradients than forward has inputs."
+    message = "`{fn}.backward` returns {got} gradient(s) but `forward` takes {want} input(s): raises (return None for the inputs that need no gradient)"
+    INVALID = (
+        """
+        import torch
+        class Scale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                ctx.k = k
+                return x * k
+            @staticmethod
+            def backward(ctx, g):
+                return g * ctx.k  # <-
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        class Scale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                ctx.k = k
+                return x * k
+            @staticmethod
+            def backward(ctx, g):
+                return g * ctx.k, None
+        """,
+    )
+
+
+class LegacyFunction(Rule):
+    """A custom ``autograd.Function`` with a non-static ``forward`` (the legacy API).
+
+    Since PyTorch 1.5 such a Function raises ``Legacy autograd function with non-static
+    forward method is deprecated`` as soon as it is used. Make ``forward(ctx, ...)`` and
+    ``backward(ctx, ...)`` static methods and call ``MyFn.apply(...)``.
+    """
+
+    event = "legacy_function"
+    code = "GW308"
+    name = "legacy-function"
+    family = "F"
+    severity = Severity.ERROR
+    summary = "autograd.Function with a non-static forward (legacy API): raises when used."
+    message = "`{fn}.forward` is not a @staticmethod: the legacy Function API raises when used (use static forward(ctx, ...) and `{fn}.apply`)"
+    INVALID = (
+        """
+        import torch
+        class Sign(torch.autograd.Function):
+            def forward(self, x):  # <-
+                return x.sign()
+            def backward(self, g):
+                return g
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        class Sign(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.sign()
+            @staticmethod
+            def backward(ctx, g):
+                return g
         """,
     )
