@@ -58,6 +58,12 @@ SubcommandRegistrar = Callable[["argparse._SubParsersAction"], None]
 SUBCOMMAND_MODULES: List[str] = ["gradwarden.lsp.cli:register", "gradwarden.runtime.cli:register"]
 _REGISTRARS: List[SubcommandRegistrar] = []
 _CHECK_OPTION_HOOKS: List[Callable[[argparse.ArgumentParser], None]] = []
+# "module:function" entries that extend `check`: called every time the parser is built
+# (a module that does not exist is skipped); the function calls register_check_options /
+# register_check_stage, once per list (it must be idempotent).
+CHECK_EXTENSION_MODULES: List[str] = ["gradwarden.fixes.cli:register"]
+CheckStage = Callable[[argparse.Namespace, "CheckRun", TextIO, TextIO], Optional[int]]
+_CHECK_STAGES: List[CheckStage] = []
 
 
 def register_subcommand(fn: SubcommandRegistrar) -> SubcommandRegistrar:
@@ -70,6 +76,25 @@ def register_check_options(fn: Callable[[argparse.ArgumentParser], None]) -> Cal
     """Decorator: ``fn(check_parser)`` adds options to ``gradwarden check``."""
     _CHECK_OPTION_HOOKS.append(fn)
     return fn
+
+
+def register_check_stage(fn: CheckStage) -> CheckStage:
+    """Decorator: ``fn(args, run, stdout, stderr)`` runs between collect and report (the fix
+    stage); returning an exit code ends ``check`` there, None goes on to report."""
+    _CHECK_STAGES.append(fn)
+    return fn
+
+
+def _import_check_extensions() -> None:
+    for entry in CHECK_EXTENSION_MODULES:
+        module_name, _, func = entry.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:  # an optional extension must not take `check` down
+            if not (isinstance(exc, ModuleNotFoundError) and exc.name and module_name.startswith(exc.name)):
+                print(f"warning: check extension {module_name} cannot be loaded: {exc}", file=sys.stderr)
+            continue
+        getattr(module, func or "register")()
 
 
 # --------------------------------------------------------------------------- parser
@@ -187,6 +212,7 @@ def _add_check_parser(sub: "argparse._SubParsersAction") -> argparse.ArgumentPar
                      help="worker processes (default: 1 for fewer than 20 files, else up to 4; 0: automatic)")
 
     # --fix, --unsafe-fixes, --diff, --fix-only: added by the fixer through register_check_options.
+    _import_check_extensions()
     for hook in _CHECK_OPTION_HOOKS:
         hook(p)
     return p
@@ -271,6 +297,7 @@ class CheckRun:
     usage_errors: List[str] = field(default_factory=list)  # missing paths
     sources: Dict[str, Optional[str]] = field(default_factory=dict)  # filename -> text (--show-source)
     files_checked: int = 0
+    stdin_data: Optional[bytes] = None  # what was read from standard input (the fix stage writes it back)
 
 
 def resolve_settings(args: argparse.Namespace, first_path: Optional[Path]) -> Settings:
@@ -352,6 +379,7 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
     if use_stdin:
         name = args.stdin_filename or "-"
         data = _read_stdin()
+        run.stdin_data = data
         outcomes.append(runner.check_bytes(data, name, ignore_noqa=args.ignore_noqa, keep_source=args.show_source))
     try:
         outcomes += runner.run(files, jobs=jobs, ignore_noqa=args.ignore_noqa, keep_source=args.show_source,
@@ -441,6 +469,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         error_to(stderr, str(exc))
         return EXIT_ERROR
+    for stage in _CHECK_STAGES:
+        code = stage(args, run, stdout, stderr)
+        if code is not None:
+            return code
     return report(args, run, stdout, stderr)
 
 

@@ -155,6 +155,15 @@ def _is_user(filename):
     return u
 
 
+def _caller(depth):
+    """``sys._getframe(depth)`` of the function calling this one, or None when the stack is not
+    that deep (code called from a C++ thread, e.g. autograd's CUDA device threads)."""
+    try:
+        return sys._getframe(depth + 1)
+    except ValueError:
+        return None
+
+
 def _user_frame(f):
     """The innermost frame at or above ``f`` that runs user code (None: none)."""
     cache = _ucache
@@ -197,6 +206,7 @@ class Coverage:
         self.saturated = set()  # code objects whose every line ran (settrace: stop tracing them)
         self.code_lines = {}
         self.mode = None
+        self.mode_used = None
 
     # -- sys.monitoring (3.12+): every (code, line) costs one call, then is disabled
     def start(self):
@@ -232,6 +242,8 @@ class Coverage:
 
             sys.settrace(None)
             threading.settrace(None)
+        if self.mode:
+            self.mode_used = self.mode
         self.mode = None
 
     def _mon_line(self, code, line):
@@ -359,6 +371,7 @@ class _State:
         self.device = "auto"
         self.findings = 0
         self.stopping = False
+        self.user_grads = frozenset()  # storages of grad_tensors the caller passed to backward
 
 
 _state = _State()
@@ -382,7 +395,7 @@ class _Rec(object):
 class _Write(object):
     """One mutating op that touched the storage of a live saved tensor."""
 
-    __slots__ = ("op", "site", "call_site", "module", "module_site", "step", "fused", "in_backward")
+    __slots__ = ("op", "site", "call_site", "module", "module_site", "step", "fused", "in_backward", "via")
 
 
 def _emit(ev, **fields):
@@ -491,12 +504,23 @@ def _live(key):
 
 # =========================================================================== saved tensors
 def _pack(t):
+    try:
+        return _pack_record(t)
+    except Exception:  # noqa: BLE001 - never break autograd: an untracked record
+        _internal_error("pack")
+        r = _Rec()
+        r.t = t
+        r.version = None
+        return r
+
+
+def _pack_record(t):
     if _pending:
         _finalize()
     r = _Rec()
     r.t = t
     r.version = r.last = t._version
-    r.site = _site(_user_frame(sys._getframe(1)))
+    r.site = _site(_user_frame(_caller(2)))
     r.first = r.silent = None
     r.silent_done = False
     r.bw = _state.bw_count
@@ -514,23 +538,34 @@ def _pack(t):
 
 
 def _unpack(r):
-    if _pending:
-        _finalize()
     t = r.t
-    cur = t._version
-    bw = _state.cur_bw
-    node = None
+    if r.version is None:
+        return t
     try:
+        if _pending:
+            _finalize()
+        cur = t._version
+        bw = _state.cur_bw
         node = _current_node()
         if node is not None and bw is not None:
             node.metadata["_gradwarden"] = (r.site, bw[0], bw[1], bw[2])
     except Exception:  # noqa: BLE001
-        pass
+        _internal_error("unpack")
+        return t
     if cur != r.version:
-        raise RuntimeError(_version_error(r, cur, node, bw))
+        try:
+            message = _version_error(r, cur, node, bw)
+        except Exception:  # noqa: BLE001
+            _internal_error("version error")
+            message = ("one of the variables needed for gradient computation has been modified by an inplace "
+                       "operation: it is at version %d; expected version %d instead. %s" % (cur, r.version, ERROR_MARK))
+        raise RuntimeError(message)
     if r.silent is not None and not r.silent_done:
         r.silent_done = True
-        _silent_finding(r, node, bw)
+        try:
+            _silent_finding(r, node, bw)
+        except Exception:  # noqa: BLE001
+            _internal_error("silent finding")
     return t
 
 
@@ -547,7 +582,10 @@ def _write_sites(w):
     extra = []
     site = w.site
     if w.module_site is not None:
-        if w.call_site is not None:
+        if w.call_site is not None and w.via == "node":
+            extra.append({"kind": "backward", "site": w.call_site,
+                          "message": "autograd wrote while running %s for this backward" % w.module})
+        elif w.call_site is not None:
             extra.append({"kind": "call", "site": w.call_site, "message": "the %s is called here" % w.module})
         site = w.module_site
     return site, extra
@@ -656,9 +694,38 @@ def _written(widx, args, kwargs):
 
 
 def _on_write(func, widx, args, kwargs):
-    targets = _written(widx, args, kwargs)
+    go_hit = False
+    targets = ()
+    try:
+        targets = _written(widx, args, kwargs)
+        go_hit = _before_write(func, targets)
+    except Exception:  # noqa: BLE001 - a bug of ours must never break the user's program
+        _internal_error("write")
+    try:
+        out = func(*args, **kwargs) if kwargs else func(*args)
+    except RuntimeError as exc:
+        try:
+            _write_error(exc, func, targets, go_hit)
+        except Exception:  # noqa: BLE001
+            _internal_error("write error")
+        raise
+    if go_hit and go_hit is not True:
+        try:
+            _grad_output_finding(func, severity="warning", reason=go_hit)
+        except Exception:  # noqa: BLE001
+            _internal_error("grad_output")
+    elif _expanded and targets:
+        try:
+            _check_expanded_write(func, targets)
+        except Exception:  # noqa: BLE001
+            _internal_error("expanded write")
+    return out
+
+
+def _before_write(func, targets):
+    """Queue the writes that touch live saved tensors; True when one writes a grad_output."""
     hits = None
-    go_hit = None
+    go_hit = False
     write = None
     for t in targets:
         key = _storage_key(t)
@@ -668,25 +735,31 @@ def _on_write(func, widx, args, kwargs):
             live = _live(key)
             if live:
                 if write is None:
-                    write = _make_write(func, sys._getframe(2))
+                    write = _make_write(func, _caller(3))
                 if hits is None:
                     hits = []
                 hits.append((write, t, t._version, live))
-        if _grad_outputs and key in _grad_outputs[-1]:
-            go_hit = t
-    single = targets[0] if len(targets) == 1 else None
-    if single is not None and not go_hit:
-        _check_expanded_base(func, single)
+        if _grad_outputs:
+            reason = _grad_outputs[-1].get(key, False)
+            if reason is not False:
+                go_hit = reason or True
+    if len(targets) == 1 and not go_hit:
+        _check_expanded_base(func, targets[0])
     if hits:
         _pending.extend(hits)
-    try:
-        out = func(*args, **kwargs) if kwargs else func(*args)
-    except RuntimeError as exc:
-        _write_error(exc, func, targets, go_hit is not None)
-        raise
-    if go_hit is not None:
-        _grad_output_finding(func, severity="warning")
-    return out
+    return go_hit
+
+
+_internal_errors = [0]
+
+
+def _internal_error(where):
+    """Report (once or twice) that the instrumentation itself failed; the run goes on."""
+    _internal_errors[0] += 1
+    if _internal_errors[0] <= 3:
+        import traceback
+
+        _emit("internal", where=where, error=traceback.format_exc(limit=6))
 
 
 def _make_write(func, frame):
@@ -696,7 +769,7 @@ def _make_write(func, frame):
     w.op = str(func)
     w.step = None
     w.fused = False
-    w.module = w.module_site = w.call_site = None
+    w.module = w.module_site = w.call_site = w.via = None
     w.in_backward = False
     modules = []
     f = frame
@@ -723,21 +796,36 @@ def _make_write(func, frame):
                     w.fused = _is_fused(owner)
         f = f.f_back
     w.site = _site(f)
+    bw = _state.cur_bw
+    if bw is not None and w.site is not None and bw[1] is not None and w.site[:2] == bw[1][:2]:
+        # autograd itself is writing while it runs a node's backward: the place to show is the
+        # forward op that built that node (tagged when it unpacked its saved tensors)
+        try:
+            node = _current_node()
+            tag = node.metadata.get("_gradwarden") if node is not None else None
+        except Exception:  # noqa: BLE001
+            tag = None
+        if tag is not None and tag[0] is not None:
+            w.call_site = w.site
+            w.module_site = tag[0]
+            w.module = _node_name(node)
+            w.via = "node"
     if f is not None and f.f_code.co_name == "backward":
         try:
             w.in_backward = "ctx" in f.f_code.co_varnames[: f.f_code.co_argcount]
         except Exception:  # noqa: BLE001
             pass
-    if modules:
+    if modules and w.module_site is None:
         inner = modules[0]
         w.module = type(inner).__name__
-        if len(modules) > 1 and _mod_sites is not None:
+        if len(modules) > 1:
             # called by a container (Sequential ...): the user's line is the container call;
             # the module's own construction is where `inplace=True` was chosen
-            built = _mod_sites.get(inner)
+            built = _mod_sites.get(inner) if _mod_sites is not None else None
             if built is not None:
                 w.module_site = built
                 w.call_site = w.site
+                w.via = "module"
     return w
 
 
@@ -785,8 +873,8 @@ def _write_error(exc, func, targets, grad_output):
     kind = _classify_message(msg)
     if kind is None:
         return
-    f = _user_frame(sys._getframe(2))
-    w = _make_write(func, sys._getframe(2))
+    f = _user_frame(_caller(2))
+    w = _make_write(func, _caller(2))
     site, extra = _write_sites(w)
     code = kind[0]
     sites = list(extra)
@@ -814,6 +902,69 @@ def _mark(exc):
         pass
 
 
+_expanded = {}  # id(tensor) -> weakref: expands of tensors that require grad, and views of those
+_expand_funcs = set()
+_view_cache = {}
+
+
+def _is_view_op(func):
+    v = _view_cache.get(func)
+    if v is None:
+        v = False
+        try:
+            for r in func._schema.returns:
+                info = r.alias_info
+                if info is not None and not info.is_write:
+                    v = True
+        except Exception:  # noqa: BLE001
+            v = False
+        _view_cache[func] = v
+    return v
+
+
+def _track_views(func, args, kwargs):
+    """Run a non-mutating op while expanded tensors that require grad are alive: remember the
+    expands and the views taken of them (a later write into one element changes them all)."""
+    out = func(*args, **kwargs) if kwargs else func(*args)
+    try:
+        src = args[0] if args else None
+        if not isinstance(src, _Tensor):
+            return out
+        if func in _expand_funcs:
+            if src.requires_grad and isinstance(out, _Tensor) and _internal_overlap(out):
+                _expanded[id(out)] = _weakref(out)
+                if len(_expanded) > 4096:
+                    _sweep_expanded()
+        else:
+            ref = _expanded.get(id(src))
+            if ref is not None and ref() is src and _is_view_op(func):
+                for o in (out if isinstance(out, (tuple, list)) else (out,)):
+                    if isinstance(o, _Tensor):
+                        _expanded[id(o)] = _weakref(o)
+    except Exception:  # noqa: BLE001
+        _internal_error("views")
+    return out
+
+
+def _sweep_expanded():
+    for key in [k for k, ref in _expanded.items() if ref() is None]:
+        del _expanded[key]
+
+
+def _check_expanded_write(func, targets):
+    for t in targets:
+        ref = _expanded.get(id(t))
+        if ref is not None and ref() is t:
+            w = _make_write(func, _caller(3))
+            site, extra = _write_sites(w)
+            _finding(("expanded-view", tuple(site or ())), code="GW301", kind="expanded-write", severity="warning",
+                     message="in-place %s writes into (a view of) an expanded tensor: the element it writes stands "
+                             "for every broadcast position, so all of them change (values and gradients are "
+                             "silently wrong)" % func,
+                     write_site=site, sites=extra, write_op=str(func), tensor=_describe(t))
+            return
+
+
 def _check_expanded_base(func, t):
     """A write into one element of an expanded tensor that requires grad: every position that
     shares the element changes (silently wrong values and gradients)."""
@@ -823,7 +974,7 @@ def _check_expanded_base(func, t):
             return
     except Exception:  # noqa: BLE001
         return
-    w = _make_write(func, sys._getframe(3))
+    w = _make_write(func, _caller(3))
     site, extra = _write_sites(w)
     _finding(("expanded-base", tuple(site or ())), code="GW301", kind="expanded-write", severity="warning",
              message="in-place %s writes into a view of an expanded tensor: one element is shared by several "
@@ -831,12 +982,15 @@ def _check_expanded_base(func, t):
              write_site=site, sites=extra, write_op=str(func), tensor=_describe(base))
 
 
-def _grad_output_finding(func, severity):
-    w = _make_write(func, sys._getframe(3))
+def _grad_output_finding(func, severity, reason=None):
+    w = _make_write(func, _caller(3))
     site, extra = _write_sites(w)
+    why = {"expanded": "it is an expanded tensor: one element stands for many, so all of them change",
+           "user": "it is the caller's own tensor (grad_tensors/grad_outputs), which the write changes"}.get(
+        reason, "the gradient buffer may be shared with other consumers")
     _finding(("grad-output", tuple(site or ())), code="GW303", kind="grad-output-write", severity=severity,
-             message="custom Function backward writes into grad_output in place (%s): the gradient buffer may be "
-                     "shared with other consumers" % func, write_site=site, sites=extra, write_op=str(func))
+             message="custom Function backward writes into grad_output in place (%s): %s" % (func, why),
+             write_site=site, sites=extra, write_op=str(func))
 
 
 # =========================================================================== errors
@@ -849,6 +1003,9 @@ _MESSAGES = (
     ("This view is the output of a function that returns multiple views", "GW306", "multi-view-inplace"),
     ("This view was created inside a custom Function", "GW305", "custom-function-view"),
     ("Trying to backward through the graph a second time", "GW402", "freed-graph"),
+    ("returned an incorrect number of gradients", "GW307", "custom-function-contract"),
+    ("Legacy autograd function with non-static forward method is deprecated", "GW308",
+     "custom-function-contract"),
     ("one of the variables needed for gradient computation has been modified by an inplace operation", "GW201",
      "version-counter"),
 )
@@ -865,9 +1022,11 @@ def _report_error(code, kind, msg, site, sites, **extra):
     first = msg.strip().splitlines()[0] if msg.strip() else msg
     if ERROR_MARK in first:
         first = first.split(ERROR_MARK)[0].strip()
+    where = {"write_site": site}
+    if kind in ("freed-graph", "custom-function-contract"):
+        where = {"backward_site": site}
     _finding(("error", code, tuple(site or ())), code=code, kind=kind, severity="error",
-             message=first, write_site=site if kind not in ("freed-graph",) else None, sites=sites,
-             error=first, **extra)
+             message=first, sites=sites, error=first, **dict(where, **extra))
 
 
 def report_exception(exc, tb=None):
@@ -929,6 +1088,8 @@ def _wrap_backward(orig, kind):
     retain_pos = 2 if kind == "backward" else 3
     create_pos = 3 if kind == "backward" else 4
     roots_name = "tensors" if kind == "backward" else "outputs"
+    grads_name = "grad_tensors" if kind == "backward" else "grad_outputs"
+    grads_pos = 1 if kind == "backward" else 2
 
     def wrapper(*args, **kwargs):
         st = _state
@@ -941,7 +1102,16 @@ def _wrap_backward(orig, kind):
         create = kwargs.get("create_graph", args[create_pos] if len(args) > create_pos else False)
         if retain is None:
             retain = bool(create)
-        site = _site(_user_frame(sys._getframe(1)))
+        site = _site(_user_frame(_caller(1)))
+        grads = kwargs.get(grads_name, args[grads_pos] if len(args) > grads_pos else None)
+        saved_user = st.user_grads
+        if grads is not None:
+            st.user_grads = set(saved_user)
+            for g in ([grads] if isinstance(grads, _Tensor) else (grads if isinstance(grads, (list, tuple)) else ())):
+                if isinstance(g, _Tensor):
+                    k = _storage_key(g)
+                    if k is not None:
+                        st.user_grads.add(k)
         if top:
             st.bw_count += 1
         prev = st.cur_bw
@@ -951,13 +1121,19 @@ def _wrap_backward(orig, kind):
             return orig(*args, **kwargs)
         except RuntimeError as exc:
             if "backward through the graph a second time" in str(exc) and not getattr(exc, "_gradwarden_reported", 0):
-                _freed_graph(exc, _roots(args, kwargs, roots_name), site)
+                try:
+                    _freed_graph(exc, _roots(args, kwargs, roots_name), site, st.cur_bw[0])
+                except Exception:  # noqa: BLE001
+                    _internal_error("freed graph")
             raise
         finally:
             st.bw_depth -= 1
             st.cur_bw = prev
+            st.user_grads = saved_user
             if top:
                 _sweep()
+                if _expanded:
+                    _sweep_expanded()
                 now = time.time()
                 if now - st.last_progress > 0.25 or st.bw_count == 1:
                     st.last_progress = now
@@ -971,11 +1147,13 @@ def _wrap_backward(orig, kind):
     return wrapper
 
 
-def _freed_graph(exc, roots, site):
+def _freed_graph(exc, roots, site, current):
     """A backward ran into a node whose saved tensors an earlier backward freed: find that node
     (the unpack hook tagged every node it ran with the backward that ran it)."""
+    from collections import deque
+
     seen = set()
-    queue = []
+    queue = deque()
     for t in roots:
         fn = t.grad_fn
         if fn is not None:
@@ -984,7 +1162,7 @@ def _freed_graph(exc, roots, site):
     root_nodes = set(id(q[0]) for q in queue)
     steps = 0
     while queue and steps < 200000:
-        node, parent = queue.pop(0)
+        node, parent = queue.popleft()
         steps += 1
         if id(node) in seen:
             continue
@@ -993,7 +1171,7 @@ def _freed_graph(exc, roots, site):
             tag = node.metadata.get("_gradwarden")
         except Exception:  # noqa: BLE001
             tag = None
-        if tag is not None and not tag[3]:
+        if tag is not None and not tag[3] and tag[1] != current:
             found = (node, parent, tag)
             break
         try:
@@ -1041,7 +1219,7 @@ def _patch_module_init():
     def __init__(self, *args, **kwargs):
         orig(self, *args, **kwargs)
         try:
-            f = sys._getframe(1)
+            f = _caller(1)
             while f is not None:
                 if f.f_code.co_name == "__init__" and f.f_locals.get("self") is self:
                     f = f.f_back
@@ -1078,7 +1256,7 @@ def _patch_data_setter():
         base.__set__(self, value)
         try:
             if _internal_overlap(value):
-                _data_sites[self] = _site(_user_frame(sys._getframe(1)))
+                _data_sites[self] = _site(_user_frame(_caller(1)))
         except Exception:  # noqa: BLE001
             pass
 
@@ -1094,12 +1272,22 @@ def _patch_custom_backward():
     orig = cls.apply
 
     def apply(self, *args):
-        keys = set()
-        for a in args:
-            if isinstance(a, _Tensor):
-                k = _storage_key(a)
-                if k is not None:
-                    keys.add(k)
+        # storage -> why writing it in place is a hazard (None: private buffer, harmless)
+        keys = {}
+        try:
+            user = _state.user_grads
+            for a in args:
+                if isinstance(a, _Tensor):
+                    k = _storage_key(a)
+                    if k is not None:
+                        if _internal_overlap(a):
+                            keys[k] = "expanded"
+                        elif k in user:
+                            keys[k] = "user"
+                        else:
+                            keys[k] = None
+        except Exception:  # noqa: BLE001
+            _internal_error("custom backward")
         _grad_outputs.append(keys)
         try:
             return orig(self, *args)
@@ -1115,6 +1303,12 @@ def _make_mode():
 
     mut = _mut_cache
     pending = _pending
+    expand_funcs = _expand_funcs
+    for name in ("expand",):
+        packet = getattr(torch.ops.aten, name, None)
+        if packet is not None:
+            for overload in packet.overloads():
+                expand_funcs.add(getattr(packet, overload))
 
     class GradwardenMode(TorchDispatchMode):
         """Sees every op below autograd; only mutating ones cost more than a dict lookup."""
@@ -1132,6 +1326,8 @@ def _make_mode():
             if widx is None:
                 widx = _mut_info(func)
             if not widx:
+                if _expanded or func in expand_funcs:
+                    return _track_views(func, args, kwargs)
                 if kwargs:
                     return func(*args, **kwargs)
                 return func(*args)
@@ -1311,7 +1507,22 @@ def main(argv=None):
         pass
 
     global _USER, _ucache
-    include = [config["target"]] if config.get("mode", "script") == "script" and config.get("target") else []
+    include = []
+    if config.get("mode", "script") == "script" and config.get("target"):
+        include.append(config["target"])
+    elif config.get("mode") == "module" and config.get("target"):
+        try:  # an installed module is still the user's target
+            import importlib.util
+
+            sys.path.insert(0, os.getcwd())
+            try:
+                spec = importlib.util.find_spec(config["target"])
+            finally:
+                del sys.path[0]
+            if spec is not None and spec.origin and spec.origin.endswith(".py"):
+                include.append(spec.origin)
+        except Exception:  # noqa: BLE001 - runpy will say what is wrong
+            pass
     _USER = UserFiles(include=include)
     _USER.add_excluded(os.path.dirname(os.path.abspath(torch.__file__)))
     _ucache = _USER.cache
@@ -1371,5 +1582,144 @@ def main(argv=None):
     return code
 
 
+# =========================================================================== zygote
+def zygote_main():
+    """A pre-warmed parent: import torch once, then fork one instrumented run per request.
+
+    Requests come as JSON lines on stdin, replies go to stdout (see session.Zygote). Each run
+    is its own session (process group); nothing is instrumented in the zygote itself, and it
+    runs no torch op, so forking it is safe (no threads, no CUDA)."""
+    import select
+
+    proto = os.fdopen(os.dup(1), "w", buffering=1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(2, 1)  # anything printed by imports goes to stderr, never into the protocol
+
+    def reply(obj):
+        proto.write(json.dumps(obj) + "\n")
+        proto.flush()
+
+    try:
+        _import_torch()
+    except ImportError as exc:
+        reply({"fatal": "torch-missing", "message": "torch is not installed in %s (%s)" % (sys.executable, exc)})
+        return EXIT_TORCH_MISSING
+    reply({"ready": True, "torch": torch.__version__, "python": sys.version.split()[0], "pid": os.getpid()})
+    running = {}
+    buf = b""
+    stdin_open = True
+    while stdin_open or running:
+        if stdin_open:
+            ready, _, _ = select.select([0], [], [], 0.05)
+        else:
+            ready = []
+            time.sleep(0.05)
+        if ready:
+            data = os.read(0, 65536)
+            if not data:
+                stdin_open = False
+            buf += data
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                if not line.strip():
+                    continue
+                try:
+                    req = json.loads(line.decode("utf-8"))
+                except ValueError:
+                    continue
+                pid = _zygote_fork(req, devnull, proto)
+                if pid:
+                    running[pid] = req.get("id")
+                    reply({"id": req.get("id"), "pid": pid})
+        while running:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            rid = running.pop(pid, None)
+            try:
+                code = os.waitstatus_to_exitcode(status)
+            except (AttributeError, ValueError):
+                code = (status >> 8) if (status & 0x7F) == 0 else -(status & 0x7F)
+            reply({"id": rid, "pid": pid, "exit": code})
+    return 0
+
+
+def _exit_like_python():
+    """What the interpreter does at exit (join threads, atexit), before os._exit."""
+    try:
+        import threading
+
+        shutdown = getattr(threading, "_shutdown", None)
+        if shutdown is not None:
+            shutdown()
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        import atexit
+
+        atexit._run_exitfuncs()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _zygote_fork(req, devnull, proto):
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        proto.write(json.dumps({"id": req.get("id"), "error": str(exc)}) + "\n")
+        proto.flush()
+        return 0
+    if pid:
+        return pid
+    code = 1
+    try:
+        os.setsid()
+        os.dup2(devnull, 0)
+        targets = {"stdout": 1, "stderr": 2}
+        for name in ("stdout", "stderr"):
+            where = req.get(name)
+            if where == "devnull":
+                os.dup2(devnull, targets[name])
+            elif where == "stdout":
+                os.dup2(1, 2)
+            elif where:
+                fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+                os.dup2(fd, targets[name])
+                os.close(fd)
+        try:
+            proto.close()
+        except Exception:  # noqa: BLE001
+            pass
+        env = req.get("env")
+        if isinstance(env, dict):
+            os.environ.clear()
+            os.environ.update({str(k): str(v) for k, v in env.items()})
+        if req.get("cwd"):
+            os.chdir(req["cwd"])
+        argv = list(req.get("argv") or [])
+        sys.argv = [__file__] + argv
+        code = main(argv)
+        _exit_like_python()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except BaseException:  # noqa: BLE001
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001
+                pass
+        os._exit(code if isinstance(code, int) else 1)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--gw-zygote"]:
+        sys.exit(zygote_main())
     sys.exit(main())

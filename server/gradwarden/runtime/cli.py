@@ -45,8 +45,10 @@ def register(sub: "argparse._SubParsersAction") -> argparse.ArgumentParser:
     )
     p.set_defaults(handler=cmd_debug)
     what = p.add_argument_group("target")
-    what.add_argument("-m", dest="module", metavar="MODULE", help="run a module, like python -m")
-    what.add_argument("--pytest", dest="pytest_id", metavar="TEST_ID", help="run one test (or file) with pytest")
+    what.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE [args]",
+                      help="run a module, like python -m (ends the options: what follows is the module's)")
+    what.add_argument("--pytest", dest="pytest_id", nargs=argparse.REMAINDER, metavar="TEST_ID [args]",
+                      help="run one test (or file) with pytest (ends the options: what follows is pytest's)")
     what.add_argument("--python", metavar="PATH",
                       help="the project's interpreter (default: the one running gradwarden)")
     what.add_argument("--cwd", metavar="DIR", help="working directory of the run (default: the current one)")
@@ -112,12 +114,12 @@ def target_from_args(args: argparse.Namespace) -> Target:
     rest: List[str] = list(args.command or [])
     if rest and rest[0] == "--":
         rest = rest[1:]
-    if args.module and args.pytest_id:
-        raise DebugError("give -m MODULE or --pytest TEST_ID, not both")
-    if args.module:
-        return Target.module(args.module, rest, cwd=args.cwd)
-    if args.pytest_id:
-        return Target.pytest(args.pytest_id, rest, cwd=args.cwd)
+    for option, value, make in (("-m", args.module, Target.module), ("--pytest", args.pytest_id, Target.pytest)):
+        if value is None:
+            continue
+        if not value or value[0].startswith("-"):
+            raise DebugError(f"{option} needs a {'module' if option == '-m' else 'test id'}")
+        return make(value[0], list(value[1:]) + rest, cwd=args.cwd)
     if not rest:
         raise DebugError("nothing to run: give a script (or -m MODULE, or --pytest TEST_ID)")
     return Target.script(rest[0], rest[1:], cwd=args.cwd)

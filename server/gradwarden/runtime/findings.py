@@ -27,9 +27,10 @@ STATUSES = (CONFIRMED, NOT_REPRODUCED, NOT_REACHED, RUNTIME_ONLY)
 # Codes that describe the same hazard seen from two sides (static rule vs what raised).
 _GROUPS: Tuple[frozenset, ...] = (
     frozenset({"GW101"}),
-    frozenset({"GW201", "GW202", "GW501", "GW502", "GW601"}),  # a saved tensor changed under autograd
+    frozenset({"GW201", "GW202", "GW203", "GW501", "GW502", "GW601"}),  # a saved tensor changed under autograd
     frozenset({"GW301", "GW302", "GW303", "GW304", "GW305", "GW306"}),  # views, expand, overlap
-    frozenset({"GW401", "GW402", "GW403", "GW404"}),  # freed or stale graphs
+    frozenset({"GW401", "GW402", "GW403", "GW404", "GW504"}),  # freed or stale graphs
+    frozenset({"GW307", "GW308"}),  # custom Function contract
 )
 
 _KIND_OF_CODE = {
@@ -47,6 +48,10 @@ _KIND_OF_CODE = {
     "GW402": "freed-graph",
     "GW403": "freed-graph",
     "GW404": "freed-graph",
+    "GW307": "custom-function-contract",
+    "GW308": "custom-function-contract",
+    "GW203": "version-counter",
+    "GW504": "freed-graph",
     "GW502": "fused-step",
     "GW503": "polluted-gradients",
     "GW601": "data-write",
@@ -326,9 +331,18 @@ class RunEvents:
         for existing in self.findings:
             if _finding_key(existing) == key:
                 existing.ranks = tuple(sorted(set(existing.ranks) | set(finding.ranks)))
+                if _SEVERITY_RANK.get(finding.severity, 9) < _SEVERITY_RANK.get(existing.severity, 9):
+                    # the same place seen twice (a warning, then the error it led to): keep the error
+                    existing.severity = finding.severity
+                    existing.message = finding.message
+                    existing.evidence = dict(existing.evidence, **finding.evidence)
+                    existing.related = tuple(dict.fromkeys(existing.related + finding.related))
                 return existing
         self.findings.append(finding)
         return finding
+
+
+_SEVERITY_RANK = {"error": 0, "warning": 1, "information": 2, "hint": 3}
 
 
 def _finding_key(f: Finding) -> Tuple[Any, ...]:
@@ -431,7 +445,7 @@ def matches(d: Diagnostic, f: Finding) -> bool:
     """Does runtime finding ``f`` show static diagnostic ``d`` happening?"""
     if not compatible(d.code, f.code):
         return False
-    family_d = d.code.startswith("GW4")
+    family_d = d.code.startswith("GW4") or d.code == "GW504"
     frows = _finding_rows(f, family_d)
     if (_norm(d.filename), d.span.row) in frows:
         return True
