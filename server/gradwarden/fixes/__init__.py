@@ -16,7 +16,8 @@ language server (code actions):
 
 One module per fix kind (``clone``, ``detach``, ``retain_graph``, ``augassign_to_binop``,
 ``inplace_to_outofplace``, ``no_grad``, ``data_to_detach``, ``move_step``,
-``inplace_false``, ``recompute``); each registers a realiser with :func:`realiser`.
+``inplace_false``, ``recompute``; ``functions``: ``complete_grads`` and ``static_function``
+for custom autograd.Function definitions); each registers a realiser with :func:`realiser`.
 """
 from __future__ import annotations
 
@@ -105,8 +106,8 @@ def _load_realisers() -> None:
         return
     # Importing registers them.
     from gradwarden.fixes import (  # noqa: F401
-        augassign, clone, data_to_detach, detach, inplace_false, move_step, no_grad, outofplace, recompute,
-        retain_graph,
+        augassign, clone, data_to_detach, detach, functions, inplace_false, move_step, no_grad, outofplace,
+        recompute, retain_graph,
     )
 
 

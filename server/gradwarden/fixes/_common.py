@@ -34,7 +34,9 @@ def binop_text(node: cst.AugAssign) -> str:
 
 def needs_parens_as_right_operand(value: cst.CSTNode, op: str) -> bool:
     """Would ``x op value`` parse differently from ``x op (value)``?"""
-    if getattr(value, "lpar", None):
+    from gradwarden.fixes._doc import npar
+
+    if npar(value):
         return False
     if isinstance(value, cst.UnaryOperation) and not isinstance(value.operator, cst.Not):
         return False  # x * -y, x ** -y
@@ -86,6 +88,9 @@ def find_write(doc: Doc, span, name_hint: str = "") -> Write:
                 pos = [x for x in call.args if x.keyword is None and not x.star]
                 if pos:
                     return Write(stmt, base_of(pos[0].value), call)
+                named = [x for x in call.args if x.keyword is not None and x.keyword.value in ("input", "x", "self")]
+                if named:
+                    return Write(stmt, base_of(named[0].value), call)
                 raise CannotFix("inplace call without input")
         if isinstance(call.func, cst.Attribute):
             return Write(stmt, base_of(call.func.value), call)
@@ -113,6 +118,9 @@ def alias_set(idx: ScopeIndex, name: str, before: int) -> Tuple[List[Tuple[str, 
             if b is None or b.value is None or b.kind not in ("assign", "ann"):
                 continue
             src = view_source(b.value, tuple_index=b.index)
+            if b.index is not None and any(st is b.stmt for _, st in chain) or \
+                    b.index is not None and _unpacks_same(idx, b.stmt, name, before):
+                continue  # another piece of the same split/chunk/unbind: disjoint memory
             if src is not None and (src in members or src in others):
                 # only if this binding is still the current one at `before`
                 cur = idx.binding_before(ev.name, before)
@@ -122,6 +130,11 @@ def alias_set(idx: ScopeIndex, name: str, before: int) -> Tuple[List[Tuple[str, 
         if not grew:
             break
     return chain, others
+
+
+def _unpacks_same(idx: ScopeIndex, stmt: cst.CSTNode, name: str, before: int) -> bool:
+    ev = idx.binding_before(name, before)
+    return ev is not None and ev.stmt is stmt
 
 
 def is_parameter_attr(doc: Doc, name: str) -> bool:

@@ -12,12 +12,12 @@ applied fix is then checked by re-running the analysis.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from gradwarden.fixes._doc import LOOPS, Doc, base_of, dotted
+from gradwarden.fixes._doc import Doc, base_of, dotted
 
 # Methods and functions whose result shares memory (and the version counter) with their input.
 VIEW_METHODS = {
@@ -273,6 +273,8 @@ class ScopeIndex:
         doc = self.doc
         s0, e0 = doc.offsets(stmt)
         evs = self.events_of(name)
+        if any(ev.stmt is stmt and ev.kind == "bind" for ev in evs):
+            return False  # the statement rebinds the name: later reads see the new value
         blocks = self._uncond_blocks(stmt)
         for ev in evs:
             if ev.start < e0:
@@ -290,8 +292,8 @@ class ScopeIndex:
                     if ls <= ev.start < body_s and ev.kind == "read":
                         return True
             for ev in evs:
-                if not (body_s <= ev.start < s0):
-                    continue
+                if not (body_s <= ev.start < e0):
+                    continue  # the whole body up to (and including) the statement runs again
                 if ev.kind in ("read", "aug", "mutate"):
                     return True
                 if ev.kind == "bind" and self._unconditional(ev.stmt, self._uncond_blocks(stmt, upto=loop)):

@@ -18,12 +18,12 @@ Modes:
 """
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from typing import List, Set
 
 import libcst as cst
 
 from gradwarden.fixes import FixContext, realiser
-from gradwarden.fixes._common import backward_roots, find_call_at, optimizer_model
+from gradwarden.fixes._common import find_call_at
 from gradwarden.fixes._doc import CannotFix, Doc, TextEdit, base_of, dotted
 from gradwarden.fixes._flow import ScopeIndex, operands, references
 
@@ -60,9 +60,24 @@ def _is_tuple_valued(doc: Doc, name: str) -> bool:
     return False
 
 
+def _maybe_tuple(doc: Doc, name: str) -> bool:
+    """Unpacked from a call next to an output (``output, hidden = model(x, hidden)``): a
+    recurrent state, a tensor (GRU) or a tuple of tensors (LSTM)."""
+    for node in doc.walk():
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
+            for t in node.targets:
+                if isinstance(t.target, cst.Tuple) and any(dotted(e.value) == name for e in t.target.elements[1:]):
+                    return True
+    return False
+
+
 def detached_value(doc: Doc, name: str) -> str:
     if _is_tuple_valued(doc, name):
         return f"tuple(h.detach() for h in {name})"
+    if _maybe_tuple(doc, name):
+        torch, _ = doc.torch_prefix()
+        return (f"{name}.detach() if isinstance({name}, {torch}.Tensor) "
+                f"else tuple(h.detach() for h in {name})")
     return f"{name}.detach()"
 
 
@@ -70,13 +85,27 @@ def detached_value(doc: Doc, name: str) -> str:
 def _stale_operands(ctx: FixContext, idx: ScopeIndex, expr: cst.CSTNode, stmt: cst.CSTNode) -> List[cst.CSTNode]:
     doc = ctx.doc
     skip = _self_names(doc, stmt)
-    ops = [o for o in operands(doc, expr) if dotted(o) not in skip]
+    ops = [o for o in operands(doc, use_expr(expr)) if dotted(o) not in skip]
     if not ops:
         raise CannotFix("no operand at the use")
     hint = ctx.param("name")
     named = [o for o in ops if hint and (dotted(o) == hint or dotted(base_of(o)) == hint)]
     freed = ctx.related_row("freed")
     stmt_start = doc.offsets(stmt)[0]
+
+    _mod: List[ScopeIndex] = []
+
+    def module_index() -> ScopeIndex:
+        if not _mod:
+            _mod.append(ScopeIndex(doc, doc.module))
+        return _mod[0]
+
+    use_row = doc.first_row(stmt)
+    carried_loop = None
+    if freed is not None and freed >= use_row:
+        # the backward comes later in the text: it freed the graph in an earlier iteration
+        carried_loop = next((lp for lp in doc.loops_of(stmt, doc.scope_of(stmt))
+                             if doc.first_row(lp) <= freed <= doc.last_row(lp)), None)
 
     def stale(o: cst.CSTNode) -> bool:
         n = dotted(base_of(o))
@@ -86,18 +115,50 @@ def _stale_operands(ctx: FixContext, idx: ScopeIndex, expr: cst.CSTNode, stmt: c
             return True  # attributes and containers outlive the backward
         ev = idx.binding_before(n, stmt_start)
         if ev is None:
-            return True
+            # not bound here: a global (stale if the module binds it to a value), a module, a builtin
+            if idx.scope is doc.module:
+                return False
+            g = module_index().binding_before(n, len(doc.text))
+            gb = module_index().binding(g) if g is not None else None
+            return gb is not None and gb.kind in ("assign", "ann", "aug")
         b = idx.binding(ev)
         if b is not None and b.kind in ("param", "import", "def"):
-            return False  # a parameter is a fresh value at every call
+            return False  # a parameter is a fresh value at every call; modules and functions are no values
+        if carried_loop is not None:
+            return not doc.contains(carried_loop.body, ev.stmt)  # made before the loop: carried
         return freed is not None and doc.first_row(ev.stmt) <= freed
 
+    def container(o: cst.CSTNode) -> bool:
+        """A list/dict/set (``temp = []``): its elements are tensors, it has no .detach()."""
+        if isinstance(o, cst.Subscript):
+            return False
+        n = dotted(o)
+        ev = idx.binding_before(n, stmt_start) if n else None
+        b = idx.binding(ev) if ev is not None else None
+        v = b.value if b is not None else None
+        if isinstance(v, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+            return True
+        return isinstance(v, cst.Call) and dotted(v.func) in ("list", "dict", "set", "collections.deque", "deque")
+
+    ops = [o for o in ops if not container(o)]
+    named = [o for o in named if not container(o)]
     if named and stale(named[0]):
         return [o for o in named if stale(o)]
     found = [o for o in ops if stale(o)]
     if not found:
         raise CannotFix("cannot tell which operand carries the freed graph")
     return found
+
+
+def use_expr(node: cst.CSTNode) -> cst.CSTNode:
+    """The part of a statement that reads values (an assignment's targets are not uses)."""
+    if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
+        node = node.body[0]
+    if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
+        return node.value
+    if isinstance(node, (cst.Expr, cst.Return)) and node.value is not None:
+        return node.value
+    return node
 
 
 def _self_names(doc: Doc, stmt: cst.CSTNode) -> Set[str]:
@@ -121,6 +182,10 @@ def _stale_use(ctx: FixContext) -> List[TextEdit]:
     stmt = doc.small_stmt_of(expr) or doc.stmt_of(expr)
     if stmt is None:
         raise CannotFix("no statement")
+    stored = _stored_value(doc, stmt, ctx.param("name"))
+    if stored is not None:
+        # the engine points at where the value is kept for later: detach it there
+        return detach_expr(doc, stored)
     scope = doc.scope_of(stmt)
     idx = ScopeIndex(doc, scope)
     stale = _stale_operands(ctx, idx, expr, stmt)
@@ -147,13 +212,41 @@ def _stale_use(ctx: FixContext) -> List[TextEdit]:
         return [doc.insert_before(outer, f"{name} = {name}.detach()")]
     if isinstance(stmt, cst.AugAssign) and dotted(stmt.target) == name:
         return [doc.insert_before(stmt, f"{name} = {name}.detach()")]
+    if _is_tuple_valued(doc, name) or _maybe_tuple(doc, name):
+        return [doc.insert_before(stmt, f"{name} = {detached_value(doc, name)}")]
     edits = []
-    for o in operands(doc, expr):
+    for o in operands(doc, use_expr(expr)):
         if dotted(o) == name:
             edits += detach_expr(doc, o)
     if not edits:
         raise CannotFix("operand not found")
     return edits
+
+
+_STORE_METHODS = {"append": -1, "appendleft": -1, "insert": -1, "add": -1, "put": -1}
+
+
+def _stored_value(doc: Doc, stmt: cst.CSTNode, hint: str) -> "cst.CSTNode | None":
+    """``cache.append(h)`` / ``cache[i] = h`` / ``self.state = h`` where ``h`` (the hint) is the
+    carried value: the stored expression (or the operand of it named ``hint``)."""
+    if not hint:
+        return None
+    value = None
+    if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
+        call = stmt.value
+        f = call.func
+        pos = [a for a in call.args if a.keyword is None and not a.star]
+        if isinstance(f, cst.Attribute) and f.attr.value in _STORE_METHODS and pos:
+            value = pos[_STORE_METHODS[f.attr.value]].value
+    elif isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0].target, (cst.Subscript, cst.Attribute)):
+        value = stmt.value
+    if value is None:
+        return None
+    if dotted(value) == hint:
+        return value
+    hits = [o for o in operands(doc, value) if dotted(o) == hint]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _store_sites(doc: Doc, container: str) -> List[cst.CSTNode]:

@@ -81,7 +81,6 @@ def _step_statement(ctx: FixContext, bstmt: cst.CSTNode) -> cst.CSTNode:
     if fn is None:
         raise CannotFix("the write is not in a function")
     fname = fn.name.value
-    save_row = ctx.related_row("save") or 0
     b_row = doc.first_row(bstmt)
     best: Optional[cst.CSTNode] = None
     for n in doc.walk(scope):
@@ -94,7 +93,6 @@ def _step_statement(ctx: FixContext, bstmt: cst.CSTNode) -> cst.CSTNode:
                 best = s
     if best is None:
         raise CannotFix(f"no call of `{fname}` before the backward")
-    del save_row
     return best
 
 

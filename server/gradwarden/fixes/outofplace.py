@@ -1,5 +1,5 @@
 """``inplace_to_outofplace``: ``x.add_(y)`` -> ``x = x.add(y)``; ``F.relu(x, inplace=True)`` ->
-``x = F.relu(x, inplace=False)``; ``torch.add(a, b, out=x)`` -> ``x = torch.add(a, b)``.
+``x = F.relu(x)``; ``torch.add(a, b, out=x)`` -> ``x = torch.add(a, b)``.
 
 When the in-place call's result is used inside a larger expression (``z = h.add_(1) * 2``)
 only the method changes (``h.add(1)``). Refused, like ``augassign_to_binop``, when another
@@ -35,6 +35,20 @@ TWINS = {
 }
 
 
+def remove_arg(doc, call: cst.Call, arg: cst.Arg) -> TextEdit:
+    """The edit deleting one argument of a call, with its comma."""
+    i = call.args.index(arg)
+    _, end = doc.full_offsets(arg.value)
+    if i > 0:
+        _, prev_end = doc.full_offsets(call.args[i - 1].value)
+        return TextEdit(prev_end, end, "")
+    if len(call.args) > 1:
+        start = doc.offsets(arg)[0]
+        nxt = doc.offsets(call.args[1])[0]
+        return TextEdit(start, nxt, "")
+    raise CannotFix("the only argument")
+
+
 @realiser("inplace_to_outofplace")
 def inplace_to_outofplace(ctx: FixContext) -> List[TextEdit]:
     doc = ctx.doc
@@ -51,17 +65,11 @@ def inplace_to_outofplace(ctx: FixContext) -> List[TextEdit]:
     if out_arg is not None:
         if not whole:
             raise CannotFix("out= call inside an expression")
-        i = call.args.index(out_arg)
-        if i == 0:
-            raise CannotFix("out= as the only argument")
-        _, prev_end = doc.full_offsets(call.args[i - 1].value)
-        _, out_end = doc.full_offsets(out_arg.value)
-        edits.append(TextEdit(prev_end, out_end, ""))
+        edits.append(remove_arg(doc, call, out_arg))
     elif inplace_arg is not None:
         if not (isinstance(inplace_arg.value, cst.Name) and inplace_arg.value.value == "True"):
             raise CannotFix("inplace is not literally True")
-        s, e = doc.full_offsets(inplace_arg.value)
-        edits.append(TextEdit(s, e, "False"))
+        edits.append(remove_arg(doc, call, inplace_arg))  # out of place is the default
     else:
         func = call.func
         if not isinstance(func, cst.Attribute) or not func.attr.value.endswith("_") or func.attr.value.endswith("__"):

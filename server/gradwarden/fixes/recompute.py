@@ -21,7 +21,7 @@ import libcst as cst
 
 from gradwarden.fixes import FixContext, realiser
 from gradwarden.fixes._common import backward_roots, find_call_at, optimizer_model
-from gradwarden.fixes._doc import LOOPS, CannotFix, Doc, TextEdit, base_of, dotted
+from gradwarden.fixes._doc import LOOPS, CannotFix, Doc, TextEdit, dotted
 from gradwarden.fixes._flow import ScopeIndex, references
 
 
@@ -58,10 +58,7 @@ def relocate(doc: Doc, idx: ScopeIndex, stmts: Sequence[cst.CSTNode], where: cst
     units = [simple_line(doc, s) for s in stmts]
     moving = set(id(u) for u in units)
     target_unit = doc.unit_of(where)
-    if after:
-        indent = doc.indent_of_row(doc.first_row(target_unit))
-    else:
-        indent = doc.indent_of_row(doc.first_row(target_unit))
+    indent = doc.indent_of_row(doc.first_row(target_unit))
     text = "".join(doc.reindented(u, indent) for u in units)
     edits: List[TextEdit] = []
     for u, s in zip(units, stmts):
@@ -165,10 +162,7 @@ def _before_use(ctx: FixContext) -> List[TextEdit]:
         orig = idx.binding_before(r, doc.offsets(define)[0])
         if cur is not None and (orig is None or cur.node is not orig.node) and doc.offsets(cur.stmt)[0] >= d_end:
             raise CannotFix(f"`{r}` changes between the definition and the use")
-    if isinstance(use_stmt, cst.BaseCompoundStatement):
-        target = use_stmt
-    else:
-        target = use_stmt
+    target = use_stmt  # a small statement, or a compound statement whose header reads the name
     indent_row = doc.first_row(doc.unit_of(target))
     text = doc.reindented(unit, doc.indent_of_row(indent_row))
     if isinstance(doc.unit_of(target), cst.BaseSmallStatement) or not doc.starts_own_line(doc.unit_of(target)):
@@ -185,7 +179,7 @@ def _loop_with_row(doc: Doc, scope: cst.CSTNode, row: int) -> Optional[cst.CSTNo
     for node in doc.walk(scope):
         if isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node is not scope:
             continue
-        if isinstance(node, LOOPS) and doc.has_pos(node.body):
+        if isinstance(node, LOOPS) and doc.has_pos(node.body) and doc.scope_of(node) is scope:
             if doc.first_row(node.body) <= row <= doc.last_row(node.body) or \
                     doc.first_row(node) < row <= doc.last_row(node):
                 if best is None or doc.contains(best, node):
@@ -224,7 +218,7 @@ def into_loop(doc: Doc, idx: ScopeIndex, stmts: Sequence[cst.CSTNode], loop: cst
                 if ev.name == name and ev.kind in ("read", "aug", "mutate") and ev.start >= s_end and \
                         not (loop_s <= ev.start < loop_e):
                     keep = True
-    return relocate(doc, idx, stmts, first, after=False, limit_end=len(doc.text), keep_any=keep)
+    return relocate(doc, idx, stmts, first, after=False, limit_end=doc.offsets(body)[0], keep_any=keep)
 
 
 def _into_loop(ctx: FixContext) -> List[TextEdit]:
@@ -372,21 +366,31 @@ def _after_step(ctx: FixContext) -> List[TextEdit]:
     for s in stale:
         if not same_block(doc, s, p.step):
             raise CannotFix("the statements are not in the step's block")
+    roots_before = [s for s in stale if p.idx.names_bound_by(s) & p.roots]
+    if not roots_before:
+        # the later loss is written after the step on purpose from values computed before it:
+        # keep them (detach, or move the step) rather than recompute
+        raise CannotFix("the later loss is built after the step")
     # the moved statements must read the same inputs after the step
+    bound_earlier: Set[str] = set()
     for s in stale:
         s_end = doc.offsets(s)[1]
-        for r in p.idx.names_read_by(s):
+        reads = p.idx.names_read_by(s) - bound_earlier
+        bound_earlier |= p.idx.names_bound_by(s)
+        for r in reads:
             cur = p.idx.binding_before(r, p.step_end)
             orig = p.idx.binding_before(r, doc.offsets(s)[0])
             if cur is not None and (orig is None or cur.node is not orig.node) and \
                     all(cur.stmt is not t for t in stale) and doc.offsets(cur.stmt)[0] >= s_end:
                 raise CannotFix(f"`{r}` changes before the step")
-    # values the moved statements bind, rebound by statements that stay and read after the step
+    # a value the moved statements bind that a statement staying in between binds too: code
+    # after the step would now see the moved (recomputed) value instead
+    first_stale = doc.offsets(stale[0])[0]
     for name in names:
-        for ev in p.idx.events:
-            if ev.name == name and ev.kind in ("read", "aug", "mutate") and ev.start >= p.step_end and \
-                    not any(doc.contains(t, ev.node) for t in stale) and ev.start > p.b_end:
-                raise CannotFix(f"`{name}` is read after the later backward")
+        rebound = any(ev.name == name and ev.kind in ("bind", "aug") and first_stale <= ev.start < p.step_start
+                      and not any(doc.contains(t, ev.node) for t in stale) for ev in p.idx.events)
+        if rebound and p.idx.read_after(name, p.step):
+            raise CannotFix(f"`{name}` is rebound before the step and read after it")
     return relocate(doc, p.idx, stale, p.step, after=True, limit_end=p.step_start)
 
 

@@ -2,7 +2,7 @@
 (``loss.backward(retain_graph=True)``). Gradients and values are unchanged: safe."""
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List
 
 import libcst as cst
 

@@ -75,6 +75,8 @@ def _augassign_edit(ff: Dict[str, Any], src: SourceText) -> Tuple[Edit, ...]:
     if not sep:
         return ()
     target = head.strip()
+    if not _is_name(target):
+        return ()  # `x[i] += v` -> `x[i] = x[i] + v` would still write in place
     rhs = rhs.strip()
     simple = rhs.replace("_", "a").replace(".", "a").isalnum()
     rhs_text = rhs if simple else f"({rhs})"
@@ -155,6 +157,23 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
                              params=_p(mode="before_write", name=name, saved=saved)))
             fixes.append(Fix("clone", f"Clone `{name}` before writing to it (other aliases no longer see the write)",
                              safe=False, target=stmt, params=_p(mode="break_alias", name=name, saved=saved)))
+    elif code == "GW203":
+        # the write to a tensor a custom Function stashed on ctx: write out of place instead
+        name = facts.get("name", "tensor")
+        fixes.append(Fix("augassign_to_binop", f"Write `{name}` out of place", safe=True, preferred=True,
+                         target=ev.span))
+        fixes.append(Fix("inplace_to_outofplace", "Use the out-of-place op", safe=True, target=ev.span,
+                         params=_p(name=name)))
+        fixes.append(Fix("clone", f"Clone `{name}` before writing to it", safe=True, target=ev.span,
+                         params=_p(mode="before_write", name=name)))
+        fixes.append(Fix("clone", f"Clone `{name}` before writing to it (other aliases no longer see the write)",
+                         safe=False, target=ev.span, params=_p(mode="break_alias", name=name)))
+    elif code == "GW307":
+        fixes.append(Fix("complete_grads", "Return `None` for the inputs that need no gradient", safe=True,
+                         preferred=True, target=ev.span, params=_p(got=facts.get("got"), want=facts.get("want"))))
+    elif code == "GW308":
+        fixes.append(Fix("static_function", "Use the static-method API (`@staticmethod`, `ctx`, `Fn.apply`)",
+                         safe=True, preferred=True, target=ev.span, params=_p(fn=facts.get("fn"))))
     elif code == "GW301":
         fixes.append(Fix("clone", "Materialise the expanded tensor with `.clone()`", safe=True, preferred=True,
                          target=ff.get("expand_span"), edits=_insert_after(ff.get("expand_span"), ".clone()"),
@@ -210,7 +229,10 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
                                    backward_row=ff.get("backward_span").row if ff.get("backward_span") else "")))
     elif code in ("GW503", "GW504"):
         fixes.append(Fix("detach", "Detach the other model's output where it feeds this loss", safe=False,
-                         preferred=True, target=ev.span, params=_p(mode="call_arg")))
+                         preferred=True, target=ev.span, params=_p(mode="call_arg", name=facts.get("name"))))
+    elif code == "GW505":
+        fixes.append(Fix("detach", f"Detach the target (`{facts.get('name', 'target')} = (...).detach()`)",
+                         safe=False, preferred=True, target=ev.span, params=_p(mode="assignment")))
     elif code == "GW601":
         bw = next((r.span for r in ev.related if r.kind == "backward"), None)
         fixes.append(Fix("clone", "Write to a copy (`.detach().clone()`) instead of through `.data`",

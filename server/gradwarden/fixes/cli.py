@@ -1,0 +1,153 @@
+"""``gradwarden check --fix | --unsafe-fixes | --diff | --fix-only`` (ruff's conventions).
+
+- ``--fix``: apply the safe fixes, write the files back, then report what remains;
+- ``--unsafe-fixes``: also apply unsafe fixes (they change gradient flow: ``.detach()``,
+  recomputation, reordering a step);
+- ``--diff``: print a unified diff of what ``--fix`` would change, write nothing (exit 1 when
+  there is a change, 0 otherwise);
+- ``--fix-only``: apply the fixes, report nothing but the count (exit 0).
+
+Files are rewritten atomically (temporary file + rename) in their own encoding, BOM and
+newline style; a second run changes nothing. Standard input (``-``) is fixed to standard
+output.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Dict, List, Optional, TextIO
+
+from gradwarden import cli
+from gradwarden.engine.diagnostic import Diagnostic
+
+
+def add_fix_options(parser: argparse.ArgumentParser) -> None:
+    have = set(parser._option_string_actions)  # another hook may already define some
+    group = parser.add_argument_group("fixes")
+
+    def add(flag: str, **kw) -> None:
+        if flag not in have:
+            group.add_argument(flag, **kw)
+
+    add("--fix", action="store_true", default=False,
+        help="apply the safe fixes and write the files back (then report what remains)")
+    add("--unsafe-fixes", action="store_true", default=False,
+        help="with --fix/--diff/--fix-only: also apply unsafe fixes (they change gradient flow)")
+    add("--diff", action="store_true", default=False,
+        help="print a unified diff of the fixes instead of writing them (exit 1 when there are changes)")
+    add("--fix-only", action="store_true", default=False,
+        help="apply the fixes and report nothing else (implies --fix)")
+
+
+def fix_stage(args: argparse.Namespace, run: "cli.CheckRun", stdout: TextIO, stderr: TextIO) -> Optional[int]:
+    """Between collect and report: fix the files that have fixable diagnostics. Returns an exit
+    code to stop there (``--diff``, ``--fix-only``), or None to go on and report."""
+    fix = bool(getattr(args, "fix", False))
+    diff = bool(getattr(args, "diff", False))
+    fix_only = bool(getattr(args, "fix_only", False))
+    unsafe = bool(getattr(args, "unsafe_fixes", False))
+    if not (fix or diff or fix_only):
+        return None
+    from gradwarden.fixes.apply import decode, encode, fix_text, unified_diff, write_atomic
+    from gradwarden.runner import diagnose
+
+    by_file: Dict[str, List[Diagnostic]] = {}
+    for d in run.diagnostics:
+        by_file.setdefault(d.filename, []).append(d)
+    stdin_name = (args.stdin_filename or "-") if "-" in list(args.paths or []) or \
+        (not args.paths and args.stdin_filename) else None
+    settings = run.settings
+    n_fixed = 0
+    changed_files = 0
+    remaining: List[Diagnostic] = []
+    diffs: List[str] = []
+    errors: List[str] = []
+    stdin_text: Optional[str] = None
+    for filename in sorted(by_file):
+        diags = by_file[filename]
+        if not any(d.fixes for d in diags):
+            remaining += diags
+            continue
+        is_stdin = stdin_name is not None and filename == stdin_name
+        try:
+            if is_stdin:
+                data = run.stdin_data or b""
+            else:
+                data = Path(filename).read_bytes()
+            dec = decode(data)
+        except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as exc:
+            errors.append(f"{filename}: cannot fix: {exc}")
+            remaining += diags
+            continue
+
+        def analyze(text: str, _name: str = filename) -> List[Diagnostic]:
+            return diagnose(text, _name, settings, ignore_noqa=args.ignore_noqa)
+
+        outcome = fix_text(dec.text, filename, unsafe=unsafe, analyze=analyze, diagnostics=diags)
+        remaining += outcome.remaining if outcome.count else diags
+        if is_stdin:
+            stdin_text = outcome.source
+        if not outcome.count:
+            continue
+        n_fixed += outcome.count
+        changed_files += 1
+        if diff:
+            diffs.append(unified_diff(dec.text, outcome.source, filename))
+            continue
+        if is_stdin:
+            continue
+        try:
+            write_atomic(filename, encode(dec, outcome.source))
+        except (OSError, UnicodeEncodeError) as exc:
+            errors.append(f"{filename}: cannot write: {exc}")
+    if stdin_name is not None and not diff:
+        if stdin_text is None:
+            stdin_text = _stdin_source(run, stdin_name)
+        if stdin_text is not None:
+            stdout.write(stdin_text)
+            stdout.flush()
+    for message in errors:
+        cli.error_to(stderr, message)
+    quiet = getattr(args, "quiet", False) or getattr(args, "silent", False)
+    if diff:
+        for text in diffs:
+            stdout.write(text)
+        stdout.flush()
+        if not quiet and n_fixed:
+            what = "fix" if n_fixed == 1 else "fixes"
+            print(f"Would apply {n_fixed} {what} to {changed_files} file(s).", file=stderr)
+        if errors:
+            return cli.EXIT_ERROR
+        return cli.EXIT_FINDINGS if n_fixed else cli.EXIT_OK
+    if not quiet and (n_fixed or fix_only):
+        what = "fix" if n_fixed == 1 else "fixes"
+        print(f"Applied {n_fixed} {what} in {changed_files} file(s).", file=stderr)
+    if fix_only:
+        return cli.EXIT_ERROR if errors or run.errors else cli.EXIT_OK
+    run.diagnostics = sorted(remaining, key=lambda d: d.sort_key())
+    if stdin_name is not None:
+        # the fixed source went to stdout: the report goes to stderr
+        code = cli.report(args, run, stderr, stderr)
+        return cli.EXIT_ERROR if errors else code
+    if errors:
+        run.errors.extend(errors)
+    return None
+
+
+def _stdin_source(run: "cli.CheckRun", name: str) -> Optional[str]:
+    from gradwarden.fixes.apply import decode
+
+    if run.stdin_data is None:
+        return None
+    try:
+        return decode(run.stdin_data).text
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return run.stdin_data.decode("utf-8", errors="replace")
+
+
+def register() -> None:
+    """Called by ``gradwarden.cli`` each time it builds its parser (idempotent)."""
+    if add_fix_options not in cli._CHECK_OPTION_HOOKS:
+        cli.register_check_options(add_fix_options)
+    if fix_stage not in cli._CHECK_STAGES:
+        cli.register_check_stage(fix_stage)
