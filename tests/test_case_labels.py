@@ -34,7 +34,7 @@ from typing import Dict, List, Optional
 
 import pytest
 
-from conftest import (
+from case_support import (
     KNOWN_EXPECTS,
     Case,
     case_params,

@@ -21,7 +21,7 @@ from typing import Callable, List, Optional
 
 import pytest
 
-from conftest import REPO_ROOT, Case, case_params, require_case, scorer_path
+from case_support import REPO_ROOT, Case, case_params, require_case, scorer_path
 
 RECALL_LINE = re.compile(r"^recall (\d+)% \((\d+)/(\d+)\) false_alarms (\d+) cases (\d+)$", re.M)
 

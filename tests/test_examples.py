@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import parse_case
+from case_support import parse_case
 from gradwarden.engine.analyze import analyze_source
 from gradwarden.engine.diagnostic import Severity
 

@@ -18,7 +18,7 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-from conftest import Case, cases_dir_problem, load_cases
+from case_support import Case, cases_dir_problem, load_cases
 from gradwarden.runtime import DebugOptions, DebugResult, DebugSession, Target
 from gradwarden.runtime.session import Zygote
 

@@ -377,6 +377,11 @@ class AutogradMixin:
                 self.analyse_custom_backward(st, n, span, danger)
         if implicit:
             return
+        if self.accumulations:
+            root_tids = {t.tid for r in roots for t in self.slot_tensors(st, r)}
+            for rec in self.accumulations.values():
+                if rec["tids"] & root_tids:
+                    rec["backwarded"] = True  # the running total is itself a loss: not a leak
         if not retain:
             freed = st.own("freed")
             b = Backward(span, bseq, retain, tuple(root_nodes))

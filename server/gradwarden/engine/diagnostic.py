@@ -74,7 +74,8 @@ class Fix:
     """
 
     kind: str  # clone | detach | retain_graph | augassign_to_binop | inplace_to_outofplace |
-    #            no_grad | data_to_detach | move_step | inplace_false
+    #            no_grad | data_to_detach | move_step | inplace_false | recompute |
+    #            complete_grads | static_function
     title: str
     safe: bool
     preferred: bool = False

@@ -49,6 +49,18 @@ PARAM_SLOT = re.compile(r"^(weight|bias|in_proj_weight|in_proj_bias|q_proj_weigh
                         r"bias_hh.*|weight_hr.*|running_mean|running_var|num_batches_tracked)$")
 
 
+def kw_keys(kwargs: Dict[str, Value]) -> List[str]:
+    """Keyword names for a table lookup; constant flags carry their value (``inplace=False``),
+    so that variants measured with a different value are not merged in."""
+    out = []
+    for k, v in kwargs.items():
+        if isinstance(v, ConstV) and isinstance(v.value, bool):
+            out.append(f"{k}={v.value}")
+        else:
+            out.append(k)
+    return out
+
+
 def arg_kind(st: State, v: Value) -> str:
     if isinstance(v, TensorV):
         return "T"
@@ -155,9 +167,9 @@ class TorchMixin:
                 # "each operand is saved iff another one requires grad" (as measured for mm/bmm).
                 return self.apply_op(st, _OtherOperands(len(operands)), operands, span, "einsum")[0]
         kinds = [arg_kind(st, a) for a in args]
-        info = optable.lookup_function(qual, kinds, kwargs.keys())
+        info = optable.lookup_function(qual, kinds, kw_keys(kwargs))
         if info is None and qual.startswith("torch.nn.functional."):
-            info = optable.lookup_function("torch." + short, kinds, kwargs.keys())
+            info = optable.lookup_function("torch." + short, kinds, kw_keys(kwargs))
         return self.run_function_op(info, qual, args, kwargs, st, node, span)
 
     def run_function_op(self, info: Any, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
@@ -337,7 +349,8 @@ class TorchMixin:
         return target
 
     def receiver_text(self, node: ast.AST) -> str:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not isinstance(
+                self.eval_quiet(node.func.value), RefV):
             return self.text_of(node.func.value)
         if isinstance(node, ast.Call) and node.args:
             return self.text_of(node.args[0])
@@ -346,6 +359,15 @@ class TorchMixin:
         return ""
 
     # ================================================================== attributes & indexing
+    def eval_quiet(self, node: ast.AST) -> Value:
+        """Is this receiver a module path (``F``, ``torch.nn.functional``)? Names only, no effects."""
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in ("torch", "F", "nn", "th", "functional"):
+            return RefV("torch", root.id)
+        return UNKNOWN
+
     def tensor_getattr(self, t: TensorV, attr: str, st: State, node: ast.AST) -> Value:
         info = st.t[t.tid]
         if attr == "data":
