@@ -992,7 +992,12 @@ class Interpreter(AutogradMixin, TorchMixin):
             if ek == k and k[0] == "c":
                 return ev
         vals = [ev for _, ev in entries]
-        return vals[0] if len(vals) == 1 else UNKNOWN
+        if len(vals) == 1:
+            return vals[0]
+        if vals and k[0] == "?" and all(isinstance(v, TensorV) and st.t.get(v.tid) is not None and st.t[v.tid].param
+                                        for v in vals):
+            return vals[0]  # a parameter table looked up by a name we cannot compute: any one of them
+        return UNKNOWN
 
     def dict_set(self, d: DictV, key: Value, value: Value, st: State) -> None:
         k = self.dict_key(key)
@@ -1179,6 +1184,10 @@ class Interpreter(AutogradMixin, TorchMixin):
             return [ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in st.dicts.get(it.did, ())]
         if isinstance(it, ConstV) and isinstance(it.value, (tuple, list, str)) and len(it.value) <= MAX_UNROLL:
             return [ConstV(x) for x in it.value]
+        if isinstance(it, ObjV):  # nn.ModuleList / nn.Sequential of known children
+            children = st.attrs(it.oid).get("__children__")
+            if isinstance(children, SeqV) and children.kind != "homogeneous":
+                return list(st.lists.get(children.lid, ()))
         return None
 
     def element_of(self, it: Value, st: State) -> Value:

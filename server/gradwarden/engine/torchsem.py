@@ -118,6 +118,10 @@ class TorchMixin:
             return self.grad_mode_obj(st, b)
         if qual in ("torch.autograd.grad", "torch.autograd.backward"):
             return self.torch_autograd_call(qual, args, kwargs, st, node)
+        if qual.rsplit(".", 1)[-1] == "GradScaler":
+            obj = ObjV(fresh_id())
+            st.set_attr(obj.oid, "__scaler__", TRUE)
+            return obj
         if qual.startswith("torch.optim.") and not qual.startswith("torch.optim.lr_scheduler") \
                 and qual.rsplit(".", 1)[-1][:1].isupper():
             return self.construct_optimizer(qual, args, kwargs, st, node)
@@ -878,6 +882,12 @@ class TorchMixin:
             return self.ctx_method(obj, name, args, st, node)
         if "__dist__" in attrs:
             return self.distribution_method(obj, name, args, kwargs, st, node)
+        if "__scaler__" in attrs:  # torch.amp.GradScaler: scale the loss, step the optimizer
+            if name == "scale" and args and isinstance(args[0], TensorV):
+                return self.apply_op(st, None, [args[0]], self.span_of(node), "scale")[0]
+            if name == "step" and args and isinstance(args[0], ObjV) and "__optim__" in st.attrs(args[0].oid):
+                return self.optimizer_method(args[0], "step", args[1:], kwargs, st, node)
+            return NONE
         if "__module__" in attrs:
             return self.module_method(obj, name, args, kwargs, st, node)
         return UNKNOWN
@@ -986,7 +996,10 @@ class TorchMixin:
         if name == "step":
             closure = args[0] if args else kwargs.get("closure")
             if isinstance(closure, RefV) and closure.kind in ("func", "lambda", "method"):
-                self.call(closure, [], {}, st, node)  # LBFGS & co. run it (forward + backward) first
+                # LBFGS & co. run it (forward + backward) first; LBFGS runs it again and again
+                q = attrs.get("__optim__")
+                for _ in range(2 if isinstance(q, ConstV) and str(q.value).endswith("LBFGS") else 1):
+                    self.call(closure, [], {}, st, node)
             self.check_polluted(obj, tids, opt_name, st, span)
             fused = self.truth_of(attrs.get("__fused__", FALSE)) is True
             # zero_grad() (set_to_none) with no backward since: those parameters have no
@@ -1035,9 +1048,14 @@ class TorchMixin:
             if len(recs) < 2:
                 continue
             first_span, first_seq, first_roots = recs[0]
+            last_leaves = set()
+            for root in recs[-1][2]:
+                last_leaves |= self.leaves_under(root)
             for other_oid, other_tids in opts.items():
                 if other_oid == obj.oid:
                     continue
+                if not last_leaves & set(other_tids):
+                    continue  # our own loss does not go through the other model: shared trunk, not a GAN
                 stepped = any(o == other_oid and seq > first_seq for o, seq, _ in steps)
                 if not stepped:
                     continue
@@ -1139,8 +1157,14 @@ class TorchMixin:
                               custom=(info, ctx, len(outputs)))
         dirty = set(st.attrs(ctx.oid)["__dirty__"].value)
         input_tids = {a.tid for a in inputs}
+        input_counters = {st.t[a.tid].counter for a in inputs}
         new_outputs: List[Value] = []
         for out in outputs:
+            if out.tid not in input_tids and out.tid not in dirty and st.t[out.tid].counter in input_counters:
+                # a view of an input (x.view(...)) made inside forward: autograd forbids writing it
+                st.update_t(out.tid, grad_fn=node, rg=rg, leaf=False, custom_out=(info.name, span))
+                new_outputs.append(out)
+                continue
             if out.tid in input_tids and out.tid not in dirty:
                 alias = self.alias_tensor(st, out, kind="view", span=span, rg=rg, grad_fn=node)
                 st.update_t(alias.tid, custom_out=(info.name, span))
@@ -1263,7 +1287,16 @@ class TorchMixin:
             return self.deepcopy(args[0], st, {})
         if name == "dict":
             d = DictV(fresh_id())
-            st.own("dicts")[d.did] = tuple((("c", k), v) for k, v in kwargs.items())
+            entries = []
+            pairs = self.known_items(args[0], st) if args and isinstance(args[0], SeqV) else None
+            for pair in pairs or ():
+                kv = self.known_items(pair, st) if isinstance(pair, SeqV) else None
+                if kv and len(kv) == 2:
+                    entries.append((self.dict_key(kv[0]), kv[1]))
+            if args and isinstance(args[0], DictV):
+                entries.extend(st.dicts.get(args[0].did, ()))
+            entries.extend((("c", k), v) for k, v in kwargs.items())
+            st.own("dicts")[d.did] = tuple(entries)
             return d
         if name == "print":
             return NONE

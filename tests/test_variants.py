@@ -1,0 +1,428 @@
+"""Variant cases in ``tests/data/variants``: labels proven by execution, then the engine's score.
+
+The variants are self-contained torch programs modelled on real reports (GitHub issues, forum
+threads, popular model code), written to measure how the static engine generalises beyond the
+shared cases. Each has the shared-case header (``# family/expect/line/fix``); every hazard
+``X.py`` has an ``X_fixed.py`` twin labelled ``ok``; the ``G*`` files are safe look-alikes.
+
+1. ``test_variant_headers``: header sanity (families, line numbers, twins).
+2. ``test_variant_labels``: every label is proven by running the file under torch:
+   ``error`` = exits non-zero with a RuntimeError (and the traceback passes through a cause line
+   or the backward line), ``silent`` = exits 0 and prints MISMATCH, ``ok`` = exits 0 without
+   MISMATCH. A server process imports torch once and forks one child per case (2 cores: about
+   a minute for ~180 files); a case whose warm outcome contradicts its label is re-run as a
+   fresh ``python CASE.py`` and judged on that run alone. ``GRADWARDEN_CASE_RUN=fresh`` runs
+   every case fresh.
+3. ``test_variant_static_score``: the static engine (``analyze_source``) on every file, scored
+   exactly like ``shared/tools/score.py``: a hit is an error/warning diagnostic on a cause line;
+   a false alarm is an error/warning anywhere in an ``ok`` file (twins included) or on a line of
+   a hazard file that is neither a cause line nor the backward line. Prints per-family recall
+   and every miss / false alarm with its diagnostics; asserts recall >= 90% and <= 2 false alarms.
+4. ``test_variant_score_matches_score_py``: the same numbers from ``score.py`` over the CLI.
+
+Run ``python -m pytest tests/test_variants.py -s`` to see the reports.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Tuple
+
+import pytest
+
+from case_support import REPO_ROOT, Case, parse_case, scorer_path
+
+VARIANTS_DIR = Path(__file__).resolve().parent / "data" / "variants"
+MIN_RECALL = 0.90
+MAX_FALSE_ALARMS = 2
+MIN_HAZARDS_PER_FAMILY = 8  # families A..F
+MIN_SAFE_LOOKALIKES = 15  # family G
+CASE_TIMEOUT_S = 120
+MODE_ENV = "GRADWARDEN_CASE_RUN"  # "fresh": one `python CASE.py` per case
+TAIL = 1200
+RECALL_LINE = re.compile(r"^recall (\d+)% \((\d+)/(\d+)\) false_alarms (\d+) cases (\d+)$", re.M)
+
+
+def load_variants() -> List[Case]:
+    if not VARIANTS_DIR.is_dir():
+        return []
+    out = []
+    for p in sorted(VARIANTS_DIR.rglob("*.py")):
+        case = parse_case(p, VARIANTS_DIR)
+        if case is not None:
+            out.append(case)
+    return out
+
+
+@pytest.fixture(scope="module")
+def variants() -> List[Case]:
+    cases = load_variants()
+    if not cases:
+        pytest.fail(f"no variant case with an `# expect:` header under {VARIANTS_DIR}", pytrace=False)
+    return cases
+
+
+def _workers() -> int:
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        n = os.cpu_count() or 2
+    return max(1, min(n, 8))
+
+
+# --- 1. headers ------------------------------------------------------------------------
+
+
+def test_variant_headers(variants: List[Case]) -> None:
+    problems = []
+    per_family: Dict[str, int] = defaultdict(int)
+    names = {c.path.name for c in variants}
+    for c in variants:
+        n_lines = len(c.path.read_text(encoding="utf-8").splitlines())
+        if c.expect not in ("error", "silent", "ok"):
+            problems.append(f"{c}: unknown expect {c.expect!r}")
+        if c.family not in tuple("ABCDEFG"):
+            problems.append(f"{c}: family {c.family!r} is not A..G")
+        for key in ("source", "fix"):
+            if not c.meta.get(key):
+                problems.append(f"{c}: missing `# {key}:`")
+        if not c.cause_lines:
+            problems.append(f"{c}: missing `# line: N`")
+        for n in sorted(c.cause_lines | c.neutral_lines):
+            if not 1 <= n <= n_lines:
+                problems.append(f"{c}: `# line:` names line {n}, file has {n_lines}")
+        if c.is_hazard:
+            per_family[c.family] += 1
+            if c.family == "G":
+                problems.append(f"{c}: family G (safe look-alike) must be `expect: ok`")
+            twin = c.path.stem + "_fixed.py"
+            if twin not in names:
+                problems.append(f"{c}: hazard without its {twin} twin")
+        elif c.path.name.endswith("_fixed.py"):
+            if c.path.name.replace("_fixed.py", ".py") not in names:
+                problems.append(f"{c}: fixed twin without its hazard file")
+        else:
+            if c.family != "G":
+                problems.append(f"{c}: an ok file that is not a _fixed twin must be family G")
+            per_family["G"] += 1
+        if c.path.name.endswith("_fixed.py") and c.expect != "ok":
+            problems.append(f"{c}: a _fixed twin must be `expect: ok`")
+    for fam in "ABCDEF":
+        if per_family[fam] < MIN_HAZARDS_PER_FAMILY:
+            problems.append(f"family {fam}: {per_family[fam]} hazards, want >= {MIN_HAZARDS_PER_FAMILY}")
+    if per_family["G"] < MIN_SAFE_LOOKALIKES:
+        problems.append(f"family G: {per_family['G']} look-alikes, want >= {MIN_SAFE_LOOKALIKES}")
+    assert not problems, "\n".join(problems)
+
+
+# --- 2. labels by execution -------------------------------------------------------------
+
+
+@dataclass
+class RunResult:
+    returncode: Optional[int]  # None: timed out
+    stdout: str
+    stderr: str
+    seconds: float
+    mode: str
+
+    def describe(self) -> str:
+        rc = "timed out" if self.returncode is None else f"exit code {self.returncode}"
+        return (f"{rc} after {self.seconds:.1f}s ({self.mode} run)\n    --- stdout (tail) ---\n"
+                f"{self.stdout[-TAIL:]}\n    --- stderr (tail) ---\n{self.stderr[-TAIL:]}")
+
+
+# `sys.executable -c`: import torch once, fork one child per case (running it as `__main__`,
+# like `python CASE.py`), at most `workers` at once, each killed after `timeout` s; one JSON
+# line per finished case on stdout. The pytest process itself never imports torch.
+_SERVER = r"""
+import json, os, signal, sys, time
+spec = json.loads(sys.stdin.read())
+import torch  # noqa: F401  (paid once)
+import torch.distributions, torch.optim, torch.optim.swa_utils  # noqa: E401,F401
+try:  # optimizers import torch._dynamo lazily (about 1 s): pay for it once as well
+    import torch._dynamo  # noqa: F401
+except Exception:
+    pass
+results = os.fdopen(os.dup(1), "w", buffering=1)
+devnull = os.open(os.devnull, os.O_RDONLY)
+
+
+def child(i, path):
+    code = 1
+    try:
+        out = os.open(os.path.join(spec["outdir"], "%d.out" % i), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        err = os.open(os.path.join(spec["outdir"], "%d.err" % i), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(devnull, 0); os.dup2(out, 1); os.dup2(err, 2)
+        os.chdir(spec["cwd"])
+        import atexit, runpy, threading
+        torch.set_num_threads(1)
+        sys.argv = [path]
+        sys.path[0] = os.path.dirname(os.path.abspath(path))
+        try:
+            runpy.run_path(path, run_name="__main__")
+            code = 0
+        except SystemExit as e:
+            code = 0 if e.code is None else (e.code if isinstance(e.code, int) else 1)
+        except BaseException:
+            sys.excepthook(*sys.exc_info()); code = 1
+        try:
+            threading._shutdown()
+            atexit._run_exitfuncs()
+        except BaseException:
+            sys.excepthook(*sys.exc_info())
+        sys.stdout.flush(); sys.stderr.flush()
+    finally:
+        os._exit(code & 0xFF)
+
+
+pending = list(enumerate(spec["cases"]))
+running = {}
+while pending or running:
+    while pending and len(running) < spec["workers"]:
+        i, path = pending.pop(0)
+        sys.stdout.flush(); sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            child(i, path)
+        running[pid] = [i, time.monotonic(), False]
+    pid, status = os.waitpid(-1, os.WNOHANG)
+    if pid == 0:
+        now = time.monotonic()
+        for p, r in running.items():
+            if not r[2] and now - r[1] > spec["timeout"]:
+                os.kill(p, signal.SIGKILL); r[2] = True
+        time.sleep(0.005)
+        continue
+    if pid not in running:
+        continue
+    i, t0, killed = running.pop(pid)
+    results.write(json.dumps({"i": i, "rc": os.waitstatus_to_exitcode(status), "timed_out": killed,
+                              "seconds": time.monotonic() - t0}) + "\n")
+"""
+
+
+def run_fresh(path: Path, cwd: Path) -> RunResult:
+    """The reference way: `sys.executable CASE.py` in a fresh process."""
+    start = time.monotonic()
+    try:
+        proc = subprocess.run([sys.executable, str(path)], cwd=str(cwd), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, errors="replace", timeout=CASE_TIMEOUT_S)
+    except subprocess.TimeoutExpired as exc:
+        def _s(x):
+            return x.decode("utf-8", "replace") if isinstance(x, bytes) else (x or "")
+
+        return RunResult(None, _s(exc.stdout), _s(exc.stderr), time.monotonic() - start, "fresh")
+    return RunResult(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - start, "fresh")
+
+
+def run_warm(cases: List[Case], workdir: Path) -> Dict[str, RunResult]:
+    outdir, cwd = workdir / "out", workdir / "cwd"
+    outdir.mkdir(parents=True, exist_ok=True)
+    cwd.mkdir(parents=True, exist_ok=True)
+    spec = {"cases": [str(c.path) for c in cases], "cwd": str(cwd), "outdir": str(outdir),
+            "workers": _workers(), "timeout": CASE_TIMEOUT_S}
+    with open(outdir / "server.err", "w") as log:
+        proc = subprocess.run([sys.executable, "-c", _SERVER], cwd=str(cwd), input=json.dumps(spec),
+                              stdout=subprocess.PIPE, stderr=log, text=True,
+                              timeout=CASE_TIMEOUT_S * max(1, len(cases)))
+    results: Dict[str, RunResult] = {}
+    for line in proc.stdout.splitlines():
+        try:
+            msg = json.loads(line)
+            case = cases[msg["i"]]
+        except (ValueError, KeyError, IndexError):
+            continue
+        out = (outdir / f"{msg['i']}.out").read_text("utf-8", "replace")
+        err = (outdir / f"{msg['i']}.err").read_text("utf-8", "replace")
+        rc = None if msg.get("timed_out") else msg["rc"]
+        results[case.rel] = RunResult(rc, out, err, float(msg["seconds"]), "warm")
+    return results
+
+
+_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+
+
+def case_frames(case: Case, stderr: str) -> List[int]:
+    """Line numbers of the traceback frames that lie in the case file itself."""
+    me = os.path.realpath(case.path)
+    rows = []
+    for line in stderr.splitlines():
+        m = _FRAME.match(line)
+        if m and os.path.realpath(m.group(1)) == me:
+            rows.append(int(m.group(2)))
+    return rows
+
+
+def label_problem(case: Case, res: RunResult) -> Optional[str]:
+    """None when torch's behaviour matches the label, else what is wrong."""
+    if res.returncode is None:
+        return "timed out"
+    last = res.stderr.strip().splitlines()[-1] if res.stderr.strip() else ""
+    if case.expect == "error":
+        if res.returncode == 0:
+            return "exited 0, want a RuntimeError"
+        if not last.startswith("RuntimeError"):
+            return f"the uncaught exception is not a RuntimeError: {last!r}"
+        frames = case_frames(case, res.stderr)
+        if not set(frames) & (case.cause_lines | case.neutral_lines):
+            return (f"raised, but no traceback frame of the case is on a cause/backward line "
+                    f"(frames {frames}, cause {sorted(case.cause_lines)}, backward {sorted(case.neutral_lines)})")
+        return None
+    if res.returncode != 0:
+        return f"exit code {res.returncode}, want 0 ({last!r})"
+    if case.expect == "silent":
+        return None if "MISMATCH" in res.stdout else "exited 0 without printing MISMATCH"
+    if "MISMATCH" in res.stdout or "MISMATCH" in res.stderr:
+        return "printed MISMATCH, want ok"
+    return None
+
+
+def test_variant_labels(variants: List[Case], tmp_path) -> None:
+    start = time.monotonic()
+    mode = os.environ.get(MODE_ENV, "warm").strip().lower()
+    if not hasattr(os, "fork"):
+        mode = "fresh"
+    order = sorted(variants, key=lambda c: -c.path.stat().st_size)  # big files first
+    warm = run_warm(order, tmp_path) if mode != "fresh" else {}
+    reruns, failures = [], []
+    for case in variants:
+        res = warm.get(case.rel)
+        if res is None or label_problem(case, res) is not None:
+            if res is not None:
+                reruns.append(case.rel)
+            res = run_fresh(case.path, tmp_path)  # the reference run decides
+        problem = label_problem(case, res)
+        if problem:
+            failures.append(f"{case} (family {case.family}, expect {case.expect}): {problem}\n    {res.describe()}")
+    counts = defaultdict(int)
+    for c in variants:
+        counts[c.expect] += 1
+    note = f"; re-run fresh: {', '.join(reruns)}" if reruns else ""
+    print(f"\n[variant labels] {len(variants)} files ({dict(counts)}) in {time.monotonic() - start:.1f}s, "
+          f"{mode} mode, {_workers()} workers{note}")
+    assert not failures, f"{len(failures)} label(s) not confirmed by torch:\n" + "\n".join(failures)
+
+
+# --- 3. the static engine's score -------------------------------------------------------
+
+
+def _loud(diag) -> bool:
+    """score.py's ``loud``: severity error or warning (LSP numbers 1 and 2)."""
+    sev = getattr(diag, "severity", 1)
+    try:
+        return int(sev) in (1, 2)
+    except (TypeError, ValueError):
+        return str(sev).lower() in ("error", "warning")
+
+
+def _show(diags) -> str:
+    if not diags:
+        return "      (no error/warning diagnostic)"
+    rows = []
+    for d in sorted(diags, key=lambda d: (d.span.row, d.span.column)):
+        sev = getattr(d.severity, "name", str(d.severity)).lower()
+        rows.append(f"      line {d.span.row}: {d.code} [{sev}] {d.message}")
+    return "\n".join(rows)
+
+
+@dataclass
+class Score:
+    hits: int
+    total: int
+    alarms: int
+    report: str
+
+    @property
+    def recall(self) -> float:
+        return self.hits / self.total if self.total else 0.0
+
+
+def score_variants(cases: List[Case], analyze: Callable) -> Score:
+    fam: Dict[str, List[int]] = defaultdict(lambda: [0, 0])
+    alarms = ok_files = ok_alarms = fixed_files = fixed_alarms = 0
+    details: List[str] = []
+    for c in cases:
+        diags = [d for d in analyze(c.path.read_bytes(), str(c.path)) if _loud(d)]
+        rows = {d.span.row for d in diags}
+        src = c.path.read_text(encoding="utf-8").splitlines()
+
+        def at(rows_) -> str:
+            return "; ".join(f"{r}: `{src[r - 1].strip()}`" for r in sorted(rows_) if 0 < r <= len(src))
+
+        if c.is_hazard:
+            fam[c.family][1] += 1
+            hit = bool(rows & c.cause_lines)
+            fam[c.family][0] += hit
+            extra = sorted(rows - c.cause_lines - c.neutral_lines)
+            alarms += len(extra)
+            if not hit:
+                details.append(f"MISS {c.path.name} (family {c.family}, {c.expect}): want {at(c.cause_lines)}\n"
+                               f"    {c.meta.get('source', '')}\n{_show(diags)}")
+            if extra:
+                details.append(f"EXTRA {c.path.name} (family {c.family}): false alarm on {at(extra)}\n{_show(diags)}")
+        else:
+            ok_files += 1
+            if c.path.name.endswith("_fixed.py"):
+                fixed_files += 1
+                fixed_alarms += bool(diags)
+            if diags:
+                ok_alarms += 1
+                alarms += len(diags)
+                details.append(f"FALSE {c.path.name} (family {c.family}, ok): {at(rows)}\n"
+                               f"    {c.meta.get('source', '')}\n{_show(diags)}")
+    hits = sum(h for h, _ in fam.values())
+    total = sum(t for _, t in fam.values())
+    lines = [f"family {k}: {fam[k][0]}/{fam[k][1]}" for k in sorted(fam)]
+    lines.append(f"fixed versions still flagged: {fixed_alarms}/{fixed_files}")
+    lines.append(f"ok files with a false alarm: {ok_alarms}/{ok_files}")
+    recall = 100.0 * hits / total if total else 0.0
+    lines.append(f"recall {recall:.0f}% ({hits}/{total}) false_alarms {alarms} cases {len(cases)}")
+    return Score(hits, total, alarms, "\n".join(lines + details))
+
+
+def test_variant_static_score(variants: List[Case]) -> None:
+    from gradwarden.engine.analyze import analyze_source  # late: an unfinished engine fails here only
+
+    score = score_variants(variants, analyze_source)
+    print(f"\n=== static engine on {VARIANTS_DIR.relative_to(REPO_ROOT)} ===\n{score.report}")
+    assert score.recall >= MIN_RECALL and score.alarms <= MAX_FALSE_ALARMS, (
+        f"recall {score.hits}/{score.total} = {score.recall:.0%} (want >= {MIN_RECALL:.0%}), "
+        f"false alarms {score.alarms} (want <= {MAX_FALSE_ALARMS})\n{score.report}")
+
+
+# --- 4. parity with shared/tools/score.py -------------------------------------------------
+
+
+def _parse_recall(text: str) -> Optional[Tuple[int, int, int, int]]:
+    m = RECALL_LINE.search(text)
+    return (int(m.group(2)), int(m.group(3)), int(m.group(4)), int(m.group(5))) if m else None
+
+
+def test_variant_score_matches_score_py(variants: List[Case]) -> None:
+    """score.py over the CLI must report the same hits/total/false alarms as the in-process
+    scoring above (skipped when the shared scorer is not beside the repository)."""
+    scorer = scorer_path()
+    if not scorer.is_file():
+        pytest.skip(f"shared scorer not found at {scorer}")
+    from gradwarden.engine.analyze import analyze_source
+
+    ours = score_variants(variants, analyze_source)
+    cmd = f"{shlex.quote(sys.executable)} -m gradwarden check --output-format json"
+    proc = subprocess.run([sys.executable, str(scorer), str(VARIANTS_DIR), "--cmd", cmd, "--verbose"],
+                          cwd=str(REPO_ROOT), capture_output=True, text=True, timeout=600)
+    print(f"\n=== score.py over `{cmd}` on the variants ===\n{proc.stdout}")
+    assert proc.returncode == 0, f"score.py failed (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr[-2000:]}"
+    theirs = _parse_recall(proc.stdout)
+    assert theirs is not None, f"score.py printed no recall line:\n{proc.stdout}"
+    assert theirs == (ours.hits, ours.total, ours.alarms, len(variants)), (
+        f"score.py says hits/total/false_alarms/cases = {theirs}, in-process scoring says "
+        f"{(ours.hits, ours.total, ours.alarms, len(variants))}")
