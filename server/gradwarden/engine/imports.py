@@ -49,11 +49,18 @@ class ImportResolver:
         self.filename = filename
         self.root = project_root(filename) if filename and os.path.exists(filename) else None
         self.cache: Dict[Path, Optional[ForeignModule]] = {}
+        self._found: Dict[tuple, Optional[Path]] = {}
 
     def find(self, module: str, level: int, name: Optional[str] = None) -> Optional[Path]:
         """The file of ``module`` (or of ``module.name`` when that is a submodule)."""
         if self.root is None:
             return None
+        key = (module, level, name)
+        if key not in self._found:
+            self._found[key] = self._find(module, level, name)
+        return self._found[key]
+
+    def _find(self, module: str, level: int, name: Optional[str]) -> Optional[Path]:
         here = Path(self.filename).resolve().parent
         if level:
             base = here
@@ -71,6 +78,11 @@ class ImportResolver:
                 for f in (p.with_suffix(".py"), p / "__init__.py"):
                     if f.is_file() and self._inside(f):
                         return f
+        # jedi only for a package that exists in the project (stdlib and site-packages imports
+        # are not followed, and asking jedi about them costs milliseconds each)
+        top = parts[0] if parts else (name or "")
+        if level or not top or not any((b / top).exists() or (b / f"{top}.py").exists() for b in bases):
+            return None
         return self._jedi(module, level, name)
 
     def _inside(self, f: Path) -> bool:
