@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.model import (
-    UNKNOWN, Backward, ConstV, Node, ObjV, Saved, SeqV, State, TensorV, TInfo, Value, Write, fresh_id,
+    UNKNOWN, Backward, ConstV, Node, ObjV, Saved, SeqV, State, TensorV, TInfo, Value, Write, fresh_id, walk_nodes,
 )
 
 
@@ -573,18 +573,10 @@ class AutogradMixin:
             stack.extend(m.inputs)
         return best or n
 
-    def leaves_under(self, n: Node) -> Set[int]:
-        leaves: Set[int] = set()
-        seen: Set[int] = set()
-        stack = [n]
-        while stack:
-            m = stack.pop()
-            if m.id in seen:
-                continue
-            seen.add(m.id)
-            leaves.update(m.leaves)
-            stack.extend(m.inputs)
-        return leaves
+    @staticmethod
+    def leaves_under(n: Node) -> Set[int]:
+        """The leaf tensors (parameters ...) a backward from ``n`` accumulates into."""
+        return {t for m in walk_nodes([n]) for t in m.leaves}
 
     def freed_by_other_model(self, st: State, n: Node, first: Backward, facts: Dict[str, Any],
                              related: List[Related]) -> bool:
@@ -613,30 +605,11 @@ class AutogradMixin:
 
     @staticmethod
     def _reaches(a: Node, b: Node) -> bool:
-        seen: Set[int] = set()
-        stack = [a]
-        while stack:
-            m = stack.pop()
-            if m is b:
-                return True
-            if m.id in seen:
-                continue
-            seen.add(m.id)
-            stack.extend(m.inputs)
-        return False
+        return any(m is b for m in walk_nodes([a]))
 
     def untrained_leaves(self, st: State, n: Node) -> bool:
         """True when every leaf under ``n`` is a plain tensor nothing ever trains (an accidental graph)."""
-        leaves: Set[int] = set()
-        seen: Set[int] = set()
-        stack = [n]
-        while stack:
-            m = stack.pop()
-            if m.id in seen:
-                continue
-            seen.add(m.id)
-            leaves.update(m.leaves)
-            stack.extend(m.inputs)
+        leaves = self.leaves_under(n)
         if not leaves:
             return False
         owned = set()

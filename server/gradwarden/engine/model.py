@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, FrozenSet, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Span
 
@@ -156,6 +156,22 @@ class Node:
     stale_site: Optional[Span] = None  # a call, in an outer frame, that passed in a freed-graph value
     input_tids: Tuple[int, ...] = ()  # the tensors behind ``inputs`` (same order)
     id: int = field(default_factory=fresh_id)
+
+
+def walk_nodes(roots: "Sequence[Node]") -> List["Node"]:
+    """Every node reachable from ``roots`` through their inputs, each once (the graph a
+    backward from them would run)."""
+    seen: set = set()
+    out: List[Node] = []
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        if n.id in seen:
+            continue
+        seen.add(n.id)
+        out.append(n)
+        stack.extend(n.inputs)
+    return out
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.explain import Timeline, TimelineEvent
 from gradwarden.engine.interpreter import Interpreter
-from gradwarden.engine.model import Node, State, TensorV
+from gradwarden.engine.model import Node, State, TensorV, walk_nodes
 from gradwarden.engine.source import SourceText
 
 _RECORDED = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
@@ -83,18 +83,7 @@ def explain(source: str, filename: str, row: int, column: int) -> Optional[Timel
 
 
 def _nodes_of(states: Sequence[State]) -> List[Node]:
-    seen: Set[int] = set()
-    out: List[Node] = []
-    for st in states:
-        stack = [info.grad_fn for info in st.t.values() if info.grad_fn is not None]
-        while stack:
-            n = stack.pop()
-            if n.id in seen:
-                continue
-            seen.add(n.id)
-            out.append(n)
-            stack.extend(n.inputs)
-    return out
+    return walk_nodes([info.grad_fn for st in states for info in st.t.values() if info.grad_fn is not None])
 
 
 def _timeline(interp: RecordingInterpreter, src: SourceText, span: Span, tid: int, counter: int,

@@ -18,6 +18,7 @@ from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, fresh_id,
+    walk_nodes,
 )
 
 GRAD_MODE_FALSE = ("torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode",
@@ -570,15 +571,7 @@ class TorchMixin:
 
     @staticmethod
     def _node_ids(root: Any) -> set:
-        seen: set = set()
-        stack = [root]
-        while stack:
-            n = stack.pop()
-            if n.id in seen:
-                continue
-            seen.add(n.id)
-            stack.extend(n.inputs)
-        return seen
+        return {n.id for n in walk_nodes([root])}
 
     # ================================================================== nn.Parameter / init
     def make_parameter(self, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
@@ -1073,16 +1066,7 @@ class TorchMixin:
     def merge_node(self, roots: Sequence[Any], mine: set, theirs: set) -> Any:
         """The first node where a path from our parameters meets the other optimizer's parameters."""
         reach: Dict[int, Tuple[bool, bool]] = {}
-        order: List[Any] = []
-        seen: set = set()
-        stack = list(roots)
-        while stack:
-            n = stack.pop()
-            if n.id in seen:
-                continue
-            seen.add(n.id)
-            order.append(n)
-            stack.extend(n.inputs)
+        order = walk_nodes(roots)
         for n in sorted(order, key=lambda n: n.seq):
             a = any(t in mine for t in n.leaves) or any(reach.get(p.id, (False, False))[0] for p in n.inputs)
             b = any(t in theirs for t in n.leaves) or any(reach.get(p.id, (False, False))[1] for p in n.inputs)
