@@ -7,7 +7,6 @@ and returned as ``WorkspaceEdit``s against the document versions they were compu
 """
 from __future__ import annotations
 
-import importlib.util
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
@@ -38,13 +37,6 @@ log = logging.getLogger("gradwarden.lsp.actions")
 
 QUICKFIX = "quickfix"
 APPLY_EDIT_COMMAND = "gradwarden.applyWorkspaceEdit"
-
-
-def fixer_installed() -> bool:
-    try:
-        return importlib.util.find_spec("gradwarden.fixes") is not None
-    except (ImportError, ValueError):
-        return False
 
 
 # --------------------------------------------------------------------------- noqa
@@ -125,19 +117,40 @@ async def code_actions(ls: "GradwardenServer", params: lsp.CodeActionParams) -> 
     features = ls.features
     sent = params.context.diagnostics or []
     ctx = ActionContext(uri, key, result, [])
+    cursor = params.range.start == params.range.end
+    line = params.range.start.line
     for n, item, lsp_diag in ls.lsp_items(result, uri):
-        if ranges_overlap(lsp_diag.range, params.range) or any(same_diagnostic(lsp_diag, s) for s in sent):
+        if (ranges_overlap(lsp_diag.range, params.range)
+                or any(same_diagnostic(lsp_diag, s) for s in sent)
+                # a bare cursor (what most clients send) anywhere on a flagged line
+                or (cursor and lsp_diag.range.start.line <= line <= lsp_diag.range.end.line)):
             ctx.items.append((n, item, lsp_diag))
     actions: List[Any] = []
     if want_fix:
-        lazy = features.resolve_edit and features.code_action_data and features.code_action_literals and fixer_installed()
+        wanted = [(n, fi) for n, item, _ in ctx.items if not item.carried
+                  for fi in range(len((item.origin or item.diagnostic).fixes))]
+        edits = await fix_edits_cached(ls, result, wanted)
         for n, item, lsp_diag in ctx.items:
             origin = item.origin or item.diagnostic
-            if not item.carried:
-                for fi, fix in enumerate(origin.fixes):
-                    action = await _fix_action(ls, ctx, n, item, lsp_diag, fi, fix, lazy)
-                    if action is not None:
-                        actions.append(action)
+            seen = set()
+            for fi, fix in enumerate(origin.fixes):
+                fix_edits_ = edits.get((n, fi)) if not item.carried else None
+                if not fix_edits_:
+                    continue
+                identity = (fix.title, tuple(fix_edits_))
+                if identity in seen:
+                    continue  # the same change offered twice (a safe and an unsafe variant)
+                seen.add(identity)
+                wedit = program_edits_to_workspace_edit(ls, result.snapshot.program, result.snapshot, fix_edits_)
+                if wedit is None:
+                    continue
+                actions.append(lsp.CodeAction(
+                    title=_title(item.diagnostic.code, fix.title),
+                    kind=lsp.CodeActionKind.QuickFix,
+                    diagnostics=[lsp_diag],
+                    is_preferred=True if (fix.preferred and features.is_preferred) else None,
+                    edit=wedit,
+                ))
             noqa = _noqa_action(ls, ctx, item, lsp_diag)
             if noqa is not None:
                 actions.append(noqa)
@@ -153,24 +166,33 @@ def _has_safe_fix(item: Located) -> bool:
     return not item.carried and any(f.safe for f in (item.origin or item.diagnostic).fixes)
 
 
-async def _fix_action(ls: "GradwardenServer", ctx: ActionContext, n: int, item: Located,
-                      lsp_diag: lsp.Diagnostic, fi: int, fix: Fix, lazy: bool) -> Optional[lsp.CodeAction]:
-    features = ls.features
-    code = item.diagnostic.code
-    action = lsp.CodeAction(
-        title=_title(code, fix.title),
-        kind=lsp.CodeActionKind.QuickFix,
-        diagnostics=[lsp_diag],
-        is_preferred=True if (fix.preferred and features.is_preferred) else None,
-    )
-    if lazy:
-        action.data = {"uri": ctx.uri, "key": ctx.key, "generation": ctx.result.generation, "index": n, "fix": fi}
-        return action
-    edit = await fix_workspace_edit(ls, ctx.result, item, fix)
-    if edit is None:
-        return None
-    action.edit = edit
-    return action
+async def fix_edits_cached(ls: "GradwardenServer", result: Result, wanted: Sequence[Tuple[int, int]]
+                           ) -> Dict[Tuple[int, int], Optional[List[Edit]]]:
+    """The edits of fix ``fi`` of located diagnostic ``n`` of ``result`` for each wanted pair:
+    from the cache the background prefetch fills (``commands.schedule_prefetch``), else
+    computed now, all in one worker round trip."""
+    snap = result.snapshot
+    stamp = (result.generation, ls.resolver.generation)
+    cached = ls.fix_cache.get(snap.key)
+    if cached is None or cached[0] != stamp:
+        cached = (stamp, {})
+        ls.fix_cache[snap.key] = cached
+    table = cached[1]
+    missing = [pair for pair in wanted if pair not in table]
+    if missing:
+        items = ls.located(result)
+        pairs = []
+        for n, fi in missing:
+            origin = items[n].origin or items[n].diagnostic
+            pairs.append((origin, origin.fixes[fi]))
+        try:
+            found = await ls.pool.run("fix_edits_many", snap.text, pairs, lane=INTERACTIVE, affinity=snap.key)
+        except WorkerError as exc:
+            log.warning("computing quick-fix edits failed: %s", exc)
+            found = [None] * len(missing)
+        for pair, edits in zip(missing, found):
+            table[pair] = edits
+    return {pair: table.get(pair) for pair in wanted}
 
 
 async def fix_workspace_edit(ls: "GradwardenServer", result: Result, item: Located, fix: Fix) -> Optional[lsp.WorkspaceEdit]:
@@ -253,7 +275,7 @@ async def fix_all_edit(ls: "GradwardenServer", key: str, result: Result) -> Tupl
 
 async def _fix_all_notebook(ls: "GradwardenServer", result: Result, diags: Sequence[Diagnostic]
                             ) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
-    from gradwarden.lsp.jobs import _overlaps, _Offsets, pick_fix  # noqa: F401 - shared helpers
+    from gradwarden.lsp.jobs import _overlaps, _Offsets
 
     snap = result.snapshot
     offsets = _Offsets(snap.text)

@@ -22,7 +22,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Diagnostic
 from gradwarden.lsp.documents import Snapshot, carry_diagnostics, row_mapping
-from gradwarden.lsp.worker import DIAGNOSTICS, WorkerError, WorkerPool
+from gradwarden.lsp.worker import DIAGNOSTICS, WorkerCrashed, WorkerError, WorkerPool
 
 log = logging.getLogger("gradwarden.lsp.analysis")
 
@@ -39,6 +39,8 @@ class Result:
     elapsed: float = 0.0
     finished_at: float = field(default_factory=time.monotonic)
 
+    changed_at: float = 0.0  # when the change that produced this state arrived
+
     @property
     def generation(self) -> int:
         return self.snapshot.generation
@@ -53,12 +55,14 @@ class UnitState:
     generation: int = 0
     last_change: float = 0.0
     timer: Optional[asyncio.TimerHandle] = None
+    changed_at: Dict[int, float] = field(default_factory=dict)  # generation -> arrival time
     task: Optional["asyncio.Task[None]"] = None
     task_generation: int = -1
     result: Optional[Result] = None
     last_good: Optional[Result] = None
     waiters: List[Tuple[int, "asyncio.Future[Result]"]] = field(default_factory=list)
     closed: bool = False
+    active: bool = False  # edited since it was opened (hover and quick-fix data are prepared ahead)
 
 
 SnapshotFn = Callable[[str, int], Optional[Snapshot]]  # (unit key, generation) -> snapshot
@@ -110,7 +114,9 @@ class AnalysisService:
     def changed(self, key: str) -> None:
         st = self.state(key)
         st.generation += 1
+        st.active = True
         now = time.monotonic()
+        st.changed_at = {st.generation: now}
         quiet = now - st.last_change >= self.debounce and not self._busy(st)
         st.last_change = now
         if self.lint_on == "save":
@@ -220,7 +226,14 @@ class AnalysisService:
         started = time.monotonic()
         self.analyses += 1
         try:
-            diags = await self.pool.run("diagnose", snap.text, snap.filename, lane=DIAGNOSTICS, timeout=self.timeout)
+            try:
+                diags = await self.pool.run("diagnose", snap.text, snap.filename, lane=DIAGNOSTICS,
+                                            timeout=self.timeout, affinity=st.key)
+            except WorkerCrashed:
+                # Maybe not this text's fault (the worker was killed, or died earlier): once more.
+                log.info("analysis worker died while analysing %s; retrying once", snap.filename)
+                diags = await self.pool.run("diagnose", snap.text, snap.filename, lane=DIAGNOSTICS,
+                                            timeout=self.timeout, affinity=st.key)
         except asyncio.CancelledError:
             self.stale_dropped += 1
             raise
@@ -245,7 +258,11 @@ class AnalysisService:
                 st.last_good = result
         if st.closed:
             return
+        result.changed_at = st.changed_at.get(gen, started)
         self._store(st, result)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s (generation %d): analysis %.0f ms, %.0f ms after the change", snap.filename, gen,
+                      result.elapsed * 1000, (time.monotonic() - result.changed_at) * 1000)
 
     def _failed(self, st: UnitState, snap: Snapshot, error: str) -> Result:
         base = st.last_good or st.result

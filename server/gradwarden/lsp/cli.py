@@ -31,7 +31,8 @@ def register(sub: "argparse._SubParsersAction") -> None:
                       help="listen on a TCP socket instead (one client; for debugging)")
     p.add_argument("--log-file", metavar="FILE", help="write the server's log to FILE (default: stderr)")
     p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info",
-                   help="how much to log (default: info; debug also logs every LSP message)")
+                   help="how much to log (default: info; debug adds per-analysis timings)")
+    p.add_argument("--log-protocol", action="store_true", help="also log every LSP message (pygls)")
     p.add_argument("--workers", type=int, metavar="N", default=None,
                    help="analysis worker processes (default 2; 0 analyses in threads); overrides the editor setting")
 
@@ -39,7 +40,7 @@ def register(sub: "argparse._SubParsersAction") -> None:
 def cmd_serve(args: argparse.Namespace) -> int:
     from gradwarden.lsp.server import configure_logging, serve
 
-    configure_logging(args.log_level, args.log_file)
+    configure_logging(args.log_level, args.log_file, protocol=args.log_protocol)
     workers: Optional[int] = args.workers
     if workers is not None and not 0 <= workers <= 16:
         import sys

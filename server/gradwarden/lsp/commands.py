@@ -40,7 +40,7 @@ FIX_ALL = "gradwarden.fixAll"
 APPLY_EDIT = "gradwarden.applyWorkspaceEdit"
 DEBUG_RUN = "gradwarden.debugRun"
 STATUS = "gradwarden.serverStatus"
-PREFETCH_QUIET = 0.5  # seconds a document must stay unchanged before its hover data is prepared
+PREFETCH_QUIET = 0.3  # seconds a document must stay unchanged before its hover data is prepared
 PREFETCH_MAX_CHARS = 1_000_000
 
 _cancellers: Dict[str, Any] = {}
@@ -288,8 +288,12 @@ _prefetch_timers: Dict[str, asyncio.TimerHandle] = {}
 
 
 def schedule_prefetch(ls: "GradwardenServer", key: str, result: "Result") -> None:
-    """Once a document has been quiet for a moment, let a worker record it for hover (so the
-    first hover is a lookup, not an analysis)."""
+    """Once a document being edited has been quiet for a moment, let a worker compute its
+    quick-fix edits and record it for hover (so that both are lookups when asked for). Files
+    that are only open are not prepared: that would hold memory for nothing."""
+    st = ls.analysis.units.get(key) if ls.analysis else None
+    if st is None or not st.active:
+        return
     if len(result.snapshot.text) > PREFETCH_MAX_CHARS or result.parse_failed or result.error:
         return
     old = _prefetch_timers.pop(key, None)
@@ -305,12 +309,20 @@ def schedule_prefetch(ls: "GradwardenServer", key: str, result: "Result") -> Non
         snap = result.snapshot
 
         async def go() -> None:
+            from gradwarden.lsp.actions import fix_edits_cached
+
             try:
-                await ls.pool.run("record", snap.text, snap.filename, lane=BACKGROUND, affinity=key)
+                # quick-fix edits first (code actions), then the recording (hover)
+                wanted = [(n, fi) for n, item in enumerate(ls.located(result)) if not item.carried
+                          for fi in range(len((item.origin or item.diagnostic).fixes))]
+                if wanted:
+                    await fix_edits_cached(ls, result, wanted)
+                if analysis.current(key) is result:
+                    await ls.pool.run("record", snap.text, snap.filename, lane=BACKGROUND, affinity=key)
             except (WorkerError, asyncio.CancelledError):
                 pass
             except Exception:  # noqa: BLE001
-                log.debug("hover prefetch failed", exc_info=True)
+                log.debug("prefetch failed", exc_info=True)
 
         loop.create_task(go())
 
@@ -322,9 +334,21 @@ def forget_unit(ls: "GradwardenServer", key: str) -> None:
     if timer is not None:
         timer.cancel()
     ls.runtime_findings.pop(key, None)
+    ls.fix_cache.pop(key, None)
 
 
 # --------------------------------------------------------------------------- runtime bridge
+def merge_runtime(static: List[lsp.Diagnostic], runtime_diags: List[lsp.Diagnostic]) -> List[lsp.Diagnostic]:
+    """The static diagnostics, with those a debug run confirmed replaced by the confirmed
+    version (same code and range, the run's evidence in related information), plus the
+    runtime-only findings."""
+    def key(d: lsp.Diagnostic) -> tuple:
+        return (d.code, d.range.start.line, d.range.start.character)
+
+    confirmed = {key(d) for d in runtime_diags}
+    return [d for d in static if key(d) not in confirmed] + list(runtime_diags)
+
+
 def runtime_diagnostics(ls: "GradwardenServer", key: str, result: "Result") -> Dict[str, List[lsp.Diagnostic]]:
     """The findings of the last debug run of this unit, carried to the current text."""
     found = ls.runtime_findings.get(key)
@@ -348,101 +372,106 @@ def runtime_diagnostics(ls: "GradwardenServer", key: str, result: "Result") -> D
 
 
 async def run_debug(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, Any]:
-    """Run the document under the runtime bridge. Never imports torch here: the bridge starts
-    the configured interpreter, which runs the user's code in a child process."""
+    """Run the document's file under the runtime bridge (``gradwarden.runtime.DebugSession``):
+    the configured interpreter (``interpreter`` setting; default: the server's own) runs it in a
+    child process; nothing of it runs here, and torch is never imported here. Runtime-only
+    findings are published with the file's diagnostics (source "gradwarden (runtime)"); the
+    static ones' verdicts come back in the result."""
     uri = _uri_arg(args)
     key = ls.unit_of(uri) if uri else None
     if uri is None or key is None:
         raise ValueError(f"{DEBUG_RUN}: give the URI of an open Python file")
     if ls.is_notebook(key):
         raise ValueError(f"{DEBUG_RUN}: notebooks are run by their kernel; debug runs take .py files")
-    try:
-        runtime = importlib.import_module("gradwarden.runtime")
-    except ImportError as exc:
-        message = ("gradwarden.debugRun needs the runtime bridge (the gradwarden.runtime package), which "
-                   f"this installation does not have ({exc}). Static diagnostics keep working.")
-        ls.show(message, lsp.MessageType.Error)
-        raise RuntimeError(message) from exc
-    session_cls = getattr(runtime, "DebugSession", None)
-    if session_cls is None:
-        message = "gradwarden.debugRun: this gradwarden.runtime has no DebugSession; update gradwarden"
-        ls.show(message, lsp.MessageType.Error)
-        raise RuntimeError(message)
-    result = await ls.wait_result(key, urgent=True)
-    if result is None:
-        raise RuntimeError(f"{DEBUG_RUN}: {uri} has no analysis yet")
     path = uri_to_path(uri)
     if path is None:
         raise ValueError(f"{DEBUG_RUN}: only files on disk can be run ({uri})")
-    options = args[0] if args and isinstance(args[0], dict) else {}
-    session = _make_session(session_cls, path, ls, result, options)
-    progress = Progress(ls, f"gradwarden: running {os.path.basename(path)}")
-    await progress.begin("starting")
-    token = str(progress.token) if progress.token is not None else f"debug-{uuid.uuid4()}"
-    _cancellers[token] = lambda: _call(session, "cancel")
     try:
-        await asyncio.get_running_loop().run_in_executor(None, _call, session, "start")
-        outcome = await asyncio.get_running_loop().run_in_executor(None, _call, session, "wait")
+        runtime = importlib.import_module("gradwarden.runtime")
+        session_cls = runtime.DebugSession
+        options_cls = runtime.DebugOptions
+        target_cls = runtime.Target
+    except (ImportError, AttributeError) as exc:
+        message = ("gradwarden.debugRun needs the runtime bridge (gradwarden.runtime with DebugSession), "
+                   f"which this installation does not have ({exc}). Static diagnostics keep working.")
+        ls.show(message, lsp.MessageType.Error)
+        raise RuntimeError(message) from exc
+    options = args[0] if args and isinstance(args[0], dict) else {}
+    kwargs: Dict[str, Any] = {"output": "log"}
+    if ls.options.interpreter:
+        kwargs["python"] = ls.options.interpreter[0]
+    device = options.get("device")
+    if isinstance(device, str) and device in ("auto", "cpu", "cuda"):
+        kwargs["device"] = device
+    timeout = options.get("timeout")
+    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+        kwargs["timeout"] = float(timeout)
+    import tempfile
+
+    log_dir = tempfile.mkdtemp(prefix="gradwarden-debug-")
+    kwargs["log_path"] = os.path.join(log_dir, "output.log")
+    root = ls.resolver.root if str(Path(path)).startswith(str(ls.resolver.root)) else Path(path).parent
+    progress = Progress(ls, f"gradwarden: debug run of {os.path.basename(path)}")
+    await progress.begin("starting")
+    loop = asyncio.get_running_loop()
+
+    def on_progress(p: Any) -> None:
+        progress.report(str(getattr(p, "message", "")) or str(getattr(p, "stage", "")), 50, force=True)
+
+    try:
+        session = session_cls(target_cls.script(path, cwd=str(root)), options_cls(**kwargs),
+                              on_progress=on_progress, loop=loop)
+        session.start()
+    except Exception as exc:  # noqa: BLE001 - DebugError and bad options: tell the user
+        progress.end("could not start")
+        message = f"gradwarden: the debug run could not start: {exc}"
+        ls.show(message, lsp.MessageType.Error)
+        raise RuntimeError(message) from exc
+    token = str(progress.token) if progress.token is not None else f"debug-{uuid.uuid4()}"
+    _cancellers[token] = session.cancel
+    try:
+        outcome = await session.wait_async()
+    except asyncio.CancelledError:  # $/cancelRequest from the client
+        session.cancel()
+        progress.end("cancelled")
+        raise
     finally:
         _cancellers.pop(token, None)
-    findings = _findings_of(session, outcome)
-    diags = []
-    for f in findings:
-        to_diag = getattr(f, "to_diagnostic", None)
-        d = to_diag() if callable(to_diag) else f
-        if hasattr(d, "span") and hasattr(d, "code"):
-            diags.append(d)
-    ls.runtime_findings[key] = (result, diags)
-    current = ls.analysis.current(key) if ls.analysis else None
-    if current is not None and not ls.pull:
-        ls.publish(key, current)
-    elif ls.pull and ls.features.diagnostic_refresh:
-        ls.workspace_diagnostic_refresh(None)
-    summary = {"uri": uri, "findings": len(diags), "status": str(getattr(outcome, "status", outcome))[:200],
-               "summary": f"debug run of {os.path.basename(path)}: {len(diags)} runtime finding(s)"}
-    progress.end(f"{len(diags)} runtime finding(s)")
-    return summary
-
-
-def _make_session(session_cls, path: str, ls: "GradwardenServer", result, options: Dict[str, Any]):
-    kwargs: Dict[str, Any] = {}
-    if ls.options.interpreter:
-        kwargs["interpreter"] = list(ls.options.interpreter)
-    timeout = options.get("timeout") if isinstance(options, dict) else None
-    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool):
-        kwargs["timeout"] = float(timeout)
-    device = options.get("device") if isinstance(options, dict) else None
-    if isinstance(device, str):
-        kwargs["device"] = device
-    settings = ls.resolver.for_file(path)
-    diags = settings.apply(result.diagnostics)
-    import inspect
-
-    try:
-        params = inspect.signature(session_cls).parameters
-    except (TypeError, ValueError):
-        params = {}
-    candidates = {"path": path, "filename": path, "script": path, "diagnostics": diags,
-                  "cwd": str(Path(path).parent), **kwargs}
-    accepted = {k: v for k, v in candidates.items() if k in params}
-    positional = [] if any(k in accepted for k in ("path", "filename", "script")) else [path]
-    return session_cls(*positional, **accepted)
-
-
-def _call(obj: Any, name: str) -> Any:
-    fn = getattr(obj, name, None)
-    return fn() if callable(fn) else None
-
-
-def _findings_of(session: Any, outcome: Any) -> List[Any]:
-    for source in (outcome, session):
-        for attr in ("findings", "diagnostics"):
-            value = getattr(source, attr, None)
-            if isinstance(value, (list, tuple)):
-                return list(value)
-    if isinstance(outcome, (list, tuple)):
-        return list(outcome)
-    return []
+    findings = list(getattr(outcome, "findings", []) or [])
+    runtime_only = [f for f in findings if getattr(f, "status", "") == getattr(runtime, "RUNTIME_ONLY", "runtime-only")]
+    confirmed_findings = [f for f in findings if getattr(f, "status", "") == getattr(runtime, "CONFIRMED", "confirmed")]
+    # runtime-only findings, and the confirmed static diagnostics with the run's evidence
+    # (they replace their static twin: see merge_runtime)
+    here = [f.to_diagnostic() for f in runtime_only + confirmed_findings
+            if f.filename is None or os.path.abspath(f.filename) == os.path.abspath(path)]
+    result = ls.analysis.latest(key) if ls.analysis else None
+    if result is not None:
+        ls.runtime_findings[key] = (result, here)
+        current = ls.analysis.current(key)
+        if current is not None and not ls.pull:
+            ls.publish(key, current)
+        elif ls.pull and ls.features.diagnostic_refresh:
+            ls.workspace_diagnostic_refresh(None)
+    counts = getattr(outcome, "counts", None) or {}
+    counts = counts() if callable(counts) else counts
+    confirmed = counts.get(getattr(runtime, "CONFIRMED", "confirmed"), 0)
+    not_confirmed = counts.get(getattr(runtime, "NOT_REPRODUCED", "not reproduced"), 0)
+    message = str(getattr(outcome, "message", "") or getattr(outcome, "status", ""))
+    summary_text = (f"debug run of {os.path.basename(path)}: {message}; {confirmed} confirmed, "
+                    f"{not_confirmed} not reproduced, {len(runtime_only)} runtime-only")
+    progress.end(summary_text)
+    return {
+        "uri": uri,
+        "status": getattr(outcome, "status", None),
+        "message": message,
+        "summary": summary_text,
+        "confirmed": confirmed,
+        "notConfirmed": not_confirmed,
+        "runtimeOnly": len(runtime_only),
+        "findings": len(findings),
+        "error": getattr(outcome, "error", None),
+        "logPath": getattr(outcome, "log_path", None) or kwargs["log_path"],
+    }
 
 
 __all__ = ["register", "run_workspace_check", "run_debug", "schedule_prefetch", "runtime_diagnostics",

@@ -161,8 +161,6 @@ def to_lsp_diagnostic(
         else:
             notes = [f"  {label(ruri, r.span.row)}: {r.message}" for r, ruri in zip(d.related, item.related_uris)]
             message = message + "\n" + "\n".join(notes)
-    if item.carried:
-        message = message + "\n  (from the last version that parsed)"
     href = rule_url(d.code) if features.code_description else None
     return lsp.Diagnostic(
         range=to_range(visible_span(d.span, index), index),

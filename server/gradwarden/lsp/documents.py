@@ -197,7 +197,8 @@ def locate(program: Program, uri: str, diags: Sequence[Diagnostic], carried: boo
     out: List[Located] = []
     if not program.is_notebook:
         for d in diags:
-            out.append(Located(uri, d, tuple(uri for _ in d.related), carried, d))
+            rel = tuple(_related_uri(r, d, uri) for r in d.related)
+            out.append(Located(uri, d, rel, carried, d))
         return out
     for d in diags:
         found = program.to_cell(d.span.row)
@@ -221,6 +222,15 @@ def locate(program: Program, uri: str, diags: Sequence[Diagnostic], carried: boo
         local = replace(d, span=_span_in_cell(d.span, cell), related=tuple(related), timeline=timeline)
         out.append(Located(cell.uri, local, tuple(related_uris), carried, d))
     return out
+
+
+def _related_uri(r: Related, d: Diagnostic, uri: str) -> str:
+    """A related location in another file (the runtime bridge reports some) gets that file's URI."""
+    if r.filename and r.filename != d.filename and os.path.isabs(r.filename):
+        from pathlib import Path
+
+        return Path(r.filename).as_uri()
+    return uri
 
 
 def edits_to_cells(program: Program, edits: Sequence[Edit]) -> Optional[Dict[str, List[Edit]]]:

@@ -68,7 +68,7 @@ def record(text: str, filename: str) -> bool:
 
 
 _RECORDINGS: "OrderedDict[Tuple[str, int, int], Callable[[int, int], Any]]" = OrderedDict()
-MAX_RECORDINGS = 4
+MAX_RECORDINGS = 2  # per worker: the documents being hovered now
 
 
 def _recording(text: str, filename: str) -> Optional[Callable[[int, int], Any]]:
@@ -139,11 +139,20 @@ def _split_recorder(text: str, filename: str) -> Optional[Callable[[int, int], A
     return at
 
 
+FIXER_CACHE = 1  # parsed (libcst) documents the fixer may keep per worker: tens of MB each
+
+
 def _fixes_module():
     try:
-        return importlib.import_module("gradwarden.fixes")
+        module = importlib.import_module("gradwarden.fixes")
     except ImportError:
         return None
+    # A worker serves one document at a time; the fixer's parse cache (sized for the CLI's
+    # passes over many files) would otherwise hold several large libcst trees per worker.
+    size = getattr(module, "_CACHE_SIZE", None)
+    if isinstance(size, int) and size > FIXER_CACHE:
+        module._CACHE_SIZE = FIXER_CACHE
+    return module
 
 
 def fix_edits(text: str, diagnostic: Diagnostic, fix: Fix) -> Optional[List[Edit]]:
@@ -157,6 +166,21 @@ def fix_edits(text: str, diagnostic: Diagnostic, fix: Fix) -> Optional[List[Edit
             return list(edits)
         return None
     return list(fix.edits) if fix.edits else None
+
+
+def fix_edits_many(text: str, pairs: Sequence[Tuple[Diagnostic, Fix]]) -> List[Optional[List[Edit]]]:
+    """``fix_edits`` for several (diagnostic, fix) pairs of one text, in one round trip (the
+    fixer parses the text once). A fix that fails is None; the others are still returned."""
+    out: List[Optional[List[Edit]]] = []
+    for diagnostic, fix in pairs:
+        try:
+            out.append(fix_edits(text, diagnostic, fix))
+        except Exception:  # noqa: BLE001 - one broken fix must not hide the others
+            import logging
+
+            logging.getLogger("gradwarden.lsp.jobs").exception("fix %r failed", fix.title)
+            out.append(None)
+    return out
 
 
 def fix_all(text: str, diagnostics: Sequence[Diagnostic], unsafe: bool = False) -> Tuple[str, int]:
@@ -263,6 +287,7 @@ JOBS: Dict[str, Callable[..., Any]] = {
     "explain": explain,
     "record": record,
     "fix_edits": fix_edits,
+    "fix_edits_many": fix_edits_many,
     "fix_all": fix_all,
     "warm_up": warm_up,
     "ping": ping,

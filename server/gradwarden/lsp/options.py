@@ -10,7 +10,7 @@ Keys (camelCase as editors send them; ``snake_case`` and ``kebab-case`` are acce
       "ignore": ["GW404"],
       "severity": {"GW404": "warning"},
       "lintOn": "type",             # "type" (as you type, debounced) | "save"
-      "debounceMs": 150,            # quiet time before analysing while typing
+      "debounceMs": 100,            # quiet time before analysing while typing
       "diagnosticMode": "auto",     # "auto" (pull when the client can) | "push" | "pull"
       "configFile": null,           # a config file to use instead of searching
       "useProjectConfig": true,     # false: ignore pyproject.toml / gradwarden.toml
@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import shlex
 import threading
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
@@ -36,7 +36,7 @@ from gradwarden.config import ConfigError, Settings, check_selector, default_set
 
 LINT_ON = ("type", "save")
 DIAGNOSTIC_MODES = ("auto", "push", "pull")
-DEFAULT_DEBOUNCE_MS = 150
+DEFAULT_DEBOUNCE_MS = 100
 
 
 @dataclass(frozen=True)

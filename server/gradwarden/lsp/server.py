@@ -24,7 +24,7 @@ from gradwarden import __version__
 from gradwarden.config import CONFIG_FILENAMES
 from gradwarden.lsp import actions, commands, hover as hover_mod
 from gradwarden.lsp.analysis import AnalysisService, Result
-from gradwarden.lsp.convert import FIX_ALL_KIND, ClientFeatures, to_lsp_diagnostic, to_range
+from gradwarden.lsp.convert import FIX_ALL_KIND, ClientFeatures, to_lsp_diagnostic
 from gradwarden.lsp.documents import (
     Located,
     Program,
@@ -63,7 +63,7 @@ class GradwardenProtocol(LanguageServerProtocol):
     def structure_message(self, data: Dict[str, Any]):  # type: ignore[override]
         try:
             return super().structure_message(data)
-        except JsonRpcException as exc:
+        except JsonRpcException:
             if isinstance(data, dict) and "id" in data and "method" in data:
                 log.warning("invalid params for %s (id %s): answered with an error", data.get("method"), data.get("id"))
                 try:
@@ -108,11 +108,11 @@ class GradwardenServer(LanguageServer):
         self.init_options_given = False
         self.published: Dict[str, Set[str]] = {}  # unit key -> URIs it last published to
         self.languages: Dict[str, str] = {}  # text document key -> languageId
-        self.index_cache: Dict[Tuple[str, Optional[int]], LineIndex] = {}
         self.progress_cancelled: Set[str] = set()
         self.workspace_published: Set[str] = set()
         self.runtime_findings: Dict[str, Tuple[Result, list]] = {}
         self.errors_reported: Set[str] = set()
+        self.fix_cache: Dict[str, Tuple[Tuple[int, int], Dict[Tuple[int, int], Any]]] = {}
 
     # ------------------------------------------------------------------ plumbing
     def report_server_error(self, error: Exception, source) -> None:  # type: ignore[override]
@@ -179,6 +179,8 @@ class GradwardenServer(LanguageServer):
     def located(self, result: Result) -> List[Located]:
         snap = result.snapshot
         settings = self.resolver.for_file(snap.filename)
+        if self.resolver.problems:
+            self._report_config_problems()
         items = locate(snap.program, snap.uri, settings.apply(result.diagnostics))
         if result.carried:
             items += locate(snap.program, snap.uri, settings.apply(result.carried), carried=True)
@@ -240,7 +242,7 @@ class GradwardenServer(LanguageServer):
         for _, item, diag in self.lsp_items(result):
             by_uri.setdefault(item.uri, []).append(diag)
         for uri, extra in commands.runtime_diagnostics(self, key, result).items():
-            by_uri.setdefault(uri, []).extend(extra)
+            by_uri[uri] = commands.merge_runtime(by_uri.get(uri, []), extra)
         previous = self.published.get(key, set())
         for uri in previous - set(by_uri):
             self._publish(uri, [], None)
@@ -256,7 +258,7 @@ class GradwardenServer(LanguageServer):
         if self.analysis is None:
             return
         if self.pull:
-            if self.features.diagnostic_refresh:
+            if self.features.diagnostic_refresh and any(st.result is not None for st in self.analysis.units.values()):
                 try:
                     self.workspace_diagnostic_refresh(None)
                 except Exception:  # noqa: BLE001
@@ -357,6 +359,21 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         if ls.pool is not None:
             await ls.pool.close()
 
+    @ls.feature(lsp.EXIT)
+    def exit_(ls: GradwardenServer, params: None) -> None:
+        # pygls would sys.exit() from the event loop, and the interpreter would then wait for
+        # the thread blocked reading stdin (forever when the client keeps the pipe open):
+        # clients then kill the server. Stop the workers and leave at once instead.
+        if ls.pool is not None:
+            ls.pool.close_now()
+        code = 0 if ls.protocol._shutdown else 1
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            logging.shutdown()
+        finally:
+            os._exit(code)
+
     # ------------------------------------------------------------------ text documents
     @ls.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: GradwardenServer, params: lsp.DidOpenTextDocumentParams) -> None:
@@ -427,7 +444,7 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         if params.previous_result_id == result_id:
             return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         items = [diag for _, _, diag in ls.lsp_items(result, uri)]
-        items += commands.runtime_diagnostics(ls, key, result).get(uri, [])
+        items = commands.merge_runtime(items, commands.runtime_diagnostics(ls, key, result).get(uri, []))
         if ls.analysis is not None:
             commands.schedule_prefetch(ls, key, result)
         return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
@@ -499,7 +516,7 @@ def _close_unit(ls: GradwardenServer, key: str) -> None:
         ls.published.pop(key, None)
 
 
-def configure_logging(level: str = "info", log_file: Optional[str] = None) -> None:
+def configure_logging(level: str = "info", log_file: Optional[str] = None, protocol: bool = False) -> None:
     handler: logging.Handler
     if log_file:
         handler = logging.FileHandler(log_file, encoding="utf-8")
@@ -510,8 +527,8 @@ def configure_logging(level: str = "info", log_file: Optional[str] = None) -> No
     root.handlers[:] = [handler]
     root.setLevel(logging.WARNING)
     logging.getLogger("gradwarden").setLevel(getattr(logging, level.upper(), logging.INFO))
-    # pygls logs every message body at INFO; keep it quiet unless asked.
-    logging.getLogger("pygls").setLevel(logging.DEBUG if level.lower() == "debug" else logging.WARNING)
+    # pygls logs every message body at INFO; keep it quiet unless asked (--log-protocol).
+    logging.getLogger("pygls").setLevel(logging.DEBUG if protocol else logging.WARNING)
 
 
 def serve(*, tcp: Optional[Tuple[str, int]] = None, workers: Optional[int] = None) -> int:

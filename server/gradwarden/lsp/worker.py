@@ -8,14 +8,19 @@ the worker's stdin/stdout with a length prefix.
 Scheduling:
 
 - Lanes, by priority: ``INTERACTIVE`` (hover, code actions) before ``DIAGNOSTICS`` (open
-  documents) before ``BACKGROUND`` (workspace check). With more than one worker the last
-  one is kept for interactive jobs, so a large file never blocks hover on another document.
+  documents) before ``BACKGROUND`` (workspace check, prefetch). With more than one worker,
+  *heavy* jobs (a large text, ``HEAVY_CHARS``) and background jobs never occupy the last free
+  worker: a 5 MB file being analysed never blocks diagnostics, hover or code actions on
+  another document.
 - Cancellation: a queued job that is cancelled never runs; a running one whose caller gave up
   (a stale analysis) is left to finish if it is young, and its worker killed and replaced if it
   has already run for ``kill_after`` seconds.
 - Timeout: a job running longer than its timeout kills its worker; the caller gets
   ``JobTimeout``. A crashed worker gives ``WorkerCrashed``; an exception inside a job
   ``JobFailed`` (with the worker's traceback).
+
+Size: one worker is always there; more (up to ``size``) start when a job would otherwise wait
+and stop after ``idle_retire`` seconds without work, so an idle server holds one.
 
 ``mode="thread"`` runs the same jobs in threads (no kill; used when processes cannot be
 started, and by ``--workers 0``).
@@ -44,10 +49,13 @@ DIAGNOSTICS = 1
 BACKGROUND = 2
 
 _HEADER = struct.Struct(">Q")
+HEAVY_CHARS = 256_000  # jobs on texts larger than this are "heavy" (see the lanes above)
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_KILL_AFTER = 0.5
 MAX_RESPAWNS = 8  # within RESPAWN_WINDOW seconds, then back off
 RESPAWN_WINDOW = 30.0
+IDLE_RETIRE = 60.0  # seconds an extra worker may stay idle
+SPAWN_AFTER = 0.15  # seconds a job waits for a busy worker before another worker is started
 
 
 class WorkerError(Exception):
@@ -111,6 +119,9 @@ def child_main() -> None:
     except Exception:  # noqa: BLE001 - a broken engine still answers (with errors)
         log.exception("worker warm-up failed")
 
+    trim = _malloc_trim()
+    last_trim = time.monotonic()
+
     def run_one(job_id: int, name: str, args: Tuple[Any, ...]) -> Tuple[int, bool, Any]:
         try:
             fn = JOBS[name]
@@ -136,6 +147,21 @@ def child_main() -> None:
             write_frame(out, (job_id, False, (f"unpicklable result: {type(exc).__name__}: {exc}", "")))
         except (BrokenPipeError, OSError):
             return
+        del box, runner, args
+        if trim is not None and (name in ("record", "fix_edits_many") or time.monotonic() - last_trim > 5.0):
+            trim(0)  # give freed memory back to the OS (analyses allocate and free a lot)
+            last_trim = time.monotonic()
+
+
+def _malloc_trim():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 # --------------------------------------------------------------------------- parent side
@@ -154,6 +180,13 @@ class _Job:
     timer: Optional[asyncio.TimerHandle] = None
     cancelled: bool = False
     affinity: Optional[str] = None
+    heavy: bool = False
+    queued_at: float = field(default_factory=time.monotonic)
+
+    @property
+    def limited(self) -> bool:
+        """Kept off the last free worker."""
+        return self.heavy or self.lane == BACKGROUND
 
 
 class _Proc:
@@ -164,6 +197,7 @@ class _Proc:
         self.index = index
         self.job: Optional[_Job] = None
         self.affinities: List[str] = []  # keys whose caches (recordings) this worker holds
+        self.idle_since = time.monotonic()
         self.dead = False
         self.killed_for: Optional[str] = None
         self.popen = subprocess.Popen(
@@ -254,8 +288,14 @@ class WorkerPool:
         timeout: float = DEFAULT_TIMEOUT,
         kill_after: float = DEFAULT_KILL_AFTER,
         python: Optional[str] = None,
+        min_size: int = 1,
+        idle_retire: float = IDLE_RETIRE,
     ) -> None:
         self.size = max(1, int(size))
+        self.min_size = max(1, min(int(min_size), self.size))
+        self.idle_retire = idle_retire
+        self._retire_timer: Optional[asyncio.TimerHandle] = None
+        self._spawn_timer: Optional[asyncio.TimerHandle] = None
         self.mode = mode
         self.timeout = timeout
         self.kill_after = kill_after
@@ -293,7 +333,7 @@ class WorkerPool:
         self.loop  # bind to the running loop
         if self.mode == "process":
             try:
-                while len(self.procs) < self.size:
+                while len(self.procs) < self.min_size:
                     self._spawn()
             except OSError as exc:
                 log.error("cannot start analysis worker processes (%s); analysing in threads instead", exc)
@@ -316,8 +356,14 @@ class WorkerPool:
     def pids(self) -> List[int]:
         return [p.pid for p in self.procs if not p.dead]
 
+    def alive(self) -> int:
+        return len([p for p in self.procs if not p.dead])
+
     async def close(self) -> None:
         self._closed = True
+        for timer in (self._retire_timer, self._spawn_timer):
+            if timer is not None:
+                timer.cancel()
         for job in self.queue:
             if not job.future.done():
                 job.future.cancel()
@@ -376,6 +422,7 @@ class WorkerPool:
             future=self.loop.create_future(),
             seq=next(self._seq),
             affinity=affinity,
+            heavy=any(isinstance(a, (str, bytes)) and len(a) > HEAVY_CHARS for a in args),
         )
         self.queue.append(job)
         self._pump()
@@ -432,17 +479,34 @@ class WorkerPool:
         if self._closed:
             return
         self.queue = [j for j in self.queue if not j.cancelled and not j.future.done()]
+        for p in list(self.procs):
+            if not p.dead and p.job is None and p.popen.poll() is not None:
+                p.dead = True  # exited; its reader thread reports it (and it is replaced) shortly
         while self.queue:
             idle = [p for p in self.procs if p.job is None and not p.dead]
-            if not idle:
-                break
-            busy_bg = sum(1 for p in self.procs if p.job is not None and p.job.lane != INTERACTIVE)
+            busy_limited = sum(1 for p in self.procs if p.job is not None and p.job.limited)
             pick = None
             for job in sorted(self.queue, key=lambda j: (j.lane, j.seq)):
-                if job.lane == INTERACTIVE or busy_bg < self._limit_background():
+                if not job.limited or busy_limited < self._limit_background():
                     pick = job
                     break
             if pick is None:
+                break
+            if not idle:
+                # Every worker is busy and a job could run: start another one (up to size) if
+                # the job has already waited a moment (most jobs take tens of milliseconds).
+                if self.mode == "process" and self.alive() < self.size:
+                    waited = time.monotonic() - pick.queued_at
+                    if waited < SPAWN_AFTER:
+                        if self._spawn_timer is None:
+                            self._spawn_timer = self.loop.call_later(SPAWN_AFTER - waited + 0.005, self._spawn_due)
+                        break
+                    try:
+                        self._spawn()
+                    except OSError as exc:
+                        log.warning("cannot start another analysis worker: %s", exc)
+                        break
+                    continue
                 break
             self.queue.remove(pick)
             proc = idle[0]
@@ -453,6 +517,30 @@ class WorkerPool:
                 proc.affinities.append(pick.affinity)
                 del proc.affinities[:-4]
             self._dispatch(proc, pick)
+        self._schedule_retire()
+
+    def _spawn_due(self) -> None:
+        self._spawn_timer = None
+        self._pump()
+
+    def _schedule_retire(self) -> None:
+        if self._retire_timer is None and len(self.procs) > self.min_size and not self._closed:
+            self._retire_timer = self.loop.call_later(min(self.idle_retire, 15.0), self._retire_idle)
+
+    def _retire_idle(self) -> None:
+        """Stop the extra workers that have had nothing to do for ``idle_retire`` seconds."""
+        self._retire_timer = None
+        now = time.monotonic()
+        alive = [p for p in self.procs if not p.dead]
+        for proc in alive[self.min_size:]:
+            if len([p for p in self.procs if not p.dead]) <= self.min_size:
+                break
+            if proc.job is None and now - proc.idle_since >= self.idle_retire:
+                log.debug("retiring idle analysis worker %s", proc.pid)
+                proc.killed_for = "retired"
+                proc.dead = True
+                proc.close()
+        self._schedule_retire()
 
     def _dispatch(self, proc: _Proc, job: _Job) -> None:
         proc.job = job
@@ -485,6 +573,7 @@ class WorkerPool:
             log.debug("reply to a job that is gone (%s)", job_id)
             return
         proc.job = None
+        proc.idle_since = time.monotonic()
         if job.timer:
             job.timer.cancel()
         self.completed += 1
@@ -526,7 +615,7 @@ class WorkerPool:
             self.loop.call_later(max(delay, 1.0), self._replace)
             return
         try:
-            while len(self.procs) < self.size:
+            while len([p for p in self.procs if not p.dead]) < self.min_size:
                 self._spawn()
         except OSError as exc:
             log.error("cannot restart an analysis worker (%s); analysing in threads instead", exc)
@@ -551,6 +640,7 @@ class WorkerPool:
         return {
             "mode": self.mode,
             "size": self.size,
+            "running": self.alive(),
             "pids": self.pids(),
             "queued": len(self.queue),
             "busy": sum(1 for p in self.procs if p.job is not None),

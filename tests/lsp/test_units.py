@@ -1,0 +1,297 @@
+"""The language server's helpers without a client: positions in UTF-8/16/32, LSP line splitting,
+notebook programs and magics, carrying diagnostics across edits, noqa edits, minimal edits,
+editor settings, the worker pool (crash, timeout, stale kill, lanes), the explain cache."""
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gradwarden.engine.diagnostic import Diagnostic, Edit, Related, Severity, Span
+from gradwarden.lsp import documents, options, positions
+from gradwarden.lsp.actions import noqa_edit
+from gradwarden.lsp.convert import minimal_edit, visible_span
+from gradwarden.lsp.hover import noqa_codes_at
+from gradwarden.lsp.jobs import apply_attached_fixes
+
+TEXT = st.lists(st.sampled_from(list("ab é😀\t#") + ["\n", "\r\n", "\r", "\x0c", "\u2028"]), max_size=80).map("".join)
+
+
+# --------------------------------------------------------------------------- positions
+def test_split_lines_follows_lsp_not_str_splitlines():
+    text = "a\x0cb\nc\u2028d\r\ne\rf"
+    assert positions.split_lines(text) == ["a\x0cb", "c\u2028d", "e", "f"]
+    assert positions.lsp_lines("x\n") == ["x", ""]
+    assert positions.lsp_lines("") == [""]
+
+
+@pytest.mark.parametrize("encoding,expected", [("utf-16", 6), ("utf-8", 9), ("utf-32", 5)])
+def test_units(encoding, expected):
+    line = 'x="é😀'  # 5 characters, one outside the BMP
+    assert positions.units(line + "a", encoding) - positions.units("a", encoding) == expected
+
+
+@settings(max_examples=300)
+@given(text=TEXT, data=st.data())
+def test_position_round_trip(text, data):
+    for enc in ("utf-8", "utf-16", "utf-32"):
+        index = positions.LineIndex(text, enc)
+        row = data.draw(st.integers(1, len(index.lines)))
+        line = index.lines[row - 1]
+        col = data.draw(st.integers(1, len(line) + 1))
+        l0, c0 = index.to_lsp(row, col)
+        assert index.from_lsp(l0, c0) == (row, col)
+
+
+def test_positions_clamp():
+    index = positions.LineIndex("ab\ncd\n", "utf-16")
+    assert index.to_lsp(99, 1) == (2, 0)
+    assert index.from_lsp(99, 5) == (3, 1)
+    assert index.from_lsp(0, 99) == (1, 3)
+    assert index.from_lsp(-1, 0) == (1, 1)
+
+
+# --------------------------------------------------------------------------- notebooks
+def test_notebook_program_and_magics():
+    cells = [
+        ("c0", "%matplotlib inline\nimport torch\n", True),
+        ("m1", "# title", False),
+        ("c2", "x = !ls\n!pip install foo\nprint?\ny = 1", True),
+        ("c3", "%%bash\necho hi\n", True),
+        ("c4", "", True),
+    ]
+    prog = documents.build_notebook_program(cells)
+    assert [c.uri for c in prog.cells] == ["c0", "c2", "c3", "c4"]
+    assert prog.text.splitlines()[:2] == ["pass", "import torch"]
+    assert "x = None" in prog.text and "pass" in prog.text
+    import ast
+
+    ast.parse(prog.text)  # magics masked: it parses
+    assert prog.to_cell(3) == (prog.cells[1], 1)
+    assert prog.to_program("c2", 4) == prog.cells[1].start + 3
+    assert prog.cell_number(prog.cells[1]) == 2
+    assert len(documents.split_lines(prog.text)) == sum(c.rows for c in prog.cells)
+
+
+def test_locate_in_cells_and_edits_back():
+    prog = documents.build_notebook_program([("a", "x = 1\ny = 2\n", True), ("b", "z = 3\n", True)])
+    d = Diagnostic("GW201", "m", Severity.ERROR, "nb", Span(3, 1, 3, 6),
+                   related=(Related(Span(1, 1, 1, 6), "save", "save"),))
+    [loc] = documents.locate(prog, "nb", [d])
+    assert loc.uri == "b" and loc.diagnostic.span == Span(1, 1, 1, 6)
+    assert loc.related_uris == ("a",) and loc.diagnostic.related[0].span.row == 1
+    per_cell = documents.edits_to_cells(prog, [Edit(Span(3, 1, 3, 1), "w = 0\n")])
+    assert per_cell == {"b": [Edit(Span(1, 1, 1, 1), "w = 0\n")]}
+    assert documents.edits_to_cells(prog, [Edit(Span(2, 1, 3, 2), "")]) is None  # crosses cells
+
+
+# --------------------------------------------------------------------------- carrying
+def test_row_mapping_and_carry():
+    old = "a\nb\nc\nd\n"
+    new = "a\nX\nY\nc\nd\n"  # b replaced by two lines
+    m = documents.row_mapping(old, new)
+    assert [m(r) for r in (1, 2, 3, 4)] == [1, None, 4, 5]
+    d = Diagnostic("GW201", "m", Severity.ERROR, "f", Span(3, 1, 3, 2), related=(Related(Span(2, 1, 2, 2), "s"),))
+    [moved] = documents.carry_diagnostics([d], m)
+    assert moved.span.row == 4 and moved.related == () and moved.fixes == ()
+
+
+@settings(max_examples=200)
+@given(lines=st.lists(st.text(alphabet="abc", max_size=3), max_size=12), data=st.data())
+def test_row_mapping_keeps_text(lines, data):
+    old = "\n".join(lines)
+    i = data.draw(st.integers(0, len(lines)))
+    j = data.draw(st.integers(i, len(lines)))
+    ins = data.draw(st.lists(st.text(alphabet="xyz", max_size=3), max_size=3))
+    new_lines = lines[:i] + ins + lines[j:]
+    m = documents.row_mapping(old, "\n".join(new_lines))
+    old_split = documents.split_lines(old)
+    new_split = documents.split_lines("\n".join(new_lines))
+    for r in range(1, len(old_split) + 1):
+        t = m(r)
+        if t is not None:
+            assert new_split[t - 1] == old_split[r - 1]
+
+
+# --------------------------------------------------------------------------- noqa and edits
+@pytest.mark.parametrize("line,expected", [
+    ("y += 1", "y += 1  # noqa: GW201"),
+    ("y += 1   ", "y += 1  # noqa: GW201"),
+    ("y += 1  # noqa: GW303", "y += 1  # noqa: GW303, GW201"),
+    ("y += 1  # keep this", "y += 1  # keep this  # noqa: GW201"),
+    ("s = '# noqa: X1'; y += 1", "s = '# noqa: X1'; y += 1  # noqa: GW201"),
+])
+def test_noqa_edit(line, expected):
+    e = noqa_edit([line], 1, "GW201")
+    assert e is not None
+    new, _ = apply_attached_fixes(line, [_with_edit(e)])
+    assert new == expected
+    from gradwarden.noqa import noqa_codes_on_line
+
+    assert "GW201" in noqa_codes_on_line(new)
+
+
+def test_noqa_edit_blanket_and_continuation():
+    assert noqa_edit(["y += 1  # noqa"], 1, "GW201") is None
+    lines = ["y = a + \\", "    b"]
+    e = noqa_edit(lines, 1, "GW201")
+    assert e.span.row == 2
+
+
+def _with_edit(e: Edit) -> Diagnostic:
+    from gradwarden.engine.diagnostic import Fix
+
+    return Diagnostic("GW201", "m", Severity.ERROR, "f", Span(1, 1, 1, 1),
+                      fixes=(Fix("noqa", "noqa", True, True, edits=(e,)),))
+
+
+def test_noqa_codes_at_cursor():
+    line = "y += 1  # noqa: GW201, GW303"
+    assert noqa_codes_at(line, line.index("GW303") + 2) == ["GW303"]
+    assert noqa_codes_at(line, line.index("noqa") + 1) == ["GW201", "GW303"]
+    assert noqa_codes_at(line, 1) is None
+    assert noqa_codes_at("x = '# noqa: GW201'", 10) is None
+    assert noqa_codes_at("y  # noqa", 6) == []
+
+
+@settings(max_examples=300)
+@given(old=TEXT, new=TEXT)
+def test_minimal_edit_reproduces_the_new_text(old, new):
+    index = positions.LineIndex(old, "utf-32")
+    edit = minimal_edit(old, new, index)
+    if old == new:
+        assert edit is None
+        return
+    s = index.from_lsp(edit.range.start.line, edit.range.start.character)
+    e = index.from_lsp(edit.range.end.line, edit.range.end.character)
+    from gradwarden.lsp.jobs import _Offsets
+
+    off = _Offsets(old)
+    a, b = off.of(*s), off.of(*e)
+    assert old[:a] + edit.new_text + old[b:] == new
+
+
+def test_visible_span():
+    index = positions.LineIndex("x = (\n", "utf-16")
+    assert visible_span(Span(1, 5, 1, 5), index) == Span(1, 5, 1, 6)
+    assert visible_span(Span(1, 6, 1, 6), index) == Span(1, 5, 1, 6)
+
+
+# --------------------------------------------------------------------------- settings
+def test_parse_options_shapes_and_problems():
+    opts, problems = options.parse_options({"settings": {"select": ["gw2"], "lintOn": "onSave",
+                                                         "debounceMs": 20, "bogus": 1}})
+    assert opts.select == ("GW2",) and opts.lint_on == "save" and opts.debounce_ms == 20
+    assert problems == ["editor settings: `bogus`: unknown setting (ignored)"]
+    opts, problems = options.parse_options({"gradwarden": {"ignore": "GW201, GW303", "run": "onType"}})
+    assert opts.ignore == ("GW201", "GW303") and opts.lint_on == "type" and not problems
+    opts, problems = options.parse_options({"severity": {"GW201": "loud"}, "workers": 99, "interpreter": "/py -X dev"})
+    assert opts.severity == () and opts.workers == 2 and opts.interpreter == ("/py", "-X", "dev")
+    assert len(problems) == 2
+
+
+def test_settings_resolver_layers(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.gradwarden]\nignore = ["GW201"]\n')
+    r = options.SettingsResolver(options.ServerOptions(), tmp_path)
+    assert not r.for_file(str(tmp_path / "a.py")).is_enabled("GW201")
+    r.update(options.parse_options({"select": ["GW201"]})[0])
+    assert r.for_file(str(tmp_path / "a.py")).is_enabled("GW201")
+    (tmp_path / "pyproject.toml").write_text("[tool.gradwarden]\nselect = [\n")
+    r.invalidate()
+    assert r.for_file(str(tmp_path / "a.py")).is_enabled("GW201")
+    assert any("pyproject.toml" in p for p in r.take_problems())
+
+
+# --------------------------------------------------------------------------- worker pool
+@pytest.mark.asyncio
+async def test_worker_pool_crash_timeout_and_stale_kill():
+    from gradwarden.lsp.worker import BACKGROUND, DIAGNOSTICS, JobFailed, JobTimeout, WorkerCrashed, WorkerPool
+
+    pool = WorkerPool(2, timeout=30)
+    pool.start()
+    try:
+        assert await pool.run("ping") == "pong"
+        with pytest.raises(WorkerCrashed):
+            await pool.run("_crash")
+        assert await pool.run("ping") == "pong"
+        with pytest.raises(JobTimeout):
+            await pool.run("_sleep", 5, timeout=0.3)
+        with pytest.raises(JobFailed):
+            await pool.run("no-such-job")
+        # A stale job is killed once it has run kill_after seconds.
+        task = asyncio.ensure_future(pool.run("_sleep", 30, lane=DIAGNOSTICS, kill_after=0.2))
+        await asyncio.sleep(0.1)
+        task.cancel()
+        await asyncio.sleep(0.6)
+        assert pool.kills == 1
+        # Background jobs never take the last worker: an interactive job gets one (a second
+        # worker is started for it) while two background jobs wait for each other.
+        bg = [asyncio.ensure_future(pool.run("_sleep", 5.0, lane=BACKGROUND)) for _ in range(2)]
+        await asyncio.sleep(0.2)
+        t = time.monotonic()
+        assert await pool.run("ping") == "pong"
+        assert time.monotonic() - t < 3.5  # not behind the 5 s background jobs
+        assert pool.alive() == 2
+        await asyncio.gather(*bg)
+    finally:
+        await pool.close()
+
+
+@pytest.mark.asyncio
+async def test_extra_workers_start_on_demand_and_retire():
+    from gradwarden.lsp.worker import WorkerPool
+
+    pool = WorkerPool(2, idle_retire=0.5)
+    pool.start()
+    try:
+        assert pool.alive() == 1
+        slow = asyncio.ensure_future(pool.run("_sleep", 5.0))
+        await asyncio.sleep(0.05)
+        t = time.monotonic()
+        assert await pool.run("ping") == "pong"  # not behind the slow job
+        assert time.monotonic() - t < 3.5
+        assert pool.alive() == 2
+        await slow
+        for _ in range(60):
+            if pool.alive() == 1:
+                break
+            await asyncio.sleep(0.1)
+        assert pool.alive() == 1 and pool.crashes == 0
+    finally:
+        await pool.close()
+
+
+@pytest.mark.asyncio
+async def test_thread_mode_runs_the_same_jobs():
+    from gradwarden.lsp.worker import WorkerPool
+
+    pool = WorkerPool(1, mode="thread")
+    try:
+        diags = await pool.run("diagnose", "import torch\nw = torch.zeros(2, requires_grad=True)\nw += 1\n", "t.py")
+        assert [d.code for d in diags] == ["GW101"]
+    finally:
+        await pool.close()
+
+
+# --------------------------------------------------------------------------- explain cache
+def test_recorded_explain_equals_explain_at():
+    """The worker records a text once and answers many positions; it must give exactly what the
+    engine's explain_at gives."""
+    from gradwarden.engine.explain import explain_at
+    from gradwarden.lsp import jobs
+    from lsp_session import seed_cases
+
+    factory = jobs._recorder_factory()
+    assert factory is not None
+    checked = 0
+    for case in seed_cases():
+        text = case.read_text()
+        at = factory(text, case.name)
+        for row, line in enumerate(text.splitlines(), 1):
+            for col in range(1, len(line) + 1, 3):
+                assert at(row, col) == explain_at(text, case.name, row, col), (case.name, row, col)
+                checked += 1
+    assert checked > 500
