@@ -27,7 +27,7 @@ from gradwarden.lsp.convert import (
 )
 from gradwarden.lsp.documents import Located, Program, edits_to_cells
 from gradwarden.lsp.hover import _comment_start
-from gradwarden.lsp.positions import LineIndex, split_lines
+from gradwarden.lsp.positions import index_for, split_lines
 from gradwarden.lsp.worker import INTERACTIVE, WorkerError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -218,7 +218,7 @@ def program_edits_to_workspace_edit(ls: "GradwardenServer", program: Program, sn
         per_cell = {snap.uri: list(edits)}
     by_uri: Dict[str, List[lsp.TextEdit]] = {}
     for uri, cell_edits in per_cell.items():
-        index = LineIndex(snap.texts.get(uri, ""), ls.features.encoding)
+        index = index_for(snap.texts.get(uri, ""), ls.features.encoding)
         by_uri[uri] = [text_edit(e, index) for e in cell_edits]
     return workspace_edit(by_uri, snap.versions, ls.features)
 
@@ -231,7 +231,7 @@ def _noqa_action(ls: "GradwardenServer", ctx: ActionContext, item: Located, lsp_
     edit = noqa_edit(lines, d.span.row, d.code)
     if edit is None:
         return None
-    index = LineIndex(text, ls.features.encoding)
+    index = index_for(text, ls.features.encoding)
     wedit = workspace_edit({item.uri: [text_edit(edit, index)]}, ctx.result.snapshot.versions, ls.features)
     return lsp.CodeAction(
         title=_title(d.code, f"Disable {d.code} for this line"),
@@ -253,7 +253,23 @@ async def fix_all_action(ls: "GradwardenServer", key: str, result: Result) -> Op
 
 
 async def fix_all_edit(ls: "GradwardenServer", key: str, result: Result) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
-    """The edit applying every safe fix of the unit's current diagnostics, and how many."""
+    """The edit applying every safe fix of the unit's current diagnostics, and how many
+    (cached with the quick-fix edits of the same state)."""
+    stamp = (result.generation, ls.resolver.generation)
+    cached = ls.fix_cache.get(key)
+    if cached is not None and cached[0] == stamp and "all" in cached[1]:
+        return cached[1]["all"]
+    found = await _compute_fix_all_edit(ls, key, result)
+    cached = ls.fix_cache.get(key)
+    if cached is None or cached[0] != stamp:
+        cached = (stamp, {})
+        ls.fix_cache[key] = cached
+    cached[1]["all"] = found
+    return found
+
+
+async def _compute_fix_all_edit(ls: "GradwardenServer", key: str, result: Result
+                                ) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
     snap = result.snapshot
     settings = ls.resolver.for_file(snap.filename)
     diags = [d for d in settings.apply(result.diagnostics) if any(f.safe for f in d.fixes)]
@@ -266,7 +282,7 @@ async def fix_all_edit(ls: "GradwardenServer", key: str, result: Result) -> Tupl
     except WorkerError as exc:
         log.warning("fix-all failed: %s", exc)
         return None, 0
-    index = LineIndex(snap.text, ls.features.encoding)
+    index = index_for(snap.text, ls.features.encoding)
     edit = minimal_edit(snap.text, new_text, index)
     if edit is None or n == 0:
         return None, 0

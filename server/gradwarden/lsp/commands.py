@@ -177,7 +177,7 @@ async def run_workspace_check(ls: "GradwardenServer", args: Sequence[Any]) -> Di
     from gradwarden.discovery import discover
     from gradwarden.engine.source import decode_source
     from gradwarden.lsp.convert import to_lsp_diagnostic
-    from gradwarden.lsp.positions import LineIndex
+    from gradwarden.lsp.positions import index_for
 
     assert ls.pool is not None
     progress = Progress(ls, "gradwarden: checking the workspace")
@@ -221,7 +221,7 @@ async def run_workspace_check(ls: "GradwardenServer", args: Sequence[Any]) -> Di
         if uri_key(uri) in (ls.analysis.units if ls.analysis else {}):
             return  # opened meanwhile: the live analysis speaks for it
         text, _ = decode_source(data)
-        index = LineIndex(text or "", ls.features.encoding)
+        index = index_for(text or "", ls.features.encoding)
         items = locate(_plain(text or ""), uri, diags)
         lsp_diags = [to_lsp_diagnostic(it, index, ls.features) for it in items]
         summary["diagnostics"] += len(lsp_diags)
@@ -309,14 +309,17 @@ def schedule_prefetch(ls: "GradwardenServer", key: str, result: "Result") -> Non
         snap = result.snapshot
 
         async def go() -> None:
-            from gradwarden.lsp.actions import fix_edits_cached
+            from gradwarden.lsp.actions import fix_all_edit, fix_edits_cached
 
             try:
-                # quick-fix edits first (code actions), then the recording (hover)
-                wanted = [(n, fi) for n, item in enumerate(ls.located(result)) if not item.carried
+                # quick-fix and fix-all edits first (code actions), then the recording (hover)
+                items = ls.located(result)
+                wanted = [(n, fi) for n, item in enumerate(items) if not item.carried
                           for fi in range(len((item.origin or item.diagnostic).fixes))]
                 if wanted:
                     await fix_edits_cached(ls, result, wanted)
+                    if any(f.safe for item in items for f in (item.origin or item.diagnostic).fixes):
+                        await fix_all_edit(ls, key, result)
                 if analysis.current(key) is result:
                     await ls.pool.run("record", snap.text, snap.filename, lane=BACKGROUND, affinity=key)
             except (WorkerError, asyncio.CancelledError):
@@ -357,14 +360,14 @@ def runtime_diagnostics(ls: "GradwardenServer", key: str, result: "Result") -> D
     base, diags = found
     from gradwarden.lsp.convert import to_lsp_diagnostic
     from gradwarden.lsp.documents import carry_diagnostics, row_mapping
-    from gradwarden.lsp.positions import LineIndex
+    from gradwarden.lsp.positions import index_for
 
     mapping = row_mapping(base.snapshot.text, result.snapshot.text)
     moved = carry_diagnostics(diags, mapping)
     snap = result.snapshot
     out: Dict[str, List[lsp.Diagnostic]] = {}
     for item in locate(snap.program, snap.uri, moved):
-        index = LineIndex(snap.texts.get(item.uri, ""), ls.features.encoding)
+        index = index_for(snap.texts.get(item.uri, ""), ls.features.encoding)
         d = to_lsp_diagnostic(item, index, ls.features)
         d.source = "gradwarden (runtime)"
         out.setdefault(item.uri, []).append(d)
@@ -447,6 +450,7 @@ async def run_debug(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, An
     result = ls.analysis.latest(key) if ls.analysis else None
     if result is not None:
         ls.runtime_findings[key] = (result, here)
+        ls.runtime_generation += 1  # pulled diagnostics must not answer "unchanged" now
         current = ls.analysis.current(key)
         if current is not None and not ls.pull:
             ls.publish(key, current)

@@ -309,7 +309,7 @@ async def provide_hover(ls, params):
     from gradwarden.lsp.convert import to_range
     from gradwarden.lsp.documents import uri_key
     from gradwarden.lsp.jobs import EXPLAIN_UNAVAILABLE
-    from gradwarden.lsp.positions import LineIndex
+    from gradwarden.lsp.positions import index_for
     from gradwarden.lsp.worker import INTERACTIVE, WorkerError
 
     uri = params.text_document.uri
@@ -319,7 +319,7 @@ async def provide_hover(ls, params):
         return None
     markdown = ls.features.hover_markdown
     kind = lsp.MarkupKind.Markdown if markdown else lsp.MarkupKind.PlainText
-    index = LineIndex(doc.source, ls.features.encoding)
+    index = index_for(doc.source, ls.features.encoding)
     row, col = index.from_lsp(params.position.line, params.position.character)
     line = index.line(row - 1)
 

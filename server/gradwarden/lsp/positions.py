@@ -7,6 +7,7 @@ counted in the negotiated encoding's code units: UTF-16 (the default), UTF-8 or 
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from typing import List, Optional, Sequence, Tuple
 
 UTF8 = "utf-8"
@@ -137,3 +138,20 @@ def normalize_encoding(name: Optional[str]) -> str:
     if key in (UTF32, "utf32"):
         return UTF32
     return UTF16
+
+
+_INDEXES: "OrderedDict[Tuple[int, str], Tuple[str, LineIndex]]" = OrderedDict()
+
+
+def index_for(text: str, encoding: str) -> LineIndex:
+    """A LineIndex of ``text``, shared while the same text object is in use (a few kept)."""
+    key = (id(text), encoding)
+    found = _INDEXES.get(key)
+    if found is not None and found[0] is text:
+        _INDEXES.move_to_end(key)
+        return found[1]
+    index = LineIndex(text, encoding)
+    _INDEXES[key] = (text, index)
+    while len(_INDEXES) > 16:
+        _INDEXES.popitem(last=False)
+    return index

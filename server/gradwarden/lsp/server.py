@@ -37,7 +37,7 @@ from gradwarden.lsp.documents import (
 )
 from gradwarden.lsp.jobs import forbid_torch
 from gradwarden.lsp.options import ServerOptions, SettingsResolver, parse_options, unwrap
-from gradwarden.lsp.positions import LineIndex, normalize_encoding
+from gradwarden.lsp.positions import LineIndex, index_for, normalize_encoding
 from gradwarden.lsp.textdoc import upgrade_workspace
 from gradwarden.lsp.worker import WorkerPool
 
@@ -111,6 +111,7 @@ class GradwardenServer(LanguageServer):
         self.progress_cancelled: Set[str] = set()
         self.workspace_published: Set[str] = set()
         self.runtime_findings: Dict[str, Tuple[Result, list]] = {}
+        self.runtime_generation = 0
         self.errors_reported: Set[str] = set()
         self.fix_cache: Dict[str, Tuple[Tuple[int, int], Dict[Tuple[int, int], Any]]] = {}
 
@@ -204,7 +205,7 @@ class GradwardenServer(LanguageServer):
     def lsp_items(self, result: Result, uri: Optional[str] = None) -> Iterator[Tuple[int, Located, lsp.Diagnostic]]:
         """(index, located diagnostic, LSP diagnostic) for ``uri`` (every document with None)."""
         snap = result.snapshot
-        indexes = {u: LineIndex(t, self.features.encoding) for u, t in snap.texts.items()}
+        indexes = {u: index_for(t, self.features.encoding) for u, t in snap.texts.items()}
         for n, item in enumerate(self.located(result)):
             if uri is not None and uri_key(item.uri) != uri_key(uri):
                 continue
@@ -440,7 +441,7 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         result = await ls.wait_result(key) if key is not None else None
         if result is None:
             return lsp.RelatedFullDocumentDiagnosticReport(items=[], result_id=None)
-        result_id = f"{result.generation}.{ls.resolver.generation}.{len(result.carried)}"
+        result_id = f"{result.generation}.{ls.resolver.generation}.{len(result.carried)}.{ls.runtime_generation}"
         if params.previous_result_id == result_id:
             return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         items = [diag for _, _, diag in ls.lsp_items(result, uri)]
