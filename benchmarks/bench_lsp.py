@@ -348,6 +348,18 @@ async def code_action_benchmark(b: Bench, uri: str) -> Dict[str, Any]:
     t0 = time.perf_counter()
     actions = await b.code_actions(uri, flagged_line)
     cold.append(time.perf_counter() - t0)
+    # The usual case: the squiggle appears, the user moves to it (the server prepares the
+    # quick fixes of an edited file once it has been quiet for 0.3 s).
+    lines = b.texts[uri].splitlines(True)
+    version = b.change(uri, anchor, 0, anchor + 3, 0, "", "".join(lines[:anchor]) + "".join(lines[anchor + 3:]))
+    await b.diagnostics(uri, version)
+    lines = b.texts[uri].splitlines(True)
+    version = b.change(uri, anchor, 0, anchor, 0, HAZARD, "".join(lines[:anchor]) + HAZARD + "".join(lines[anchor:]))
+    await b.diagnostics(uri, version)
+    await asyncio.sleep(0.6)
+    t0 = time.perf_counter()
+    await b.code_actions(uri, flagged_line)
+    after_pause = [time.perf_counter() - t0]
     await asyncio.sleep(1.5)
     warm: List[float] = []
     other: List[float] = []
@@ -362,7 +374,8 @@ async def code_action_benchmark(b: Bench, uri: str) -> Dict[str, Any]:
     lines = b.texts[uri].splitlines(True)
     version = b.change(uri, anchor, 0, anchor + 3, 0, "", "".join(lines[:anchor]) + "".join(lines[anchor + 3:]))
     await b.diagnostics(uri, version)
-    return {"first_on_flagged_line": summary(cold), "on_flagged_line": summary(warm),
+    return {"first_on_flagged_line": summary(cold), "after_a_pause": summary(after_pause),
+            "on_flagged_line": summary(warm),
             "elsewhere": summary(other), "actions_offered": titles}
 
 
@@ -459,7 +472,8 @@ def print_report(res: Dict[str, Any]) -> None:
         print(f"  hover (quiet file, {hw['n']} names, {hw['with_content']} with a timeline): p50 {hw['p50_ms']} ms, "
               f"p95 {hw['p95_ms']} ms   [target <= 50 ms: {'OK' if hw['p95_ms'] <= 50 else 'MISSED'}]")
         print(f"  hover right after an edit: p50 {hc['p50_ms']} ms, p95 {hc['p95_ms']} ms")
-        print(f"  code action on the flagged line: first {c['first_on_flagged_line']['p50_ms']} ms, then "
+        print(f"  code action on the flagged line: first on a new file {c['first_on_flagged_line']['p50_ms']} ms, "
+              f"0.6 s after an edit {c['after_a_pause']['p50_ms']} ms, repeated "
               f"p50 {c['on_flagged_line']['p50_ms']} ms, p95 {c['on_flagged_line']['p95_ms']} ms; "
               f"elsewhere p50 {c['elsewhere']['p50_ms']} ms")
         for label, sample in (("after opening", m["after_opening"]), ("steady", m["steady"])):

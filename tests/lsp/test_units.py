@@ -265,6 +265,26 @@ async def test_extra_workers_start_on_demand_and_retire():
 
 
 @pytest.mark.asyncio
+async def test_idle_worker_drops_its_caches(monkeypatch):
+    from gradwarden.lsp import worker
+
+    monkeypatch.setattr(worker, "TRIM_AFTER", 0.3)
+    pool = worker.WorkerPool(1, idle_retire=0.3)
+    pool.start()
+    try:
+        assert await pool.run("record", "import torch\nx = torch.ones(2, requires_grad=True)\n", "t.py")
+        done = pool.completed
+        for _ in range(40):
+            await asyncio.sleep(0.1)
+            if pool.completed > done:
+                break
+        assert pool.completed == done + 1 and all(p.trimmed for p in pool.procs)
+        assert await pool.run("ping") == "pong"
+    finally:
+        await pool.close()
+
+
+@pytest.mark.asyncio
 async def test_thread_mode_runs_the_same_jobs():
     from gradwarden.lsp.worker import WorkerPool
 

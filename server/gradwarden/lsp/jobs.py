@@ -265,6 +265,20 @@ def warm_up() -> bool:
     return True
 
 
+def trim() -> bool:
+    """Drop what a worker keeps for quick answers (recordings, the fixer's parsed document) and
+    give the memory back; sent to a worker that has been idle for a while."""
+    import gc
+
+    _RECORDINGS.clear()
+    module = sys.modules.get("gradwarden.fixes")
+    cache = getattr(module, "_CACHE", None) if module else None
+    if hasattr(cache, "clear"):
+        cache.clear()
+    gc.collect()
+    return True
+
+
 def ping() -> str:
     return "pong"
 
@@ -291,6 +305,7 @@ JOBS: Dict[str, Callable[..., Any]] = {
     "fix_all": fix_all,
     "warm_up": warm_up,
     "ping": ping,
+    "trim": trim,
     "_crash": _crash,
     "_sleep": _sleep,
 }

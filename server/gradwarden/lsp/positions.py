@@ -152,6 +152,6 @@ def index_for(text: str, encoding: str) -> LineIndex:
         return found[1]
     index = LineIndex(text, encoding)
     _INDEXES[key] = (text, index)
-    while len(_INDEXES) > 16:
+    while len(_INDEXES) > 4:
         _INDEXES.popitem(last=False)
     return index

@@ -20,7 +20,8 @@ Scheduling:
   ``JobFailed`` (with the worker's traceback).
 
 Size: one worker is always there; more (up to ``size``) start when a job would otherwise wait
-and stop after ``idle_retire`` seconds without work, so an idle server holds one.
+and stop after ``idle_retire`` seconds without work, so an idle server holds one; a worker idle
+for ``TRIM_AFTER`` seconds drops its caches and gives the memory back.
 
 ``mode="thread"`` runs the same jobs in threads (no kill; used when processes cannot be
 started, and by ``--workers 0``).
@@ -56,6 +57,7 @@ MAX_RESPAWNS = 8  # within RESPAWN_WINDOW seconds, then back off
 RESPAWN_WINDOW = 30.0
 IDLE_RETIRE = 60.0  # seconds an extra worker may stay idle
 SPAWN_AFTER = 0.15  # seconds a job waits for a busy worker before another worker is started
+TRIM_AFTER = 30.0  # seconds idle before a worker drops its caches (recordings, parsed documents)
 
 
 class WorkerError(Exception):
@@ -148,7 +150,7 @@ def child_main() -> None:
         except (BrokenPipeError, OSError):
             return
         del box, runner, args
-        if trim is not None and (name in ("record", "fix_edits_many") or time.monotonic() - last_trim > 5.0):
+        if trim is not None and (name in ("record", "fix_edits_many", "trim") or time.monotonic() - last_trim > 5.0):
             trim(0)  # give freed memory back to the OS (analyses allocate and free a lot)
             last_trim = time.monotonic()
 
@@ -198,6 +200,7 @@ class _Proc:
         self.job: Optional[_Job] = None
         self.affinities: List[str] = []  # keys whose caches (recordings) this worker holds
         self.idle_since = time.monotonic()
+        self.trimmed = True  # nothing cached yet
         self.dead = False
         self.killed_for: Optional[str] = None
         self.popen = subprocess.Popen(
@@ -524,13 +527,23 @@ class WorkerPool:
         self._pump()
 
     def _schedule_retire(self) -> None:
-        if self._retire_timer is None and len(self.procs) > self.min_size and not self._closed:
-            self._retire_timer = self.loop.call_later(min(self.idle_retire, 15.0), self._retire_idle)
+        if self._retire_timer is not None or self._closed or self.mode != "process":
+            return
+        if self.alive() > self.min_size or any(not p.trimmed for p in self.procs if not p.dead):
+            self._retire_timer = self.loop.call_later(min(self.idle_retire, TRIM_AFTER, 15.0), self._retire_idle)
 
     def _retire_idle(self) -> None:
-        """Stop the extra workers that have had nothing to do for ``idle_retire`` seconds."""
+        """Stop the extra workers that have had nothing to do for ``idle_retire`` seconds, and
+        let the ones idle for ``TRIM_AFTER`` seconds drop their caches."""
         self._retire_timer = None
         now = time.monotonic()
+        for proc in self.procs:
+            if not proc.dead and proc.job is None and not proc.trimmed and now - proc.idle_since >= TRIM_AFTER:
+                proc.trimmed = True
+                job = _Job(id=next(self._ids), name="trim", args=(), lane=BACKGROUND, timeout=self.timeout,
+                           kill_after=None, future=self.loop.create_future(), seq=next(self._seq))
+                job.future.add_done_callback(lambda f: f.exception() if not f.cancelled() else None)
+                self._dispatch(proc, job)
         alive = [p for p in self.procs if not p.dead]
         for proc in alive[self.min_size:]:
             if len([p for p in self.procs if not p.dead]) <= self.min_size:
@@ -573,7 +586,9 @@ class WorkerPool:
             log.debug("reply to a job that is gone (%s)", job_id)
             return
         proc.job = None
-        proc.idle_since = time.monotonic()
+        if job.name != "trim":
+            proc.idle_since = time.monotonic()
+            proc.trimmed = False
         if job.timer:
             job.timer.cancel()
         self.completed += 1
