@@ -3,8 +3,8 @@
 Client profiles (the ``capabilities`` of ``initialize``, as recorded from the clients):
 
 - ``vscode``: VS Code 1.100.3 with vscode-languageclient 9.0.1 (the extension's client library;
-  ``profiles/visual_studio_code_v1.100.3.json``): pull diagnostics, notebooks, markdown hover,
-  lazy code-action resolve, ``documentChanges``.
+  ``profiles/visual_studio_code_v1.100.3.json``): pull diagnostics (with refresh), notebooks,
+  markdown hover, ``documentChanges``.
 - ``vscode-1.65``: pytest-lsp's recording of VS Code 1.65.2: push diagnostics.
 - ``neovim``: Neovim 0.11.4 (``profiles/neovim_v0.11.4.json``): pull diagnostics, UTF-8
   positions preferred, ``changes`` edits (no documentChanges), resolve of edit and command.
@@ -13,10 +13,14 @@ Client profiles (the ``capabilities`` of ``initialize``, as recorded from the cl
   tests run): plain-text hover only, no related information, no codeDescription.
 
 Spec conformance: pytest-lsp's own checks raise ``LspSpecificationWarning``, which these tests
-turn into errors; ``checks.py`` adds checks of what the server sends against the profile
+turn into errors; ``lsp_checks.py`` adds checks of what the server sends against the profile
 (related information, codeDescription, data, markup kind, isPreferred, documentChanges, edit
 versions, ranges inside the document, requests the client did not advertise), recorded on the
-session and asserted at the end of every test.
+session and asserted at the end of every test (with no error logged or shown by the server).
+
+Helpers: ``lsp_fixtures.py`` (profiles, server start), ``lsp_session.py`` (an editor-like
+client: incremental didChange, applying workspace edits and sending them back, waiting for the
+diagnostics of a version, notebooks), ``lsp_checks.py`` (the conformance checks).
 """
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ from lsp_session import Session
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        if "tests/lsp/" in str(item.fspath).replace(os.sep, "/"):
+        if "tests/lsp/" in str(item.path).replace(os.sep, "/"):
             item.add_marker(pytest.mark.filterwarnings("error::pytest_lsp.checks.LspSpecificationWarning"))
 
 
