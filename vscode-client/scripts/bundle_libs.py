@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -75,6 +77,37 @@ def log(msg: str) -> None:
     print(f"[bundle-libs] {msg}", file=sys.stderr, flush=True)
 
 
+# pip before 24.1 checks a wheel's Requires-Python against the interpreter running pip, not
+# against ``--python-version`` (pip 23.2.1, the one a fresh Python 3.11 venv carries, refuses
+# ``pyyaml-ft`` for a 3.13 target: "3.11.7 not in '>=3.13'"). Such a pip is replaced, for this
+# script only, by a newer one installed into a folder beside the dependency cache.
+MIN_PIP = (24, 1)
+_PIP: List[str] = []
+
+
+def _version_tuple(text: str) -> tuple:
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:2])
+
+
+def pip_command(cache: Path) -> List[str]:
+    if _PIP:
+        return _PIP
+    probe = subprocess.run([sys.executable, "-c", "import pip; print(pip.__version__)"],
+                           capture_output=True, text=True)
+    if probe.returncode == 0 and _version_tuple(probe.stdout) >= MIN_PIP:
+        _PIP[:] = [sys.executable, "-m", "pip"]
+        return _PIP
+    tool = cache.parent / "pip-tool"
+    if not (tool / "pip" / "__init__.py").is_file():
+        log(f"pip {probe.stdout.strip() or '?'} is older than {'.'.join(map(str, MIN_PIP))}: "
+            f"installing a newer pip into {tool} for bundling")
+        shutil.rmtree(tool, ignore_errors=True)
+        run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+             "--target", tool, "pip>=" + ".".join(map(str, MIN_PIP))])
+    _PIP[:] = [sys.executable, str(tool / "pip")]  # ``python <dir>/pip`` runs that pip's __main__
+    return _PIP
+
+
 def run(cmd: Sequence[str], **kw) -> None:
     log("$ " + " ".join(str(c) for c in cmd))
     proc = subprocess.run([str(c) for c in cmd], **kw)
@@ -82,13 +115,21 @@ def run(cmd: Sequence[str], **kw) -> None:
         raise SystemExit(f"bundle-libs: command failed (exit {proc.returncode}): {' '.join(str(c) for c in cmd)}")
 
 
-def build_wheel(project: Path, out: Path) -> Path:
-    try:
-        import setuptools  # noqa: F401
+def _can_build_offline() -> bool:
+    """Whether this interpreter's setuptools can build the wheel without an isolated build
+    environment: setuptools 70.1+ has ``bdist_wheel`` itself, older ones need ``wheel``. Looked
+    up, not imported: importing setuptools after pip's vendored packaging trips its distutils shim."""
+    from importlib import metadata
 
-        isolation: List[str] = ["--no-build-isolation"]
-    except ImportError:
-        isolation = []
+    try:
+        version = _version_tuple(metadata.version("setuptools"))
+    except metadata.PackageNotFoundError:
+        return False
+    return version >= (70, 1) or importlib.util.find_spec("wheel") is not None
+
+
+def build_wheel(project: Path, out: Path) -> Path:
+    isolation: List[str] = ["--no-build-isolation"] if _can_build_offline() else []
     run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", *isolation, "-w", out, project])
     wheels = sorted(out.glob("gradwarden-*.whl"))
     if not wheels:
@@ -167,7 +208,7 @@ def clean(target: Path) -> None:
 
 
 def pip_install(version: str, platforms: List[str], target: Path, reqs: Sequence[str]) -> None:
-    cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
+    cmd = [*pip_command(DEFAULT_CACHE), "install", "--quiet", "--disable-pip-version-check", "--no-compile",
            "--target", target, "--only-binary=:all:", "--implementation", "cp", "--python-version", version]
     for tag in platforms:
         cmd += ["--platform", tag]
@@ -301,6 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t0 = time.monotonic()
     versions = [v.strip() for v in args.pythons.split(",") if v.strip()]
     out: Path = args.out.resolve()
+    pip_command(args.cache.resolve())
     with tempfile.TemporaryDirectory(prefix="gw-bundle-") as tmp_name:
         tmp = Path(tmp_name)
         wheel = build_wheel(args.project.resolve(), tmp / "wheel")
