@@ -265,6 +265,29 @@ async def test_extra_workers_start_on_demand_and_retire():
 
 
 @pytest.mark.asyncio
+async def test_bulk_jobs_wait_instead_of_starting_a_worker():
+    """Jobs run with ``may_spawn=False`` (diagnostics of documents just opened) queue behind
+    the one worker; a job that may spawn (the document being edited) still gets a new worker,
+    ahead of the bulk jobs queued before it."""
+    from gradwarden.lsp.worker import DIAGNOSTICS, WorkerPool
+
+    pool = WorkerPool(2, idle_retire=30)
+    pool.start()
+    try:
+        bulk = [asyncio.ensure_future(pool.run("_sleep", 1.0, lane=DIAGNOSTICS, may_spawn=False))
+                for _ in range(3)]
+        await asyncio.sleep(1.1)
+        assert pool.alive() == 1  # the bulk jobs waited far longer than SPAWN_AFTER
+        t = time.monotonic()
+        assert await pool.run("ping", lane=DIAGNOSTICS) == "pong"
+        assert time.monotonic() - t < 1.5  # not behind the remaining bulk jobs (1.9 s)
+        assert pool.alive() == 2
+        await asyncio.gather(*bulk)
+    finally:
+        await pool.close()
+
+
+@pytest.mark.asyncio
 async def test_idle_worker_drops_its_caches(monkeypatch):
     from gradwarden.lsp import worker
 

@@ -746,6 +746,29 @@ class TorchMixin:
 
     def call_object(self, obj: ObjV, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST,
                     site: Optional[Span] = None) -> Value:
+        hooks = st.attrs(obj.oid).get("__hooks__")
+        if not isinstance(hooks, ConstV) or not hooks.value:
+            return self._call_object(obj, args, kwargs, st, node, site)
+        # nn.Module.__call__ with hooks: pre-hooks may replace the inputs, forward hooks the
+        # output; a hook that writes into the output in place writes into what the module's
+        # backward saved (the usual ablation / activation-patching hazard).
+        for kind, fn in hooks.value:
+            if kind == "pre":
+                ret = self.call(fn, [obj, self.new_seq(list(args), st, kind="tuple")], {}, st, node)
+                if isinstance(ret, SeqV) and ret.kind == "tuple":
+                    args = list(st.lists.get(ret.lid, ()))
+                elif not isinstance(ret, (ConstV, UnknownV)):
+                    args = [ret]
+        out = self._call_object(obj, args, kwargs, st, node, site)
+        for kind, fn in hooks.value:
+            if kind == "forward":
+                ret = self.call(fn, [obj, self.new_seq(list(args), st, kind="tuple"), out], {}, st, node)
+                if not isinstance(ret, (ConstV, UnknownV)):
+                    out = ret
+        return out
+
+    def _call_object(self, obj: ObjV, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST,
+                     site: Optional[Span] = None) -> Value:
         attrs = st.attrs(obj.oid)
         cls = attrs.get("__class__")
         if "__opaque__" in attrs:
@@ -883,6 +906,12 @@ class TorchMixin:
             return NONE
         if "__module__" in attrs:
             return self.module_method(obj, name, args, kwargs, st, node)
+        if "__hook_of__" in attrs and name == "remove":
+            owner, entry = attrs["__hook_of__"].value
+            hooks = st.attrs(owner).get("__hooks__")
+            if isinstance(hooks, ConstV):
+                st.set_attr(owner, "__hooks__", ConstV(tuple(h for h in hooks.value if h is not entry)))
+            return NONE
         return UNKNOWN
 
     def module_method(self, obj: ObjV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
@@ -908,6 +937,16 @@ class TorchMixin:
             return obj
         if name in ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "share_memory"):
             return obj
+        if name in ("register_forward_hook", "register_forward_pre_hook"):
+            fn = args[0] if args else kwargs.get("hook", UNKNOWN)
+            if not isinstance(fn, RefV) or kwargs.get("with_kwargs") not in (None, FALSE):
+                return UNKNOWN
+            entry = ("forward" if name == "register_forward_hook" else "pre", fn)
+            hooks = st.attrs(obj.oid).get("__hooks__")
+            st.set_attr(obj.oid, "__hooks__", ConstV((hooks.value if isinstance(hooks, ConstV) else ()) + (entry,)))
+            handle = ObjV(fresh_id())
+            st.set_attr(handle.oid, "__hook_of__", ConstV((obj.oid, entry)))
+            return handle
         if name == "requires_grad_":
             flag = self.truth_of(args[0] if args else kwargs.get("requires_grad", TRUE))
             for _, t in self.module_params(obj, st):

@@ -228,12 +228,12 @@ class AnalysisService:
         try:
             try:
                 diags = await self.pool.run("diagnose", snap.text, snap.filename, lane=DIAGNOSTICS,
-                                            timeout=self.timeout, affinity=st.key)
+                                            timeout=self.timeout, affinity=st.key, may_spawn=st.active)
             except WorkerCrashed:
                 # Maybe not this text's fault (the worker was killed, or died earlier): once more.
                 log.info("analysis worker died while analysing %s; retrying once", snap.filename)
                 diags = await self.pool.run("diagnose", snap.text, snap.filename, lane=DIAGNOSTICS,
-                                            timeout=self.timeout, affinity=st.key)
+                                            timeout=self.timeout, affinity=st.key, may_spawn=st.active)
         except asyncio.CancelledError:
             self.stale_dropped += 1
             raise

@@ -183,6 +183,7 @@ class _Job:
     cancelled: bool = False
     affinity: Optional[str] = None
     heavy: bool = False
+    may_spawn: bool = True
     queued_at: float = field(default_factory=time.monotonic)
 
     @property
@@ -400,12 +401,16 @@ class WorkerPool:
         timeout: Optional[float] = None,
         kill_after: Optional[float] = -1.0,
         affinity: Optional[str] = None,
+        may_spawn: bool = True,
     ) -> Any:
         """Run job ``name`` with ``args`` and return its result (raises WorkerError).
 
         ``kill_after``: when the caller is cancelled while the job runs, kill the worker if the
         job has run at least this long (None: never; -1: the pool's default). ``affinity``: a key
-        (a document) whose jobs should go to the same worker when it is free (its caches)."""
+        (a document) whose jobs should go to the same worker when it is free (its caches).
+        ``may_spawn=False``: the job waits for a running worker rather than start another one
+        (bulk work such as the diagnostics of documents just opened: a second worker process
+        costs some 60 MB, worth it for the document being edited, not for a batch)."""
         if self._closed:
             raise WorkerError("the analysis workers are shut down")
         timeout = self.timeout if timeout is None else timeout
@@ -426,6 +431,7 @@ class WorkerPool:
             seq=next(self._seq),
             affinity=affinity,
             heavy=any(isinstance(a, (str, bytes)) and len(a) > HEAVY_CHARS for a in args),
+            may_spawn=may_spawn,
         )
         self.queue.append(job)
         self._pump()
@@ -488,29 +494,28 @@ class WorkerPool:
         while self.queue:
             idle = [p for p in self.procs if p.job is None and not p.dead]
             busy_limited = sum(1 for p in self.procs if p.job is not None and p.job.limited)
-            pick = None
-            for job in sorted(self.queue, key=lambda j: (j.lane, j.seq)):
-                if not job.limited or busy_limited < self._limit_background():
-                    pick = job
-                    break
-            if pick is None:
+            runnable = [j for j in sorted(self.queue, key=lambda j: (j.lane, j.seq))
+                        if not j.limited or busy_limited < self._limit_background()]
+            if not runnable:
                 break
+            pick = runnable[0]
             if not idle:
                 # Every worker is busy and a job could run: start another one (up to size) if
                 # the job has already waited a moment (most jobs take tens of milliseconds).
-                if self.mode == "process" and self.alive() < self.size:
-                    waited = time.monotonic() - pick.queued_at
-                    if waited < SPAWN_AFTER:
-                        if self._spawn_timer is None:
-                            self._spawn_timer = self.loop.call_later(SPAWN_AFTER - waited + 0.005, self._spawn_due)
-                        break
-                    try:
-                        self._spawn()
-                    except OSError as exc:
-                        log.warning("cannot start another analysis worker: %s", exc)
-                        break
-                    continue
-                break
+                # Only a job that may start a worker does (see ``run``), and it gets that worker.
+                pick = next((j for j in runnable if j.may_spawn), None)
+                if pick is None or self.mode != "process" or self.alive() >= self.size:
+                    break
+                waited = time.monotonic() - pick.queued_at
+                if waited < SPAWN_AFTER:
+                    if self._spawn_timer is None:
+                        self._spawn_timer = self.loop.call_later(SPAWN_AFTER - waited + 0.005, self._spawn_due)
+                    break
+                try:
+                    idle = [self._spawn()]
+                except OSError as exc:
+                    log.warning("cannot start another analysis worker: %s", exc)
+                    break
             self.queue.remove(pick)
             proc = idle[0]
             if pick.affinity is not None:

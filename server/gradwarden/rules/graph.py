@@ -82,7 +82,7 @@ class StaleGraphUse(Rule):
         h = torch.sigmoid(x * w)
         h.sum().backward()
         opt.step()
-        loss2 = (h.detach() * 2).sum()
+        loss2 = (h.detach() * w).sum()
         loss2.backward()
         """,
     )

@@ -45,6 +45,16 @@ class SavedTensorModified(Rule):
         d_[:] = 1  # <-
         f.backward()
         """,
+        """
+        import torch
+        import torch.nn as nn
+        act = nn.Sigmoid()
+        def zero_first(module, inputs, output):
+            output[:, 0] = 0.0  # <-
+        act.register_forward_hook(zero_first)
+        x = torch.randn(2, 3, requires_grad=True)
+        act(x).sum().backward()
+        """,
     )
     VALID = (
         """
@@ -53,6 +63,18 @@ class SavedTensorModified(Rule):
         y = x * 2
         y += 1
         y.sum().backward()
+        """,
+        """
+        import torch
+        import torch.nn as nn
+        act = nn.Sigmoid()
+        def zero_first(module, inputs, output):
+            output = output.clone()
+            output[:, 0] = 0.0
+            return output
+        act.register_forward_hook(zero_first)
+        x = torch.randn(2, 3, requires_grad=True)
+        act(x).sum().backward()
         """,
         """
         import torch

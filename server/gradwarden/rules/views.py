@@ -157,6 +157,9 @@ class ExpandedParameterData(Rule):
         p = nn.Parameter(torch.rand(4, 3))
         mean = torch.rand(1, 3)
         p.data = mean.expand_as(p)  # <-
+        opt = torch.optim.SGD([p], lr=0.1)
+        (p * 2).sum().backward()
+        opt.step()
         """,
     )
     VALID = (
@@ -166,6 +169,9 @@ class ExpandedParameterData(Rule):
         p = nn.Parameter(torch.rand(4, 3))
         mean = torch.rand(1, 3)
         p.data = mean.expand_as(p).clone()
+        opt = torch.optim.SGD([p], lr=0.1)
+        (p * 2).sum().backward()
+        opt.step()
         """,
     )
 
@@ -278,6 +284,9 @@ class BackwardGradientCount(Rule):
             @staticmethod
             def backward(ctx, g):
                 return g * ctx.k  # <-
+        x = torch.ones(2, requires_grad=True)
+        k = torch.full((2,), 3.0, requires_grad=True)
+        Scale.apply(x, k).sum().backward()
         """,
     )
     VALID = (
@@ -291,6 +300,8 @@ class BackwardGradientCount(Rule):
             @staticmethod
             def backward(ctx, g):
                 return g * ctx.k, None
+        x = torch.ones(2, requires_grad=True)
+        Scale.apply(x, 3.0).sum().backward()
         """,
     )
 
@@ -318,6 +329,8 @@ class LegacyFunction(Rule):
                 return x.sign()
             def backward(self, g):
                 return g
+        x = torch.ones(2, requires_grad=True)
+        Sign()(x)
         """,
     )
     VALID = (
@@ -330,5 +343,7 @@ class LegacyFunction(Rule):
             @staticmethod
             def backward(ctx, g):
                 return g
+        x = torch.ones(2, requires_grad=True)
+        Sign.apply(x).sum().backward()
         """,
     )
