@@ -10,7 +10,8 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.model import (
-    UNKNOWN, Backward, ConstV, Node, ObjV, Saved, SeqV, State, TensorV, TInfo, Value, Write, fresh_id, walk_nodes,
+    UNKNOWN, Backward, ConstV, Node, ObjV, Saved, SeqV, State, TensorV, TInfo, Value, Write, fresh_id, join_states,
+    walk_nodes,
 )
 
 
@@ -658,13 +659,47 @@ class AutogradMixin:
         st.grad_enabled = False
         st.set_attr(ctx.oid, "__in_backward__", ConstV(True))
         try:
-            self.call_function(fdef, [ctx] + grads, {}, st, span)
+            exits = self.call_function(fdef, [ctx] + grads, {}, st, span, join=False)
         except Exception as exc:  # a Halt inside a backward body is reported, not propagated
             if type(exc).__name__ not in ("Halt",):
                 raise
+            exits = []
         finally:
             st.grad_enabled = saved_mode
             st.set_attr(ctx.oid, "__in_backward__", ConstV(False))
+        if len(exits) == 1 and exits[0][0] is not st:
+            st.become(exits[0][0])
+        elif len(exits) > 1:
+            st.become(join_states([s for s, _ in exits]))
+        self.check_grads_for_non_tensors(info, fdef, ctx, exits, st)
+
+    def check_grads_for_non_tensors(self, info: Any, fdef: Any, ctx: Any, exits: Sequence[Any], st: State) -> None:
+        """A gradient returned for a forward input that was not a tensor (a float, None, a
+        flag): autograd raises ``returned a gradient different than None at position N, but
+        the corresponding forward input was not a Variable``."""
+        marker = st.attrs(ctx.oid).get("__non_tensor_inputs__")
+        non_tensor = set(marker.value) if isinstance(marker, ConstV) else set()
+        if not non_tensor:
+            return
+        bad = set()
+        for ex_state, ret in exits:
+            if isinstance(ret, SeqV):
+                items = ex_state.lists.get(ret.lid, ())
+                bad.update(i for i, v in enumerate(items) if i in non_tensor and isinstance(v, TensorV))
+            elif isinstance(ret, TensorV) and 0 in non_tensor:
+                bad.add(0)
+        if not bad:
+            return
+        import ast as _ast
+
+        for node in _ast.walk(fdef):
+            if not isinstance(node, _ast.Return) or node.value is None:
+                continue
+            elts = node.value.elts if isinstance(node.value, _ast.Tuple) else [node.value]
+            for i in sorted(bad):
+                if i < len(elts) and not (isinstance(elts[i], _ast.Constant) and elts[i].value is None):
+                    self.emit(Event("grad_for_non_tensor", self.span_of(elts[i]),
+                                    {"fn": info.name, "position": i + 1}))
 
     # ------------------------------------------------------------------ running totals (GW404)
     def note_accumulation(self, name: str, result: Value, rhs: Value, st: State, stmt: Any) -> None:

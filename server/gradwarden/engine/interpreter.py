@@ -867,6 +867,8 @@ class Interpreter(AutogradMixin, TorchMixin):
 
     def load_attr(self, obj: Value, attr: str, st: State, node: ast.AST) -> Value:
         if isinstance(obj, RefV):
+            if obj.kind == "super":
+                return self.super_attr(obj, attr)
             if obj.kind == "torch":
                 return RefV("torch", f"{obj.name}.{attr}")
             if obj.kind == "module":
@@ -1265,6 +1267,10 @@ class Interpreter(AutogradMixin, TorchMixin):
             if k == "apply":
                 return self.apply_custom_function(func.target, args, kwargs, st, span)
             if k == "builtin":
+                if func.name.startswith("super-torch."):
+                    return self.call_super_torch(func, args, kwargs, st, node)
+                if func.name == "super-noop":
+                    return NONE
                 return self.call_builtin(func.name, args, kwargs, st, node)
             if k == "tmethod":
                 return self.call_tensor_method(func.bound, func.name, args, kwargs, st, node)

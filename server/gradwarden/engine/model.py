@@ -91,7 +91,7 @@ class RefV(Value):
     """A reference to something named: a torch API path (``torch.nn.Linear``), a function or
     class defined in the analysed file, a bound method, a builtin."""
 
-    kind: str  # torch | func | class | method | builtin | module
+    kind: str  # torch | func | class | method | builtin | module | super (a super() proxy: target = the defining ClassInfo, bound = self)
     name: str  # qualified name (torch path, builtin name) or the def's name
     target: Any = None  # ast.FunctionDef / ClassInfo / (self value, FunctionDef) / torch method name
     bound: Optional[Value] = None

@@ -650,6 +650,10 @@ class TorchMixin:
         if short.startswith("Dropout") or short.endswith("Dropout"):
             p = kwargs.get("p", args[0] if args else ConstV(0.5))
             st.set_attr(obj.oid, "p", p)
+        if short in ("Embedding", "EmbeddingBag"):
+            max_norm = kwargs.get("max_norm", args[3] if short == "Embedding" and len(args) > 3 else
+                                  (args[2] if short == "EmbeddingBag" and len(args) > 2 else NONE))
+            st.set_attr(obj.oid, "max_norm", max_norm)
         info = optable.lookup_module(qual)
         if info is not None:
             no_bias = self.truth_of(kwargs.get("bias", TRUE)) is False
@@ -778,6 +782,9 @@ class TorchMixin:
             found = cls.target.find_method("forward") if cls.target.is_module else cls.target.find_method("__call__")
             if found:
                 return self.call_function(found[1], [obj] + args, kwargs, st, self.span_of(node), bound_self=True)
+            torch_q = attrs.get("__torch__")
+            if isinstance(torch_q, ConstV):  # a subclass of a torch module keeps its forward
+                return self.call_torch_module(obj, torch_q.value, args, kwargs, st, node, site)
             return UNKNOWN
         torch_q = attrs.get("__torch__")
         if isinstance(torch_q, ConstV):
@@ -810,6 +817,8 @@ class TorchMixin:
             p = attrs.get("p")
             if not training or (isinstance(p, ConstV) and p.value == 0):
                 return x
+        if short in ("Embedding", "EmbeddingBag"):
+            self.embedding_renorm(st, attrs.get("weight"), attrs.get("max_norm"), span, site)
         info = optable.lookup_module(qual, inplace=inplace, training=training)
         report = site or span
         if inplace and isinstance(x, TensorV) and (info is None or 0 in info.mutates or "Dropout" in short):
@@ -1157,6 +1166,10 @@ class TorchMixin:
         st.set_attr(ctx.oid, "__ctx__", TRUE)
         st.set_attr(ctx.oid, "__saved__", ConstV(()))
         st.set_attr(ctx.oid, "__dirty__", ConstV(()))
+        # which forward inputs are not tensors (autograd raises if backward returns a tensor
+        # for one): positional arguments only, as apply takes them
+        st.set_attr(ctx.oid, "__non_tensor_inputs__",
+                    ConstV(tuple(i for i, a in enumerate(args) if isinstance(a, ConstV))))
         outer_mode = st.grad_enabled
         st.grad_enabled = False
         try:
@@ -1305,7 +1318,7 @@ class TorchMixin:
                 self.module_setattr(args[0], args[1].value, args[2], st)
             return NONE
         if name == "super":
-            return RefV("builtin", "super-proxy")
+            return self.super_proxy(args, st)
         if name in ("copy.deepcopy", "copy.copy") and args:
             return self.deepcopy(args[0], st, {})
         if name == "dict":
@@ -1378,6 +1391,70 @@ class TorchMixin:
             if isinstance(v, TensorV):
                 return False
         return None
+
+    def embedding_renorm(self, st: State, weight: Optional[Value], max_norm: Optional[Value], span: Span,
+                         site: Optional[Span]) -> None:
+        """An embedding lookup with ``max_norm`` renormalises the looked-up rows of ``weight``
+        in place (``embedding_renorm_``, under no_grad): a graph that saved the weight (a tied
+        output projection ``h @ emb.weight.t()``) finds it modified."""
+        if not isinstance(weight, TensorV) or weight.tid not in st.t:
+            return
+        if not isinstance(max_norm, ConstV) or max_norm.value is None or max_norm.value is False:
+            return
+        saved_mode = st.grad_enabled
+        st.grad_enabled = False
+        try:
+            self.do_write(st, weight, "renorm of an embedding lookup with max_norm",
+                          span, kind="module", site=site, name=st.t[weight.tid].name or "weight",
+                          leaf_check=False)
+        finally:
+            st.grad_enabled = saved_mode
+
+    # ================================================================== super()
+    def super_proxy(self, args: List[Value], st: State) -> Value:
+        """``super()`` / ``super(Cls, self)`` inside a method: a proxy that looks attributes up
+        after the defining class (its user-defined parents, then the torch base class)."""
+        if len(args) == 2 and isinstance(args[0], RefV) and args[0].kind == "class":
+            return RefV("super", args[0].name, args[0].target, args[1])
+        fdef = self.call_stack[-1] if self.call_stack else None
+        if fdef is None:
+            return UNKNOWN
+        owner = next((info for info in self.classes.values() if fdef in info.methods.values()), None)
+        params = list(fdef.args.posonlyargs) + list(fdef.args.args)
+        if owner is None or not params:
+            return UNKNOWN
+        return RefV("super", owner.name, owner, st.lookup(params[0].arg))
+
+    def super_attr(self, proxy: RefV, attr: str) -> Value:
+        owner, self_v = proxy.target, proxy.bound
+        for parent in owner.parents:
+            found = parent.find_method(attr)
+            if found:
+                return RefV("method", attr, found, self_v)
+        base = owner.torch_base
+        concrete = base.startswith("torch.nn.") and base.rsplit(".", 1)[-1] not in ("Module", "ModuleList", "ModuleDict")
+        if concrete and isinstance(self_v, ObjV) and attr in ("__init__", "forward"):
+            return RefV("builtin", f"super-torch.{attr}", base, self_v)
+        return RefV("builtin", "super-noop")
+
+    def call_super_torch(self, ref: RefV, args: List[Value], kwargs: Dict[str, Value], st: State,
+                         node: ast.AST) -> Value:
+        """``super().__init__(...)`` of a subclass of a torch module (``class LoRA(nn.Linear)``):
+        build that module and give its parameters and settings to ``self``; ``super().forward``
+        runs the torch module's forward on them."""
+        self_v = ref.bound
+        if not isinstance(self_v, ObjV):
+            return UNKNOWN
+        if ref.name.endswith("__init__"):
+            built = self.construct_torch_module(ref.target, args, kwargs, st, node)
+            if isinstance(built, ObjV):
+                for k, v in st.attrs(built.oid).items():
+                    if k not in ("__span__", "training", "__module__"):
+                        st.set_attr(self_v.oid, k, v)
+                        if isinstance(v, TensorV) and st.t[v.tid].param:
+                            st.update_t(v.tid, name=f"self.{k}")
+            return NONE
+        return self.call_torch_module(self_v, ref.target, args, kwargs, st, node, None)
 
     def deepcopy(self, v: Value, st: State, memo: Dict[int, Value]) -> Value:
         if isinstance(v, TensorV):

@@ -2,6 +2,8 @@
 
 - ``complete_grads`` (GW307): ``backward`` returns fewer gradients than ``forward`` has inputs:
   return ``None`` for the missing ones (``return g * ctx.k`` -> ``return g * ctx.k, None``);
+- ``none_gradient`` (GW309): a gradient returned for a non-tensor forward input becomes ``None``
+  (autograd would raise; that input has no gradient);
 - ``static_function`` (GW308): a legacy Function (non-static ``forward``): make ``forward`` and
   ``backward`` static methods taking ``ctx`` (``self`` renamed in their bodies) and call it
   with ``Fn.apply(...)`` (``Fn()(x)`` call sites). Refused when the Function keeps state in
@@ -47,6 +49,21 @@ def complete_grads(ctx: FixContext) -> List[TextEdit]:
     if isinstance(value, (cst.Lambda, cst.IfExp, cst.NamedExpr, cst.Yield)) and not npar(value):
         return [TextEdit(s, s, "("), TextEdit(e, e, ")" + extra)]
     return [TextEdit(e, e, extra)]
+
+
+@realiser("none_gradient")
+def none_gradient(ctx: FixContext) -> List[TextEdit]:
+    doc = ctx.doc
+    node = doc.find(ctx.target)
+    if not isinstance(node, cst.BaseExpression):
+        raise CannotFix("no expression at the target")
+    parent = doc.parent(node)
+    if isinstance(parent, cst.Element):
+        parent = doc.parent(parent)
+    if not isinstance(parent, (cst.Tuple, cst.Return)):
+        raise CannotFix("not an element of the returned gradients")
+    s, e = doc.full_offsets(node)
+    return [TextEdit(s, e, "None")]
 
 
 @realiser("static_function")

@@ -13,7 +13,7 @@ from gradwarden.rules.base import Rule
 from gradwarden.rules.parse import ParseError
 from gradwarden.rules.leaf import LeafInplace
 from gradwarden.rules.saved import SavedTensorModified, SavedTensorModifiedInBackward, CtxStashModified
-from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputInplace, ExpandedParameterData, CustomFunctionOutputInplace, MultiViewInplace, BackwardGradientCount, LegacyFunction
+from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputInplace, ExpandedParameterData, CustomFunctionOutputInplace, MultiViewInplace, BackwardGradientCount, LegacyFunction, GradientForNonTensorInput
 from gradwarden.rules.graph import BackwardFreesGraph, StaleGraphUse, GraphCarriedIntoLoop, RunningLossKeepsGraph
 from gradwarden.rules.optimizer import StepBeforeBackward, FusedStepBeforeBackward, PollutedGradients, MissingDetachFreesGraph, TargetNotDetached
 from gradwarden.rules.data import DataWriteToSaved
@@ -32,6 +32,7 @@ RULES: Tuple[Type[Rule], ...] = (
     MultiViewInplace,
     BackwardGradientCount,
     LegacyFunction,
+    GradientForNonTensorInput,
     BackwardFreesGraph,
     StaleGraphUse,
     GraphCarriedIntoLoop,

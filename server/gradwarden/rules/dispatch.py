@@ -171,6 +171,9 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
     elif code == "GW307":
         fixes.append(Fix("complete_grads", "Return `None` for the inputs that need no gradient", safe=True,
                          preferred=True, target=ev.span, params=_p(got=facts.get("got"), want=facts.get("want"))))
+    elif code == "GW309":
+        fixes.append(Fix("none_gradient", "Return `None` for the non-tensor input", safe=True, preferred=True,
+                         target=ev.span))
     elif code == "GW308":
         fixes.append(Fix("static_function", "Use the static-method API (`@staticmethod`, `ctx`, `Fn.apply`)",
                          safe=True, preferred=True, target=ev.span, params=_p(fn=facts.get("fn"))))

@@ -347,3 +347,66 @@ class LegacyFunction(Rule):
         Sign.apply(x).sum().backward()
         """,
     )
+
+
+class GradientForNonTensorInput(Rule):
+    """A custom Function's ``backward`` returns a tensor for a forward input that was not a tensor.
+
+    ``backward`` must return one gradient per ``forward`` input, and ``None`` for every input
+    that is not a tensor (a float hyper-parameter, a flag, ``None``). Returning a tensor there
+    (``torch.zeros(())`` "for completeness") makes the backward raise ``returned a gradient
+    different than None at position N, but the corresponding forward input was not a
+    Variable``. Checked with the arguments the file actually passes to ``apply``.
+    """
+
+    event = "grad_for_non_tensor"
+    code = "GW309"
+    name = "gradient-for-non-tensor-input"
+    family = "F"
+    severity = Severity.ERROR
+    summary = "Custom Function backward returns a gradient for a non-tensor forward input."
+    message = ("`{fn}.backward` returns a tensor at position {position}, where `forward` got a non-tensor "
+               "argument: backward raises (return None there)")
+    INVALID = (
+        """
+        import torch
+        class Focal(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, gamma):
+                ctx.gamma = gamma
+                return x ** gamma
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2, torch.zeros(())  # <-
+        x = torch.ones(2, requires_grad=True)
+        Focal.apply(x, 2.0).sum().backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        class Focal(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, gamma):
+                ctx.gamma = gamma
+                return x ** gamma
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2, None
+        x = torch.ones(2, requires_grad=True)
+        Focal.apply(x, 2.0).sum().backward()
+        """,
+        """
+        import torch
+        class Scale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                return x * k
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2, torch.zeros(())
+        x = torch.ones(2, requires_grad=True)
+        k = torch.tensor(2.0)
+        Scale.apply(x, k).sum().backward()
+        """,
+    )
