@@ -455,7 +455,7 @@ class AutogradMixin:
         where = w.site or w.span
         if w.kind == "step":
             params = f"`{s.name}`" if s.name else "its parameters"
-            facts.update(opt=w.optimizer or "optimizer", params=params)
+            facts.update(opt=w.optimizer or "optimizer", params=params, step=w.op)
             depth = len(self.call_spans)
             step_at = w.stack[depth] if len(w.stack) > depth else w.span  # a wrapper's step(): its call
             self.emit(Event("step_before_backward", step_at, facts, tuple(related), timeline,
@@ -478,7 +478,8 @@ class AutogradMixin:
                  "version": s.version, "backward_line": span.row, "backward": backward_desc,
                  "cond": " (if its inputs require grad)" if s.maybe else ""}
         if w.kind == "fused_step":
-            facts.update(opt=w.optimizer or "optimizer", params=f"`{s.name}`" if s.name else "its parameters")
+            facts.update(opt=w.optimizer or "optimizer", params=f"`{s.name}`" if s.name else "its parameters",
+                         step=w.op)
             self.emit(Event("fused_step", w.span, facts, related))
             return
         self.emit(Event("data_write", w.site or w.span, facts, related, fix_facts={"write": w},

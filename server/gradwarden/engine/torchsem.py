@@ -123,6 +123,8 @@ class TorchMixin:
             obj = ObjV(fresh_id())
             st.set_attr(obj.oid, "__scaler__", TRUE)
             return obj
+        if qual.startswith("torch.optim.swa_utils."):
+            return self.construct_swa(qual, args, kwargs, st, node)
         if qual.startswith("torch.optim.") and not qual.startswith("torch.optim.lr_scheduler") \
                 and qual.rsplit(".", 1)[-1][:1].isupper():
             return self.construct_optimizer(qual, args, kwargs, st, node)
@@ -775,6 +777,8 @@ class TorchMixin:
                      site: Optional[Span] = None) -> Value:
         attrs = st.attrs(obj.oid)
         cls = attrs.get("__class__")
+        if "__averaged__" in attrs and isinstance(attrs.get("module"), ObjV):
+            return self.call_object(attrs["module"], args, kwargs, st, node, site)
         if "__opaque__" in attrs:
             tensors = [a for a in args if isinstance(a, TensorV)]
             return self.apply_op(st, None, tensors, self.span_of(node), "forward")[0] if tensors else UNKNOWN
@@ -946,6 +950,17 @@ class TorchMixin:
             return obj
         if name in ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "share_memory"):
             return obj
+        if name == "update_parameters" and "__averaged__" in st.attrs(obj.oid):
+            label = f"{self.receiver_text(node) or 'averaged_model'}.update_parameters()"
+            saved_mode = st.grad_enabled
+            st.grad_enabled = False
+            try:
+                for _, t in self.module_params(obj, st):
+                    self.do_write(st, t, label, self.span_of(node), kind="step",
+                                  optimizer=self.receiver_text(node) or "averaged_model", name=st.t[t.tid].name)
+            finally:
+                st.grad_enabled = saved_mode
+            return NONE
         if name in ("register_forward_hook", "register_forward_pre_hook"):
             fn = args[0] if args else kwargs.get("hook", UNKNOWN)
             if not isinstance(fn, RefV) or kwargs.get("with_kwargs") not in (None, FALSE):
@@ -1391,6 +1406,25 @@ class TorchMixin:
             if isinstance(v, TensorV):
                 return False
         return None
+
+    def construct_swa(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                      node: ast.AST) -> Value:
+        """``AveragedModel(model)``: a deep copy of the model (its parameters are new leaves that
+        require grad, so a forward through it records a graph that saves them) whose
+        ``update_parameters(model)`` rewrites them in place. SWALR and the helpers: opaque."""
+        if qual.rsplit(".", 1)[-1] != "AveragedModel":
+            return UNKNOWN
+        model = args[0] if args else kwargs.get("model", UNKNOWN)
+        if not isinstance(model, ObjV):
+            return UNKNOWN
+        obj = ObjV(fresh_id())
+        copy = self.deepcopy(model, st, {})
+        for k, v in (("module", copy), ("__averaged__", TRUE), ("__module__", TRUE), ("training", TRUE),
+                     ("__span__", ConstV(self.span_of(node)))):
+            st.set_attr(obj.oid, k, v)
+        for _, t in self.module_params(copy, st):
+            st.update_t(t.tid, name=(st.t[t.tid].name or "parameter") + " (averaged copy)")
+        return obj
 
     def embedding_renorm(self, st: State, weight: Optional[Value], max_norm: Optional[Value], span: Span,
                          site: Optional[Span]) -> None:

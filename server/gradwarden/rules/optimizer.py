@@ -21,7 +21,7 @@ class StepBeforeBackward(Rule):
     family = "E"
     severity = Severity.ERROR
     summary = "optimizer.step() between a forward and a backward that still needs the old weights."
-    message = "`{opt}.step()` updates {params} in place, but `{saver}` (line {save_line}) saved them for {backward}, which will raise"
+    message = "`{step}` updates {params} in place, but `{saver}` (line {save_line}) saved them for {backward}, which will raise"
     INVALID = (
         """
         import torch
@@ -63,7 +63,7 @@ class FusedStepBeforeBackward(Rule):
     family = "E"
     severity = Severity.WARNING
     summary = "fused=True optimizer step before a backward that needs the old weights (silent)."
-    message = "`{opt}.step()` (fused) updates {params} without a version bump; {backward} silently uses the new weights"
+    message = "`{step}` (fused) updates {params} without a version bump; {backward} silently uses the new weights"
     INVALID = (
         """
         import torch
