@@ -544,6 +544,14 @@ class AutogradMixin:
         elif across and use is not None:
             # carried over from the previous iteration: report where it was stored for the next one
             stale_tid = next((t for p, t in zip(use.inputs, use.input_tids) if p is via), None)
+            crossing = self.iteration_crossing(st, order, n)
+            if crossing is not None and crossing[0] is not use:
+                # ``use`` itself belongs to an earlier iteration (``lam = lam + lr * violation``
+                # mixed the freed graph into ``lam``): what crosses into this iteration is the
+                # value the current graph takes from it
+                use, stale_tid = crossing
+                if stale_tid in st.t and st.t[stale_tid].name:
+                    facts["name"] = st.t[stale_tid].name
             stored = st.t[stale_tid].stored_at if stale_tid in st.t else None
             uspan = stored or use.stale_site or use.report_span or use.span
             self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
@@ -604,6 +612,25 @@ class AutogradMixin:
                             fix_facts={"use_span": merge.span}))
             return True
         return False
+
+    def iteration_crossing(self, st: State, order: Sequence[Node], n: Node) -> Optional[Tuple[Node, int]]:
+        """The node of the current iteration that takes, as input, a tensor built in an earlier
+        iteration whose graph reaches ``n``: (that node, the tensor's id)."""
+        current = dict(st.loop_ctx)
+        if not current:
+            return None
+
+        def earlier(m: Node) -> bool:
+            its = dict(m.loop_ctx)
+            return any(lid in its and its[lid] < k for lid, k in current.items())
+
+        for m in order:
+            if earlier(m):
+                continue
+            for p, t in zip(m.inputs, m.input_tids):
+                if earlier(p) and (p is n or self._reaches(p, n)):
+                    return m, t
+        return None
 
     @staticmethod
     def _reaches(a: Node, b: Node) -> bool:
