@@ -109,6 +109,7 @@ class AutogradMixin:
             saved.extend(self.saved_rec(st, t, seq) for t in extra_saved)
             node = self.make_node(st, opname, span, [t for ts in tensors for t in ts], saved, seq,
                                   report_span=report_span, call_span=call_span)
+
         n_out = max(1, info.n_outputs if info is not None else 1)
         nondiff = set(info.nondiff_outputs) if info is not None else set()
         alias = info.alias if info is not None else None
@@ -345,7 +346,7 @@ class AutogradMixin:
         self.on_backward(st, order, span, implicit)
         backward_desc = "any later backward through the result" if implicit else f"the backward at line {span.row}"
         for n in order:
-            if n.id in st.freed and (n.saved or n.custom is not None) and not implicit:
+            if n.id in st.freed and (n.saved or n.custom is not None or n.holds) and not implicit:
                 use, via = parent.get(n.id), n
                 while use is not None and use.id in st.freed:
                     use, via = parent.get(use.id), use  # the first node of the new graph on the way to n
@@ -525,7 +526,7 @@ class AutogradMixin:
         untrained = self.untrained_leaves(st, n)
         name = stale or n.label or (use.label if use is not None else "")
         again = first.span.row == span.row
-        facts = {"freed_line": first.span.row, "backward_line": span.row, "root": root_names[0] if root_names else "loss",
+        facts = {"freed_line": first.span.row, "backward_line": span.row, "root": next((r for r in root_names if r), "loss"),
                  "freed": f"the backward at line {first.span.row}" + (" (in the previous iteration)" if again else ""),
                  "later": "the next iteration's backward" if again else f"the backward at line {span.row}",
                  "name": name or "tensor", "op": n.op, "bumped": bumped, "carried": carried,

@@ -738,7 +738,10 @@ class Interpreter(AutogradMixin, TorchMixin):
         if isinstance(value, TensorV):
             info = st.t.get(value.tid)
             if info is not None and info.grad_fn is not None:
-                st.update_t(value.tid, stored_at=self.span_of(stmt))
+                depth = len(self.call_spans)
+                if info.stored_at is not None and depth > info.stored_depth:
+                    return  # a callee unpacking its argument (`w1, b2 = params`) is not where the caller keeps it
+                st.update_t(value.tid, stored_at=self.span_of(stmt), stored_depth=depth)
         elif isinstance(value, SeqV):
             for x in st.lists.get(value.lid, ())[:8]:
                 if isinstance(x, TensorV):

@@ -118,6 +118,7 @@ class TInfo:
     loop_ctx: Tuple[Tuple[int, int], ...] = ()
     grad_site: bool = False  # a `.grad` tensor (writes to it are fine)
     stored_at: Optional[Span] = None  # the last statement that stored it (variable, attribute, list)
+    stored_depth: int = 0  # the call depth of that statement
 
 
 # --------------------------------------------------------------------------- graph
@@ -155,6 +156,9 @@ class Node:
     input_names: Tuple[str, ...] = ()  # names of the tensors behind ``inputs`` (same order)
     stale_site: Optional[Span] = None  # a call, in an outer frame, that passed in a freed-graph value
     input_tids: Tuple[int, ...] = ()  # the tensors behind ``inputs`` (same order)
+    # saves something the analysis does not follow as a tensor (a Python number autograd wraps
+    # in a tensor, the index tensors of advanced indexing): freed by a backward all the same
+    holds: bool = False
     id: int = field(default_factory=fresh_id)
 
 
