@@ -583,6 +583,12 @@ class TorchMixin:
         params = {t for t in shared if st.t.get(t) is not None and st.t[t].param}
         if not params:
             return
+        own = {t for t in self.leaves_under(pi.grad_fn) - shared if st.t.get(t) is not None and st.t[t].param}
+        if own:
+            # the prediction also goes through parameters of its own (an encoder before a shared
+            # discriminator: feature matching): the shared part acts as a fixed feature map for
+            # this loss, not as a bootstrap target of the model being trained
+            return
         pred_nodes = self._node_ids(pi.grad_fn)
         best = None
         stack, seen = [ti.grad_fn], set()

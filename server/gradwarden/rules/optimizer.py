@@ -226,4 +226,13 @@ class TargetNotDetached(Rule):
             target = r + 0.9 * net(s2).max(1).values
         F.smooth_l1_loss(q, target).backward()
         """,
+        """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+        enc, disc = nn.Linear(4, 4), nn.Linear(4, 2)
+        x = torch.randn(3, 4)
+        feat_rec, feat_real = disc(enc(x)), disc(x)
+        F.mse_loss(feat_rec, feat_real).backward()  # feature matching: trains `enc`
+        """,
     )
