@@ -410,7 +410,8 @@ class WorkerPool:
         (a document) whose jobs should go to the same worker when it is free (its caches).
         ``may_spawn=False``: the job waits for a running worker rather than start another one
         (bulk work such as the diagnostics of documents just opened: a second worker process
-        costs some 60 MB, worth it for the document being edited, not for a batch)."""
+        costs some 60 MB, worth it for the document being edited, not for a batch), unless
+        the busy worker is on a heavy text."""
         if self._closed:
             raise WorkerError("the analysis workers are shut down")
         timeout = self.timeout if timeout is None else timeout
@@ -503,7 +504,10 @@ class WorkerPool:
                 # Every worker is busy and a job could run: start another one (up to size) if
                 # the job has already waited a moment (most jobs take tens of milliseconds).
                 # Only a job that may start a worker does (see ``run``), and it gets that worker.
-                pick = next((j for j in runnable if j.may_spawn), None)
+                # ... or any job, when a worker is busy with a heavy text (a 5 MB file must not
+                # hold up the documents opened beside it)
+                behind_heavy = any(p.job is not None and p.job.heavy for p in self.procs if not p.dead)
+                pick = next((j for j in runnable if j.may_spawn or behind_heavy), None)
                 if pick is None or self.mode != "process" or self.alive() >= self.size:
                     break
                 waited = time.monotonic() - pick.queued_at
