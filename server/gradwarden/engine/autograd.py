@@ -10,8 +10,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.model import (
-    UNKNOWN, Backward, ConstV, Node, ObjV, Saved, SeqV, State, TensorV, TInfo, Value, Write, fresh_id, join_states,
-    walk_nodes,
+    UNKNOWN, Backward, ConstV, Node, ObjV, Saved, SeqV, State, TensorV, TInfo, Value, Write, fresh_id, walk_nodes,
 )
 
 
@@ -687,19 +686,16 @@ class AutogradMixin:
         saved_mode = st.grad_enabled
         st.grad_enabled = False
         st.set_attr(ctx.oid, "__in_backward__", ConstV(True))
+        exits: List[Tuple[State, Value]] = []
         try:
             exits = self.call_function(fdef, [ctx] + grads, {}, st, span, join=False)
+            self.join_exits(st, exits)
         except Exception as exc:  # a Halt inside a backward body is reported, not propagated
             if type(exc).__name__ not in ("Halt",):
                 raise
-            exits = []
         finally:
             st.grad_enabled = saved_mode
             st.set_attr(ctx.oid, "__in_backward__", ConstV(False))
-        if len(exits) == 1 and exits[0][0] is not st:
-            st.become(exits[0][0])
-        elif len(exits) > 1:
-            st.become(join_states([s for s, _ in exits]))
         self.check_grads_for_non_tensors(info, fdef, ctx, exits, st)
 
     def check_grads_for_non_tensors(self, info: Any, fdef: Any, ctx: Any, exits: Sequence[Any], st: State) -> None:
@@ -719,14 +715,16 @@ class AutogradMixin:
                 bad.add(0)
         if not bad:
             return
-        import ast as _ast
+        import ast
 
-        for node in _ast.walk(fdef):
-            if not isinstance(node, _ast.Return) or node.value is None:
+        from gradwarden.engine.interpreter import _own_nodes
+
+        for node in _own_nodes(fdef):
+            if not isinstance(node, ast.Return) or node.value is None:
                 continue
-            elts = node.value.elts if isinstance(node.value, _ast.Tuple) else [node.value]
+            elts = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
             for i in sorted(bad):
-                if i < len(elts) and not (isinstance(elts[i], _ast.Constant) and elts[i].value is None):
+                if i < len(elts) and not (isinstance(elts[i], ast.Constant) and elts[i].value is None):
                     self.emit(Event("grad_for_non_tensor", self.span_of(elts[i]),
                                     {"fn": info.name, "position": i + 1}))
 

@@ -152,10 +152,11 @@ class Interpreter(AutogradMixin, TorchMixin):
                 self.standalone_function(node, module_state)
 
     def is_method(self, fn: ast.AST) -> bool:
-        for info in self.classes.values():
-            if fn in info.methods.values():
-                return True
-        return False
+        return self.class_of_method(fn) is not None
+
+    def class_of_method(self, fn: ast.AST) -> Optional[ClassInfo]:
+        """The class of the file that defines ``fn`` as a method, if any."""
+        return next((info for info in self.classes.values() if fn in info.methods.values()), None)
 
     def standalone_function(self, fn: ast.FunctionDef, module_state: State) -> None:
         st = module_state.fork()
@@ -1388,6 +1389,12 @@ class Interpreter(AutogradMixin, TorchMixin):
             results.append((s, ret))
         if not join:
             return results
+        return self.join_exits(st, results)
+
+    @staticmethod
+    def join_exits(st: State, results: List[Tuple[State, Value]]) -> Value:
+        """Make ``st`` the join of a call's exit states; the call's value (a tensor if any exit
+        returns one). Raises Halt when no exit is left (every path raised)."""
         if not results:
             raise Halt()
         if len(results) == 1:

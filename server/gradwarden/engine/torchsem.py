@@ -987,15 +987,9 @@ class TorchMixin:
         if name in ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "share_memory"):
             return obj
         if name == "update_parameters" and "__averaged__" in st.attrs(obj.oid):
-            label = f"{self.receiver_text(node) or 'averaged_model'}.update_parameters()"
-            saved_mode = st.grad_enabled
-            st.grad_enabled = False
-            try:
-                for _, t in self.module_params(obj, st):
-                    self.do_write(st, t, label, self.span_of(node), kind="step",
-                                  optimizer=self.receiver_text(node) or "averaged_model", name=st.t[t.tid].name)
-            finally:
-                st.grad_enabled = saved_mode
+            owner = self.receiver_text(node) or "averaged_model"
+            self.update_in_place(st, [t.tid for _, t in self.module_params(obj, st)],
+                                 f"{owner}.update_parameters()", self.span_of(node), owner)
             return NONE
         if name in ("register_forward_hook", "register_forward_pre_hook"):
             fn = args[0] if args else kwargs.get("hook", UNKNOWN)
@@ -1098,16 +1092,7 @@ class TorchMixin:
             # .grad, and step() leaves them untouched.
             none = st.meta.get("none_grads", frozenset())
             tids = [t for t in tids if t not in none]
-            saved_mode = st.grad_enabled
-            st.grad_enabled = False
-            try:
-                for tid in tids:
-                    if tid in st.t:
-                        self.do_write(st, TensorV(tid), f"{opt_name}.step()", span,
-                                      kind="fused_step" if fused else "step", optimizer=opt_name,
-                                      name=st.t[tid].name)
-            finally:
-                st.grad_enabled = saved_mode
+            self.update_in_place(st, tids, f"{opt_name}.step()", span, opt_name, "fused_step" if fused else "step")
             meta = st.own("meta")
             meta["steps"] = meta.get("steps", ()) + ((obj.oid, st.next_seq(), span),)
             return NONE
@@ -1129,6 +1114,19 @@ class TorchMixin:
             meta["optimizers"] = opts
             return NONE
         return UNKNOWN
+
+    def update_in_place(self, st: State, tids: Sequence[int], label: str, span: Span, owner: str,
+                        kind: str = "step") -> None:
+        """An optimizer-like update of parameters: in-place writes under no_grad (each bumps the
+        version a graph that saved the parameter checks)."""
+        saved_mode = st.grad_enabled
+        st.grad_enabled = False
+        try:
+            for tid in tids:
+                if tid in st.t:
+                    self.do_write(st, TensorV(tid), label, span, kind=kind, optimizer=owner, name=st.t[tid].name)
+        finally:
+            st.grad_enabled = saved_mode
 
     def check_polluted(self, obj: ObjV, tids: Sequence[int], opt_name: str, st: State, span: Span) -> None:
         """GW503: this step uses gradients that an earlier backward, meant for another optimizer,
@@ -1489,7 +1487,7 @@ class TorchMixin:
         fdef = self.call_stack[-1] if self.call_stack else None
         if fdef is None:
             return UNKNOWN
-        owner = next((info for info in self.classes.values() if fdef in info.methods.values()), None)
+        owner = self.class_of_method(fdef)
         params = list(fdef.args.posonlyargs) + list(fdef.args.args)
         if owner is None or not params:
             return UNKNOWN
