@@ -176,6 +176,16 @@ class AutogradMixin:
                     return self.call_spans[i]
         return None
 
+    def site_here(self, stack: Sequence[Span], span: Span) -> Span:
+        """Where, in the code now running, something recorded with call ``stack`` (outermost
+        first) at ``span`` happened: the call, in the deepest frame both share, that led to it
+        (``netD(fake)`` at the user's call site, not the conv inside ``netD.forward``)."""
+        here = self.call_spans
+        p = 0
+        while p < len(stack) and p < len(here) and stack[p] == here[p]:
+            p += 1
+        return stack[p] if len(stack) > p else span
+
     def leaf_root(self, st: State, tid: int) -> int:
         info = st.t[tid]
         return info.base if info.base is not None and info.base in st.t else tid
@@ -533,13 +543,23 @@ class AutogradMixin:
         related = [Related(first.span, "the first backward frees this graph here", "freed"),
                    Related(n.report_span or n.span, f"`{n.op}` saved tensors here, freed since", "save"),
                    Related(span, "the second backward fails here", "backward")]
-        if carried and (bumped or untrained):
+        # the loop runs a forward of its own (new nodes that train leaves) on top of the carried
+        # graph: that graph is an input built once by mistake, not one forward backwarded per item
+        loops = {lid for lid, _ in st.loop_ctx}
+        fresh_forward = carried and any(m.leaves and m.id not in st.freed and loops <= {lid for lid, _ in m.loop_ctx}
+                                        for m in order)
+        if carried and (bumped or untrained or fresh_forward):
             # where the carried graph attaches to trainable leaves: the forward computed once
             origin = self.attach_node(st, n, node_iters_of=st.loop_ctx)
             where = origin.span
             depth = self.loop_depth.get(next((lid for lid, _ in st.loop_ctx if lid not in dict(origin.loop_ctx)), -1), 0)
             if len(origin.stack) > depth:
                 where = origin.stack[depth]  # the call, in the loop's own function, that built it
+            stale_tid = next((t for p, t in zip(use.inputs, use.input_tids) if p is via), None) \
+                if use is not None else None
+            held = st.t[stale_tid].held_at if stale_tid in st.t else None
+            if held is not None and held.row != where.row and len(origin.stack) > depth:
+                where = held  # kept on an object by the code that built it (``self.bias = table[idx]``)
             self.emit(Event("graph_carried", where, facts, tuple(related), fix_facts={"node_span": where}))
         elif across and use is not None:
             # carried over from the previous iteration: report where it was stored for the next one
@@ -552,7 +572,8 @@ class AutogradMixin:
                 use, stale_tid = crossing
                 if stale_tid in st.t and st.t[stale_tid].name:
                     facts["name"] = st.t[stale_tid].name
-            stored = st.t[stale_tid].stored_at if stale_tid in st.t else None
+            info = st.t.get(stale_tid) if stale_tid is not None else None
+            stored = (info.held_at or info.stored_at) if info is not None else None
             uspan = stored or use.stale_site or use.report_span or use.span
             self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
         elif bumped and use is not None:
@@ -608,8 +629,9 @@ class AutogradMixin:
             if merge is None:
                 continue
             facts = dict(facts, freed_line=first.span.row)
-            self.emit(Event("missing_detach_frees", merge.span, facts, tuple(related),
-                            fix_facts={"use_span": merge.span}))
+            where = self.site_here(merge.stack, merge.span)
+            self.emit(Event("missing_detach_frees", where, facts, tuple(related),
+                            fix_facts={"use_span": where}))
             return True
         return False
 

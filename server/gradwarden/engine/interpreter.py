@@ -733,24 +733,32 @@ class Interpreter(AutogradMixin, TorchMixin):
         return res
 
     # ------------------------------------------------------------------ assignment
-    def note_store(self, value: Value, st: State, stmt: ast.AST) -> None:
+    def note_store(self, value: Value, st: State, stmt: ast.AST, held: bool = False) -> None:
         """Remember where a tensor with a graph was last stored (hazards carried to the next
-        iteration are reported there)."""
+        iteration are reported there): any store inside a loop, and (``held``) a store into an
+        attribute, a container or a buffer, where the value outlives the code that made it."""
         if isinstance(value, TensorV):
             info = st.t.get(value.tid)
             if info is not None and info.grad_fn is not None:
+                span = self.span_of(stmt)
+                if held:
+                    st.update_t(value.tid, held_at=span)
+                if not st.loop_ctx:
+                    return
                 depth = len(self.call_spans)
                 if info.stored_at is not None and depth > info.stored_depth:
                     return  # a callee unpacking its argument (`w1, b2 = params`) is not where the caller keeps it
-                st.update_t(value.tid, stored_at=self.span_of(stmt), stored_depth=depth)
+                st.update_t(value.tid, stored_at=span, stored_depth=depth)
         elif isinstance(value, SeqV):
             for x in st.lists.get(value.lid, ())[:8]:
-                if isinstance(x, TensorV):
-                    self.note_store(x, st, stmt)
+                if isinstance(x, (TensorV, SeqV)):
+                    self.note_store(x, st, stmt, held)
 
     def assign(self, target: ast.expr, value: Value, st: State, stmt: ast.AST) -> None:
-        if not isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (TensorV, SeqV)) and st.loop_ctx:
-            self.note_store(value, st, stmt)
+        if not isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (TensorV, SeqV)):
+            held = isinstance(target, (ast.Attribute, ast.Subscript))
+            if held or st.loop_ctx:
+                self.note_store(value, st, stmt, held)
         if isinstance(target, ast.Name):
             st.frame()[target.id] = value
             if isinstance(value, ObjV):

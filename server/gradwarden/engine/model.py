@@ -119,6 +119,9 @@ class TInfo:
     grad_site: bool = False  # a `.grad` tensor (writes to it are fine)
     stored_at: Optional[Span] = None  # the last statement that stored it (variable, attribute, list)
     stored_depth: int = 0  # the call depth of that statement
+    # the last statement that put it where it outlives the code that made it (an attribute, a
+    # list or dict element, a buffer): where a value carried into a later iteration is kept
+    held_at: Optional[Span] = None
 
 
 # --------------------------------------------------------------------------- graph

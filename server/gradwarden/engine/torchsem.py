@@ -1024,6 +1024,7 @@ class TorchMixin:
                 val = args[1]
                 if name == "register_buffer" and isinstance(val, TensorV):
                     st.update_t(val.tid, name=f"self.{args[0].value}")
+                    self.note_store(val, st, node, held=True)
                 st.set_attr(obj.oid, str(args[0].value), val)
             return NONE
         if name == "forward":
@@ -1545,8 +1546,8 @@ class TorchMixin:
                         node: ast.AST) -> Value:
         if isinstance(seq, SeqV):
             items = list(st.lists.get(seq.lid, ()))
-            if name in ("append", "extend", "insert") and args and st.loop_ctx:
-                self.note_store(args[-1], st, node)
+            if name in ("append", "extend", "insert") and args:
+                self.note_store(args[-1], st, node, held=True)
             if name == "append" and args:
                 items.append(args[0])
             elif name == "extend" and args:
