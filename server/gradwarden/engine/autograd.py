@@ -388,6 +388,8 @@ class AutogradMixin:
                 self.analyse_custom_backward(st, n, span, danger)
         if implicit:
             return
+        if st.loop_ctx:
+            self.check_stale_retained(st, order, span)
         if self.accumulations:
             root_tids = {t.tid for r in roots for t in self.slot_tensors(st, r)}
             for rec in self.accumulations.values():
@@ -584,6 +586,50 @@ class AutogradMixin:
         else:
             self.emit(Event("backward_frees", first.span, facts, tuple(related),
                             fix_facts={"backward_span": first.span}))
+
+    def check_stale_retained(self, st: State, order: Sequence[Node], span: Span) -> None:
+        """GW405: this backward runs (again) through a retained graph recorded before the loop
+        or in an earlier iteration, whose trainable leaves have been updated in place since
+        (an optimizer step): nothing raises when the node did not save them, but the gradients
+        come from the stale forward."""
+        current = dict(st.loop_ctx)
+        for m in order:
+            its = dict(m.loop_ctx)
+            before = any(lid not in its for lid in current)
+            earlier = any(lid in its and its[lid] < k for lid, k in current.items())
+            if not (before or earlier) or not m.leaves:
+                continue
+            w = self.leaf_update_after(st, m)
+            if w is None:
+                continue
+            loop = next((lid for lid in current if lid not in its), None)
+            depth = self.loop_depth.get(loop, 0) if loop is not None else len(self.call_spans)
+            where = m.stack[depth] if len(m.stack) > depth else m.span
+            if earlier and not before:
+                crossing = self.iteration_crossing(st, order, m)
+                info = st.t.get(crossing[1]) if crossing is not None else None
+                if info is not None and (info.held_at or info.stored_at):
+                    where = info.held_at or info.stored_at
+            name = m.label or "tensor"
+            self.emit(Event("stale_retained", where, {
+                "name": name, "write": w.op, "write_line": w.span.row, "backward_line": span.row,
+                "param": w.name or "a parameter"},
+                (Related(w.span, f"`{w.op}` updates `{w.name or 'a parameter'}` in place here", "write"),
+                 Related(span, "this backward reuses the graph recorded before the update", "backward")),
+                fix_facts={"node_span": where}))
+            return
+
+    def leaf_update_after(self, st: State, m: Node) -> Optional[Write]:
+        """An in-place update (optimizer step, user write) of one of ``m``'s leaves after ``m``
+        was recorded, if any."""
+        for tid in m.leaves:
+            info = st.t.get(tid)
+            if info is None:
+                continue
+            for w in st.writes.get(info.counter, ()):
+                if w.seq > m.seq and w.kind in ("step", "user"):
+                    return w
+        return None
 
     def attach_node(self, st: State, n: Node, node_iters_of: Any) -> Node:
         """Among the freed nodes built before the current loop, from ``n`` down: the latest one

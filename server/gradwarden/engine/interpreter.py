@@ -34,6 +34,9 @@ MAX_CALL_DEPTH = 8
 MAX_STANDALONE_DEPTH = 3  # analysing a function on its own: follow calls this deep
 MAX_SAME_FUNCTION_DEPTH = 3
 MAX_UNROLL = 8  # loops over a known sequence longer than this run twice, like unknown loops
+# ... except walks over a model's modules or parameters (``for m in self.modules(): if
+# isinstance(m, nn.ReLU): m.inplace = True``): each element is a different object to configure
+MAX_UNROLL_MODULES = 64
 MAX_INIT_DEPTH = 3  # nested module constructions followed; deeper submodules stay opaque
 STEP_BUDGET = 400_000  # statements per module; past it the analysis stops quietly
 
@@ -599,7 +602,8 @@ class Interpreter(AutogradMixin, TorchMixin):
         self.loop_counter += 1
         loop_id = self.loop_counter
         self.loop_depth[loop_id] = len(self.call_spans)
-        if items is not None and len(items) <= MAX_UNROLL:
+        if items is not None and (len(items) <= MAX_UNROLL or len(items) <= MAX_UNROLL_MODULES and
+                                  self.module_walk(items, st)):
             states = [st]
             done: List[State] = []
             for k, item in enumerate(items):
@@ -620,6 +624,25 @@ class Interpreter(AutogradMixin, TorchMixin):
         elem = self.element_of(it, st)
         return self.unrolled_loop(stmt, st, lambda s: self.assign(stmt.target, self.fresh_element(elem, s), s, stmt),
                                   loop_id)
+
+    @staticmethod
+    def module_walk(items: Sequence[Value], st: State) -> bool:
+        """Every item is a module or a parameter (a walk over ``model.modules()`` & co.)."""
+        for it in items:
+            if isinstance(it, ObjV):
+                if "__module__" not in st.attrs(it.oid):
+                    return False
+            elif isinstance(it, TensorV):
+                info = st.t.get(it.tid)
+                if info is None or not info.param:
+                    return False
+            elif isinstance(it, SeqV) and it.kind == "tuple":  # named_modules(): (name, module)
+                pair = st.lists.get(it.lid, ())
+                if len(pair) != 2 or not isinstance(pair[1], (ObjV, TensorV)):
+                    return False
+            else:
+                return False
+        return True
 
     def stmt_While(self, stmt: ast.While, st: State) -> List[State]:
         if self.truth(stmt.test, st) is False:
@@ -806,6 +829,9 @@ class Interpreter(AutogradMixin, TorchMixin):
     def store_attr(self, obj: Value, attr: str, value: Value, st: State, target: ast.Attribute, stmt: ast.AST) -> None:
         if isinstance(obj, ObjV):
             self.module_setattr(obj, attr, value, st)
+            if attr == "inplace" and self.truth_of(value) is True:
+                # flipped after construction: the in-place writes it causes are this line's
+                st.set_attr(obj.oid, "__inplace_at__", ConstV(self.span_of(stmt)))
             if isinstance(value, TensorV):
                 info = st.t.get(value.tid)
                 if info is not None and not info.name:

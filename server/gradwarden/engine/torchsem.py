@@ -860,6 +860,11 @@ class TorchMixin:
         if short in ("Embedding", "EmbeddingBag"):
             self.embedding_renorm(st, attrs.get("weight"), attrs.get("max_norm"), span, site)
         info = optable.lookup_module(qual, inplace=inplace, training=training)
+        flipped = attrs.get("__inplace_at__")
+        if inplace and site is not None and isinstance(flipped, ConstV):
+            # run by a container: `m.inplace = True`, set after construction, is the line to
+            # change (a module called by name is reported at its call, like any in-place op)
+            site = flipped.value
         report = site or span
         if inplace and isinstance(x, TensorV) and (info is None or 0 in info.mutates or "Dropout" in short):
             label = f"{short}(inplace=True)"
@@ -1504,6 +1509,10 @@ class TorchMixin:
         concrete = base.startswith("torch.nn.") and base.rsplit(".", 1)[-1] not in ("Module", "ModuleList", "ModuleDict")
         if concrete and isinstance(self_v, ObjV) and attr in ("__init__", "forward"):
             return RefV("builtin", f"super-torch.{attr}", base, self_v)
+        if base.startswith("torch.optim.") and isinstance(self_v, ObjV) and attr in ("__init__", "step", "zero_grad"):
+            # a user optimizer (SAM, Lookahead ...): Optimizer.__init__ builds param_groups and
+            # state; a concrete base's step() updates the parameters in place
+            return RefV("builtin", f"super-torch.{attr}", base, self_v)
         return RefV("builtin", "super-noop")
 
     def call_super_torch(self, ref: RefV, args: List[Value], kwargs: Dict[str, Value], st: State,
@@ -1514,6 +1523,19 @@ class TorchMixin:
         self_v = ref.bound
         if not isinstance(self_v, ObjV):
             return UNKNOWN
+        if ref.target.startswith("torch.optim."):
+            if ref.name.endswith("__init__"):
+                built = self.construct_optimizer(ref.target, args, kwargs, st, node)
+                for k, v in st.attrs(built.oid).items():
+                    st.set_attr(self_v.oid, k, v)
+                meta = st.own("meta")
+                opts = dict(meta.get("optimizers", {}))
+                opts[self_v.oid] = opts.pop(built.oid, ())
+                meta["optimizers"] = opts
+                return NONE
+            if ref.target.rsplit(".", 1)[-1] == "Optimizer" and ref.name.endswith("step"):
+                return NONE  # abstract: the subclass's own step does the work
+            return self.optimizer_method(self_v, ref.name.rsplit(".", 1)[-1], args, kwargs, st, node)
         if ref.name.endswith("__init__"):
             built = self.construct_torch_module(ref.target, args, kwargs, st, node)
             if isinstance(built, ObjV):

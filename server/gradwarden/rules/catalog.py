@@ -14,7 +14,7 @@ from gradwarden.rules.parse import ParseError
 from gradwarden.rules.leaf import LeafInplace
 from gradwarden.rules.saved import SavedTensorModified, SavedTensorModifiedInBackward, CtxStashModified
 from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputInplace, ExpandedParameterData, CustomFunctionOutputInplace, MultiViewInplace, BackwardGradientCount, LegacyFunction, GradientForNonTensorInput
-from gradwarden.rules.graph import BackwardFreesGraph, StaleGraphUse, GraphCarriedIntoLoop, RunningLossKeepsGraph
+from gradwarden.rules.graph import BackwardFreesGraph, StaleGraphUse, GraphCarriedIntoLoop, StaleRetainedGraph, RunningLossKeepsGraph
 from gradwarden.rules.optimizer import StepBeforeBackward, FusedStepBeforeBackward, PollutedGradients, MissingDetachFreesGraph, TargetNotDetached
 from gradwarden.rules.data import DataWriteToSaved
 
@@ -36,6 +36,7 @@ RULES: Tuple[Type[Rule], ...] = (
     BackwardFreesGraph,
     StaleGraphUse,
     GraphCarriedIntoLoop,
+    StaleRetainedGraph,
     RunningLossKeepsGraph,
     StepBeforeBackward,
     FusedStepBeforeBackward,

@@ -207,7 +207,7 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
         detach = Fix("detach", "Detach the carried tensor before using it again", safe=False, preferred=not bumped,
                      target=ff.get("use_span") or ev.span, params=_p(mode="stale_use", name=name))
         fixes += [recompute, detach] if bumped else [detach, recompute]
-    elif code == "GW403":
+    elif code in ("GW403", "GW405"):
         untrained = bool(facts.get("untrained"))
         name = facts.get("name", "tensor")
         detach = Fix("detach", "Create it without a graph (`.detach()`): it is data for the loop",

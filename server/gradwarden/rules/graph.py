@@ -134,6 +134,57 @@ class GraphCarriedIntoLoop(Rule):
     )
 
 
+class StaleRetainedGraph(Rule):
+    """A backward reuses a graph that was retained (``retain_graph=True``) while the parameters
+    it was computed from were updated in place.
+
+    The graph recorded the forward once; an optimizer step (or another in-place update) changed
+    the parameters since, but the retained graph still holds the activations of the old
+    forward. When no node saved the updated parameter nothing raises: every later backward
+    silently computes gradients of a forward that no longer matches the model. Recompute the
+    value inside the loop (and drop ``retain_graph=True``), or detach it if it is meant to be
+    fixed data.
+    """
+
+    event = "stale_retained"
+    code = "GW405"
+    name = "stale-retained-graph"
+    family = "D"
+    severity = Severity.WARNING
+    summary = "A retained graph is backwarded again after the parameters it was built from were updated."
+    message = "`{name}` is computed here with a graph that later backwards reuse (retain_graph), but `{write}` (line {write_line}) updates `{param}` in place: from then on the backward at line {backward_line} silently uses the stale forward"
+    INVALID = (
+        """
+        import torch
+        emb = torch.nn.Linear(4, 4)
+        head = torch.nn.Linear(4, 1)
+        opt = torch.optim.SGD(list(emb.parameters()) + list(head.parameters()), lr=0.1)
+        x = torch.randn(8, 4)
+        h = emb(x)  # <-
+        for step in range(3):
+            loss = head(h).pow(2).mean()
+            opt.zero_grad()
+            loss.backward(retain_graph=True)
+            opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        emb = torch.nn.Linear(4, 4)
+        head = torch.nn.Linear(4, 1)
+        opt = torch.optim.SGD(list(emb.parameters()) + list(head.parameters()), lr=0.1)
+        x = torch.randn(8, 4)
+        for step in range(3):
+            h = emb(x)
+            loss = head(h).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+    )
+
+
 class RunningLossKeepsGraph(Rule):
     """A running total accumulates loss tensors (``total += loss``) and keeps their graphs.
 
