@@ -4,6 +4,7 @@ makes when it runs a node: freed graph, version mismatch; plus the .data writes 
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -24,11 +25,11 @@ class AutogradMixin:
 
     # ------------------------------------------------------------------ tensors
     def new_tensor(self, st: State, *, rg: Optional[bool] = False, node: Any = None, name: str = "",
-                   param: bool = False, grad_fn: Optional[Node] = None) -> TensorV:
+                   param: bool = False, grad_fn: Optional[Node] = None, dtype: Optional[str] = None) -> TensorV:
         tid = fresh_id()
         st.set_t(tid, TInfo(counter=tid, storage=tid, rg=rg, leaf=grad_fn is None, grad_fn=grad_fn,
                             param=param, name=name, created=self.span_of(node) if node is not None else None,
-                            loop_ctx=st.loop_ctx))
+                            loop_ctx=st.loop_ctx, dtype="float" if param else dtype))
         return TensorV(tid)
 
     def unknown_tensor(self, st: State, name: str, rg: Optional[bool] = None) -> TensorV:
@@ -48,7 +49,7 @@ class AutogradMixin:
         if kind == "detach":
             info = TInfo(counter=s.counter, storage=s.storage, rg=False, leaf=True, name=s.name,
                          created=span, loop_ctx=st.loop_ctx, expanded=s.expanded, grad_output=s.grad_output,
-                         ctx_saved=s.ctx_saved, data_alias=s.data_alias)
+                         ctx_saved=s.ctx_saved, data_alias=s.data_alias, dtype=s.dtype)
         else:
             info = TInfo(counter=s.counter, storage=s.storage, rg=rg, leaf=grad_fn is None and not rg,
                          grad_fn=grad_fn, base=s.base if s.base is not None else src.tid, name=s.name,
@@ -56,7 +57,7 @@ class AutogradMixin:
                          expanded=span if kind == "expand" else s.expanded,
                          multi_view=(opname, span) if kind == "multi_view" else s.multi_view,
                          data_alias=s.data_alias, grad_output=s.grad_output, ctx_saved=s.ctx_saved,
-                         custom_out=s.custom_out, grad_site=s.grad_site)
+                         custom_out=s.custom_out, grad_site=s.grad_site, dtype=s.dtype)
         st.set_t(tid, info)
         return TensorV(tid)
 
@@ -186,6 +187,14 @@ class AutogradMixin:
             p += 1
         return stack[p] if len(stack) > p else span
 
+    def in_current_function(self, span: Span) -> bool:
+        """Is ``span`` inside the function now running (the module body at top level)?"""
+        fdef = self.call_stack[-1] if self.call_stack else None
+        if fdef is None:
+            return not any(d.lineno <= span.row <= (d.end_lineno or d.lineno) for d in self.tree.body
+                           if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+        return fdef.lineno <= span.row <= (fdef.end_lineno or fdef.lineno)
+
     def leaf_root(self, st: State, tid: int) -> int:
         info = st.t[tid]
         return info.base if info.base is not None and info.base in st.t else tid
@@ -242,9 +251,15 @@ class AutogradMixin:
         if info.expanded is not None and kind in ("user", "module", "ctx_saved"):
             tail = "; a single-element write silently changes every broadcast copy" if single_element else \
                 ": raises (more than one element refers to a single memory location)"
-            self.emit(Event("expanded_write", site or span,
+            where = site or span
+            related = (Related(info.expanded, "expanded here", "created"),)
+            if not self.in_current_function(info.expanded) and not self.foreign_stack:
+                # made elsewhere and kept (a buffer registered in __init__ and updated in
+                # forward): the expand is the line to change
+                where, related = info.expanded, (Related(site or span, "written in place here", "write"),)
+            self.emit(Event("expanded_write", where,
                             {"op": opname, "name": name, "expand_line": info.expanded.row, "tail": tail},
-                            related=(Related(info.expanded, "expanded here", "created"),),
+                            related=related,
                             fix_facts=dict(ff, expand_span=info.expanded),
                             severity=2 if single_element else None))
             if not single_element:
@@ -783,7 +798,6 @@ class AutogradMixin:
                 bad.add(0)
         if not bad:
             return
-        import ast
 
         from gradwarden.engine.interpreter import _own_nodes
 

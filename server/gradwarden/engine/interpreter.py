@@ -1109,7 +1109,7 @@ class Interpreter(AutogradMixin, TorchMixin):
                 result = False
             left = right
         if tensor_cmp and not any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for o in node.ops):
-            return self.new_tensor(st, rg=False, node=node)  # a comparison gives a bool tensor
+            return self.new_tensor(st, rg=False, node=node, dtype="bool")  # a comparison gives a bool tensor
         return UNKNOWN if result is None else ConstV(result)
 
     def compare(self, a: Value, op: ast.cmpop, b: Value, st: State) -> Optional[bool]:

@@ -122,6 +122,7 @@ class TInfo:
     # the last statement that put it where it outlives the code that made it (an attribute, a
     # list or dict element, a buffer): where a value carried into a later iteration is kept
     held_at: Optional[Span] = None
+    dtype: Optional[str] = None  # "float" | "int" | "bool" when known: a cast to another one copies
 
 
 # --------------------------------------------------------------------------- graph

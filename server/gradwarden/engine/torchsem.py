@@ -85,6 +85,13 @@ def arg_kind(st: State, v: Value) -> str:
     return "O"
 
 
+# What a non-differentiable cast or comparison returns (a later cast to another dtype copies).
+_RESULT_DTYPE = {**{n: "bool" for n in ("eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "bool",
+                                       "greater", "less", "greater_equal", "less_equal", "not_equal",
+                                       "logical_and", "logical_or", "logical_not", "logical_xor", "isclose")},
+                 **{n: "int" for n in ("long", "int", "byte", "short", "char", "argmax", "argmin", "argsort",
+                                      "nonzero")}}
+
 # Ops whose Python-number operand autograd wraps in a tensor and saves (MulBackward0, DivBackward0).
 WRAPS_NUMBER = frozenset({"mul", "multiply", "div", "divide", "true_divide", "__mul__", "__rmul__", "__truediv__"})
 
@@ -165,6 +172,11 @@ class TorchMixin:
         if qual in TENSOR_CTORS:
             return self.new_tensor(st, rg=False, node=node)
         short = qual.rsplit(".", 1)[-1]
+        if short in _RESULT_DTYPE and qual.count(".") == 1:  # torch.gt(a, b), torch.isnan(x) ...
+            out = self._call_torch_op(qual, args, kwargs, st, node, span)
+            if isinstance(out, TensorV) and out.tid in st.t and st.t[out.tid].grad_fn is None:
+                st.update_t(out.tid, dtype=_RESULT_DTYPE[short])
+            return out
         if qual.startswith("torch.nn.functional.") and kwargs.get("inplace") is TRUE or \
                 (isinstance(kwargs.get("inplace"), ConstV) and kwargs["inplace"].value is True):
             if args and isinstance(args[0], TensorV):
@@ -194,6 +206,11 @@ class TorchMixin:
                 # The table measures einsum's operands as one varargs slot, which cannot say
                 # "each operand is saved iff another one requires grad" (as measured for mm/bmm).
                 return self.apply_op(st, _OtherOperands(len(operands)), operands, span, "einsum")[0]
+        return self._call_torch_op(qual, args, kwargs, st, node, span)
+
+    def _call_torch_op(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST,
+                       span: Span) -> Value:
+        short = qual.rsplit(".", 1)[-1]
         kinds = [arg_kind(st, a) for a in args]
         info = optable.lookup_function(qual, kinds, kw_keys(kwargs))
         if info is None and qual.startswith("torch.nn.functional."):
@@ -305,6 +322,16 @@ class TorchMixin:
                 grad_fn = self.make_node(st, name, span, [t], (), st.next_seq())
             view = self.alias_tensor(st, t, kind="multi_view", span=span, rg=rg, grad_fn=grad_fn, opname=name)
             return self.new_seq([view], st, kind="homogeneous")
+        if name in ("type_as", "to") and args and isinstance(args[0], TensorV) and args[0].tid in st.t:
+            other = st.t[args[0].tid].dtype
+            if other is not None and info_t.dtype is not None and other != info_t.dtype:
+                out = self._copy_of(t, st, node, name)  # a dtype conversion (bool mask -> float): a copy
+                st.update_t(out.tid, dtype=other)
+                return out
+        if name in ("float", "double", "half", "bfloat16") and info_t.dtype in ("bool", "int"):
+            out = self._copy_of(t, st, node, name)
+            st.update_t(out.tid, dtype="float")
+            return out
         if name in ("float", "double", "half", "bfloat16", "to", "cuda", "cpu", "type_as", "contiguous",
                     "type") and not self._dtype_change(name, args, kwargs):
             if name == "contiguous" and info_t.expanded is not None:
@@ -323,7 +350,7 @@ class TorchMixin:
             kinds = [arg_kind(st, a) for a in args]
             info = optable.lookup_method(name, kinds, kwargs.keys())
             if info is None or not info.differentiable:
-                return self.new_tensor(st, rg=False, node=node)
+                return self.new_tensor(st, rg=False, node=node, dtype=_RESULT_DTYPE.get(name))
         if name == "clone":
             return self._copy_of(t, st, node, name)
         kinds = [arg_kind(st, a) for a in args]
