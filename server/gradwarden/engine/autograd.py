@@ -338,7 +338,8 @@ class AutogradMixin:
 
     # ------------------------------------------------------------------ backward
     def do_backward(self, st: State, roots: Sequence[Value], span: Span, *, retain: bool, accumulate: bool = True,
-                    implicit: bool = False, inputs: Sequence[Value] = (), user_grad: bool = False) -> None:
+                    implicit: bool = False, inputs: Sequence[Value] = (), user_grad: bool = False) -> List[Node]:
+        """Run a backward from ``roots``; returns the nodes it ran (latest first)."""
         from gradwarden.engine.interpreter import Halt
 
         root_nodes: List[Node] = []
@@ -350,7 +351,7 @@ class AutogradMixin:
                     root_nodes.append(info.grad_fn)
                     root_names.append(info.name)
         if not root_nodes:
-            return
+            return []
         bseq = st.next_seq()
         visited: Dict[int, Node] = {}
         parent: Dict[int, Node] = {}
@@ -367,6 +368,10 @@ class AutogradMixin:
                     parent[p.id] = n
                 stack.append(p)
         order = sorted(visited.values(), key=lambda n: -n.seq)
+        if inputs:
+            # autograd.grad(loss, inputs) / backward(inputs=...): only the nodes on a path to the
+            # inputs run (and are freed); the rest of the graph stays as it was
+            order = self.nodes_towards(st, order, inputs)
         self.on_backward(st, order, span, implicit)
         backward_desc = "any later backward through the result" if implicit else f"the backward at line {span.row}"
         for n in order:
@@ -402,7 +407,7 @@ class AutogradMixin:
                 danger = self.grad_output_danger(n, consumers.get(n.id, []), n in root_nodes and user_grad)
                 self.analyse_custom_backward(st, n, span, danger)
         if implicit:
-            return
+            return order
         if st.loop_ctx:
             self.check_stale_retained(st, order, span)
         if self.accumulations:
@@ -429,6 +434,47 @@ class AutogradMixin:
                     st.own("meta")["none_grads"] = frozenset(none) - leaves
         meta = st.own("meta")
         meta["backwards"] = meta.get("backwards", ()) + ((span, bseq, retain),)
+        return order
+
+    def gradient_graph(self, st: State, ran: Sequence[Node], span: Span) -> Optional[Node]:
+        """The node behind gradients computed with ``create_graph=True``: the backward formulas
+        read the tensors the nodes it ran saved, so the gradient's history goes through those
+        tensors' histories (a ReLU's output, a Linear's weight), not through every input."""
+        parents: List[TensorV] = []
+        seen: Set[int] = set()
+        for n in ran:
+            for s in n.saved:
+                if s.tid in st.t and s.tid not in seen:
+                    seen.add(s.tid)
+                    parents.append(TensorV(s.tid))
+        if not parents:
+            return None
+        return self.make_node(st, "grad", span, parents, (), st.next_seq())
+
+    def nodes_towards(self, st: State, order: List[Node], inputs: Sequence[Value]) -> List[Node]:
+        """The nodes of ``order`` (latest first) that a backward restricted to ``inputs`` runs:
+        those from which a leaf input, or the node that produced a non-leaf input, is reachable
+        (that producing node itself does not run). Unknown inputs: every node."""
+        leaf_tids: Set[int] = set()
+        stops: Set[int] = set()
+        for v in inputs:
+            ts = self.slot_tensors(st, v)
+            if not ts:
+                return order
+            for t in ts:
+                info = st.t.get(t.tid)
+                if info is None:
+                    return order
+                if info.grad_fn is not None:
+                    stops.add(info.grad_fn.id)
+                elif info.rg:
+                    leaf_tids.add(self.leaf_root(st, t.tid))
+                    leaf_tids.add(t.tid)
+        needed: Dict[int, bool] = {}
+        for n in sorted(order, key=lambda n: n.seq):  # inputs before the nodes that use them
+            needed[n.id] = n.id not in stops and (bool(leaf_tids & set(n.leaves)) or any(
+                p.id in stops or needed.get(p.id, False) for p in n.inputs))
+        return [n for n in order if needed[n.id]]
 
     def on_backward(self, st: State, order: Sequence[Node], span: Span, implicit: bool) -> None:
         """Hook for the hover recorder (engine/recorder.py); nothing to do in a plain run."""

@@ -867,6 +867,8 @@ class Interpreter(AutogradMixin, TorchMixin):
         rhs = self.eval(stmt.value, st)
         if isinstance(cur, TensorV):
             self.tensor_inplace_binop(cur, stmt.op, rhs, st, stmt)
+            if isinstance(target, (ast.Attribute, ast.Subscript)):
+                self.note_store(cur, st, stmt, held=True)  # `self.out += model(x)`: kept with a graph now
             if isinstance(target, ast.Subscript):
                 base = self.eval(target.value, st)
                 if isinstance(base, SeqV):

@@ -264,13 +264,20 @@ class TorchMixin:
         else:
             retain_b = self.truth_of(retain) is not False
         if qual.endswith(".grad"):
-            self.do_backward(st, [outputs], span, retain=retain_b, accumulate=False)
             inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
+            ran = self.do_backward(st, [outputs], span, retain=retain_b, accumulate=False,
+                                   inputs=[inputs] if not isinstance(inputs, UnknownV) else ())
             n = len(self.slot_tensors(st, inputs)) or 1
-            return self.new_seq([self.new_tensor(st, rg=True if create_b else False, node=node) for _ in range(n)],
-                                st, kind="tuple")
+            gnode = self.gradient_graph(st, ran, span) if create_b and st.grad_enabled else None
+            grads = []
+            for _ in range(n):
+                g = self.new_tensor(st, rg=True if create_b else False, node=node, grad_fn=gnode)
+                grads.append(g)
+            return self.new_seq(grads, st, kind="tuple")
+        inputs = kwargs.get("inputs")
         self.do_backward(st, [outputs], span, retain=retain_b,
-                         user_grad="grad_tensors" in kwargs or len(args) > 1)
+                         user_grad="grad_tensors" in kwargs or len(args) > 1,
+                         inputs=[inputs] if isinstance(inputs, (TensorV, SeqV)) else ())
         return NONE
 
     # ================================================================== tensor methods
@@ -292,7 +299,9 @@ class TorchMixin:
             create = kwargs.get("create_graph", args[2] if len(args) > 2 else None)
             create_b = isinstance(create, ConstV) and create.value is True
             retain_b = create_b if retain is None else self.truth_of(retain) is not False
-            self.do_backward(st, [t], span, retain=retain_b)
+            inputs = kwargs.get("inputs", args[3] if len(args) > 3 else None)
+            self.do_backward(st, [t], span, retain=retain_b,
+                             inputs=[inputs] if isinstance(inputs, (TensorV, SeqV)) else ())
             return NONE
         if name in NUMBER_METHODS and not (name == "type" and args):
             return UNKNOWN
@@ -1354,6 +1363,14 @@ class TorchMixin:
                 if isinstance(children, SeqV):
                     return children
             return src if isinstance(src, TensorV) else UNKNOWN
+        if name in ("random.sample", "random.choices", "random.choice") and args and isinstance(args[0], SeqV):
+            # sampling a replay memory: any stored item may come back, the oldest included
+            items = list(st.lists.get(args[0].lid, ()))
+            if name == "random.choice":
+                return items[0] if items else UNKNOWN
+            return self.new_seq(items[:16], st, kind="homogeneous") if items else self.new_seq([], st)
+        if name == "random.shuffle":
+            return NONE
         if name == "next" and args:
             src = args[0]
             if isinstance(src, SeqV):
