@@ -581,6 +581,9 @@ class AutogradMixin:
                 for w in st.writes.get(s.counter, ()):
                     if w.seq > first.seq:
                         bumped = True
+        # parameters under the freed graph updated in place since (an optimizer step, SAM's
+        # first_step): retain_graph would only trade the error for a stale forward
+        stepped = any(self.leaf_update_after(st, m, since=first.seq) is not None for m in freed_here)
         node_iters = dict(n.loop_ctx)
         via = n
         if use is not None:
@@ -601,7 +604,7 @@ class AutogradMixin:
         facts = {"freed_line": first.span.row, "backward_line": span.row, "root": next((r for r in root_names if r), "loss"),
                  "freed": f"the backward at line {first.span.row}" + (" (in the previous iteration)" if again else ""),
                  "later": "the next iteration's backward" if again else f"the backward at line {span.row}",
-                 "name": name or "tensor", "op": n.op, "bumped": bumped, "carried": carried,
+                 "name": name or "tensor", "op": n.op, "bumped": bumped or stepped, "carried": carried,
                  "untrained": untrained, "has_use": use is not None}
         related = [Related(first.span, "the first backward frees this graph here", "freed"),
                    Related(n.report_span or n.span, f"`{n.op}` saved tensors here, freed since", "save"),
@@ -639,9 +642,13 @@ class AutogradMixin:
             stored = (info.held_at or info.stored_at) if info is not None else None
             uspan = stored or use.stale_site or use.report_span or use.span
             self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
-        elif bumped and use is not None:
+        elif (bumped or stepped) and use is not None:
             uspan = use.stale_site or use.report_span or use.span
             self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
+        elif bumped or stepped:
+            # the same loss backwarded again after the update: only a fresh forward is right
+            facts["name"] = next((r for r in root_names if r), facts["name"])
+            self.emit(Event("stale_use", span, facts, tuple(related), fix_facts={"use_span": span}))
         elif self.freed_by_other_model(st, n, first, facts, related):
             pass
         else:
@@ -680,15 +687,15 @@ class AutogradMixin:
                 fix_facts={"node_span": where}))
             return
 
-    def leaf_update_after(self, st: State, m: Node) -> Optional[Write]:
+    def leaf_update_after(self, st: State, m: Node, since: int = 0) -> Optional[Write]:
         """An in-place update (optimizer step, user write) of one of ``m``'s leaves after ``m``
-        was recorded, if any."""
+        was recorded (and after ``since``), if any."""
         for tid in m.leaves:
             info = st.t.get(tid)
             if info is None:
                 continue
             for w in st.writes.get(info.counter, ()):
-                if w.seq > m.seq and w.kind in ("step", "user"):
+                if w.seq > max(m.seq, since) and w.kind in ("step", "user"):
                     return w
         return None
 

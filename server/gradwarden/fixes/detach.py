@@ -71,14 +71,32 @@ def _maybe_tuple(doc: Doc, name: str) -> bool:
     return False
 
 
+def _may_be_none(doc: Doc, name: str) -> bool:
+    """Somewhere bound to ``None`` (``self.h = None`` in ``__init__``, a ``hidden=None``
+    parameter): the first iteration passes None, which has no ``.detach()``."""
+    short = name.split(".")[-1]
+    for node in doc.walk():
+        if isinstance(node, cst.Assign) and isinstance(node.value, cst.Name) and node.value.value == "None":
+            if any(dotted(t.target) == name for t in node.targets):
+                return True
+        if isinstance(node, cst.Param) and "." not in name and node.name.value == short and \
+                isinstance(node.default, cst.Name) and node.default.value == "None":
+            return True
+    return False
+
+
 def detached_value(doc: Doc, name: str) -> str:
     if _is_tuple_valued(doc, name):
-        return f"tuple(h.detach() for h in {name})"
-    if _maybe_tuple(doc, name):
+        value = f"tuple(h.detach() for h in {name})"
+    elif _maybe_tuple(doc, name):
         torch, _ = doc.torch_prefix()
-        return (f"{name}.detach() if isinstance({name}, {torch}.Tensor) "
-                f"else tuple(h.detach() for h in {name})")
-    return f"{name}.detach()"
+        value = (f"{name}.detach() if isinstance({name}, {torch}.Tensor) "
+                 f"else tuple(h.detach() for h in {name})")
+    else:
+        value = f"{name}.detach()"
+    if _may_be_none(doc, name):
+        value = f"None if {name} is None else " + (f"({value})" if " if " in value else value)
+    return value
 
 
 # --------------------------------------------------------------------------- stale_use
