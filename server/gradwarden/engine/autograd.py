@@ -191,8 +191,12 @@ class AutogradMixin:
         """Is ``span`` inside the function now running (the module body at top level)?"""
         fdef = self.call_stack[-1] if self.call_stack else None
         if fdef is None:
-            return not any(d.lineno <= span.row <= (d.end_lineno or d.lineno) for d in self.tree.body
+            return not any(self.in_function(span, d) for d in self.tree.body
                            if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+        return self.in_function(span, fdef)
+
+    @staticmethod
+    def in_function(span: Span, fdef: Any) -> bool:
         return fdef.lineno <= span.row <= (fdef.end_lineno or fdef.lineno)
 
     def leaf_root(self, st: State, tid: int) -> int:
@@ -284,8 +288,15 @@ class AutogradMixin:
             if leaf is not None:
                 what = "parameter" if leaf.param else "tensor"
                 hint = "wrap it in `with torch.no_grad():`"
+                severity = None
+                if self.standalone and self.call_stack and leaf.param and leaf.created is not None and \
+                        self.in_function(leaf.created, self.call_stack[0]):
+                    # a function nobody in this file calls builds a module and writes its weights
+                    # (a converter, a loader): its callers' grad mode decides, which we cannot see
+                    hint = "unless its callers run it under `torch.no_grad()`; nothing in this file calls it"
+                    severity = 3
                 self.emit(Event("leaf_inplace", site or span,
-                                {"op": opname, "name": name, "what": what, "hint": hint},
+                                {"op": opname, "name": name, "what": what, "hint": hint}, severity=severity,
                                 related=((Related(leaf.created, "the leaf is created here", "created"),)
                                          if leaf.created else ()),
                                 fix_facts=dict(ff, stmt_span=stmt_span)))

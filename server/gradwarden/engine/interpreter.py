@@ -97,6 +97,7 @@ class Interpreter(AutogradMixin, TorchMixin):
         self.foreign_stack: List[Tuple[Any, Span]] = []  # (ForeignModule, call site in this file)
         self.foreign_defs: Dict[int, Any] = {}
         self.instances: Dict[int, Tuple[State, Value]] = {}  # class -> instance built for standalone runs
+        self.callsites: Any = None  # engine.callsites.CallSites, built for the first standalone run
         from gradwarden.engine.triggers import Triggers
 
         self.triggers = Triggers(tree, src)
@@ -164,14 +165,14 @@ class Interpreter(AutogradMixin, TorchMixin):
     def standalone_function(self, fn: ast.FunctionDef, module_state: State) -> None:
         st = module_state.fork()
         st.flow = None
-        args = [self.unknown_tensor(st, a.arg) for a in fn.args.args]
+        args = [self.standalone_arg(st, a) for a in fn.args.args]
         self._standalone(fn, st, args, None)
 
     def standalone_method(self, info: ClassInfo, fn: ast.FunctionDef, module_state: State) -> None:
         if self.is_static(fn):
             st = module_state.fork()
             st.flow = None
-            args = [self.unknown_tensor(st, a.arg) for a in fn.args.args]
+            args = [self.standalone_arg(st, a) for a in fn.args.args]
             self._standalone(fn, st, args, None)
             return
         if fn.name == "__init__" and self.triggers.only_inplace_config(fn):
@@ -191,8 +192,15 @@ class Interpreter(AutogradMixin, TorchMixin):
             if cached is None:
                 return
             st, self_v = cached[0].fork(), cached[1]
-        args = [self.unknown_tensor(st, a.arg) for a in fn.args.args[1:]]
+        args = [self.standalone_arg(st, a) for a in fn.args.args[1:]]
         self._standalone(fn, st, args, self_v)
+
+    def standalone_arg(self, st: State, a: ast.arg) -> Value:
+        """An argument of a function analysed on its own: a tensor of unknown origin, unless
+        its annotation says it is something else (``src: list[Tensor]``, ``n: int``)."""
+        if a.annotation is not None and _not_a_tensor(a.annotation):
+            return UNKNOWN
+        return self.unknown_tensor(st, a.arg)
 
     def _instance(self, info: ClassInfo, module_state: State) -> Optional[Tuple[State, Value]]:
         cached = self.instances.get(id(info))
@@ -213,6 +221,12 @@ class Interpreter(AutogradMixin, TorchMixin):
 
     def _standalone(self, fn: ast.FunctionDef, st: State, args: List[Value], self_v: Optional[Value]) -> None:
         self.reached.add(id(fn))
+        if self.callsites is None:
+            from gradwarden.engine.callsites import CallSites
+
+            self.callsites = CallSites(self.tree)
+        if self.callsites.grad_mode_of(fn) is False:
+            st.grad_enabled = False  # every call in this file runs it under no_grad
         try:
             exits = self.call_function(fn, ([self_v] if self_v is not None else []) + args, {}, st,
                                        self.span_of(fn), bound_self=self_v is not None, join=False)
@@ -1516,6 +1530,33 @@ def _returned_count(v: ast.expr) -> Optional[int]:
     if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute):
         return 1  # a tensor method: grad.clone(), grad_output.neg() ...
     return None
+
+
+_NON_TENSOR_TYPES = frozenset({"list", "List", "tuple", "Tuple", "dict", "Dict", "Sequence", "Iterable", "Mapping",
+                               "set", "Set", "int", "float", "bool", "str", "bytes", "Callable", "Iterator",
+                               "MutableMapping", "MutableSequence", "OrderedDict", "ModuleList", "Module"})
+
+
+def _not_a_tensor(ann: ast.expr) -> bool:
+    """Does an annotation say the value is not a tensor (``list[Tensor]``, ``Optional[dict]``,
+    ``int | None``)? ``Tensor``, ``Optional[Tensor]`` and anything unknown: no."""
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            ann = ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            return False
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):  # X | None
+        parts = [p for p in (ann.left, ann.right) if not (isinstance(p, ast.Constant) and p.value is None)]
+        return bool(parts) and all(_not_a_tensor(p) for p in parts)
+    if isinstance(ann, ast.Subscript):
+        head = ann.value.attr if isinstance(ann.value, ast.Attribute) else getattr(ann.value, "id", "")
+        if head in ("Optional", "Union"):
+            inner = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+            inner = [p for p in inner if not (isinstance(p, ast.Constant) and p.value is None)]
+            return bool(inner) and all(_not_a_tensor(p) for p in inner)
+        return head in _NON_TENSOR_TYPES
+    name = ann.attr if isinstance(ann, ast.Attribute) else getattr(ann, "id", "")
+    return name in _NON_TENSOR_TYPES
 
 
 def _own_nodes(fdef: ast.AST):

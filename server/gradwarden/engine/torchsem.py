@@ -33,6 +33,8 @@ NUMBER_METHODS = {"item", "tolist", "numpy", "size", "dim", "ndimension", "numel
                   "data_ptr", "is_contiguous", "element_size", "__len__", "get_device", "storage_offset",
                   "is_floating_point", "is_complex", "untyped_storage", "storage", "equal", "any_", "__repr__",
                   "__format__", "__bool__", "__float__", "__int__", "is_set_to", "has_names", "type"}
+NOT_TENSOR_METHODS = {"items", "keys", "values", "get", "append", "extend", "update", "setdefault", "insert",
+                      "popitem", "index", "count", "startswith", "endswith", "split_", "format", "strip"}
 LAYOUT_VIEWS = {"transpose", "permute", "t", "T", "mT", "mH", "H", "swapaxes", "swapdims", "movedim", "flip",
                 "transpose_", "adjoint"}
 BINOP_METHOD = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.MatMult: "matmul",
@@ -305,6 +307,8 @@ class TorchMixin:
             return NONE
         if name in NUMBER_METHODS and not (name == "type" and args):
             return UNKNOWN
+        if name in NOT_TENSOR_METHODS:
+            return UNKNOWN  # `.items()`: an opaque call's result that is a dict, not a tensor
         if name == "detach":
             return self.alias_tensor(st, t, kind="detach", span=span, rg=False, grad_fn=None)
         if name == "detach_":
