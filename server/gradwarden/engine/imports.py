@@ -31,6 +31,16 @@ class ForeignModule:
         self.tree = tree
         self.globals: Dict[str, object] = {}
         self.loaded = False
+        self._triggers = None
+
+    @property
+    def triggers(self):
+        """The textual trigger index of this module's own lines (never the importer's)."""
+        if self._triggers is None:
+            from gradwarden.engine.triggers import Triggers
+
+            self._triggers = Triggers(self.tree, self.src)
+        return self._triggers
 
 
 def project_root(filename: str) -> Optional[Path]:

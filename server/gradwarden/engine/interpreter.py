@@ -558,7 +558,9 @@ class Interpreter(AutogradMixin, TorchMixin):
                                     {"fn": info.name, "got": got, "want": n_inputs}))
 
     def triggered(self, node: ast.AST) -> bool:
-        return self.triggers.triggered(node)
+        # code of another project module is looked up in that module's own lines
+        triggers = self.foreign_stack[-1][0].triggers if self.foreign_stack else self.triggers
+        return triggers.triggered(node)
 
     def stmt_If(self, stmt: ast.If, st: State) -> List[State]:
         cond = self.truth(stmt.test, st)
