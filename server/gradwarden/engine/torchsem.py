@@ -642,7 +642,7 @@ class TorchMixin:
             stack.extend(n.inputs)
         if best is None:
             return
-        where = best.stack[len(self.call_spans)] if len(best.stack) > len(self.call_spans) else best.span
+        where = ti.held_at or self.site_here(best.stack, best.span)  # kept on an object: detach it there
         self.emit(Event("target_not_detached", where, {"name": ti.name or "target", "loss_line": span.row},
                         related=(Related(span, "the loss that uses it as a target", "backward"),),
                         fix_facts={"use_span": where}))
@@ -1064,6 +1064,26 @@ class TorchMixin:
                                                               rg=False, grad_fn=None)))
             st.own("dicts")[d.did] = tuple(entries)
             return d
+        children = st.attrs(obj.oid).get("__children__")
+        if isinstance(children, SeqV) and (name in ("append", "extend") and args or
+                                           name in ("add_module", "register_module") and len(args) >= 2):
+            # a container grown after construction (``model.add_module("relu_1", layer)``,
+            # ``layers.append(block)``): its forward runs what was added, in order
+            keys_v = st.attrs(obj.oid).get("__keys__")
+            keys = list(st.lists.get(keys_v.lid, ())) if isinstance(keys_v, SeqV) else []
+            kids = list(st.lists.get(children.lid, ()))
+            if name == "extend":
+                more = self.known_items(args[0], st)
+                new = more if more is not None else [self.element_of(args[0], st)]
+                names = [ConstV(str(len(kids) + i)) for i in range(len(new))]
+            elif name == "append":
+                new, names = [args[0]], [ConstV(str(len(kids)))]
+            else:
+                new, names = [args[1]], [args[0]]
+            st.own("lists")[children.lid] = tuple(kids + new)
+            if isinstance(keys_v, SeqV):
+                st.own("lists")[keys_v.lid] = tuple(keys + names)
+            return NONE
         if name in ("register_buffer", "register_parameter", "add_module", "register_module"):
             if len(args) >= 2 and isinstance(args[0], ConstV):
                 val = args[1]
