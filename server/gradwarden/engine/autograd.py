@@ -22,6 +22,10 @@ class AutogradMixin:
         self.accumulations: Dict[Tuple[int, int], Dict[str, Any]] = {}
         self.call_spans: List[Span] = []
         self.loop_depth: Dict[int, int] = {}
+        # custom Function nodes whose backward reads an intermediate of forward: (fn, where kept)
+        self.custom_middles: Dict[int, Tuple[str, Span]] = {}
+        # gradient nodes of create_graph=True backwards through such a node
+        self.incomplete_grads: Dict[int, Tuple[str, Span, Span]] = {}
 
     # ------------------------------------------------------------------ tensors
     def new_tensor(self, st: State, *, rg: Optional[bool] = False, node: Any = None, name: str = "",
@@ -49,7 +53,7 @@ class AutogradMixin:
         if kind == "detach":
             info = TInfo(counter=s.counter, storage=s.storage, rg=False, leaf=True, name=s.name,
                          created=span, loop_ctx=st.loop_ctx, expanded=s.expanded, grad_output=s.grad_output,
-                         ctx_saved=s.ctx_saved, data_alias=s.data_alias, dtype=s.dtype)
+                         ctx_saved=s.ctx_saved, data_alias=s.data_alias, dtype=s.dtype, alias_of=src.tid)
         else:
             info = TInfo(counter=s.counter, storage=s.storage, rg=rg, leaf=grad_fn is None and not rg,
                          grad_fn=grad_fn, base=s.base if s.base is not None else src.tid, name=s.name,
@@ -268,6 +272,8 @@ class AutogradMixin:
                             severity=2 if single_element else None))
             if not single_element:
                 raise Halt()
+        if kind == "user":
+            self.note_hidden_write(st, info, span, opname, name)
         if info.data_alias:
             seq = st.next_seq()
             w = Write(counter=info.counter, storage=info.storage, version_after=st.version(info.counter),
@@ -312,6 +318,29 @@ class AutogradMixin:
         if ff:
             st.own("meta")[("fix", seq)] = ff
         return "bumped"
+
+    def note_hidden_write(self, st: State, info: TInfo, span: Span, opname: str, name: str) -> None:
+        """A write through a ``.detach()`` / ``.data`` alias of a tensor that is part of a graph:
+        later ops read the new values, but autograd differentiates the old computation (a
+        backward that reaches that graph gets silently wrong gradients: GW602)."""
+        orig = st.t.get(info.alias_of) if info.alias_of is not None else None
+        if orig is None or orig.grad_fn is None or orig.rg is not True or orig.param:
+            return
+        meta = st.own("meta")
+        rec = (orig.grad_fn.id, st.seq, span, opname, name or info.name, orig.name)
+        meta["hidden_writes"] = meta.get("hidden_writes", ()) + (rec,)
+
+    def hidden_write_events(self, st: State, order: Sequence[Node], span: Span) -> None:
+        recs = st.meta.get("hidden_writes", ())
+        if not recs:
+            return
+        ran = {n.id for n in order}
+        for node_id, _, wspan, opname, name, orig in recs:
+            if node_id in ran and ("data_write", wspan.row, wspan.column, "") not in self.events:
+                self.emit(Event("hidden_write", wspan, {"op": opname, "name": name or "tensor",
+                                                         "orig": orig or "the tensor", "backward_line": span.row},
+                                (Related(span, "this backward differentiates the unmodified computation",
+                                         "backward"),)))
 
     def inplace_autograd(self, st: State, target: TensorV, info: Any, others: Sequence[Value], span: Span,
                          opname: str, *, report_span: Optional[Span] = None, call_span: Optional[Span] = None) -> None:
@@ -419,6 +448,14 @@ class AutogradMixin:
                 self.analyse_custom_backward(st, n, span, danger)
         if implicit:
             return order
+        self.hidden_write_events(st, order, span)
+        for n in order:
+            if n.id in self.incomplete_grads:
+                fn, kept, grad_span = self.incomplete_grads[n.id]
+                self.emit(Event("double_backward_constant", kept, {"fn": fn, "grad_line": grad_span.row,
+                                                                   "backward_line": span.row},
+                                (Related(grad_span, "create_graph=True differentiates through it here", "call"),
+                                 Related(span, "this backward uses that incomplete gradient", "backward"))))
         if st.loop_ctx:
             self.check_stale_retained(st, order, span)
         if self.accumulations:
@@ -460,7 +497,11 @@ class AutogradMixin:
                     parents.append(TensorV(s.tid))
         if not parents:
             return None
-        return self.make_node(st, "grad", span, parents, (), st.next_seq())
+        node = self.make_node(st, "grad", span, parents, (), st.next_seq())
+        middle = next((self.custom_middles[n.id] for n in ran if n.id in self.custom_middles), None)
+        if middle is not None:
+            self.incomplete_grads[node.id] = (middle[0], middle[1], span)
+        return node
 
     def nodes_towards(self, st: State, order: List[Node], inputs: Sequence[Value]) -> List[Node]:
         """The nodes of ``order`` (latest first) that a backward restricted to ``inputs`` runs:

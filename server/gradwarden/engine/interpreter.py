@@ -844,6 +844,8 @@ class Interpreter(AutogradMixin, TorchMixin):
 
     def store_attr(self, obj: Value, attr: str, value: Value, st: State, target: ast.Attribute, stmt: ast.AST) -> None:
         if isinstance(obj, ObjV):
+            if isinstance(value, TensorV) and "__ctx__" in st.attrs(obj.oid):
+                self.note_kept(obj, [value], self.span_of(stmt), st)  # `ctx.foo = interm`
             self.module_setattr(obj, attr, value, st)
             if attr == "inplace" and self.truth_of(value) is True:
                 # flipped after construction: the in-place writes it causes are this line's

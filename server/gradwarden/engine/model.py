@@ -123,6 +123,7 @@ class TInfo:
     # list or dict element, a buffer): where a value carried into a later iteration is kept
     held_at: Optional[Span] = None
     dtype: Optional[str] = None  # "float" | "int" | "bool" when known: a cast to another one copies
+    alias_of: Optional[int] = None  # the tensor this `.detach()` / `.data` alias was taken from
 
 
 # --------------------------------------------------------------------------- graph

@@ -449,7 +449,7 @@ class TorchMixin:
             tid = fresh_id()
             from gradwarden.engine.model import TInfo
 
-            st.set_t(tid, TInfo(counter=tid, storage=info.storage, rg=False, leaf=True, data_alias=True,
+            st.set_t(tid, TInfo(counter=tid, storage=info.storage, rg=False, leaf=True, data_alias=True, alias_of=t.tid,
                                 name=f"{info.name}.data" if info.name else "data", created=self.span_of(node),
                                 loop_ctx=st.loop_ctx, expanded=info.expanded))
             return TensorV(tid)
@@ -1304,8 +1304,16 @@ class TorchMixin:
         saved_recs = tuple(saved_recs) + stashed
         outputs = [ret] if isinstance(ret, TensorV) else (
             [x for x in st.lists.get(ret.lid, ()) if isinstance(x, TensorV)] if isinstance(ret, SeqV) else [])
+        # tensors backward reads that are neither inputs nor outputs of forward: a double
+        # backward (create_graph=True) treats them as constants
+        sites = st.attrs(ctx.oid).get("__kept_at__")
+        ends = {st.t[x.tid].counter for x in inputs + outputs if x.tid in st.t}
+        middles = tuple(sp for tid, sp in (sites.value if isinstance(sites, ConstV) else ())
+                        if tid in st.t and st.t[tid].counter not in ends and st.t[tid].dtype not in ("bool", "int"))
         node = self.make_node(st, f"{info.name}Backward", span, inputs, saved_recs, st.next_seq(),
                               custom=(info, ctx, len(outputs)))
+        if middles:
+            self.custom_middles[node.id] = (info.name, middles[0])
         dirty = set(st.attrs(ctx.oid)["__dirty__"].value)
         input_tids = {a.tid for a in inputs}
         input_counters = {st.t[a.tid].counter for a in inputs}
@@ -1332,6 +1340,12 @@ class TorchMixin:
             return self.new_seq(items, st, kind=ret.kind)
         return ret
 
+    def note_kept(self, ctx: ObjV, tensors: Sequence[TensorV], span: Span, st: State) -> None:
+        """Where forward kept tensors for backward (save_for_backward, a ctx attribute)."""
+        kept = st.attrs(ctx.oid).get("__kept_at__")
+        prev = kept.value if isinstance(kept, ConstV) else ()
+        st.set_attr(ctx.oid, "__kept_at__", ConstV(prev + tuple((t.tid, span) for t in tensors)))
+
     def ctx_method(self, ctx: ObjV, name: str, args: List[Value], st: State, node: ast.AST) -> Value:
         if name in ("save_for_backward", "save_for_forward"):
             seq = st.next_seq()
@@ -1340,6 +1354,8 @@ class TorchMixin:
                 for t in self.slot_tensors(st, a):
                     recs.append(self.saved_rec(st, t, seq))
             st.set_attr(ctx.oid, "__saved__", ConstV(tuple(recs)))
+            if name == "save_for_backward":
+                self.note_kept(ctx, [t for a in args for t in self.slot_tensors(st, a)], self.span_of(node), st)
             return NONE
         if name == "mark_dirty":
             tids = tuple(a.tid for a in args if isinstance(a, TensorV))

@@ -12,11 +12,11 @@ from typing import Tuple, Type
 from gradwarden.rules.base import Rule
 from gradwarden.rules.parse import ParseError
 from gradwarden.rules.leaf import LeafInplace
-from gradwarden.rules.saved import SavedTensorModified, SavedTensorModifiedInBackward, CtxStashModified
+from gradwarden.rules.saved import SavedTensorModified, SavedTensorModifiedInBackward, CtxStashModified, DoubleBackwardConstant
 from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputInplace, ExpandedParameterData, CustomFunctionOutputInplace, MultiViewInplace, BackwardGradientCount, LegacyFunction, GradientForNonTensorInput
 from gradwarden.rules.graph import BackwardFreesGraph, StaleGraphUse, GraphCarriedIntoLoop, StaleRetainedGraph, RunningLossKeepsGraph
 from gradwarden.rules.optimizer import StepBeforeBackward, FusedStepBeforeBackward, PollutedGradients, MissingDetachFreesGraph, TargetNotDetached
-from gradwarden.rules.data import DataWriteToSaved
+from gradwarden.rules.data import DataWriteToSaved, HiddenWrite
 
 RULES: Tuple[Type[Rule], ...] = (
     ParseError,
@@ -24,6 +24,7 @@ RULES: Tuple[Type[Rule], ...] = (
     SavedTensorModified,
     SavedTensorModifiedInBackward,
     CtxStashModified,
+    DoubleBackwardConstant,
     ExpandedWrite,
     OverlappingAssign,
     GradOutputInplace,
@@ -44,4 +45,5 @@ RULES: Tuple[Type[Rule], ...] = (
     MissingDetachFreesGraph,
     TargetNotDetached,
     DataWriteToSaved,
+    HiddenWrite,
 )

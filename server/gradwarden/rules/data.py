@@ -46,3 +46,49 @@ class DataWriteToSaved(Rule):
         d.data[:] = 1
         """,
     )
+
+
+class HiddenWrite(Rule):
+    """An in-place write through a ``.detach()`` or ``.data`` alias of a tensor that is part of
+    a graph, which a later backward differentiates.
+
+    The alias shares the tensor's memory, so every later op reads the new values; but autograd
+    recorded the computation that produced the old ones and differentiates that. Gradients
+    through the tensor ignore the write (rows zeroed through ``x.detach()[mask] = 0`` still get
+    gradient). Express the change in the graph instead: ``x = torch.where(mask, 0.0, x)``,
+    ``x = x * keep``.
+    """
+
+    event = "hidden_write"
+    code = "GW602"
+    name = "write-hidden-from-autograd"
+    family = "F"
+    severity = Severity.WARNING
+    summary = "Writing a graph tensor through .detach()/.data: the backward differentiates the unmodified values."
+    message = "in-place {op} through a detached alias changes `{orig}`, but autograd does not see it: the backward at line {backward_line} differentiates the values before the write (silently wrong gradients)"
+    INVALID = (
+        """
+        import torch
+        a = torch.randn(4, 3, requires_grad=True)
+        x = a * 2
+        x.detach()[0] = 0.0  # <-
+        (x * torch.randn(4, 3)).sum().backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        a = torch.randn(4, 3, requires_grad=True)
+        x = a * 2
+        keep = torch.ones(4, 1)
+        keep[0] = 0.0
+        x = x * keep
+        (x * torch.randn(4, 3)).sum().backward()
+        """,
+        """
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        (w * 2).sum().backward()
+        w.data -= 0.1 * w.grad  # a leaf updated by hand: not part of a graph
+        """,
+    )

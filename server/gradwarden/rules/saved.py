@@ -189,3 +189,74 @@ class CtxStashModified(Rule):
         y.sum().backward()
         """,
     )
+
+
+class DoubleBackwardConstant(Rule):
+    """A custom Function's backward reads a tensor that is neither an input nor an output of
+    its forward, and a gradient taken through it with ``create_graph=True`` is backwarded again.
+
+    Autograd can differentiate a custom backward only through what forward received or
+    returned: an intermediate kept on ``ctx`` (or saved with ``save_for_backward``) enters the
+    double backward as a constant, and second-order terms through it are silently dropped
+    (a gradient penalty through such an activation trains the model with wrong gradients).
+    Save the input and recompute the intermediate inside ``backward``, or return the
+    intermediate as an extra output of forward.
+    """
+
+    event = "double_backward_constant"
+    code = "GW310"
+    name = "double-backward-through-intermediate"
+    family = "F"
+    severity = Severity.WARNING
+    summary = "Double backward through a custom Function that kept an intermediate (second-order terms silently dropped)."
+    message = "`{fn}` keeps an intermediate of forward here for its backward; the create_graph=True gradient at line {grad_line}, backwarded at line {backward_line}, treats it as a constant and silently drops its second-order terms"
+    INVALID = (
+        """
+        import torch
+        class SquarePlus(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                t = x * 2
+                ctx.t = t  # <-
+                return t ** 2 / 4 + x
+            @staticmethod
+            def backward(ctx, g):
+                return (ctx.t + 1) * g
+        x = torch.randn(4, requires_grad=True)
+        y = SquarePlus.apply(x)
+        g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+        g.pow(2).sum().backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        class SquarePlus(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return (x * 2) ** 2 / 4 + x
+            @staticmethod
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return (x * 2 + 1) * g
+        x = torch.randn(4, requires_grad=True)
+        y = SquarePlus.apply(x)
+        g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+        g.pow(2).sum().backward()
+        """,
+        """
+        import torch
+        class SquarePlus(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                t = x * 2
+                ctx.t = t
+                return t ** 2 / 4 + x
+            @staticmethod
+            def backward(ctx, g):
+                return (ctx.t + 1) * g
+        x = torch.randn(4, requires_grad=True)
+        SquarePlus.apply(x).sum().backward()  # first order only: the intermediate is fine
+        """,
+    )
