@@ -223,9 +223,10 @@ class DoubleBackwardConstant(Rule):
             def backward(ctx, g):
                 return (ctx.t + 1) * g
         x = torch.randn(4, requires_grad=True)
-        y = SquarePlus.apply(x)
+        w = torch.randn(4, requires_grad=True)
+        y = SquarePlus.apply(x) * w
         g, = torch.autograd.grad(y.sum(), x, create_graph=True)
-        g.pow(2).sum().backward()
+        g.pow(2).sum().backward()  # x.grad misses the second-order term
         """,
     )
     VALID = (
@@ -241,7 +242,8 @@ class DoubleBackwardConstant(Rule):
                 x, = ctx.saved_tensors
                 return (x * 2 + 1) * g
         x = torch.randn(4, requires_grad=True)
-        y = SquarePlus.apply(x)
+        w = torch.randn(4, requires_grad=True)
+        y = SquarePlus.apply(x) * w
         g, = torch.autograd.grad(y.sum(), x, create_graph=True)
         g.pow(2).sum().backward()
         """,
