@@ -140,6 +140,14 @@ class AutogradMixin:
                 if kept is True or (kept is None and out_rg is None):
                     node.saved = node.saved + (self.saved_rec(st, out, node.seq, is_output=True,
                                                               maybe=kept is None),)
+        if any(st.t[t.tid].dual for ts in tensors for t in ts):
+            for out in outs:
+                st.update_t(out.tid, dual=True)
+            if opname in JVP_WRITES_OUTPUT and outs:
+                # softmax's forward-mode derivative (logsumexp_jvp) writes into the result in
+                # place inside PyTorch, after its backward saved it (pytorch#162350)
+                self.do_write(st, outs[0], f"write by the forward-mode derivative of `{opname}` (inside PyTorch)",
+                              span, kind="internal", leaf_check=False, name=f"{opname} output")
         return outs
 
     def make_node(self, st: State, opname: str, span: Span, inputs: Sequence[TensorV], saved: Sequence[Saved],
@@ -938,6 +946,10 @@ class AutogradMixin:
                         backwarded = True
             if not backwarded and not rec.get("backwarded"):
                 self.emit(Event("running_total", rec["span"], {"name": rec["name"]}))
+
+
+# ops whose forward-mode derivative writes into their output in place (measured, torch 2.13)
+JVP_WRITES_OUTPUT = frozenset({"softmax", "log_softmax", "_softmax", "_log_softmax", "Softmax", "LogSoftmax"})
 
 
 def _any_rg(rgs: Sequence[Optional[bool]]) -> Optional[bool]:

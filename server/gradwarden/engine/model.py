@@ -124,6 +124,7 @@ class TInfo:
     held_at: Optional[Span] = None
     dtype: Optional[str] = None  # "float" | "int" | "bool" when known: a cast to another one copies
     alias_of: Optional[int] = None  # the tensor this `.detach()` / `.data` alias was taken from
+    dual: bool = False  # carries a forward-mode tangent (torch.autograd.forward_ad.make_dual)
 
 
 # --------------------------------------------------------------------------- graph

@@ -149,6 +149,8 @@ class TorchMixin:
             return self.grad_mode_obj(st, b)
         if qual in ("torch.autograd.grad", "torch.autograd.backward"):
             return self.torch_autograd_call(qual, args, kwargs, st, node)
+        if qual.startswith("torch.autograd.forward_ad."):
+            return self.forward_ad_call(qual.rsplit(".", 1)[-1], args, st, node)
         if qual.rsplit(".", 1)[-1] == "GradScaler":
             obj = ObjV(fresh_id())
             st.set_attr(obj.oid, "__scaler__", TRUE)
@@ -281,6 +283,28 @@ class TorchMixin:
                          user_grad="grad_tensors" in kwargs or len(args) > 1,
                          inputs=[inputs] if isinstance(inputs, (TensorV, SeqV)) else ())
         return NONE
+
+    def forward_ad_call(self, name: str, args: List[Value], st: State, node: ast.AST) -> Value:
+        """torch.autograd.forward_ad: ``make_dual`` gives a view carrying a tangent (later ops
+        propagate it), ``unpack_dual`` splits it into primal and tangent, ``dual_level()`` is a
+        context manager."""
+        x = args[0] if args else UNKNOWN
+        if name == "make_dual" and isinstance(x, TensorV):
+            info = st.t[x.tid]
+            out = self.alias_tensor(st, x, kind="view", span=self.span_of(node), rg=info.rg,
+                                    grad_fn=self.make_node(st, "make_dual", self.span_of(node), [x], (), st.next_seq())
+                                    if info.rg is not False and st.grad_enabled else None)
+            st.update_t(out.tid, dual=True)
+            return out
+        if name == "unpack_dual" and isinstance(x, TensorV):
+            primal = self.apply_op(st, None, [x], self.span_of(node), "unpack_dual")[0]
+            tangent = self.apply_op(st, None, [x], self.span_of(node), "tangent")[0]
+            for t in (primal, tangent):
+                st.update_t(t.tid, dual=False)
+            return self.new_seq([primal, tangent], st, kind="tuple")
+        if name == "dual_level":
+            return ObjV(fresh_id())
+        return UNKNOWN
 
     # ================================================================== tensor methods
     def call_tensor_method(self, t: TensorV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
