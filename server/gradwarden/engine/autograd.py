@@ -24,6 +24,8 @@ class AutogradMixin:
         self.loop_depth: Dict[int, int] = {}
         # custom Function nodes whose backward reads an intermediate of forward: (fn, where kept)
         self.custom_middles: Dict[int, Tuple[str, Span]] = {}
+        # hazards that only matter if a backward runs through a node: node id -> the event
+        self.watched: Dict[int, Event] = {}
         # gradient nodes of create_graph=True backwards through such a node
         self.incomplete_grads: Dict[int, Tuple[str, Span, Span]] = {}
 
@@ -61,7 +63,7 @@ class AutogradMixin:
                          expanded=span if kind == "expand" else s.expanded,
                          multi_view=(opname, span) if kind == "multi_view" else s.multi_view,
                          data_alias=s.data_alias, grad_output=s.grad_output, ctx_saved=s.ctx_saved,
-                         custom_out=s.custom_out, grad_site=s.grad_site, dtype=s.dtype)
+                         custom_out=s.custom_out, grad_site=s.grad_site, dtype=s.dtype, logprob=s.logprob)
         st.set_t(tid, info)
         return TensorV(tid)
 
@@ -140,6 +142,12 @@ class AutogradMixin:
                 if kept is True or (kept is None and out_rg is None):
                     node.saved = node.saved + (self.saved_rec(st, out, node.seq, is_output=True,
                                                               maybe=kept is None),)
+        if opname in LOGPROB_MAKERS or opname in LOGPROB_KEEPERS and tensors and tensors[0] and \
+                st.t[tensors[0][0].tid].logprob:
+            for out in outs[:1]:
+                st.update_t(out.tid, logprob=True)
+        elif opname in ("mul", "multiply", "__mul__", "__rmul__") and node is not None:
+            self.check_policy_weight(st, [t for ts in tensors for t in ts], node, span)
         if any(st.t[t.tid].dual for ts in tensors for t in ts):
             for out in outs:
                 st.update_t(out.tid, dual=True)
@@ -327,6 +335,26 @@ class AutogradMixin:
             st.own("meta")[("fix", seq)] = ff
         return "bumped"
 
+    def check_policy_weight(self, st: State, operands: Sequence[TensorV], node: Node, span: Span) -> None:
+        """``log_prob * advantage`` where the advantage still carries a graph into parameters
+        the log-probability does not go through (a critic): the policy-gradient term also
+        trains the critic. Watched until a backward reaches the product (GW506)."""
+        if len(operands) != 2:
+            return
+        for lp, w in (operands, operands[::-1]):
+            li, wi = st.t.get(lp.tid), st.t.get(w.tid)
+            if li is None or wi is None or not li.logprob or wi.logprob or wi.rg is not True or wi.grad_fn is None:
+                continue
+            mine = self.leaves_under(li.grad_fn) if li.grad_fn is not None else set()
+            theirs = {t for t in self.leaves_under(wi.grad_fn) - mine if t in st.t and st.t[t].param}
+            if not theirs:
+                continue
+            where = wi.held_at or wi.stored_at or (self.site_here(wi.grad_fn.stack, wi.grad_fn.span))
+            self.watched[node.id] = Event("policy_weight_not_detached", where, {
+                "name": wi.name or "the weight", "lp": li.name or "the log-probability", "mul_line": span.row},
+                (Related(span, "multiplied with the log-probability here", "call"),))
+            return
+
     def note_hidden_write(self, st: State, info: TInfo, span: Span, opname: str, name: str) -> None:
         """A write through a ``.detach()`` / ``.data`` alias of a tensor that is part of a graph:
         later ops read the new values, but autograd differentiates the old computation (a
@@ -457,6 +485,21 @@ class AutogradMixin:
         if implicit:
             return order
         self.hidden_write_events(st, order, span)
+        for n in order:
+            ev = self.watched.get(n.id)
+            if ev is None:
+                continue
+            ev = Event(ev.kind, ev.span, dict(ev.facts, backward_line=span.row),
+                       ev.related + (Related(span, "the backward that trains through it", "backward"),))
+            if ev.kind == "peer_target_not_detached":
+                # wrong only if an optimizer steps the peer with these gradients (before a
+                # zero_grad clears them): reported by that step
+                meta = st.own("meta")
+                hits = dict(meta.get("peer_hits", {}))
+                hits[bseq] = hits.get(bseq, ()) + (ev,)
+                meta["peer_hits"] = hits
+            else:
+                self.emit(ev)
         for n in order:
             if n.id in self.incomplete_grads:
                 fn, kept, grad_span = self.incomplete_grads[n.id]
@@ -702,15 +745,18 @@ class AutogradMixin:
             stored = (info.held_at or info.stored_at) if info is not None else None
             uspan = stored or use.stale_site or use.report_span or use.span
             self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
-        elif (bumped or stepped) and use is not None:
+        elif bumped and use is not None:
+            uspan = use.stale_site or use.report_span or use.span
+            self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
+        elif self.freed_by_other_model(st, n, first, facts, related):
+            pass
+        elif stepped and use is not None:
             uspan = use.stale_site or use.report_span or use.span
             self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
         elif bumped or stepped:
             # the same loss backwarded again after the update: only a fresh forward is right
             facts["name"] = next((r for r in root_names if r), facts["name"])
             self.emit(Event("stale_use", span, facts, tuple(related), fix_facts={"use_span": span}))
-        elif self.freed_by_other_model(st, n, first, facts, related):
-            pass
         else:
             self.emit(Event("backward_frees", first.span, facts, tuple(related),
                             fix_facts={"backward_span": first.span}))
@@ -947,6 +993,11 @@ class AutogradMixin:
             if not backwarded and not rec.get("backwarded"):
                 self.emit(Event("running_total", rec["span"], {"name": rec["name"]}))
 
+
+# what makes a log-probability, and what keeps one (a REINFORCE term is log_prob * weight)
+LOGPROB_MAKERS = frozenset({"log_prob", "log_softmax", "LogSoftmax", "_log_softmax"})
+LOGPROB_KEEPERS = frozenset({"gather", "squeeze", "unsqueeze", "view", "reshape", "sum", "select", "index_select",
+                             "take_along_dim", "flatten", "index", "mean", "neg"})
 
 # ops whose forward-mode derivative writes into their output in place (measured, torch 2.13)
 JVP_WRITES_OUTPUT = frozenset({"softmax", "log_softmax", "_softmax", "_log_softmax", "Softmax", "LogSoftmax"})

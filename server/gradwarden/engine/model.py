@@ -125,6 +125,7 @@ class TInfo:
     dtype: Optional[str] = None  # "float" | "int" | "bool" when known: a cast to another one copies
     alias_of: Optional[int] = None  # the tensor this `.detach()` / `.data` alias was taken from
     dual: bool = False  # carries a forward-mode tangent (torch.autograd.forward_ad.make_dual)
+    logprob: bool = False  # a log-probability (Distribution.log_prob, log_softmax, a gather of one)
 
 
 # --------------------------------------------------------------------------- graph

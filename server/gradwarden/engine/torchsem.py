@@ -47,6 +47,9 @@ INPLACE_METHOD = {ast.Add: "add_", ast.Sub: "sub_", ast.Mult: "mul_", ast.Div: "
                   ast.RShift: "bitwise_right_shift_"}
 REGRESSION_LOSSES = {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"}
 REGRESSION_LOSS_MODULES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss"}
+# losses against a distribution another model predicts (distillation, mutual learning)
+SOFT_TARGET_LOSSES = {"kl_div", "cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits"}
+SOFT_TARGET_LOSS_MODULES = {"KLDivLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"}
 PARAM_SLOT = re.compile(r"^(weight|bias|in_proj_weight|in_proj_bias|q_proj_weight|k_proj_weight|v_proj_weight|"
                         r"bias_k|bias_v|out_proj\.weight|out_proj\.bias|weight_ih.*|weight_hh.*|bias_ih.*|"
                         r"bias_hh.*|weight_hr.*|running_mean|running_var|num_batches_tracked)$")
@@ -249,6 +252,9 @@ class TorchMixin:
         if qual.rsplit(".", 1)[-1] in REGRESSION_LOSSES and len(tensor_args) >= 2:
             self.check_target_detached(tensor_args[0], tensor_args[1], st, span)
         outs = self.apply_op(st, info, tensor_args, span, qual.rsplit(".", 1)[-1])
+        if qual.rsplit(".", 1)[-1] in SOFT_TARGET_LOSSES and len(tensor_args) >= 2 and outs and \
+                st.t[outs[0].tid].grad_fn is not None:
+            self.check_peer_target(tensor_args[0], tensor_args[1], st, span, st.t[outs[0].tid].grad_fn)
         if isinstance(out_kw, TensorV):
             self.inplace_op(out_kw, None, [outs[0]], st, node, f"{qual.rsplit('.', 1)[-1]}(out=...)")
             return out_kw
@@ -548,7 +554,7 @@ class TorchMixin:
             grad_fn.holds = True  # IndexBackward keeps the index tensors: freed by a backward
         if advanced:
             out = self.new_tensor(st, rg=rg, grad_fn=grad_fn, node=node)
-            st.update_t(out.tid, leaf=grad_fn is None)
+            st.update_t(out.tid, leaf=grad_fn is None, logprob=info.logprob)
             return out
         return self.alias_tensor(st, t, kind="view", span=span, rg=rg, grad_fn=grad_fn)
 
@@ -670,6 +676,32 @@ class TorchMixin:
         self.emit(Event("target_not_detached", where, {"name": ti.name or "target", "loss_line": span.row},
                         related=(Related(span, "the loss that uses it as a target", "backward"),),
                         fix_facts={"use_span": where}))
+
+    def check_peer_target(self, pred: Value, target: Value, st: State, span: Span, loss_node: Any) -> None:
+        """GW507: the target distribution of a distillation / mutual-learning loss is another
+        model's prediction that still carries its graph: the loss also pulls that model toward
+        this one. Watched until a backward reaches the loss, and reported only when an
+        optimizer trains those parameters."""
+        if not (isinstance(pred, TensorV) and isinstance(target, TensorV)) or not st.grad_enabled:
+            return
+        pi, ti = st.t.get(pred.tid), st.t.get(target.tid)
+        if pi is None or ti is None or ti.rg is not True or ti.grad_fn is None or pi.grad_fn is None:
+            return
+        if ti.dtype in ("int", "bool"):
+            return
+        mine = {t for t in self.leaves_under(pi.grad_fn) if t in st.t and st.t[t].param}
+        theirs = {t for t in self.leaves_under(ti.grad_fn) if t in st.t and st.t[t].param}
+        if not mine or not theirs or mine & theirs:
+            return  # a bootstrap target through shared parameters is GW505's
+        trained = set()
+        for params in st.meta.get("optimizers", {}).values():
+            trained.update(params)
+        if not theirs & trained:
+            return  # a teacher no optimizer trains: its gradients are wasted, not wrong
+        where = ti.held_at or ti.stored_at or self.site_here(ti.grad_fn.stack, ti.grad_fn.span)
+        self.watched[loss_node.id] = Event("peer_target_not_detached", where, {
+            "name": f" `{ti.name}`" if ti.name else "", "loss_line": span.row, "theirs": tuple(theirs)},
+            (Related(span, "used as the target distribution here", "call"),))
 
     @staticmethod
     def _node_ids(root: Any) -> set:
@@ -955,6 +987,8 @@ class TorchMixin:
         if short in REGRESSION_LOSS_MODULES and len(args) >= 2:
             self.check_target_detached(args[0], args[1], st, span)
         outs = self.apply_op(st, info, slots, span, short, report_span=report, call_span=span if site else None)
+        if short in SOFT_TARGET_LOSS_MODULES and len(args) >= 2 and outs and st.t[outs[0].tid].grad_fn is not None:
+            self.check_peer_target(args[0], args[1], st, span, st.t[outs[0].tid].grad_fn)
         if short in ("LSTM",):
             hc = self.new_seq(outs[1:3] if len(outs) >= 3 else [outs[0], outs[0]], st, kind="tuple")
             return self.new_seq([outs[0], hc], st, kind="tuple")
@@ -1177,6 +1211,7 @@ class TorchMixin:
                 for _ in range(2 if isinstance(q, ConstV) and str(q.value).endswith("LBFGS") else 1):
                     self.call(closure, [], {}, st, node)
             self.check_polluted(obj, tids, opt_name, st, span)
+            self.check_peer_pollution(tids, opt_name, st, span)
             fused = self.truth_of(attrs.get("__fused__", FALSE)) is True
             # zero_grad() (set_to_none) with no backward since: those parameters have no
             # .grad, and step() leaves them untouched.
@@ -1249,6 +1284,20 @@ class TorchMixin:
                     related=(Related(first_span, "this backward accumulates into them", "backward"),
                              Related(span, f"`{opt_name}.step()` uses the polluted gradients", "step"))))
                 return
+
+    def check_peer_pollution(self, tids: Sequence[int], opt_name: str, st: State, span: Span) -> None:
+        """GW507, reported when this step applies gradients that a loss sent into a peer model
+        through a target it did not detach."""
+        hits = st.meta.get("peer_hits", {})
+        if not hits:
+            return
+        for tid in tids:
+            for rec in st.grads.get(tid, ()):
+                for ev in hits.get(rec[1], ()):
+                    if tid in ev.facts.get("theirs", ()):
+                        self.emit(Event(ev.kind, ev.span, dict(ev.facts, step=f"{opt_name}.step()", step_line=span.row),
+                                        ev.related + (Related(span, "this step applies those gradients", "step"),)))
+                        return
 
     def merge_node(self, roots: Sequence[Any], mine: set, theirs: set) -> Any:
         """The first node where a path from our parameters meets the other optimizer's parameters."""

@@ -15,7 +15,7 @@ from gradwarden.rules.leaf import LeafInplace
 from gradwarden.rules.saved import SavedTensorModified, SavedTensorModifiedInBackward, CtxStashModified, DoubleBackwardConstant
 from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputInplace, ExpandedParameterData, CustomFunctionOutputInplace, MultiViewInplace, BackwardGradientCount, LegacyFunction, GradientForNonTensorInput
 from gradwarden.rules.graph import BackwardFreesGraph, StaleGraphUse, GraphCarriedIntoLoop, StaleRetainedGraph, RunningLossKeepsGraph
-from gradwarden.rules.optimizer import StepBeforeBackward, FusedStepBeforeBackward, PollutedGradients, MissingDetachFreesGraph, TargetNotDetached
+from gradwarden.rules.optimizer import StepBeforeBackward, FusedStepBeforeBackward, PollutedGradients, MissingDetachFreesGraph, TargetNotDetached, PolicyWeightNotDetached, PeerTargetNotDetached
 from gradwarden.rules.data import DataWriteToSaved, HiddenWrite
 
 RULES: Tuple[Type[Rule], ...] = (
@@ -44,6 +44,8 @@ RULES: Tuple[Type[Rule], ...] = (
     PollutedGradients,
     MissingDetachFreesGraph,
     TargetNotDetached,
+    PolicyWeightNotDetached,
+    PeerTargetNotDetached,
     DataWriteToSaved,
     HiddenWrite,
 )

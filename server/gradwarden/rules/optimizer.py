@@ -236,3 +236,107 @@ class TargetNotDetached(Rule):
         F.mse_loss(feat_rec, feat_real).backward()  # feature matching: trains `enc`
         """,
     )
+
+
+class PolicyWeightNotDetached(Rule):
+    """A policy-gradient term multiplies a log-probability by a weight (an advantage, a
+    baseline-corrected return) that still carries a graph into other parameters (a critic).
+
+    The REINFORCE estimator treats the weight as a constant. Without ``.detach()``, the
+    policy loss also sends gradients into whatever computed the weight: the critic is pushed
+    up wherever ``log pi`` is large, on top of its own value loss. Nothing raises; the
+    training is silently wrong. Detach the weight where it is computed:
+    ``advantages = (returns - values).detach()``.
+    """
+
+    event = "policy_weight_not_detached"
+    code = "GW506"
+    name = "policy-weight-not-detached"
+    family = "E"
+    severity = Severity.WARNING
+    summary = "log_prob * advantage with an advantage that still trains the critic."
+    message = "`{name}` weights a log-probability (line {mul_line}) but still carries a graph into parameters of its own (a critic): the policy loss backwarded at line {backward_line} trains them too (use `.detach()`)"
+    INVALID = (
+        """
+        import torch
+        actor, critic = torch.nn.Linear(4, 2), torch.nn.Linear(4, 1)
+        states, returns = torch.randn(8, 4), torch.randn(8)
+        actions = torch.randint(0, 2, (8,))
+        log_probs = torch.log_softmax(actor(states), -1).gather(1, actions[:, None]).squeeze(1)
+        values = critic(states).squeeze(1)
+        advantages = returns - values  # <-
+        loss = -(log_probs * advantages).mean() + (returns - values).pow(2).mean()
+        loss.backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        actor, critic = torch.nn.Linear(4, 2), torch.nn.Linear(4, 1)
+        states, returns = torch.randn(8, 4), torch.randn(8)
+        actions = torch.randint(0, 2, (8,))
+        log_probs = torch.log_softmax(actor(states), -1).gather(1, actions[:, None]).squeeze(1)
+        values = critic(states).squeeze(1)
+        advantages = (returns - values).detach()
+        loss = -(log_probs * advantages).mean() + (returns - values).pow(2).mean()
+        loss.backward()
+        """,
+    )
+
+
+class PeerTargetNotDetached(Rule):
+    """A distillation or mutual-learning loss uses another trained model's prediction as its
+    target distribution without ``.detach()``.
+
+    ``kl_div(log_softmax(student), softmax(peer))`` sends gradients into the peer as well: the
+    peer is trained to match the student, on top of its own loss (in deep mutual learning each
+    model learns from the other's *fixed* prediction). Nothing raises; the gradients are
+    silently not the ones the method specifies. Detach the target: ``softmax(peer).detach()``
+    (or compute it under ``torch.no_grad()``).
+    """
+
+    event = "peer_target_not_detached"
+    code = "GW507"
+    name = "peer-target-not-detached"
+    family = "E"
+    severity = Severity.WARNING
+    summary = "A soft target from another trained model is not detached (the loss trains that model too)."
+    message = "the target distribution{name} of the loss at line {loss_line} still carries another trained model's graph: the backward at line {backward_line} sends it gradients that `{step}` (line {step_line}) applies, pulling that model toward this prediction (use `.detach()`)"
+    INVALID = (
+        """
+        import torch
+        import torch.nn.functional as F
+        m1, m2 = torch.nn.Linear(4, 3), torch.nn.Linear(4, 3)
+        opt = torch.optim.SGD(list(m1.parameters()) + list(m2.parameters()), lr=0.1)
+        x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+        l1 = m1(x)
+        p2 = F.softmax(m2(x), 1)  # <-
+        loss = F.cross_entropy(l1, y) + F.kl_div(F.log_softmax(l1, 1), p2, reduction="batchmean")
+        loss.backward()
+        opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        import torch.nn.functional as F
+        m1, m2 = torch.nn.Linear(4, 3), torch.nn.Linear(4, 3)
+        opt = torch.optim.SGD(list(m1.parameters()) + list(m2.parameters()), lr=0.1)
+        x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+        l1 = m1(x)
+        p2 = F.softmax(m2(x), 1).detach()
+        loss = F.cross_entropy(l1, y) + F.kl_div(F.log_softmax(l1, 1), p2, reduction="batchmean")
+        loss.backward()
+        opt.step()
+        """,
+        """
+        import torch
+        import torch.nn.functional as F
+        student, teacher = torch.nn.Linear(4, 3), torch.nn.Linear(4, 3)
+        opt = torch.optim.SGD(student.parameters(), lr=0.1)  # the teacher is not trained
+        x = torch.randn(8, 4)
+        loss = F.kl_div(F.log_softmax(student(x), 1), F.softmax(teacher(x), 1), reduction="batchmean")
+        loss.backward()
+        opt.step()
+        """,
+    )
