@@ -60,6 +60,33 @@ def test_unreached_function_calling_an_imported_helper_does_not_crash(tmp_path):
     assert "internal error" not in proc.stderr
 
 
+def test_a_loop_over_an_imported_generator_runs_this_files_body_in_this_files_lines(tmp_path):
+    # timm efficientnet: `for n, m in named_modules(model):` (a generator of _manipulate.py, a
+    # short file) runs this file's loop body, whose rows lie past the end of _manipulate.py
+    (tmp_path / "walk.py").write_text("def named(model):\n    for m in model:\n        yield m\n")
+    body = "\n" * 40 + textwrap.dedent("""
+        import torch
+        import torch.nn as nn
+        from walk import named
+
+        layers = [nn.Linear(2, 2), nn.ReLU()]
+        w = torch.randn(3, requires_grad=True)
+        print(w.sum())
+
+
+        def init_weights(model):
+            for m in named(model):
+                if isinstance(m, nn.Linear):
+                    nn.init.zeros_(m.weight)
+                elif isinstance(m, nn.ReLU):
+                    m.inplace = True
+    """)
+    (tmp_path / "main.py").write_text(body)
+    proc = subprocess.run([sys.executable, "-m", "gradwarden", "check", "main.py"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "internal error" not in proc.stderr, proc.stderr
+
+
 def test_rebinding_an_element_of_an_annotated_list_is_not_an_overlapping_copy():
     # ultralytics / transformers SAM3: `src` is a list of tensors; the element is rebound.
     assert loud("""

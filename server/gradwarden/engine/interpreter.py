@@ -96,6 +96,7 @@ class Interpreter(AutogradMixin, TorchMixin):
         self.resolver: Any = None  # follows imports from the user's project (script mode only)
         self.foreign_stack: List[Tuple[Any, Span]] = []  # (ForeignModule, call site in this file)
         self.foreign_defs: Dict[int, Any] = {}
+        self.foreign_stmts: Dict[int, Any] = {}  # statements of other project modules -> their module
         self.instances: Dict[int, Tuple[State, Value]] = {}  # class -> instance built for standalone runs
         self.callsites: Any = None  # engine.callsites.CallSites, built for the first standalone run
         from gradwarden.engine.triggers import Triggers
@@ -481,6 +482,9 @@ class Interpreter(AutogradMixin, TorchMixin):
 
         for node, _ in _defs(fm.tree.body, None):
             self.foreign_defs[id(node)] = fm
+        for node in ast.walk(fm.tree):
+            if isinstance(node, ast.stmt):
+                self.foreign_stmts[id(node)] = fm
         body = [s for s in fm.tree.body if isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef,
                                                          ast.AsyncFunctionDef, ast.ClassDef, ast.Assign))]
         st = State()
@@ -558,9 +562,9 @@ class Interpreter(AutogradMixin, TorchMixin):
                                     {"fn": info.name, "got": got, "want": n_inputs}))
 
     def triggered(self, node: ast.AST) -> bool:
-        # code of another project module is looked up in that module's own lines
-        triggers = self.foreign_stack[-1][0].triggers if self.foreign_stack else self.triggers
-        return triggers.triggered(node)
+        # a statement of another project module is looked up in that module's own lines
+        fm = self.foreign_stmts.get(id(node))
+        return (fm.triggers if fm is not None else self.triggers).triggered(node)
 
     def stmt_If(self, stmt: ast.If, st: State) -> List[State]:
         cond = self.truth(stmt.test, st)

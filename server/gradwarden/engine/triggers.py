@@ -81,8 +81,12 @@ class Triggers:
 
     def _any(self, prefix: List[int], node: ast.AST) -> bool:
         row, end = self._rows(node)
+        if row < 1 or row > len(prefix) - 1:
+            # not a node of this file (never expected): say "maybe", so that it is analysed in
+            # full rather than the whole file lost to an exception
+            return row >= 1
         end = min(end, len(prefix) - 1)
-        return prefix[end] - prefix[row - 1] > 0 if row >= 1 else False
+        return prefix[end] - prefix[row - 1] > 0
 
     def has_trigger(self, node: ast.AST) -> bool:
         return self._any(self._trig, node)
