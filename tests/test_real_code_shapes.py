@@ -74,11 +74,11 @@ def test_a_loop_over_an_imported_generator_runs_this_files_body_in_this_files_li
         print(w.sum())
 
 
-        def init_weights(model):
+        def init_weights(model, scale):
             for m in named(model):
-                if isinstance(m, nn.Linear):
+                if scale > 1:
                     nn.init.zeros_(m.weight)
-                elif isinstance(m, nn.ReLU):
+                else:
                     m.inplace = True
     """)
     (tmp_path / "main.py").write_text(body)
