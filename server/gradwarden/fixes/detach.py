@@ -308,6 +308,18 @@ def _assignment(ctx: FixContext) -> List[TextEdit]:
     raise CannotFix("no value to detach")
 
 
+def _value(ctx: FixContext) -> List[TextEdit]:
+    """Detach exactly the value the diagnostic points at: an expression (a target passed to a
+    loss) is detached where it stands; a whole assignment statement, its right-hand side."""
+    doc = ctx.doc
+    node = doc.find(ctx.target)
+    if isinstance(node, cst.BaseExpression) and doc.small_stmt_of(node) is not node:
+        stmt = doc.small_stmt_of(node)
+        if not (isinstance(stmt, (cst.Assign, cst.AnnAssign)) and stmt.value is node):
+            return detach_expr(doc, node)
+    return _assignment(ctx)
+
+
 # --------------------------------------------------------------------------- later_loss
 def _later_loss(ctx: FixContext) -> List[TextEdit]:
     """Detach, in the statements that build the later loss after the step, the values that
@@ -376,6 +388,7 @@ def _running_total(ctx: FixContext) -> List[TextEdit]:
 _MODES = {
     "stale_use": _stale_use,
     "assignment": _assignment,
+    "value": _value,
     "later_loss": _later_loss,
     "call_arg": _call_arg,
     "running_total": _running_total,

@@ -233,6 +233,10 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
     elif code in ("GW503", "GW504"):
         fixes.append(Fix("detach", "Detach the other model's output where it feeds this loss", safe=False,
                          preferred=True, target=ev.span, params=_p(mode="call_arg", name=facts.get("name"))))
+    elif code in ("GW506", "GW507"):
+        what = "the weight" if code == "GW506" else "the target distribution"
+        fixes.append(Fix("detach", f"Detach {what} (`.detach()`)", safe=False, preferred=True, target=ev.span,
+                         params=_p(mode="value")))
     elif code == "GW505":
         fixes.append(Fix("detach", f"Detach the target (`{facts.get('name', 'target')} = (...).detach()`)",
                          safe=False, preferred=True, target=ev.span, params=_p(mode="assignment")))
