@@ -355,6 +355,15 @@ class AutogradMixin:
                 (Related(span, "multiplied with the log-probability here", "call"),))
             return
 
+    def saves_a_view_of(self, out: Value, weight: Value, st: State) -> None:
+        """``nn.Linear`` / ``F.linear`` save ``weight.t()``, a view: replacing ``weight.data``
+        afterwards does not reach what backward reads (measured)."""
+        if not isinstance(out, TensorV) or not isinstance(weight, TensorV) or out.tid not in st.t:
+            return
+        node = st.t[out.tid].grad_fn
+        if node is not None:
+            node.saved = tuple(replace(s, view=True) if s.tid == weight.tid else s for s in node.saved)
+
     def note_hidden_write(self, st: State, info: TInfo, span: Span, opname: str, name: str) -> None:
         """A write through a ``.detach()`` / ``.data`` alias of a tensor that is part of a graph:
         later ops read the new values, but autograd differentiates the old computation (a
@@ -477,7 +486,7 @@ class AutogradMixin:
                     if not implicit:
                         raise Halt()
                 for w in st.data_writes.get(s.storage, ()):
-                    if w.seq > s.seq:
+                    if w.seq > s.seq and (w.kind != "data_assign" or w.tid == s.tid and not s.view):
                         self.data_write_event(st, n, s, w, span, backward_desc)
             if n.custom is not None:
                 danger = self.grad_output_danger(n, consumers.get(n.id, []), n in root_nodes and user_grad)
@@ -652,7 +661,8 @@ class AutogradMixin:
                                                      "backward"))
         facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.call_span or n.report_span or n.span).row,
                  "version": s.version, "backward_line": span.row, "backward": backward_desc,
-                 "cond": " (if its inputs require grad)" if s.maybe else ""}
+                 "cond": " (if its inputs require grad)" if s.maybe else "",
+                 "how": "replacing its `.data`" if w.kind == "data_assign" else f"in-place {w.op} through `.data`"}
         if w.kind == "fused_step":
             facts.update(opt=w.optimizer or "optimizer", params=f"`{s.name}`" if s.name else "its parameters",
                          step=w.op)

@@ -142,6 +142,7 @@ class Saved:
     is_output: bool = False
     maybe: bool = False  # saved only if an input of unknown requires-grad does require it
     unchecked: bool = False  # kept as a ctx attribute, not save_for_backward: no version check
+    view: bool = False  # autograd saved a view of it (Linear saves weight.t()): `.data = ` does not reach it
 
 
 @dataclass(eq=False)
@@ -200,6 +201,7 @@ class Write:
     site: Optional[Span] = None  # module construction site, when a module inside a container wrote
     optimizer: str = ""
     stack: Tuple[Span, ...] = ()  # call sites that led to the write
+    tid: int = 0  # for a `.data = ...` reassignment: the tensor whose data was replaced
 
 
 @dataclass(frozen=True)

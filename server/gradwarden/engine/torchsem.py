@@ -17,7 +17,7 @@ from gradwarden.engine import optable
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.model import (
-    FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, fresh_id,
+    FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, Write, fresh_id,
     walk_nodes,
 )
 
@@ -252,6 +252,8 @@ class TorchMixin:
         if qual.rsplit(".", 1)[-1] in REGRESSION_LOSSES and len(tensor_args) >= 2:
             self.check_target_detached(tensor_args[0], tensor_args[1], st, span)
         outs = self.apply_op(st, info, tensor_args, span, qual.rsplit(".", 1)[-1])
+        if qual.rsplit(".", 1)[-1] == "linear" and len(tensor_args) >= 2 and outs:
+            self.saves_a_view_of(outs[0], tensor_args[1], st)
         if qual.rsplit(".", 1)[-1] in SOFT_TARGET_LOSSES and len(tensor_args) >= 2 and outs and \
                 st.t[outs[0].tid].grad_fn is not None:
             self.check_peer_target(tensor_args[0], tensor_args[1], st, span, st.t[outs[0].tid].grad_fn)
@@ -515,6 +517,15 @@ class TorchMixin:
                 self.emit(Event("expanded_param_data", self.span_of(stmt), {"name": self.text_of(target.value)},
                                 related=(Related(vinfo.expanded, "expanded here", "created"),),
                                 fix_facts={"rhs_span": self.span_of(rhs) if rhs is not None else None}))
+            if info.storage != vinfo.storage:
+                # `w.data = new`: whoever saved `w` itself reads the new data in backward,
+                # without a version bump (a pruning schedule applied before loss.backward())
+                seq = st.next_seq()
+                w = Write(counter=info.counter, storage=info.storage, version_after=st.version(info.counter),
+                          seq=seq, span=self.span_of(stmt), op="`.data =` reassignment", kind="data_assign",
+                          name=self.text_of(target.value), tid=t.tid)
+                dw = st.own("data_writes")
+                dw[info.storage] = dw.get(info.storage, ()) + (w,)
             st.update_t(t.tid, storage=vinfo.storage)
         elif attr == "grad":
             grads = st.own("grads")
@@ -987,6 +998,8 @@ class TorchMixin:
         if short in REGRESSION_LOSS_MODULES and len(args) >= 2:
             self.check_target_detached(args[0], args[1], st, span)
         outs = self.apply_op(st, info, slots, span, short, report_span=report, call_span=span if site else None)
+        if short == "Linear" and outs:
+            self.saves_a_view_of(outs[0], attrs.get("weight"), st)
         if short in SOFT_TARGET_LOSS_MODULES and len(args) >= 2 and outs and st.t[outs[0].tid].grad_fn is not None:
             self.check_peer_target(args[0], args[1], st, span, st.t[outs[0].tid].grad_fn)
         if short in ("LSTM",):

@@ -20,7 +20,7 @@ class DataWriteToSaved(Rule):
     family = "F"
     severity = Severity.WARNING
     summary = "Write through .data to a tensor saved for backward (silently wrong gradients)."
-    message = "in-place {op} through `.data` changes `{name}`, which `{saver}` (line {save_line}) saved for {backward}; .data bypasses the version check, so the gradients are silently wrong{cond}"
+    message = "{how} changes `{name}`, which `{saver}` (line {save_line}) saved for {backward}; .data bypasses the version check, so the gradients are silently wrong{cond}"
     INVALID = (
         """
         import torch
