@@ -3,6 +3,8 @@
 The cases live outside the repository: in CI the repository is a fresh clone at some path X
 and the cases are at ``X/../shared/cases``. ``GRADWARDEN_CASES`` overrides the location.
 A missing cases directory is a test *failure* with a clear message, never a silent skip.
+The revealed batches (``X/../shared/revealed/*/``, override ``GRADWARDEN_REVEALED``) are
+labelled the same way; their cases have ids ``revealed/<batch>/<file>``.
 
 The header of a case is parsed exactly as ``shared/tools/score.py`` parses it (its first 15
 lines, ``# key: value`` comments); ``test_case_labels.py`` checks that both parsers agree.
@@ -19,6 +21,7 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CASES_ENV = "GRADWARDEN_CASES"
+REVEALED_ENV = "GRADWARDEN_REVEALED"
 HAZARD_EXPECTS = ("error", "silent")
 KNOWN_EXPECTS = ("error", "silent", "ok")
 
@@ -44,6 +47,36 @@ def cases_dir_problem() -> Optional[str]:
     if not any(path.rglob("*.py")):
         return f"labelled cases directory has no .py files: {path} (looked at {how})"
     return None
+
+
+def revealed_dir_path() -> Path:
+    """Where the revealed batches should be (not checked): one folder per batch."""
+    override = os.environ.get(REVEALED_ENV)
+    return Path(override).expanduser().resolve() if override else REPO_ROOT.parent / "shared" / "revealed"
+
+
+def revealed_dir_problem() -> Optional[str]:
+    path = revealed_dir_path()
+    how = f"${REVEALED_ENV}" if os.environ.get(REVEALED_ENV) else (
+        f"<repo>/../shared/revealed (set ${REVEALED_ENV} to override)")
+    if not path.is_dir():
+        return f"revealed cases directory not found: {path} (looked at {how})"
+    if not any(path.glob("*/*.py")):
+        return f"revealed cases directory has no batch folder with .py files: {path} (looked at {how})"
+    return None
+
+
+def load_revealed(root: Optional[Path] = None) -> List["Case"]:
+    """Every case of every revealed batch (``<root>/<batch>/*.py``), ids ``revealed/<batch>/...``."""
+    root = root or revealed_dir_path()
+    if not root.is_dir():
+        return []
+    out = []
+    for p in sorted(root.glob("*/*.py")):
+        case = parse_case(p, root, prefix="revealed/")
+        if case is not None:
+            out.append(case)
+    return out
 
 
 def scorer_path() -> Path:
@@ -91,8 +124,9 @@ def read_header(path: Path) -> Dict[str, object]:
     return meta
 
 
-def parse_case(path: Path, root: Path) -> Optional[Case]:
-    """A :class:`Case`, or None for a file without an ``expect`` header (score.py skips those)."""
+def parse_case(path: Path, root: Path, prefix: str = "") -> Optional[Case]:
+    """A :class:`Case`, or None for a file without an ``expect`` header (score.py skips those).
+    Its ``rel`` is ``prefix`` + the path relative to ``root``."""
     meta = read_header(path)
     expect_raw = str(meta.get("expect", "") or "")
     if not expect_raw:
@@ -101,7 +135,7 @@ def parse_case(path: Path, root: Path) -> Optional[Case]:
     neutral = frozenset(meta.pop("neutral"))  # type: ignore[arg-type]
     return Case(
         path=path,
-        rel=path.relative_to(root).as_posix(),
+        rel=prefix + path.relative_to(root).as_posix(),
         meta={k: str(v) for k, v in meta.items()},
         expect=expect_raw.split()[0].lower(),
         family=(str(meta.get("family", "?")) or "?")[:1],
@@ -126,26 +160,59 @@ def load_cases(root: Optional[Path] = None) -> List[Case]:
 MISSING_ID = "cases-dir-missing"
 
 
-def case_params(predicate=None) -> list:
-    """``pytest.param`` per case (id ``real/A01_...``) for ``@pytest.mark.parametrize``.
+REVEALED_MISSING_ID = "revealed-dir-missing"
+
+
+def case_params(predicate=None, revealed: bool = False) -> list:
+    """``pytest.param`` per case (id ``real/A01_...``) for ``@pytest.mark.parametrize``;
+    ``revealed=True`` appends the revealed batches' cases (ids ``revealed/<batch>/...``).
 
     When the cases directory is missing this yields a single param ``None`` (id
     ``cases-dir-missing``) so that the test *fails* via :func:`require_case` instead of pytest
-    silently skipping an empty parameter set.
+    silently skipping an empty parameter set; likewise ``revealed-dir-missing``.
     """
+    params = []
     if cases_dir_problem() is not None:
-        return [pytest.param(None, id=MISSING_ID)]
-    cases = [c for c in load_cases() if predicate is None or predicate(c)]
-    if not cases:
+        params.append(pytest.param(None, id=MISSING_ID))
+    else:
+        params += [pytest.param(c, id=c.id) for c in load_cases() if predicate is None or predicate(c)]
+    if revealed:
+        if revealed_dir_problem() is not None:
+            params.append(pytest.param(None, id=REVEALED_MISSING_ID))
+        else:
+            params += [pytest.param(c, id=c.id) for c in load_revealed() if predicate is None or predicate(c)]
+    if not params:
         return [pytest.param(None, id="no-matching-cases")]
-    return [pytest.param(c, id=c.id) for c in cases]
+    return params
 
 
 def require_case(case: Optional[Case]) -> Case:
     if case is None:
-        problem = cases_dir_problem() or "no case matched this test's selection"
+        problem = cases_dir_problem() or revealed_dir_problem() or "no case matched this test's selection"
         pytest.fail(problem, pytrace=False)
     return case
+
+
+# --- what a label means when the program runs (torch_runner.Outcome) -----------------------
+
+WANT = {
+    "error": "a non-zero exit with a RuntimeError in stderr",
+    "silent": "exit 0 with MISMATCH printed",
+    "ok": "exit 0 without MISMATCH",
+}
+
+
+def label_holds(expect: str, outcome) -> bool:
+    """error = non-zero exit with ``RuntimeError`` in stderr; silent = exit 0 with ``MISMATCH``
+    in stdout; ok = exit 0 without ``MISMATCH`` in stdout or stderr. A time-out holds nothing."""
+    s = outcome.summary
+    if s.get("rc") is None:
+        return False
+    if expect == "error":
+        return s["rc"] != 0 and bool(s.get("runtime_error"))
+    if expect == "silent":
+        return s["rc"] == 0 and bool(s.get("mismatch"))
+    return s["rc"] == 0 and not s.get("mismatch") and not s.get("mismatch_err")
 
 
 @pytest.fixture(scope="session")

@@ -1,13 +1,12 @@
 """The bundled examples (what the README's first command lints) say what they do, and do it:
 each one's `# expect:` is proven by running it under torch, and gradwarden flags exactly its
-`# line:` lines (and nothing in the `ok` one)."""
-import subprocess
-import sys
+`# line:` lines (and nothing in the `ok` one). The runs go through tests/torch_runner.py (one
+torch import, forked children, recorded proofs in tests/data/proofs.json, suite `examples`)."""
 from pathlib import Path
 
 import pytest
 
-from case_support import parse_case
+from case_support import WANT, label_holds, parse_case
 from gradwarden.engine.analyze import analyze_source
 from gradwarden.engine.diagnostic import Severity
 
@@ -20,15 +19,22 @@ def test_there_are_examples_of_each_kind():
     assert {"error", "silent", "ok"} <= expects
 
 
+@pytest.fixture(scope="module")
+def example_runs(tmp_path_factory):
+    from torch_runner import Job, prove
+
+    cases = [parse_case(p, ROOT) for p in EXAMPLES]
+    jobs = [Job(c.rel, c.path, timeout=180) for c in cases]
+    judges = {c.rel: (lambda o, c=c: label_holds(c.expect, o)) for c in cases}
+    results, _ = prove(jobs, None, "examples", tmp_path_factory.mktemp("examples"), judges=judges)
+    return results
+
+
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
-def test_example_behaves_as_labelled(path):
+def test_example_behaves_as_labelled(path, example_runs):
     case = parse_case(path, ROOT)
-    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=180, cwd=ROOT)
-    if case.expect == "error":
-        assert run.returncode != 0 and "RuntimeError" in run.stderr, run.stderr[-2000:]
-    else:
-        assert run.returncode == 0, run.stderr[-2000:]
-        assert ("MISMATCH" in run.stdout) == (case.expect == "silent"), run.stdout[-2000:]
+    run = example_runs[case.rel]
+    assert label_holds(case.expect, run), f"{case}: want {WANT[case.expect]}, got {run.describe()}"
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])

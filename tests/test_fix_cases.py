@@ -3,9 +3,11 @@ correct.
 
 For every ``error``/``silent`` case of ``../shared/cases`` (``$GRADWARDEN_CASES``): copy it,
 run the CLI fixer on the copies (twice: the second run must change nothing), check every
-result compiles, then run — under torch, in forked children of one runner process per core,
-each with a timeout — the original, the fixed copy and, when there is one, the case's
-``_fixed.py`` reference (``tests/fixcases_runner.py``). A case counts as fixed only when
+result compiles, then run — under torch, in forked children of one runner process (one at a
+time per core), each with a timeout — the original, the fixed copy and, when there is one, the
+case's ``_fixed.py`` reference (``tests/torch_runner.py``, ``dump`` jobs). A run or a
+comparison whose programs' contents, torch and runner are unchanged since a recorded one
+(``tests/data/proofs.json``, suite ``fix-cases``) is not repeated. A case counts as fixed only when
 
 - the original fails under the runner (raises, or prints MISMATCH): the harness can see it;
 - the fixed copy runs without an exception and prints no MISMATCH;
@@ -19,7 +21,6 @@ also in the assertion message). Target: at least 90 % of the cases fixed automat
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -30,8 +31,9 @@ from typing import Dict, List, Optional
 
 import pytest
 
+from torch_runner import Job, run_dumps
+
 REPO = Path(__file__).resolve().parents[1]
-RUNNER = Path(__file__).with_name("fixcases_runner.py")
 TARGET_SHARE = 0.90
 SCRIPT_TIMEOUT = 90
 HEADER = re.compile(r"^#\s*(\w+)\s*:\s*(.*)$")
@@ -68,30 +70,6 @@ def reference_of(case: Path) -> Optional[Path]:
 def gradwarden(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "gradwarden", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=300)
-
-
-def run_scripts(jobs: List[dict], pairs: List[List[str]], groups: List[List[str]], workdir: Path) -> dict:
-    """Run the jobs in ``len(groups)`` runner processes (the jobs of one case stay together so
-    that their comparison happens in one process)."""
-    by_id = {j["id"]: j for j in jobs}
-    procs = []
-    for i, ids in enumerate(groups):
-        spec = {"jobs": [by_id[x] for x in ids],
-                "pairs": [p for p in pairs if p[0] in ids]}
-        spec_path = workdir / f"jobs{i}.json"
-        out_path = workdir / f"results{i}.json"
-        spec_path.write_text(json.dumps(spec))
-        env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
-        procs.append((subprocess.Popen([sys.executable, str(RUNNER), str(spec_path), str(out_path)], env=env,
-                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True), out_path))
-    results: dict = {"results": {}, "compare": {}}
-    for proc, out_path in procs:
-        out, _ = proc.communicate(timeout=1800)
-        assert proc.returncode == 0, f"case runner failed:\n{out[-3000:]}"
-        got = json.loads(out_path.read_text())
-        results["results"].update(got["results"])
-        results["compare"].update(got["compare"])
-    return results
 
 
 def failed(result: dict) -> bool:
@@ -148,25 +126,16 @@ def test_fix_cases_by_execution(tmp_path: Path) -> None:
             invalid.append(f"{rel}: {exc}")
 
     # 2. run original / fixed / reference
-    jobs, pairs, per_case = [], [], []
+    jobs, pairs = [], []
     for rel, fixed in copies.items():
-        ids = [f"orig:{rel}", f"fixed:{rel}"]
-        jobs.append({"id": ids[0], "path": str(root / rel), "timeout": SCRIPT_TIMEOUT})
-        jobs.append({"id": ids[1], "path": str(fixed), "timeout": SCRIPT_TIMEOUT})
+        jobs.append(Job(f"orig:{rel}", root / rel, "dump", SCRIPT_TIMEOUT))
+        jobs.append(Job(f"fixed:{rel}", fixed, "dump", SCRIPT_TIMEOUT))
         ref = reference_of(root / rel)
         if ref is not None:
-            ids.append(f"ref:{rel}")
-            jobs.append({"id": ids[2], "path": str(ref), "timeout": SCRIPT_TIMEOUT})
-            pairs.append([ids[1], ids[2]])
-        per_case.append(ids)
-    n_workers = max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else
-                           (os.cpu_count() or 2), 4))
-    groups: List[List[str]] = [[] for _ in range(n_workers)]
-    for i, ids in enumerate(per_case):
-        groups[i % n_workers].extend(ids)
-    groups = [g for g in groups if g]
-    res = run_scripts(jobs, pairs, groups, tmp_path)
-    results, compared = res["results"], res["compare"]
+            jobs.append(Job(f"ref:{rel}", ref, "dump", SCRIPT_TIMEOUT))
+            pairs.append((f"fixed:{rel}", f"ref:{rel}"))
+    results, compared, counts = run_dumps(jobs, pairs, "fix-cases", tmp_path)
+    print("\n" + counts.line("fix-cases runs"))
 
     # 3. verdicts
     rows, fixed_cases, unfixed = [], [], []
@@ -223,9 +192,10 @@ def test_rule_examples_fixed_by_execution(tmp_path: Path) -> None:
     assert fixed.returncode in (0, 1), fixed.stderr
     jobs = []
     for name in names:
-        jobs.append({"id": f"orig:{name}", "path": str(tmp_path / name), "timeout": SCRIPT_TIMEOUT})
-        jobs.append({"id": f"fixed:{name}", "path": str(work / name), "timeout": SCRIPT_TIMEOUT})
-    res = run_scripts(jobs, [], [[j["id"] for j in jobs]], tmp_path)["results"]
+        jobs.append(Job(f"orig:{name}", tmp_path / name, "dump", SCRIPT_TIMEOUT))
+        jobs.append(Job(f"fixed:{name}", work / name, "dump", SCRIPT_TIMEOUT))
+    res, _, counts = run_dumps(jobs, [], "fix-examples", tmp_path)
+    print("\n" + counts.line("rule-example fix runs"))
     rows, broken, proven = [], [], 0
     for name in names:
         orig, fix = res[f"orig:{name}"], res[f"fixed:{name}"]

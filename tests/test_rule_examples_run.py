@@ -5,53 +5,26 @@
 - every INVALID example of an error-severity rule raises a RuntimeError from torch (error =
   "will raise"); warning/information examples are silent hazards and run to the end.
 
-One process imports torch once and forks a child per example (exec of the snippet).
+The examples run as programs through ``tests/torch_runner.py`` (one torch import, a forked
+child per example, in parallel); an example whose text, torch and runner are unchanged since a
+recorded proof that agrees with what it documents is not run again (suite ``rule-examples`` of
+``tests/data/proofs.json``).
 """
 from __future__ import annotations
 
 import inspect
-import json
-import subprocess
-import sys
 from typing import Dict, List, Tuple
 
 import pytest
 
 from gradwarden.engine.diagnostic import Severity
 from gradwarden.rules.catalog import RULES
+from torch_runner import Job, Outcome, exc_type, prove, write_snippets
 
 pytest.importorskip("torch")
 
-_RUNNER = r"""
-import json, os, sys, io
-import torch  # once, before forking
-snippets = json.loads(sys.stdin.read())
-out = []
-for code in snippets:
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(r)
-        sys.stdout = io.StringIO()
-        try:
-            exec(compile(code, "<example>", "exec"), {"__name__": "__main__"})
-            res = ["ok", ""]
-        except BaseException as exc:
-            res = [type(exc).__name__, str(exc).splitlines()[0] if str(exc) else ""]
-        os.write(w, json.dumps(res).encode())
-        os._exit(0)
-    os.close(w)
-    data = b""
-    while True:
-        chunk = os.read(r, 65536)
-        if not chunk:
-            break
-        data += chunk
-    os.close(r)
-    os.waitpid(pid, 0)
-    out.append(json.loads(data) if data else ["crashed", ""])
-print(json.dumps(out))
-"""
+SUITE = "rule-examples"
+Key = Tuple[str, str, int]
 
 
 def _examples() -> List[Tuple[str, str, int, Severity, str]]:
@@ -63,14 +36,28 @@ def _examples() -> List[Tuple[str, str, int, Severity, str]]:
     return found
 
 
+def _want(kind: str, severity: Severity) -> str:
+    return "ok" if kind == "VALID" or severity is not Severity.ERROR else "RuntimeError"
+
+
+def _got(outcome: Outcome) -> str:
+    return "ok" if outcome.rc == 0 else (exc_type(outcome.summary) or "crashed")
+
+
 @pytest.fixture(scope="module")
-def outcomes() -> Dict[Tuple[str, str, int], Tuple[str, str]]:
+def outcomes(tmp_path_factory) -> Dict[Key, Tuple[str, str]]:
     examples = _examples()
-    proc = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps([e[4] for e in examples]),
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    results = json.loads(proc.stdout.strip().splitlines()[-1])
-    return {(c, k, i): tuple(r) for (c, k, i, _, _), r in zip(examples, results)}
+    work = tmp_path_factory.mktemp("rule_examples")
+    files = write_snippets([(f"{c}-{k}-{i}", text) for c, k, i, _, text in examples], work / "src")
+    jobs, judges = [], {}
+    for code, kind, i, severity, _ in examples:
+        jid = f"{code}-{kind}-{i}"
+        jobs.append(Job(jid, files[jid], timeout=120))
+        judges[jid] = lambda o, want=_want(kind, severity): _got(o) == want
+    results, prover = prove(jobs, None, SUITE, work, judges=judges)
+    print("\n" + prover.summary_line("rule examples"))
+    return {(c, k, i): (_got(results[f"{c}-{k}-{i}"]), results[f"{c}-{k}-{i}"].summary.get("exc", ""))
+            for c, k, i, _, _ in examples}
 
 
 @pytest.mark.parametrize("code,kind,index,severity", [e[:4] for e in _examples()],

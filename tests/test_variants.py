@@ -9,10 +9,11 @@ shared cases. Each has the shared-case header (``# family/expect/line/fix``); ev
 2. ``test_variant_labels``: every label is proven by running the file under torch:
    ``error`` = exits non-zero with a RuntimeError (and the traceback passes through a cause line
    or the backward line), ``silent`` = exits 0 and prints MISMATCH, ``ok`` = exits 0 without
-   MISMATCH. A server process imports torch once and forks one child per case (2 cores: about
-   a minute for ~180 files); a case whose warm outcome contradicts its label is re-run as a
-   fresh ``python CASE.py`` and judged on that run alone. ``GRADWARDEN_CASE_RUN=fresh`` runs
-   every case fresh.
+   MISMATCH. ``tests/torch_runner.py`` runs them (one torch import, a forked child per case, one
+   per core) unless a recorded proof of the same file content, torch and runner agrees with the
+   label (``tests/data/proofs.json``, suite ``variants``); a case whose warm outcome contradicts
+   its label is re-run as a fresh ``python CASE.py`` and judged on that run alone.
+   ``GRADWARDEN_CASE_RUN=fresh`` runs every case fresh.
 3. ``test_variant_static_score``: the static engine (``analyze_source``) on every file, scored
    exactly like ``shared/tools/score.py``: a hit is an error/warning diagnostic on a cause line;
    a false alarm is an error/warning anywhere in an ``ok`` file (twins included) or on a line of
@@ -25,13 +26,10 @@ Run ``python -m pytest tests/test_variants.py -s`` to see the reports.
 """
 from __future__ import annotations
 
-import json
-import os
 import re
 import shlex
 import subprocess
 import sys
-import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +38,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import pytest
 
 from case_support import REPO_ROOT, Case, parse_case, scorer_path
+from torch_runner import Job, Outcome, prove
 
 VARIANTS_DIR = Path(__file__).resolve().parent / "data" / "variants"
 # Two batches: numbers 31-59 (session 1; the engine was developed against them) and 60-99
@@ -51,8 +50,7 @@ MAX_FALSE_ALARMS = 2
 MIN_HAZARDS_PER_FAMILY = 8  # families A..F
 MIN_SAFE_LOOKALIKES = 15  # family G
 CASE_TIMEOUT_S = 120
-MODE_ENV = "GRADWARDEN_CASE_RUN"  # "fresh": one `python CASE.py` per case
-TAIL = 1200
+SUITE = "variants"  # its section of tests/data/proofs.json
 RECALL_LINE = re.compile(r"^recall (\d+)% \((\d+)/(\d+)\) false_alarms (\d+) cases (\d+)$", re.M)
 
 
@@ -73,14 +71,6 @@ def variants() -> List[Case]:
     if not cases:
         pytest.fail(f"no variant case with an `# expect:` header under {VARIANTS_DIR}", pytrace=False)
     return cases
-
-
-def _workers() -> int:
-    try:
-        n = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        n = os.cpu_count() or 2
-    return max(1, min(n, 8))
 
 
 # --- 1. headers ------------------------------------------------------------------------
@@ -131,189 +121,45 @@ def test_variant_headers(variants: List[Case]) -> None:
 # --- 2. labels by execution -------------------------------------------------------------
 
 
-@dataclass
-class RunResult:
-    returncode: Optional[int]  # None: timed out
-    stdout: str
-    stderr: str
-    seconds: float
-    mode: str
-
-    def describe(self) -> str:
-        rc = "timed out" if self.returncode is None else f"exit code {self.returncode}"
-        return (f"{rc} after {self.seconds:.1f}s ({self.mode} run)\n    --- stdout (tail) ---\n"
-                f"{self.stdout[-TAIL:]}\n    --- stderr (tail) ---\n{self.stderr[-TAIL:]}")
-
-
-# `sys.executable -c`: import torch once, fork one child per case (running it as `__main__`,
-# like `python CASE.py`), at most `workers` at once, each killed after `timeout` s; one JSON
-# line per finished case on stdout. The pytest process itself never imports torch.
-_SERVER = r"""
-import json, os, signal, sys, time
-spec = json.loads(sys.stdin.read())
-import torch  # noqa: F401  (paid once)
-import torch.distributions, torch.optim, torch.optim.swa_utils  # noqa: E401,F401
-try:  # optimizers import torch._dynamo lazily (about 1 s): pay for it once as well
-    import torch._dynamo  # noqa: F401
-except Exception:
-    pass
-results = os.fdopen(os.dup(1), "w", buffering=1)
-devnull = os.open(os.devnull, os.O_RDONLY)
-
-
-def child(i, path):
-    code = 1
-    try:
-        out = os.open(os.path.join(spec["outdir"], "%d.out" % i), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        err = os.open(os.path.join(spec["outdir"], "%d.err" % i), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(devnull, 0); os.dup2(out, 1); os.dup2(err, 2)
-        os.chdir(spec["cwd"])
-        import atexit, runpy, threading
-        torch.set_num_threads(1)
-        sys.argv = [path]
-        sys.path[0] = os.path.dirname(os.path.abspath(path))
-        try:
-            runpy.run_path(path, run_name="__main__")
-            code = 0
-        except SystemExit as e:
-            code = 0 if e.code is None else (e.code if isinstance(e.code, int) else 1)
-        except BaseException:
-            sys.excepthook(*sys.exc_info()); code = 1
-        try:
-            threading._shutdown()
-            atexit._run_exitfuncs()
-        except BaseException:
-            sys.excepthook(*sys.exc_info())
-        sys.stdout.flush(); sys.stderr.flush()
-    finally:
-        os._exit(code & 0xFF)
-
-
-pending = list(enumerate(spec["cases"]))
-running = {}
-while pending or running:
-    while pending and len(running) < spec["workers"]:
-        i, path = pending.pop(0)
-        sys.stdout.flush(); sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            child(i, path)
-        running[pid] = [i, time.monotonic(), False]
-    pid, status = os.waitpid(-1, os.WNOHANG)
-    if pid == 0:
-        now = time.monotonic()
-        for p, r in running.items():
-            if not r[2] and now - r[1] > spec["timeout"]:
-                os.kill(p, signal.SIGKILL); r[2] = True
-        time.sleep(0.005)
-        continue
-    if pid not in running:
-        continue
-    i, t0, killed = running.pop(pid)
-    results.write(json.dumps({"i": i, "rc": os.waitstatus_to_exitcode(status), "timed_out": killed,
-                              "seconds": time.monotonic() - t0}) + "\n")
-"""
-
-
-def run_fresh(path: Path, cwd: Path) -> RunResult:
-    """The reference way: `sys.executable CASE.py` in a fresh process."""
-    start = time.monotonic()
-    try:
-        proc = subprocess.run([sys.executable, str(path)], cwd=str(cwd), stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, errors="replace", timeout=CASE_TIMEOUT_S)
-    except subprocess.TimeoutExpired as exc:
-        def _s(x):
-            return x.decode("utf-8", "replace") if isinstance(x, bytes) else (x or "")
-
-        return RunResult(None, _s(exc.stdout), _s(exc.stderr), time.monotonic() - start, "fresh")
-    return RunResult(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - start, "fresh")
-
-
-def run_warm(cases: List[Case], workdir: Path) -> Dict[str, RunResult]:
-    outdir, cwd = workdir / "out", workdir / "cwd"
-    outdir.mkdir(parents=True, exist_ok=True)
-    cwd.mkdir(parents=True, exist_ok=True)
-    spec = {"cases": [str(c.path) for c in cases], "cwd": str(cwd), "outdir": str(outdir),
-            "workers": _workers(), "timeout": CASE_TIMEOUT_S}
-    with open(outdir / "server.err", "w") as log:
-        proc = subprocess.run([sys.executable, "-c", _SERVER], cwd=str(cwd), input=json.dumps(spec),
-                              stdout=subprocess.PIPE, stderr=log, text=True,
-                              timeout=CASE_TIMEOUT_S * max(1, len(cases)))
-    results: Dict[str, RunResult] = {}
-    for line in proc.stdout.splitlines():
-        try:
-            msg = json.loads(line)
-            case = cases[msg["i"]]
-        except (ValueError, KeyError, IndexError):
-            continue
-        out = (outdir / f"{msg['i']}.out").read_text("utf-8", "replace")
-        err = (outdir / f"{msg['i']}.err").read_text("utf-8", "replace")
-        rc = None if msg.get("timed_out") else msg["rc"]
-        results[case.rel] = RunResult(rc, out, err, float(msg["seconds"]), "warm")
-    return results
-
-
-_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
-
-
-def case_frames(case: Case, stderr: str) -> List[int]:
-    """Line numbers of the traceback frames that lie in the case file itself."""
-    me = os.path.realpath(case.path)
-    rows = []
-    for line in stderr.splitlines():
-        m = _FRAME.match(line)
-        if m and os.path.realpath(m.group(1)) == me:
-            rows.append(int(m.group(2)))
-    return rows
-
-
-def label_problem(case: Case, res: RunResult) -> Optional[str]:
+def label_problem(case: Case, res: Outcome) -> Optional[str]:
     """None when torch's behaviour matches the label, else what is wrong."""
-    if res.returncode is None:
+    s = res.summary
+    if s.get("rc") is None:
         return "timed out"
-    last = res.stderr.strip().splitlines()[-1] if res.stderr.strip() else ""
+    last = s.get("exc", "")
     if case.expect == "error":
-        if res.returncode == 0:
+        if s["rc"] == 0:
             return "exited 0, want a RuntimeError"
         if not last.startswith("RuntimeError"):
             return f"the uncaught exception is not a RuntimeError: {last!r}"
-        frames = case_frames(case, res.stderr)
+        frames = s.get("frames", [])
         if not set(frames) & (case.cause_lines | case.neutral_lines):
             return (f"raised, but no traceback frame of the case is on a cause/backward line "
                     f"(frames {frames}, cause {sorted(case.cause_lines)}, backward {sorted(case.neutral_lines)})")
         return None
-    if res.returncode != 0:
-        return f"exit code {res.returncode}, want 0 ({last!r})"
+    if s["rc"] != 0:
+        return f"exit code {s['rc']}, want 0 ({last!r})"
     if case.expect == "silent":
-        return None if "MISMATCH" in res.stdout else "exited 0 without printing MISMATCH"
-    if "MISMATCH" in res.stdout or "MISMATCH" in res.stderr:
+        return None if s.get("mismatch") else "exited 0 without printing MISMATCH"
+    if s.get("mismatch") or s.get("mismatch_err"):
         return "printed MISMATCH, want ok"
     return None
 
 
 def test_variant_labels(variants: List[Case], tmp_path) -> None:
-    start = time.monotonic()
-    mode = os.environ.get(MODE_ENV, "warm").strip().lower()
-    if not hasattr(os, "fork"):
-        mode = "fresh"
-    order = sorted(variants, key=lambda c: -c.path.stat().st_size)  # big files first
-    warm = run_warm(order, tmp_path) if mode != "fresh" else {}
-    reruns, failures = [], []
+    jobs = [Job(c.rel, c.path, timeout=CASE_TIMEOUT_S) for c in variants]
+    judges = {c.rel: (lambda o, c=c: label_problem(c, o) is None) for c in variants}
+    results, prover = prove(jobs, None, SUITE, tmp_path, judges=judges)
+    failures = []
     for case in variants:
-        res = warm.get(case.rel)
-        if res is None or label_problem(case, res) is not None:
-            if res is not None:
-                reruns.append(case.rel)
-            res = run_fresh(case.path, tmp_path)  # the reference run decides
+        res = results[case.rel]
         problem = label_problem(case, res)
         if problem:
             failures.append(f"{case} (family {case.family}, expect {case.expect}): {problem}\n    {res.describe()}")
     counts = defaultdict(int)
     for c in variants:
         counts[c.expect] += 1
-    note = f"; re-run fresh: {', '.join(reruns)}" if reruns else ""
-    print(f"\n[variant labels] {len(variants)} files ({dict(counts)}) in {time.monotonic() - start:.1f}s, "
-          f"{mode} mode, {_workers()} workers{note}")
+    print(f"\n{prover.summary_line('variant labels')} ({dict(counts)})")
     assert not failures, f"{len(failures)} label(s) not confirmed by torch:\n" + "\n".join(failures)
 
 
