@@ -142,12 +142,20 @@ class AutogradMixin:
                 if kept is True or (kept is None and out_rg is None):
                     node.saved = node.saved + (self.saved_rec(st, out, node.seq, is_output=True,
                                                               maybe=kept is None),)
-        if opname in LOGPROB_MAKERS or opname in LOGPROB_KEEPERS and tensors and tensors[0] and \
-                st.t[tensors[0][0].tid].logprob:
+        first = st.t[tensors[0][0].tid].logprob if tensors and tensors[0] else ""
+        kind = "action" if opname == "log_prob" or first and opname in LOGPROB_SELECTORS else \
+            "dist" if opname in LOGPROB_MAKERS else first if opname in LOGPROB_KEEPERS else ""
+        if kind:
             for out in outs[:1]:
-                st.update_t(out.tid, logprob=True)
+                st.update_t(out.tid, logprob=kind)
         elif opname in ("mul", "multiply", "__mul__", "__rmul__") and node is not None:
-            self.check_policy_weight(st, [t for ts in tensors for t in ts], node, span)
+            operands = [t for ts in tensors for t in ts]
+            self.check_policy_weight(st, operands, node, span)
+            dist = [t for t in operands if st.t[t.tid].logprob == "dist"]
+            if len(operands) == 2 and len(dist) == 1:
+                # `-(p_teacher * log_softmax(student)).sum()`: a soft cross-entropy written out
+                other = operands[1] if operands[0] is dist[0] else operands[0]
+                self.check_peer_target(dist[0], other, st, span, node)
         if any(st.t[t.tid].dual for ts in tensors for t in ts):
             for out in outs:
                 st.update_t(out.tid, dual=True)
@@ -335,6 +343,33 @@ class AutogradMixin:
             st.own("meta")[("fix", seq)] = ff
         return "bumped"
 
+    def detach_point(self, target: Node, theirs: Set[int], consumers: Dict[int, List[Node]]) -> Optional[Span]:
+        """Where ``.detach()`` belongs on the way from another model's output to a target: just
+        after the last place that output is also used for something else (its own loss), and
+        in the frame where those uses part (``f3`` passed to a distillation helper: the call;
+        ``teacher_probs = teacher_lprobs.exp()`` inside the loss function: that line)."""
+        chain = [target]
+        while not set(chain[-1].leaves) & theirs:
+            nxt = next((p for p in chain[-1].inputs if self.leaves_under(p) & theirs), None)
+            if nxt is None or len(chain) > 64:
+                return None
+            chain.append(nxt)
+        # chain: target ... teacher's last own node; find the last node (from the teacher side)
+        # whose output has other uses than this chain
+        branch, after = chain[-1], chain[-2] if len(chain) > 1 else None
+        for i in range(len(chain) - 1, 0, -1):
+            users = consumers.get(chain[i].id, [])
+            if len(users) > 1:
+                branch, after = chain[i], chain[i - 1]
+        if after is None:
+            return None
+        users = consumers.get(branch.id, []) or [after]
+        shared = min(len(u.stack) for u in users)
+        for u in users:
+            while shared and tuple(u.stack[:shared]) != tuple(after.stack[:shared]):
+                shared -= 1
+        return after.stack[shared] if len(after.stack) > shared else after.span
+
     def check_policy_weight(self, st: State, operands: Sequence[TensorV], node: Node, span: Span) -> None:
         """``log_prob * advantage`` where the advantage still carries a graph into parameters
         the log-probability does not go through (a critic): the policy-gradient term also
@@ -343,12 +378,14 @@ class AutogradMixin:
             return
         for lp, w in (operands, operands[::-1]):
             li, wi = st.t.get(lp.tid), st.t.get(w.tid)
-            if li is None or wi is None or not li.logprob or wi.logprob or wi.rg is not True or wi.grad_fn is None:
+            if li is None or wi is None or li.logprob != "action" or wi.logprob or wi.rg is not True or \
+                    wi.grad_fn is None:
                 continue
             mine = self.leaves_under(li.grad_fn) if li.grad_fn is not None else set()
             theirs = {t for t in self.leaves_under(wi.grad_fn) - mine if t in st.t and st.t[t].param}
-            if not theirs:
-                continue
+            trained = {t for params in st.meta.get("optimizers", {}).values() for t in params}
+            if not theirs & trained:
+                continue  # nothing trains what computed the weight: its gradients are wasted, not wrong
             where = wi.held_at or wi.stored_at or (self.site_here(wi.grad_fn.stack, wi.grad_fn.span))
             self.watched[node.id] = Event("policy_weight_not_detached", where, {
                 "name": wi.name or "the weight", "lp": li.name or "the log-probability", "mul_line": span.row},
@@ -501,8 +538,17 @@ class AutogradMixin:
             ev = Event(ev.kind, ev.span, dict(ev.facts, backward_line=span.row),
                        ev.related + (Related(span, "the backward that trains through it", "backward"),))
             if ev.kind == "peer_target_not_detached":
-                # wrong only if an optimizer steps the peer with these gradients (before a
-                # zero_grad clears them): reported by that step
+                where = self.detach_point(ev.facts["target_node"], set(ev.facts["theirs"]), consumers)
+                if where is not None:
+                    ev = Event(ev.kind, where, ev.facts, ev.related, fix_facts={"node_span": where})
+                # wrong only where the peer's gradients are used: asked for here
+                # (autograd.grad(loss, peer_params)), or applied by an optimizer step before a
+                # zero_grad clears them (reported by that step)
+                wanted = {t.tid for v in inputs for t in self.slot_tensors(st, v)}
+                if wanted & set(ev.facts.get("theirs", ())):
+                    self.emit(Event(ev.kind, ev.span, dict(ev.facts, step="autograd.grad", step_line=span.row),
+                                    ev.related))
+                    continue
                 meta = st.own("meta")
                 hits = dict(meta.get("peer_hits", {}))
                 hits[bseq] = hits.get(bseq, ()) + (ev,)
@@ -727,7 +773,9 @@ class AutogradMixin:
         loops = {lid for lid, _ in st.loop_ctx}
         fresh_forward = carried and any(m.leaves and m.id not in st.freed and loops <= {lid for lid, _ in m.loop_ctx}
                                         for m in order)
-        if carried and (bumped or untrained or fresh_forward):
+        if self.freed_by_other_model(st, n, first, facts, related):
+            pass  # another optimizer's loss freed it, reaching this model through a missing detach
+        elif carried and (bumped or untrained or fresh_forward):
             # where the carried graph attaches to trainable leaves: the forward computed once
             origin = self.attach_node(st, n, node_iters_of=st.loop_ctx)
             where = origin.span
@@ -758,8 +806,6 @@ class AutogradMixin:
         elif bumped and use is not None:
             uspan = use.stale_site or use.report_span or use.span
             self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
-        elif self.freed_by_other_model(st, n, first, facts, related):
-            pass
         elif stepped and use is not None:
             uspan = use.stale_site or use.report_span or use.span
             self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
@@ -848,6 +894,8 @@ class AutogradMixin:
         mine = self.leaves_under(n)
         if not mine or not first.roots:
             return False
+        if not any(mine & set(params) for params in opts.values()):
+            return False  # this graph's own model is trained by no optimizer: not a second model
         for oid, params in opts.items():
             theirs = set(params)
             if theirs & mine:
@@ -1005,9 +1053,9 @@ class AutogradMixin:
 
 
 # what makes a log-probability, and what keeps one (a REINFORCE term is log_prob * weight)
-LOGPROB_MAKERS = frozenset({"log_prob", "log_softmax", "LogSoftmax", "_log_softmax"})
-LOGPROB_KEEPERS = frozenset({"gather", "squeeze", "unsqueeze", "view", "reshape", "sum", "select", "index_select",
-                             "take_along_dim", "flatten", "index", "mean", "neg"})
+LOGPROB_MAKERS = frozenset({"log_softmax", "LogSoftmax", "_log_softmax"})
+LOGPROB_SELECTORS = frozenset({"gather", "index_select", "take_along_dim", "index"})  # picks the chosen actions
+LOGPROB_KEEPERS = frozenset({"squeeze", "unsqueeze", "view", "reshape", "sum", "select", "flatten", "mean", "neg"})
 
 # ops whose forward-mode derivative writes into their output in place (measured, torch 2.13)
 JVP_WRITES_OUTPUT = frozenset({"softmax", "log_softmax", "_softmax", "_log_softmax", "Softmax", "LogSoftmax"})

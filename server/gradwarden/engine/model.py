@@ -125,7 +125,9 @@ class TInfo:
     dtype: Optional[str] = None  # "float" | "int" | "bool" when known: a cast to another one copies
     alias_of: Optional[int] = None  # the tensor this `.detach()` / `.data` alias was taken from
     dual: bool = False  # carries a forward-mode tangent (torch.autograd.forward_ad.make_dual)
-    logprob: bool = False  # a log-probability (Distribution.log_prob, log_softmax, a gather of one)
+    # a log-probability: "dist" a whole distribution (log_softmax), "action" the log-probability
+    # of chosen actions (Distribution.log_prob, a gather/index of a "dist")
+    logprob: str = ""
 
 
 # --------------------------------------------------------------------------- graph

@@ -565,9 +565,12 @@ class TorchMixin:
             grad_fn.holds = True  # IndexBackward keeps the index tensors: freed by a backward
         if advanced:
             out = self.new_tensor(st, rg=rg, grad_fn=grad_fn, node=node)
-            st.update_t(out.tid, leaf=grad_fn is None, logprob=info.logprob)
+            st.update_t(out.tid, leaf=grad_fn is None, logprob="action" if info.logprob else "")
             return out
-        return self.alias_tensor(st, t, kind="view", span=span, rg=rg, grad_fn=grad_fn)
+        out = self.alias_tensor(st, t, kind="view", span=span, rg=rg, grad_fn=grad_fn)
+        if info.logprob == "dist" and sub is not None:
+            st.update_t(out.tid, logprob="action")  # `log_probs[:, a]`: the chosen action's
+        return out
 
     def tensor_setitem(self, t: TensorV, target: ast.Subscript, value: Value, st: State, stmt: ast.AST) -> None:
         span = self.span_of(stmt)
@@ -701,17 +704,13 @@ class TorchMixin:
         if ti.dtype in ("int", "bool"):
             return
         mine = {t for t in self.leaves_under(pi.grad_fn) if t in st.t and st.t[t].param}
-        theirs = {t for t in self.leaves_under(ti.grad_fn) if t in st.t and st.t[t].param}
-        if not mine or not theirs or mine & theirs:
-            return  # a bootstrap target through shared parameters is GW505's
-        trained = set()
-        for params in st.meta.get("optimizers", {}).values():
-            trained.update(params)
-        if not theirs & trained:
-            return  # a teacher no optimizer trains: its gradients are wasted, not wrong
+        theirs = {t for t in self.leaves_under(ti.grad_fn) if t in st.t and st.t[t].param} - mine
+        if not mine or not theirs:
+            return  # no model of its own behind the target (a bootstrap target is GW505's)
         where = ti.held_at or ti.stored_at or self.site_here(ti.grad_fn.stack, ti.grad_fn.span)
         self.watched[loss_node.id] = Event("peer_target_not_detached", where, {
-            "name": f" `{ti.name}`" if ti.name else "", "loss_line": span.row, "theirs": tuple(theirs)},
+            "name": f" `{ti.name}`" if ti.name else "", "loss_line": span.row, "theirs": tuple(theirs),
+            "target_node": ti.grad_fn},
             (Related(span, "used as the target distribution here", "call"),))
 
     @staticmethod
