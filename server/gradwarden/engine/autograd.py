@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
@@ -21,6 +21,7 @@ class AutogradMixin:
         self.consumers: List[Dict[str, Any]] = []
         self.accumulations: Dict[Tuple[int, int], Dict[str, Any]] = {}
         self.call_spans: List[Span] = []
+        self.call_args: List[FrozenSet[int]] = []  # the tensors passed to each running call
         self.loop_depth: Dict[int, int] = {}
         # custom Function nodes whose backward reads an intermediate of forward: (fn, where kept)
         self.custom_middles: Dict[int, Tuple[str, Span]] = {}
@@ -190,7 +191,7 @@ class AutogradMixin:
         return Node(op=opname, span=span, inputs=tuple(parents), leaves=tuple(leaves), saved=tuple(saved),
                     seq=seq, loop_ctx=st.loop_ctx, report_span=report_span, call_span=call_span, custom=custom,
                     stack=tuple(self.call_spans), input_names=tuple(names), stale_site=stale_site,
-                    input_tids=tuple(tids))
+                    input_tids=tuple(tids), defs=tuple(self.call_stack), frame_args=tuple(self.call_args))
 
     def passed_in_at(self, st: State, tid: int) -> Optional[Span]:
         """The call through which an outer frame's variable holding ``tid`` reached this code.
@@ -226,6 +227,35 @@ class AutogradMixin:
     @staticmethod
     def in_function(span: Span, fdef: Any) -> bool:
         return fdef.lineno <= span.row <= (fdef.end_lineno or fdef.lineno)
+
+    def user_call_site(self, node: Node, carried: Set[int]) -> Span:
+        """Where a value (the tensors ``carried``) enters the code that recorded ``node``: going
+        down the call stack from the outermost frame, the first call that passes one of those
+        tensors as an argument (``cal_gradient_penalty(netD, real, fake)``) or enters a model's
+        ``forward`` (``netD(fake)``); the node's own line when the value was read from state at
+        every level (``self.netD_patch(self.fake_B)`` inside a trainer's loss method)."""
+        spans = list(node.stack) + [node.span]
+        for j, fdef in enumerate(node.defs):  # spans[j] is the call that entered fdef
+            passed = node.frame_args[j] if j < len(node.frame_args) else frozenset()
+            if passed & carried or fdef.name in ("forward", "__call__", "_forward_impl"):
+                return spans[j]
+        return node.span
+
+    def carried_tids(self, node: Node, leaves: Set[int]) -> Set[int]:
+        """The tensors on the way from ``leaves`` (a model's parameters) to ``node``."""
+        out: Set[int] = set()
+        seen: Set[int] = set()
+        stack = [node]
+        while stack:
+            m = stack.pop()
+            if m.id in seen:
+                continue
+            seen.add(m.id)
+            for p, t in zip(m.inputs, m.input_tids):
+                if self.leaves_under(p) & leaves:
+                    out.add(t)
+                    stack.append(p)
+        return out
 
     def leaf_root(self, st: State, tid: int) -> int:
         info = st.t[tid]
@@ -907,7 +937,7 @@ class AutogradMixin:
             if merge is None:
                 continue
             facts = dict(facts, freed_line=first.span.row)
-            where = self.site_here(merge.stack, merge.span)
+            where = self.user_call_site(merge, self.carried_tids(merge, mine))
             self.emit(Event("missing_detach_frees", where, facts, tuple(related),
                             fix_facts={"use_span": where}))
             return True

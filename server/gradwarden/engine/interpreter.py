@@ -830,6 +830,8 @@ class Interpreter(AutogradMixin, TorchMixin):
         elif isinstance(target, ast.Subscript):
             obj = self.eval(target.value, st)
             self.store_item(obj, target, value, st, stmt)
+            if isinstance(obj, TensorV) and isinstance(target.value, ast.Attribute):
+                self.note_store(obj, st, stmt, held=True)  # `self.queue[:, i] = keys.T`: now kept with a graph
         elif isinstance(target, ast.Starred):
             self.assign(target.value, value, st, stmt)
 
@@ -1429,11 +1431,14 @@ class Interpreter(AutogradMixin, TorchMixin):
             self.consumers[-1]["gen_frame"] = st.fi
         self.call_stack.append(fdef)
         self.call_spans.append(span)
+        self.call_args.append(frozenset(t.tid for v in list(args) + list(kwargs.values())
+                                        for t in self.slot_tensors(st, v)))
         try:
             exits = self.exec_block(fdef.body, [st])
         finally:
             self.call_stack.pop()
             self.call_spans.pop()
+            self.call_args.pop()
         results: List[Tuple[State, Value]] = []
         for s in exits:
             ret = s.retval if s.flow == "return" else NONE

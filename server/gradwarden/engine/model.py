@@ -169,6 +169,8 @@ class Node:
     # saves something the analysis does not follow as a tensor (a Python number autograd wraps
     # in a tensor, the index tensors of advanced indexing): freed by a backward all the same
     holds: bool = False
+    defs: Tuple[Any, ...] = ()  # the functions running (outermost first) when it was recorded
+    frame_args: Tuple[FrozenSet[int], ...] = ()  # the tensors each of those calls was given
     id: int = field(default_factory=fresh_id)
 
 

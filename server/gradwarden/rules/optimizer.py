@@ -255,11 +255,14 @@ class PolicyWeightNotDetached(Rule):
     family = "E"
     severity = Severity.WARNING
     summary = "log_prob * advantage with an advantage that still trains the critic."
+    # (reported only when an optimizer trains what computed the weight: otherwise its gradients
+    # are wasted, not wrong)
     message = "`{name}` weights a log-probability (line {mul_line}) but still carries a graph into parameters of its own (a critic): the policy loss backwarded at line {backward_line} trains them too (use `.detach()`)"
     INVALID = (
         """
         import torch
         actor, critic = torch.nn.Linear(4, 2), torch.nn.Linear(4, 1)
+        opt = torch.optim.Adam(list(actor.parameters()) + list(critic.parameters()))
         states, returns = torch.randn(8, 4), torch.randn(8)
         actions = torch.randint(0, 2, (8,))
         log_probs = torch.log_softmax(actor(states), -1).gather(1, actions[:, None]).squeeze(1)
@@ -267,12 +270,14 @@ class PolicyWeightNotDetached(Rule):
         advantages = returns - values  # <-
         loss = -(log_probs * advantages).mean() + (returns - values).pow(2).mean()
         loss.backward()
+        opt.step()
         """,
     )
     VALID = (
         """
         import torch
         actor, critic = torch.nn.Linear(4, 2), torch.nn.Linear(4, 1)
+        opt = torch.optim.Adam(list(actor.parameters()) + list(critic.parameters()))
         states, returns = torch.randn(8, 4), torch.randn(8)
         actions = torch.randint(0, 2, (8,))
         log_probs = torch.log_softmax(actor(states), -1).gather(1, actions[:, None]).squeeze(1)
@@ -280,6 +285,7 @@ class PolicyWeightNotDetached(Rule):
         advantages = (returns - values).detach()
         loss = -(log_probs * advantages).mean() + (returns - values).pow(2).mean()
         loss.backward()
+        opt.step()
         """,
     )
 
