@@ -216,6 +216,15 @@ class AutogradMixin:
             p += 1
         return stack[p] if len(stack) > p else span
 
+    def optimizer_method_running(self) -> Optional[str]:
+        """``Cls.method()`` of the innermost method of a ``torch.optim.Optimizer`` subclass now
+        running, if any."""
+        for fdef in reversed(self.call_stack):
+            cls = self.class_of_method(fdef)
+            if cls is not None and cls.torch_base.startswith("torch.optim."):
+                return f"{cls.name}.{fdef.name}()"
+        return None
+
     def in_current_function(self, span: Span) -> bool:
         """Is ``span`` inside the function now running (the module body at top level)?"""
         fdef = self.call_stack[-1] if self.call_stack else None
@@ -326,6 +335,11 @@ class AutogradMixin:
                             severity=2 if single_element else None))
             if not single_element:
                 raise Halt()
+        if kind == "user" and info.param:
+            owner = self.optimizer_method_running()
+            if owner is not None:
+                # a user optimizer's own update (SAM.first_step): a step, reported at its call
+                kind, opname, optimizer = "step", owner, optimizer or owner.split(".")[0]
         if kind == "user":
             self.note_hidden_write(st, info, span, opname, name)
         if info.data_alias:
