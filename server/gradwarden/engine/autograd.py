@@ -337,9 +337,12 @@ class AutogradMixin:
                 raise Halt()
         if kind == "user" and info.param:
             owner = self.optimizer_method_running()
+            if owner is None and not st.grad_enabled and self.call_stack and self.call_stack[-1].name != "__init__":
+                owner = f"{self.call_stack[-1].name}()"  # a no_grad update routine (an EMA update)
             if owner is not None:
-                # a user optimizer's own update (SAM.first_step): a step, reported at its call
-                kind, opname, optimizer = "step", owner, optimizer or owner.split(".")[0]
+                # a parameter update made by user code (SAM.first_step, an EMA update): a step,
+                # reported at its call
+                kind, opname, optimizer = "step", owner, optimizer or owner.split(".")[0].rstrip("()")
         if kind == "user":
             self.note_hidden_write(st, info, span, opname, name)
         if info.data_alias:
