@@ -584,7 +584,7 @@ class AutogradMixin:
                 continue
             ev = Event(ev.kind, ev.span, dict(ev.facts, backward_line=span.row),
                        ev.related + (Related(span, "the backward that trains through it", "backward"),))
-            if ev.kind == "peer_target_not_detached":
+            if "target_node" in ev.facts:
                 where = self.detach_point(ev.facts["target_node"], set(ev.facts["theirs"]), consumers)
                 if where is not None:
                     ev = Event(ev.kind, where, ev.facts, ev.related, fix_facts={"node_span": where})

@@ -704,9 +704,17 @@ class TorchMixin:
         if ti.dtype in ("int", "bool"):
             return
         mine = {t for t in self.leaves_under(pi.grad_fn) if t in st.t and st.t[t].param}
-        theirs = {t for t in self.leaves_under(ti.grad_fn) if t in st.t and st.t[t].param} - mine
+        behind = {t for t in self.leaves_under(ti.grad_fn) if t in st.t and st.t[t].param}
+        theirs = behind - mine
+        if mine and behind and behind == mine:
+            # the model's own prediction as its soft target (VAT's clean prediction, a
+            # consistency target): GW505, reported where the target branches off
+            self.watched[loss_node.id] = Event("target_not_detached", span, {
+                "name": ti.name or "target", "loss_line": span.row, "target_node": ti.grad_fn,
+                "theirs": tuple(behind)}, (Related(span, "the loss that uses it as a target", "backward"),))
+            return
         if not mine or not theirs:
-            return  # no model of its own behind the target (a bootstrap target is GW505's)
+            return  # no model of its own behind the target
         where = ti.held_at or ti.stored_at or self.site_here(ti.grad_fn.stack, ti.grad_fn.span)
         self.watched[loss_node.id] = Event("peer_target_not_detached", where, {
             "name": f" `{ti.name}`" if ti.name else "", "loss_line": span.row, "theirs": tuple(theirs),

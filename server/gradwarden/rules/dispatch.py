@@ -239,7 +239,7 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
                          params=_p(mode="value")))
     elif code == "GW505":
         fixes.append(Fix("detach", f"Detach the target (`{facts.get('name', 'target')} = (...).detach()`)",
-                         safe=False, preferred=True, target=ev.span, params=_p(mode="assignment")))
+                         safe=False, preferred=True, target=ev.span, params=_p(mode="value")))
     elif code == "GW601":
         bw = next((r.span for r in ev.related if r.kind == "backward"), None)
         fixes.append(Fix("clone", "Write to a copy (`.detach().clone()`) instead of through `.data`",
