@@ -237,7 +237,7 @@ class AutogradMixin:
     def in_function(span: Span, fdef: Any) -> bool:
         return fdef.lineno <= span.row <= (fdef.end_lineno or fdef.lineno)
 
-    def user_call_site(self, node: Node, carried: Set[int]) -> Span:
+    def user_call_site(self, node: Node, carried: Set[int], start: int = 0) -> Span:
         """Where a value (the tensors ``carried``) enters the code that recorded ``node``: going
         down the call stack from the outermost frame, the first call that passes one of those
         tensors as an argument (``cal_gradient_penalty(netD, real, fake)``) or enters a model's
@@ -245,8 +245,10 @@ class AutogradMixin:
         every level (``self.netD_patch(self.fake_B)`` inside a trainer's loss method)."""
         spans = list(node.stack) + [node.span]
         for j, fdef in enumerate(node.defs):  # spans[j] is the call that entered fdef
+            if j < start:
+                continue
             passed = node.frame_args[j] if j < len(node.frame_args) else frozenset()
-            if passed & carried or fdef.name in ("forward", "__call__", "_forward_impl"):
+            if passed & carried or fdef.name in ("forward", "_forward_impl"):
                 return spans[j]
         return node.span
 
@@ -827,8 +829,15 @@ class AutogradMixin:
             origin = self.attach_node(st, n, node_iters_of=st.loop_ctx)
             where = origin.span
             depth = self.loop_depth.get(next((lid for lid, _ in st.loop_ctx if lid not in dict(origin.loop_ctx)), -1), 0)
-            if len(origin.stack) > depth:
-                where = origin.stack[depth]  # the call, in the loop's own function, that built it
+            owned = {t for params in st.meta.get("optimizers", {}).values() for t in params}
+            if len(origin.stack) > depth and self.leaves_under(origin) & owned:
+                # a trained model's forward run once: the call, in the loop's own function, that
+                # built it (recompute it in the loop)
+                where = origin.stack[depth]
+            elif len(origin.stack) > depth:
+                # an untrained one is data: detach it where it is made, or at the call of the
+                # model that makes it (never inside a model's forward)
+                where = self.user_call_site(origin, set(), start=depth)
             stale_tid = next((t for p, t in zip(use.inputs, use.input_tids) if p is via), None) \
                 if use is not None else None
             held = st.t[stale_tid].held_at if stale_tid in st.t else None

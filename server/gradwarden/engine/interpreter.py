@@ -1193,8 +1193,17 @@ class Interpreter(AutogradMixin, TorchMixin):
     ex_GeneratorExp = ex_ListComp
 
     def ex_DictComp(self, node: ast.DictComp, st: State) -> Value:
-        self.comprehension(node, st, node.value)
-        return DictV(fresh_id())
+        # evaluate `(key, value)` pairs like a list comprehension, then make the dict of them
+        pairs = self.comprehension(node, st, ast.Tuple(elts=[node.key, node.value], ctx=ast.Load()))
+        d = DictV(fresh_id())
+        entries = []
+        for pair in st.lists.get(pairs.lid, ()) if isinstance(pairs, SeqV) else ():
+            kv = st.lists.get(pair.lid, ()) if isinstance(pair, SeqV) else ()
+            if len(kv) == 2:
+                key = kv[0] if pairs.kind != "homogeneous" else UNKNOWN
+                entries.append((self.dict_key(key), kv[1]))
+        st.own("dicts")[d.did] = tuple(entries)
+        return d
 
     def comprehension(self, node: Any, st: State, elt: ast.expr) -> Value:
         """Evaluate a comprehension: once per element of a known sequence, else once."""
