@@ -997,8 +997,30 @@ class Interpreter(AutogradMixin, TorchMixin):
         if isinstance(obj, DictV):
             return self.dict_get(obj, idx, st)
         if isinstance(obj, ObjV):
+            if isinstance(node.slice, ast.Slice):
+                return self.slice_container(obj, node.slice, st)
             return self.object_getitem(obj, idx, st)
         return UNKNOWN
+
+    def slice_container(self, obj: ObjV, sl: ast.Slice, st: State) -> Value:
+        """``model.classifier[:-1]``: a new container of the same kind holding the same
+        modules (an nn.Sequential slice runs them in order)."""
+        attrs = st.attrs(obj.oid)
+        children, keys_v = attrs.get("__children__"), attrs.get("__keys__")
+        if not isinstance(children, SeqV) or children.kind == "homogeneous":
+            return UNKNOWN
+        bounds = [self.eval(b, st) if b is not None else NONE for b in (sl.lower, sl.upper, sl.step)]
+        if not all(isinstance(b, ConstV) and (b.value is None or isinstance(b.value, int)) for b in bounds):
+            return UNKNOWN
+        cut = slice(*[b.value for b in bounds])
+        new = ObjV(fresh_id())
+        for k in ("__torch__", "__module__", "training", "__span__"):
+            if k in attrs:
+                st.set_attr(new.oid, k, attrs[k])
+        st.set_attr(new.oid, "__children__", self.new_seq(list(st.lists.get(children.lid, ()))[cut], st))
+        keys = list(st.lists.get(keys_v.lid, ())) if isinstance(keys_v, SeqV) else []
+        st.set_attr(new.oid, "__keys__", self.new_seq(keys[cut], st))
+        return new
 
     def same_class(self, items: Sequence[Value], st: State) -> bool:
         classes = set()
