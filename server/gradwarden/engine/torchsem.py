@@ -1408,10 +1408,19 @@ class TorchMixin:
         if middles:
             self.custom_middles[node.id] = (info.name, middles[0])
         dirty = set(st.attrs(ctx.oid)["__dirty__"].value)
+        nondiff_v = st.attrs(ctx.oid).get("__nondiff__")
+        nondiff = set(nondiff_v.value) if isinstance(nondiff_v, ConstV) else set()
         input_tids = {a.tid for a in inputs}
         input_counters = {st.t[a.tid].counter for a in inputs}
         new_outputs: List[Value] = []
         for out in outputs:
+            if out.tid in nondiff:
+                # ctx.mark_non_differentiable: no gradient flows back through this output
+                where = st.attrs(ctx.oid).get("__nondiff_at__")
+                st.update_t(out.tid, rg=False, grad_fn=None, leaf=True,
+                            created=where.value if isinstance(where, ConstV) else span)
+                new_outputs.append(out)
+                continue
             if out.tid not in input_tids and out.tid not in dirty and st.t[out.tid].counter in input_counters:
                 # a view of an input (x.view(...)) made inside forward: autograd forbids writing it
                 st.update_t(out.tid, grad_fn=node, rg=rg, leaf=False, custom_out=(info.name, span))
@@ -1449,6 +1458,12 @@ class TorchMixin:
             st.set_attr(ctx.oid, "__saved__", ConstV(tuple(recs)))
             if name == "save_for_backward":
                 self.note_kept(ctx, [t for a in args for t in self.slot_tensors(st, a)], self.span_of(node), st)
+            return NONE
+        if name == "mark_non_differentiable":
+            tids = tuple(t.tid for a in args for t in self.slot_tensors(st, a))
+            prev = st.attrs(ctx.oid).get("__nondiff__")
+            st.set_attr(ctx.oid, "__nondiff__", ConstV((prev.value if isinstance(prev, ConstV) else ()) + tids))
+            st.set_attr(ctx.oid, "__nondiff_at__", ConstV(self.span_of(node)))
             return NONE
         if name == "mark_dirty":
             tids = tuple(a.tid for a in args if isinstance(a, TensorV))
