@@ -1236,7 +1236,8 @@ class Interpreter(AutogradMixin, TorchMixin):
         frame = st.frame()
         saved = {n: frame.get(n) for n in _target_names(gen.target)}
         try:
-            if items is not None and len(items) <= MAX_UNROLL:
+            if items is not None and (len(items) <= MAX_UNROLL or len(items) <= MAX_UNROLL_MODULES and
+                                      self.module_walk(items, st)):
                 for item in items:
                     self.assign(gen.target, item, st, node)
                     if all(self.truth(c, st) is not False for c in gen.ifs):
