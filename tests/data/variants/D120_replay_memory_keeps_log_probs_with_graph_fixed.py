@@ -1,0 +1,40 @@
+# source: REINFORCE / DQN-style replay memories that push the log-probability tensor of each action (`self.memory.append((log_prob, reward))`) and sample older entries again after their graph was freed (PyTorch forum "Trying to backward through the graph a second time" with a replay buffer)
+# family: D
+# expect: ok
+# line: 20, 33  (backward: 39)
+# fix: (fixed version of D120_replay_memory_keeps_log_probs_with_graph.py) store the state and the action, recompute the log-probability when sampled
+import random
+
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+random.seed(0)
+
+
+class Memory:
+    def __init__(self):
+        self.memory = []
+
+    def push(self, *transition):
+        self.memory.append(transition)
+
+    def sample(self, n):
+        return random.sample(self.memory, n)
+
+
+if __name__ == "__main__":
+    policy = nn.Linear(4, 2)
+    opt = torch.optim.Adam(policy.parameters(), lr=1e-2)
+    mem = Memory()
+    for episode in range(3):
+        state = torch.randn(4)
+        action = 0
+        mem.push(state, action, 1.0)
+        if len(mem.memory) >= 2:
+            batch = mem.sample(2)
+            loss = -sum(torch.log_softmax(policy(s), -1)[a] * r for s, a, r in batch)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    print("done")
