@@ -252,6 +252,18 @@ class AutogradMixin:
                 return spans[j]
         return node.span
 
+    @staticmethod
+    def handed_over(node: Node, carried: Set[int], where: Span) -> Optional[int]:
+        """The carried tensor passed at ``where`` (a call on ``node``'s stack), or the one
+        ``node`` itself takes when ``where`` is its own line."""
+        spans = list(node.stack)
+        for j, span in enumerate(spans):
+            if span == where and j < len(node.frame_args):
+                got = node.frame_args[j] & carried
+                return min(got) if got else None
+        got = [t for t in node.input_tids if t in carried]
+        return got[0] if got else None
+
     def carried_tids(self, node: Node, leaves: Set[int]) -> Set[int]:
         """The tensors on the way from ``leaves`` (a model's parameters) to ``node``."""
         out: Set[int] = set()
@@ -806,6 +818,17 @@ class AutogradMixin:
             if node_iters[lid] < k:
                 across = True
                 break
+        # the loop runs a forward of its own (new nodes that train leaves) on top of the carried
+        # graph: that graph is an input built once by mistake, not one forward backwarded per item
+        loops = {lid for lid, _ in st.loop_ctx}
+        fresh_forward = carried and any(m.leaves and m.id not in st.freed and loops <= {lid for lid, _ in m.loop_ctx}
+                                        for m in order)
+        # would the backward still train something with the carried part cut (a detach)? only
+        # then is `.detach()` a fix; otherwise the value must be recomputed
+        current = dict(st.loop_ctx)
+        fresh = any(m.leaves and m.id not in st.freed and
+                    not any(lid not in dict(m.loop_ctx) or dict(m.loop_ctx)[lid] < k for lid, k in current.items())
+                    for m in order)
         untrained = self.untrained_leaves(st, n)
         name = stale or n.label or (use.label if use is not None else "")
         again = first.span.row == span.row
@@ -813,15 +836,10 @@ class AutogradMixin:
                  "freed": f"the backward at line {first.span.row}" + (" (in the previous iteration)" if again else ""),
                  "later": "the next iteration's backward" if again else f"the backward at line {span.row}",
                  "name": name or "tensor", "op": n.op, "bumped": bumped or stepped, "carried": carried,
-                 "untrained": untrained, "has_use": use is not None}
+                 "untrained": untrained, "has_use": use is not None, "fresh": fresh}
         related = [Related(first.span, "the first backward frees this graph here", "freed"),
                    Related(n.report_span or n.span, f"`{n.op}` saved tensors here, freed since", "save"),
                    Related(span, "the second backward fails here", "backward")]
-        # the loop runs a forward of its own (new nodes that train leaves) on top of the carried
-        # graph: that graph is an input built once by mistake, not one forward backwarded per item
-        loops = {lid for lid, _ in st.loop_ctx}
-        fresh_forward = carried and any(m.leaves and m.id not in st.freed and loops <= {lid for lid, _ in m.loop_ctx}
-                                        for m in order)
         if self.freed_by_other_model(st, n, first, facts, related):
             pass  # another optimizer's loss freed it, reaching this model through a missing detach
         elif carried and (bumped or untrained or fresh_forward):
@@ -858,6 +876,14 @@ class AutogradMixin:
             info = st.t.get(stale_tid) if stale_tid is not None else None
             stored = (info.held_at or info.stored_at) if info is not None else None
             uspan = stored or use.stale_site or use.report_span or use.span
+            if stored is not None:
+                # what reads the old value back also reads this iteration's one, kept at the
+                # same place (a loss history stacked for backward): a detach at the store would
+                # cut the new value's path too
+                for tid in use.input_tids:
+                    t = st.t.get(tid)
+                    if tid != stale_tid and t is not None and stored in (t.held_at, t.stored_at):
+                        facts["fresh"] = False
             self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
         elif bumped and use is not None:
             uspan = use.stale_site or use.report_span or use.span
@@ -963,9 +989,19 @@ class AutogradMixin:
             if merge is None:
                 continue
             facts = dict(facts, freed_line=first.span.row)
-            where = self.user_call_site(merge, self.carried_tids(merge, mine))
-            self.emit(Event("missing_detach_frees", where, facts, tuple(related),
-                            fix_facts={"use_span": where}))
+            carried = self.carried_tids(merge, mine)
+            where = self.user_call_site(merge, carried)
+            # what to detach there: the argument that hands the value over (by its name), or the
+            # expression that makes it on that line
+            ff: Dict[str, Any] = {"use_span": where}
+            arg = self.handed_over(merge, carried, where)
+            if arg is not None and arg in st.t:
+                info = st.t[arg]
+                if info.created is not None and where.row <= info.created.row <= where.end_row:
+                    ff["value_span"] = info.created
+                elif info.name:
+                    facts = dict(facts, name=info.name)
+            self.emit(Event("missing_detach_frees", where, facts, tuple(related), fix_facts=ff))
             return True
         return False
 

@@ -1226,9 +1226,12 @@ class TorchMixin:
         if name == "step":
             closure = args[0] if args else kwargs.get("closure")
             if isinstance(closure, RefV) and closure.kind in ("func", "lambda", "method"):
-                # LBFGS & co. run it (forward + backward) first; LBFGS runs it again and again
+                # LBFGS & co. run it (forward + backward) first; LBFGS then moves the parameters
+                # and runs it again (a line search), and again
                 q = attrs.get("__optim__")
-                for _ in range(2 if isinstance(q, ConstV) and str(q.value).endswith("LBFGS") else 1):
+                self.call(closure, [], {}, st, node)
+                if isinstance(q, ConstV) and str(q.value).endswith("LBFGS"):
+                    self.update_in_place(st, list(tids), f"{opt_name}.step()", span, opt_name)
                     self.call(closure, [], {}, st, node)
             self.check_polluted(obj, tids, opt_name, st, span)
             self.check_peer_pollution(tids, opt_name, st, span)

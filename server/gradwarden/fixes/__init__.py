@@ -107,7 +107,7 @@ def _load_realisers() -> None:
     # Importing registers them.
     from gradwarden.fixes import (  # noqa: F401
         augassign, clone, data_to_detach, detach, functions, inplace_false, move_step, no_grad, outofplace,
-        recompute, retain_graph,
+        recompute, retain_graph, reveal_write,
     )
 
 

@@ -85,7 +85,9 @@ def _may_be_none(doc: Doc, name: str) -> bool:
     return False
 
 
-def detached_value(doc: Doc, name: str) -> str:
+def detached_value(doc: Doc, name: str, idx: "ScopeIndex | None" = None, at: int = -1) -> str:
+    """``name`` detached, as an expression: element-wise for a recurrent state tuple, kept as is
+    when it may still be None or (at ``at``, when given) a Python number."""
     if _is_tuple_valued(doc, name):
         value = f"tuple(h.detach() for h in {name})"
     elif _maybe_tuple(doc, name):
@@ -96,7 +98,37 @@ def detached_value(doc: Doc, name: str) -> str:
         value = f"{name}.detach()"
     if _may_be_none(doc, name):
         value = f"None if {name} is None else " + (f"({value})" if " if " in value else value)
+    elif _may_be_number(doc, name, idx, at):
+        torch, _ = doc.torch_prefix()
+        value = f"{value} if {torch}.is_tensor({name}) else {name}"
     return value
+
+
+def _is_container(doc: Doc, name: str) -> bool:
+    """Bound to a list, dict or deque somewhere (a memory of values; a tuple is a recurrent
+    state like LSTM's ``(h, c)``, detached element by element)."""
+    for node in doc.walk():
+        if isinstance(node, cst.Assign) and any(dotted(t.target) == name for t in node.targets):
+            v = node.value
+            if isinstance(v, (cst.List, cst.Dict, cst.ListComp, cst.DictComp)):
+                return True
+            if isinstance(v, cst.Call) and (dotted(v.func) or "").split(".")[-1] in ("list", "dict", "deque"):
+                return True
+    return False
+
+
+def _may_be_number(doc: Doc, name: str, idx: "ScopeIndex | None" = None, at: int = -1) -> bool:
+    """Bound to a number (``total = 0``) where the detach will run (before the first tensor is
+    added it has no ``.detach()``): the binding that reaches ``at``, or any binding."""
+    if idx is not None and at >= 0:
+        ev = idx.binding_before(name, at)
+        b = idx.binding(ev) if ev is not None else None
+        return b is not None and isinstance(b.value, (cst.Integer, cst.Float))
+    for node in doc.walk():
+        if isinstance(node, cst.Assign) and isinstance(node.value, (cst.Integer, cst.Float)):
+            if any(dotted(t.target) == name for t in node.targets):
+                return True
+    return False
 
 
 # --------------------------------------------------------------------------- stale_use
@@ -218,8 +250,10 @@ def _stale_use(ctx: FixContext) -> List[TextEdit]:
             return edits
         return detach_expr(doc, first)
     if "." in name:
-        # a carried attribute: detach it right before the use
-        return [doc.insert_before(stmt, f"{name} = {detached_value(doc, name)}")]
+        # a carried attribute: detach it right before the use (never a container of values)
+        if _is_container(doc, name):
+            raise CannotFix(f"`{name}` holds several values: recompute them instead")
+        return [doc.insert_before(stmt, f"{name} = {detached_value(doc, name, idx, doc.offsets(stmt)[0])}")]
     # a local name
     freed = ctx.related_row("freed")
     outer = None
@@ -227,11 +261,11 @@ def _stale_use(ctx: FixContext) -> List[TextEdit]:
         if freed is None or not (doc.first_row(loop) <= freed <= doc.last_row(loop)):
             outer = loop
     if outer is not None:
-        return [doc.insert_before(outer, f"{name} = {name}.detach()")]
+        return [doc.insert_before(outer, f"{name} = {detached_value(doc, name, idx, doc.offsets(outer)[0])}")]
     if isinstance(stmt, cst.AugAssign) and dotted(stmt.target) == name:
-        return [doc.insert_before(stmt, f"{name} = {name}.detach()")]
+        return [doc.insert_before(stmt, f"{name} = {detached_value(doc, name, idx, doc.offsets(stmt)[0])}")]
     if _is_tuple_valued(doc, name) or _maybe_tuple(doc, name):
-        return [doc.insert_before(stmt, f"{name} = {detached_value(doc, name)}")]
+        return [doc.insert_before(stmt, f"{name} = {detached_value(doc, name, idx, doc.offsets(stmt)[0])}")]
     edits = []
     for o in operands(doc, use_expr(expr)):
         if dotted(o) == name:
@@ -358,7 +392,11 @@ def _call_arg(ctx: FixContext) -> List[TextEdit]:
     if not pos:
         raise CannotFix("no input to detach")
     want = ctx.param("name")
-    arg = next((a for a in pos if want and dotted(a.value) == want), pos[0])
+    arg = next((a for a in pos if want and dotted(a.value) == want), None)
+    if arg is None:
+        if len(pos) > 1:
+            raise CannotFix("cannot tell which argument carries the other model's value")
+        arg = pos[0]
     return detach_expr(doc, arg.value)
 
 

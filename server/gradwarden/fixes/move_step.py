@@ -39,6 +39,9 @@ def move_step(ctx: FixContext) -> List[TextEdit]:
     simple_line(doc, bstmt)
     idx = ScopeIndex(doc, doc.scope_of(step))
     opt, model = _what_steps(doc, step)
+    if model is None:
+        raise CannotFix("cannot tell which model the step updates")
+    moved_names = idx.binds_in(doc.unit_of(step))
     # statements between the step and the backward (and the backward itself)
     block = doc.block_of(doc.unit_of(step))
     assert block is not None
@@ -53,6 +56,8 @@ def move_step(ctx: FixContext) -> List[TextEdit]:
                 if m in ("step", "zero_grad") and recv is not None and (recv == opt or (model and recv == model)):
                     raise CannotFix(f"`{recv}.{m}()` runs before the backward")
         reads = idx.reads_in(unit)
+        if moved_names & set(reads) and unit is not doc.unit_of(bstmt):
+            raise CannotFix("a statement before the backward reads what the step binds")
         if opt and opt in idx.binds_in(unit):
             raise CannotFix("the optimizer is rebound in between")
         if model and unit is not doc.unit_of(bstmt):
@@ -60,8 +65,6 @@ def move_step(ctx: FixContext) -> List[TextEdit]:
                 raise CannotFix(f"`{model}` is used between the step and the backward")
         if opt and any(r == opt for r in reads) and unit is not doc.unit_of(bstmt):
             raise CannotFix("the optimizer is used in between")
-    if model is None and opt:
-        raise CannotFix("cannot tell which model the optimizer trains")
     return relocate(doc, idx, [step], bstmt, after=True, limit_end=s_start)
 
 

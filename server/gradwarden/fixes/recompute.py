@@ -61,6 +61,7 @@ def relocate(doc: Doc, idx: ScopeIndex, stmts: Sequence[cst.CSTNode], where: cst
     indent = doc.indent_of_row(doc.first_row(target_unit))
     text = "".join(doc.reindented(u, indent) for u in units)
     edits: List[TextEdit] = []
+    kept = set()
     for u, s in zip(units, stmts):
         keep = keep_any
         u_start, u_end = doc.offsets(u)
@@ -76,7 +77,23 @@ def relocate(doc: Doc, idx: ScopeIndex, stmts: Sequence[cst.CSTNode], where: cst
                 cur = idx.binding_before(name, ev.start)
                 if cur is not None and cur.stmt is s:
                     keep = True
-        if not keep:
+        if keep:
+            kept.add(id(s))
+    # a statement that stays where it is still needs what the statements before it bound:
+    # those stay too (they are copied, not moved)
+    changed = True
+    while changed:
+        changed = False
+        for s in stmts:
+            if id(s) not in kept:
+                continue
+            for r in idx.names_read_by(s):
+                cur = idx.binding_before(r, doc.offsets(s)[0])
+                if cur is not None and any(cur.stmt is t for t in stmts) and id(cur.stmt) not in kept:
+                    kept.add(id(cur.stmt))
+                    changed = True
+    for u, s in zip(units, stmts):
+        if id(s) not in kept:
             a, b = doc.unit_lines(u)
             edits.append(TextEdit(a, b, ""))
     if after:

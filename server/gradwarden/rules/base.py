@@ -26,6 +26,9 @@ class Rule:
     # (or anywhere, when none is marked); each VALID one must produce no error/warning at all.
     VALID: ClassVar[Tuple[str, ...]] = ()
     INVALID: ClassVar[Tuple[str, ...]] = ()
+    # False for a hazard whose repair is a design change no edit can make for the user (the
+    # fix-by-execution test of the INVALID examples skips the rule; its docstring says what to do)
+    FIXABLE: ClassVar[bool] = True
 
     @classmethod
     def doc(cls) -> str:

@@ -201,38 +201,53 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
     elif code == "GW402":
         name = facts.get("name", "")
         bumped = bool(facts.get("bumped"))
+        # a detach is a fix only when the backward still trains something without the carried
+        # part (a hidden state); otherwise nothing would be left to differentiate
+        can_detach = facts.get("fresh", True)
         recompute = Fix("recompute", f"Recompute `{name}` with a fresh forward before using it again", safe=False,
-                        preferred=bumped, target=ff.get("use_span") or ev.span,
+                        preferred=bumped or not can_detach, target=ff.get("use_span") or ev.span,
                         params=_p(mode="before_use", name=name))
-        detach = Fix("detach", "Detach the carried tensor before using it again", safe=False, preferred=not bumped,
+        detach = Fix("detach", "Detach the carried tensor before using it again", safe=False,
+                     preferred=not bumped and bool(can_detach),
                      target=ff.get("use_span") or ev.span, params=_p(mode="stale_use", name=name))
-        fixes += [recompute, detach] if bumped else [detach, recompute]
+        fixes += [detach, recompute] if (can_detach and not bumped) else [recompute] + ([detach] if can_detach else [])
     elif code in ("GW403", "GW405"):
-        untrained = bool(facts.get("untrained"))
+        untrained = bool(facts.get("untrained")) and facts.get("fresh", True)
         name = facts.get("name", "tensor")
         detach = Fix("detach", "Create it without a graph (`.detach()`): it is data for the loop",
                      safe=False, preferred=untrained, target=ff.get("node_span") or ev.span,
                      params=_p(mode="assignment", name=name))
         recompute = Fix("recompute", "Recompute it inside the loop", safe=False, preferred=not untrained,
                         target=ff.get("node_span") or ev.span, params=_p(mode="into_loop", name=name))
-        fixes += [detach, recompute] if untrained else [recompute, detach]
+        fixes += [detach, recompute] if untrained else [recompute] + ([detach] if facts.get("fresh", True) else [])
     elif code == "GW404":
         fixes.append(Fix("detach", "Accumulate `.detach()`ed values (the total keeps no graph)", safe=False,
                          preferred=True, target=ev.span, params=_p(mode="running_total", name=facts.get("name"))))
     elif code in ("GW501", "GW502"):
         bw = _sp(ff.get("backward_span"))
         opt = facts.get("opt", "")
-        fixes.append(Fix("recompute", "Recompute the later loss after the step (fresh forward through the "
-                                      "updated model)", safe=False, preferred=True, target=ev.span,
-                         params=_p(mode="after_step", opt=opt, backward_span=bw)))
+        if code == "GW501":
+            # (a fused step raises nothing: the later backward meant the old weights, which a
+            # fresh forward after the step would not give)
+            fixes.append(Fix("recompute", "Recompute the later loss after the step (fresh forward through the "
+                                          "updated model)", safe=False, preferred=True, target=ev.span,
+                             params=_p(mode="after_step", opt=opt, backward_span=bw)))
         fixes.append(Fix("detach", "Detach what the later loss takes from the stepped model", safe=False,
                          target=ev.span, params=_p(mode="later_loss", opt=opt, backward_span=bw)))
+        # a fused step gives no error to avoid: the backward meant the old weights, so the step
+        # belongs after it (a fresh forward would change what is trained)
         fixes.append(Fix("move_step", "Call step() after the later backward", safe=False, target=ev.span,
-                         params=_p(opt=opt, backward_span=bw,
+                         preferred=code == "GW502", params=_p(opt=opt, backward_span=bw,
                                    backward_row=ff.get("backward_span").row if ff.get("backward_span") else "")))
+    elif code == "GW504" and ff.get("value_span") is not None:
+        fixes.append(Fix("detach", "Detach the other model's output where it feeds this loss", safe=False,
+                         preferred=True, target=ff["value_span"], params=_p(mode="value")))
     elif code in ("GW503", "GW504"):
         fixes.append(Fix("detach", "Detach the other model's output where it feeds this loss", safe=False,
                          preferred=True, target=ev.span, params=_p(mode="call_arg", name=facts.get("name"))))
+    elif code == "GW602":
+        fixes.append(Fix("reveal_write", "Write the tensor itself, so autograd records the write", safe=False,
+                         preferred=True, target=ev.span))
     elif code in ("GW506", "GW507"):
         what = "the weight" if code == "GW506" else "the target distribution"
         fixes.append(Fix("detach", f"Detach {what} (`.detach()`)", safe=False, preferred=True, target=ev.span,
