@@ -17,11 +17,14 @@ from gradwarden.engine.diagnostic import Severity
 class Rule:
     code: ClassVar[str] = ""
     name: ClassVar[str] = ""  # kebab-case short name
-    family: ClassVar[str] = ""  # A..F as in the case corpus
+    family: ClassVar[str] = ""  # A..F as in the case corpus; H gradient flow
     severity: ClassVar[Severity] = Severity.ERROR
     summary: ClassVar[str] = ""  # one line
     message: ClassVar[str] = "{detail}"  # format template over the event's facts
     event: ClassVar[str] = ""  # the interpreter event kind this rule reports
+    # The exception torch raises for an error-severity rule (RuntimeError for autograd's own
+    # checks; optimizers raise ValueError): what running an INVALID example must end with.
+    raises: ClassVar[str] = "RuntimeError"
     # Snippets: each INVALID one must produce this rule's code on the line marked `# <-`
     # (or anywhere, when none is marked); each VALID one must produce no error/warning at all.
     VALID: ClassVar[Tuple[str, ...]] = ()
