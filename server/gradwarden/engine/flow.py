@@ -121,6 +121,8 @@ class FlowMixin:
         self._cmp_stack: List[List[TensorV]] = []
         self._if_index: Optional[List[Tuple[str, Tuple[int, int], Tuple[int, int], int]]] = None
         self.pending_accum: List[Tuple[int, Event]] = []  # (loop id, event) decided at the end
+        self.unknown_derived: Set[int] = set()  # tensors computed from an argument of unknown origin
+        self.dtypes: Dict[int, str] = {}  # tid -> "bool" | "int" | "float", where the code says
 
     def run(self) -> List[Event]:
         super().run()  # type: ignore[misc]
@@ -221,14 +223,24 @@ class FlowMixin:
         return self._frame_span(n.stack, n.call_span or n.span)
 
     # ================================================================== wrapped semantics
+    def unknown_tensor(self, st: State, name: str, rg: Optional[bool] = None) -> TensorV:
+        t = super().unknown_tensor(st, name, rg)  # type: ignore[misc]
+        self.unknown_derived.add(t.tid)
+        return t
+
     def apply_op(self, st: State, info: Any, slots: Sequence[Value], span: Span, opname: str, **kw: Any) -> List[TensorV]:
         outs = super().apply_op(st, info, slots, span, opname, **kw)  # type: ignore[misc]
         ins: Optional[List[TensorV]] = None
+        derived = self.unknown_derived
+        if derived and any(t.tid in derived for v in slots for t in self.slot_tensors(st, v)):  # type: ignore[attr-defined]
+            derived.update(o.tid for o in outs)
         for k, o in enumerate(outs):
             oi = st.t.get(o.tid)
             if oi is None or oi.rg is not False or o.tid in self.cuts:
                 continue
             if ins is None:
+                if any(self._hides_tensor(v, st) for v in slots):
+                    return outs  # an operand we cannot see may carry a graph: unknown
                 ins = [t for v in slots for t in self.slot_tensors(st, v)]  # type: ignore[attr-defined]
             if not st.grad_enabled:
                 self.cuts[o.tid] = self._nograd_cut(st, ins, span)
@@ -251,6 +263,9 @@ class FlowMixin:
         si = st.t.get(src.tid)
         if si is None:
             return out
+        if src.tid in self.unknown_derived:
+            self.unknown_derived.add(out.tid)
+            return out  # a view of something unknown (maybe not even a tensor): no facts
         if kind == "detach":
             if si.rg is False:
                 c = self.cuts.get(src.tid)
@@ -267,6 +282,8 @@ class FlowMixin:
                 self.cuts[out.tid] = self._nograd_cut(st, [src], span)
             elif src.tid in self.cuts and si.rg is False:
                 self.cuts[out.tid] = self.cuts[src.tid]
+        if src.tid in self.dtypes:
+            self.dtypes[out.tid] = self.dtypes[src.tid]
         view_kind = kind in ("view", "multi_view", "expand")
         if view_kind or kind == "may_alias":
             self.views[out.tid] = view_kind
@@ -346,6 +363,8 @@ class FlowMixin:
             return out
         span = self.span_of(node)  # type: ignore[attr-defined]
         tensors = [x for a in list(args) + list(kwargs.values()) for x in self.slot_tensors(st, a)]  # type: ignore[attr-defined]
+        if any(x.tid in self.unknown_derived for x in tensors):
+            self._derive(out, st)
         if isinstance(out, TensorV):
             oi = st.t.get(out.tid)
             if oi is not None and oi.grad_fn is None and oi.created == span and out.tid not in self.cuts:
@@ -361,6 +380,17 @@ class FlowMixin:
                     self.shapes[out.tid] = shape
             if "dtype" in kwargs:
                 self.explicit_dtype.add(out.tid)
+            kind = _dtype_kind(kwargs.get("dtype"))
+            if kind is None and short in ("randint", "arange") and all(
+                    isinstance(a, ConstV) and isinstance(a.value, int) for a in args):
+                kind = "int"
+            if kind is None and short in ("tensor", "as_tensor") and args:
+                kind = _literal_kind(self._py(args[0], st))
+            if kind is None and short in ("zeros_like", "ones_like", "empty_like", "full_like") and args and \
+                    isinstance(args[0], TensorV) and "dtype" not in kwargs:
+                kind = self.dtypes.get(args[0].tid)
+            if kind is not None:
+                self.dtypes[out.tid] = kind
         opaque = self._opaque("function", qual, args, kwargs, st) or qual in CHECKPOINT
         self._after_call(out, st, seq0, opaque, tensors)
         return out
@@ -426,6 +456,8 @@ class FlowMixin:
         seq0 = st.seq
         rg0 = info.rg
         out = super().call_tensor_method(t, name, args, kwargs, st, node, fn_name)  # type: ignore[misc]
+        if t.tid in self.unknown_derived:
+            self._derive(out, st)
         span = self.span_of(node)  # type: ignore[attr-defined]
         if name in VALUE_METHODS or name in META_METHODS:
             if isinstance(out, UnknownV):
@@ -462,6 +494,14 @@ class FlowMixin:
         self._after_call(out, st, seq0, opaque, tensors)
         return out
 
+    def _derive(self, out: Value, st: State) -> None:
+        if isinstance(out, TensorV):
+            self.unknown_derived.add(out.tid)
+        elif isinstance(out, SeqV):
+            for x in st.lists.get(out.lid, ())[:16]:
+                if isinstance(x, TensorV):
+                    self.unknown_derived.add(x.tid)
+
     def _method_facts(self, st: State, t: TensorV, name: str, args: List[Value], kwargs: Dict[str, Value],
                       out: TensorV, span: Span, info: Any) -> None:
         if out.tid not in self.shapes:
@@ -479,6 +519,15 @@ class FlowMixin:
             self.noncontig.add(out.tid)
         if name == "unfold":
             self.mark_unfold(st, t, out, args, kwargs, span)
+        kind = _CAST_KIND.get(name)
+        if kind is None and name in ("to", "type") and args:
+            kind = _dtype_kind(args[0])
+        if kind is None and name in ("to", "type") and "dtype" in kwargs:
+            kind = _dtype_kind(kwargs["dtype"])
+        if kind is None and name in _SAME_DTYPE and t.tid in self.dtypes:
+            kind = self.dtypes[t.tid]
+        if kind is not None:
+            self.dtypes[out.tid] = kind
         if name in MOVES and info.rg is True and info.grad_fn is None and out.tid != t.tid:
             if not self._certain_copy(st, t, name, args, kwargs):
                 self.maybe_leaf[out.tid] = span
@@ -578,6 +627,9 @@ class FlowMixin:
         out = super().tensor_getitem(t, sub, st, node)  # type: ignore[misc]
         if not isinstance(out, TensorV) or out.tid == t.tid:
             return out
+        if t.tid in self.unknown_derived:
+            self.unknown_derived.add(out.tid)
+            return out
         oi = st.t.get(out.tid)
         if oi is not None and oi.rg is False and out.tid not in self.cuts:
             ti = st.t.get(t.tid)
@@ -655,6 +707,7 @@ class FlowMixin:
                 c = self._inputs_cut(st, operands)
                 if c is not None:
                     self.cuts[out.tid] = c
+            self.dtypes[out.tid] = "bool"
             shape = fs.broadcast([self.shapes.get(t.tid) for t in operands]) if operands else None
             if shape is not None:
                 self.shapes[out.tid] = shape
@@ -858,6 +911,40 @@ class FlowMixin:
     from gradwarden.engine.flowviews import (  # noqa: E402
         check_view_method, mark_unfold, check_write, check_setitem, freeze_loop, overlap_of,
     )
+
+
+_CAST_KIND = {"long": "int", "int": "int", "short": "int", "byte": "int", "char": "int", "bool": "bool",
+              "float": "float", "double": "float", "half": "float", "bfloat16": "float", "argmax": "int",
+              "argmin": "int", "argsort": "int", "nonzero": "int", "eq": "bool", "ne": "bool", "lt": "bool",
+              "le": "bool", "gt": "bool", "ge": "bool", "isnan": "bool", "isinf": "bool", "isfinite": "bool",
+              "logical_not": "bool", "logical_and": "bool", "logical_or": "bool"}
+_SAME_DTYPE = frozenset({"clone", "contiguous", "view", "reshape", "flatten", "squeeze", "unsqueeze", "t",
+                         "transpose", "permute", "expand", "repeat", "detach", "cpu", "cuda", "flip", "roll"})
+_DTYPE_KINDS = {"bool": "bool", "long": "int", "int64": "int", "int": "int", "int32": "int", "int16": "int",
+                "int8": "int", "uint8": "int", "short": "int", "float": "float", "float32": "float",
+                "float64": "float", "double": "float", "float16": "float", "half": "float", "bfloat16": "float"}
+
+
+def _dtype_kind(v: Any) -> Optional[str]:
+    if isinstance(v, RefV) and v.kind == "torch":
+        return _DTYPE_KINDS.get(v.name.rsplit(".", 1)[-1])
+    return None
+
+
+def _literal_kind(v: Any) -> Optional[str]:
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int"
+    if isinstance(v, float):
+        return "float"
+    if isinstance(v, tuple) and v:
+        kinds = {_literal_kind(x) for x in v}
+        if len(kinds) == 1:
+            return kinds.pop()
+        if kinds <= {"int", "float"}:
+            return "float"
+    return None
 
 
 def _const_int(node: ast.expr) -> Optional[int]:

@@ -239,9 +239,17 @@ def check_grad_inputs(self: Any, st: State, roots: Sequence[TensorV], inputs: Va
 
 
 # --------------------------------------------------------------------------- GW704 / GW705 / GW706
+def known_nonleaf(self: Any, st: State, tid: int) -> bool:
+    """A tensor certainly computed by an op from tensors this analysis knows (not from an
+    argument of unknown origin, which may not even be a tensor)."""
+    info = st.t.get(tid)
+    return info is not None and info.grad_fn is not None and info.rg is True and tid not in self.unknown_derived \
+        and info.grad_fn.id not in self.open_nodes
+
+
 def check_requires_grad_change(self: Any, st: State, t: TensorV, flag: Value, node: ast.AST, method: bool) -> None:
     info = st.t.get(t.tid)
-    if info is None or info.grad_fn is None:
+    if info is None or not known_nonleaf(self, st, t.tid):
         return
     b = self.truth_of(flag)
     if method and b is not False:
@@ -263,9 +271,7 @@ def check_requires_grad_change(self: Any, st: State, t: TensorV, flag: Value, no
 
 def check_grad_read(self: Any, st: State, t: TensorV, node: ast.AST) -> None:
     info = st.t.get(t.tid)
-    if info is None or info.grad_fn is None or info.rg is False or t.tid in self.retained:
-        return
-    if self.standalone and info.grad_fn is None:
+    if info is None or not known_nonleaf(self, st, t.tid) or t.tid in self.retained:
         return
     maybe = t.tid in self.maybe_leaf
     span = self.span_of(node)
@@ -282,7 +288,7 @@ def check_optimizer_params(self: Any, st: State, obj: ObjV, node: ast.AST) -> No
     span = self.span_of(node)
     for tid in tids:
         info = st.t.get(tid)
-        if info is None or info.grad_fn is None or tid in self.retained:
+        if info is None or not known_nonleaf(self, st, tid) or tid in self.retained:
             continue
         maybe = tid in self.maybe_leaf
         made = self._node_frame_span(info) or span

@@ -74,7 +74,7 @@ def check_view_method(self: Any, st: State, t: TensorV, name: str, args: List[Va
         return
     if name == "detach_":
         sure = self.views.get(t.tid)
-        if sure is None:
+        if sure is None or t.tid in self.unknown_derived:
             return
         self.emit(Event("detach_view", span, {
             "name": info.name or "tensor", "cond": "" if sure else " (if `reshape`/`flatten` returned a view)"},
@@ -95,9 +95,9 @@ def check_view_method(self: Any, st: State, t: TensorV, name: str, args: List[Va
         indices = kwargs.get("indices", args[0] if args else None)
         values = kwargs.get("values", args[1] if len(args) > 1 else None)
         for x in self.slot_tensors(st, indices) if indices is not None else []:
-            if _same_storage(st, x, t):
+            if _is_view_of(self, x, t):
                 _report_overlap(self, st, span, info.name or "tensor", "index_put_", "index")
-        if isinstance(values, TensorV) and _same_storage(st, values, t) and values.tid != t.tid:
+        if isinstance(values, TensorV) and values.tid != t.tid and _is_view_of(self, values, t):
             _report_overlap(self, st, span, info.name or "tensor", "index_put_", "values")
 
 
@@ -106,11 +106,23 @@ def _same_storage(st: State, a: TensorV, b: TensorV) -> bool:
     return ai is not None and bi is not None and ai.storage == bi.storage and not ai.data_alias and not bi.data_alias
 
 
+def _is_view_of(self: Any, v: TensorV, t: TensorV) -> bool:
+    """``v`` is ``t`` itself, or a view of it made by an explicit indexing or layout op."""
+    if v.tid == t.tid:
+        return True
+    if v.tid in self.unknown_derived or t.tid in self.unknown_derived:
+        return False
+    sl = self.slices.get(v.tid)
+    return (sl is not None and sl[0] == t.tid) or self.layouts.get(v.tid) == t.tid
+
+
 def overlap_of(self: Any, st: State, dst: TensorV, src: TensorV) -> Optional[str]:
     """How ``src`` provably overlaps ``dst`` in part (not identically): "layout" (a transposed
     or permuted view of it), "slices" (two slices of one contiguous tensor along its first
     dim that share rows), or None."""
     if src.tid == dst.tid or not _same_storage(st, dst, src):
+        return None
+    if src.tid in self.unknown_derived or dst.tid in self.unknown_derived:
         return None
     if self.layouts.get(src.tid) == dst.tid or self.layouts.get(dst.tid) == src.tid:
         return "layout"
@@ -138,14 +150,17 @@ def _partial_overlap(self: Any, st: State, parent: int, ia: Tuple[Any, ...], ib:
     return max(ra.start, rb.start) < min(ra.stop, rb.stop)
 
 
-def _report_overlap(self: Any, st: State, span: Span, name: str, op: str, how: str) -> None:
+def _report_overlap(self: Any, st: State, span: Span, name: str, op: str, how: str, sure: bool = True) -> None:
     desc = {"layout": "its source is a transposed/permuted view of the destination",
             "slices": "its source is a slice of the same tensor that shares rows with the destination",
             "index": "the destination is its own index tensor",
             "values": "the values written are a view of the destination itself"}[how]
+    if not sure:
+        desc += " (unless it is a bool mask: a mask with a scalar value is a masked fill)"
     self.emit(Event("self_overlap", span, {"op": op, "name": name, "desc": desc},
-                    fix_facts={"how": how, "stmt_span": span}))
-    _halt()
+                    fix_facts={"how": how, "stmt_span": span}, severity=None if sure else 3))
+    if sure:
+        _halt()
 
 
 def check_setitem(self: Any, st: State, t: TensorV, target: ast.Subscript, value: Value, stmt: ast.AST) -> None:
@@ -165,9 +180,17 @@ def check_setitem(self: Any, st: State, t: TensorV, target: ast.Subscript, value
         v = self.eval(p, st)
         if isinstance(v, (TensorV, SeqV)):
             advanced = True
-        if isinstance(v, TensorV) and _same_storage(st, v, t):
-            _report_overlap(self, st, span, name, "index_put_", "index")
-    if not isinstance(value, TensorV) or value.tid == t.tid or not _same_storage(st, value, t):
+        if isinstance(v, TensorV) and _is_view_of(self, v, t):
+            # an integer index always goes through index_put_; a bool mask only when the value
+            # is a tensor with elements (a scalar value is a masked_fill)
+            kind = self.dtypes.get(v.tid)
+            vshape = self.shapes.get(value.tid) if isinstance(value, TensorV) else ()
+            tensor_value = isinstance(value, TensorV) and vshape != ()
+            if kind == "int" or (tensor_value and len(parts) == 1):
+                _report_overlap(self, st, span, name, "index_put_", "index")
+            elif kind is None and len(parts) == 1:
+                _report_overlap(self, st, span, name, "index_put_", "index", sure=False)
+    if not isinstance(value, TensorV) or value.tid == t.tid or not _is_view_of(self, value, t):
         return
     if advanced:
         _report_overlap(self, st, span, name, "index_put_", "values")
