@@ -230,18 +230,19 @@ class FlowMixin:
 
     def apply_op(self, st: State, info: Any, slots: Sequence[Value], span: Span, opname: str, **kw: Any) -> List[TensorV]:
         outs = super().apply_op(st, info, slots, span, opname, **kw)  # type: ignore[misc]
-        ins: Optional[List[TensorV]] = None
+        ins = [t for v in slots for t in self.slot_tensors(st, v)]  # type: ignore[attr-defined]
         derived = self.unknown_derived
-        if derived and any(t.tid in derived for v in slots for t in self.slot_tensors(st, v)):  # type: ignore[attr-defined]
+        if derived and any(t.tid in derived for t in ins):
             derived.update(o.tid for o in outs)
+        hidden: Optional[bool] = None
         for k, o in enumerate(outs):
             oi = st.t.get(o.tid)
             if oi is None or oi.rg is not False or o.tid in self.cuts:
                 continue
-            if ins is None:
-                if any(self._hides_tensor(v, st) for v in slots):
-                    return outs  # an operand we cannot see may carry a graph: unknown
-                ins = [t for v in slots for t in self.slot_tensors(st, v)]  # type: ignore[attr-defined]
+            if hidden is None:
+                hidden = any(self._hides_tensor(v, st) for v in slots)
+            if hidden:
+                return outs  # an operand we cannot see may carry a graph: unknown
             if not st.grad_enabled:
                 self.cuts[o.tid] = self._nograd_cut(st, ins, span)
                 continue
@@ -721,13 +722,11 @@ class FlowMixin:
     def load_attr(self, obj: Value, attr: str, st: State, node: ast.AST) -> Value:
         if isinstance(obj, NumberV):
             if attr == "backward" and obj.cut is not None:
-                return RefV("builtin", "__gw_number_backward__", obj)
+                self.report_number_backward(st, obj, node)  # AttributeError on the attribute itself
             return UnknownV()
         return super().load_attr(obj, attr, st, node)  # type: ignore[misc]
 
     def call_builtin(self, name: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
-        if name == "__gw_number_backward__":
-            return NONE
         out = super().call_builtin(name, args, kwargs, st, node)  # type: ignore[misc]
         if isinstance(out, UnknownV) and not isinstance(out, NumberV):
             if name in ("float", "int", "bool", "round") and args and isinstance(args[0], TensorV):
@@ -742,12 +741,6 @@ class FlowMixin:
             if name == "len":
                 return PLAIN_NUMBER
         return out
-
-    def call(self, func: Value, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
-        if isinstance(func, RefV) and func.kind == "builtin" and func.name == "__gw_number_backward__":
-            self.report_number_backward(st, func.target, node)
-            return NONE
-        return super().call(func, args, kwargs, st, node)  # type: ignore[misc]
 
     # ------------------------------------------------------------------ grad mode regions
     def stmt_With(self, stmt: ast.With, st: State) -> List[State]:

@@ -164,20 +164,13 @@ def report_number_backward(self: Any, st: State, num: Any, node: ast.AST) -> Non
     if loc != span and self.branch_conflict(loc, span):
         return
     self.emit(Event("no_grad_backward", loc, {
-        "name": _receiver(node) or "value", "state": "is a Python number",
+        "name": self.text_of(node.value) if isinstance(node, ast.Attribute) else "value",
+        "state": "is a Python number",
         "why": why_no_grad(self, cut, loc) if cut.kind == "item" else f"it holds values taken by {cut.what}",
         "outcome": f"`.backward()` at line {span.row} raises AttributeError (a number has no `backward`)"},
         related=(Related(span, "raises here", "backward"),) if loc != span else (),
         fix_facts={"cut_kind": "number", "backward_span": span, "cut_span": loc}))
     _halt()
-
-
-def _receiver(node: ast.AST) -> str:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        v = node.func.value
-        if isinstance(v, ast.Name):
-            return v.id
-    return ""
 
 
 # --------------------------------------------------------------------------- GW703
