@@ -89,7 +89,8 @@ def check_view_method(self: Any, st: State, t: TensorV, name: str, args: List[Va
         if isinstance(src, TensorV):
             verdict = self.overlap_of(st, t, src)
             if verdict is not None:
-                _report_overlap(self, st, span, info.name or "tensor", "copy_", verdict)
+                arg = node.args[0] if isinstance(node, ast.Call) and node.args else None
+                _report_overlap(self, st, span, info.name or "tensor", "copy_", verdict, src=arg)
         return
     if name == "index_put_":
         indices = kwargs.get("indices", args[0] if args else None)
@@ -150,7 +151,8 @@ def _partial_overlap(self: Any, st: State, parent: int, ia: Tuple[Any, ...], ib:
     return max(ra.start, rb.start) < min(ra.stop, rb.stop)
 
 
-def _report_overlap(self: Any, st: State, span: Span, name: str, op: str, how: str, sure: bool = True) -> None:
+def _report_overlap(self: Any, st: State, span: Span, name: str, op: str, how: str, sure: bool = True,
+                    src: Optional[ast.AST] = None) -> None:
     desc = {"layout": "its source is a transposed/permuted view of the destination",
             "slices": "its source is a slice of the same tensor that shares rows with the destination",
             "index": "the destination is its own index tensor",
@@ -158,7 +160,9 @@ def _report_overlap(self: Any, st: State, span: Span, name: str, op: str, how: s
     if not sure:
         desc += " (unless it is a bool mask: a mask with a scalar value is a masked fill)"
     self.emit(Event("self_overlap", span, {"op": op, "name": name, "desc": desc},
-                    fix_facts={"how": how, "stmt_span": span}, severity=None if sure else 3))
+                    fix_facts={"how": how, "stmt_span": span,
+                               "src_span": self.span_of(src) if src is not None else None},
+                    severity=None if sure else 3))
     if sure:
         _halt()
 
@@ -187,20 +191,20 @@ def check_setitem(self: Any, st: State, t: TensorV, target: ast.Subscript, value
             vshape = self.shapes.get(value.tid) if isinstance(value, TensorV) else ()
             tensor_value = isinstance(value, TensorV) and vshape != ()
             if kind == "int" or (tensor_value and len(parts) == 1):
-                _report_overlap(self, st, span, name, "index_put_", "index")
+                _report_overlap(self, st, span, name, "index_put_", "index", src=p)
             elif kind is None and len(parts) == 1:
-                _report_overlap(self, st, span, name, "index_put_", "index", sure=False)
+                _report_overlap(self, st, span, name, "index_put_", "index", sure=False, src=p)
     if not isinstance(value, TensorV) or value.tid == t.tid or not _is_view_of(self, value, t):
         return
     if advanced:
-        _report_overlap(self, st, span, name, "index_put_", "values")
+        _report_overlap(self, st, span, name, "index_put_", "values", src=stmt.value)
         return
     index = self.basic_index(target.slice, st)
     src = self.slices.get(value.tid)
     if index is None or src is None or src[0] != t.tid:
         return
     if _partial_overlap(self, st, t.tid, index, src[1]):
-        _report_overlap(self, st, span, name, "copy_", "slices")
+        _report_overlap(self, st, span, name, "copy_", "slices", src=stmt.value)
 
 
 # --------------------------------------------------------------------------- freezing loops

@@ -40,6 +40,11 @@ class Rule:
         out: List[str] = [f"## {cls.code} `{cls.name}`", "", f"*{cls.summary}*  ",
                           f"Default severity: **{cls.severity.label}** · family {cls.family}", "",
                           cls.doc(), ""]
+        from gradwarden.errgen.render import families_for  # late: the catalogue imports the rules
+
+        said = families_for(cls.code)
+        if said:
+            out += ["PyTorch's message: " + "; ".join(f"[{f.title}](errors.md#{f.key})" for f in said), ""]
         if cls.INVALID:
             out += ["### Flagged", ""]
             for snip in cls.INVALID:

@@ -20,6 +20,7 @@ class TorchMessage:
     codes: Tuple[str, ...]
     kind: str  # the runtime bridge's finding kind
     exc: str = "RuntimeError"  # RuntimeError | ValueError | AttributeError | TypeError | UserWarning
+    bridge: bool = False  # the runtime bridge (gradwarden debug) maps this message today
 
     def matches(self, text: str) -> bool:
         return re.search(self.pattern, text) is not None
@@ -28,28 +29,28 @@ class TorchMessage:
 # Order matters where one text contains another (the view-of-a-leaf message first).
 TORCH_MESSAGES: Tuple[TorchMessage, ...] = (
     TorchMessage(r"a view of a leaf Variable that requires grad is being used in an in-place operation",
-                 ("GW101",), "leaf-inplace"),
+                 ("GW101",), "leaf-inplace", bridge=True),
     TorchMessage(r"a leaf Variable that requires grad is being used in an in-place operation", ("GW101",),
-                 "leaf-inplace"),
+                 "leaf-inplace", bridge=True),
     TorchMessage(r"one of the variables needed for gradient computation has been modified by an inplace operation",
-                 ("GW201", "GW202", "GW203", "GW501"), "version-counter"),
+                 ("GW201", "GW202", "GW203", "GW501"), "version-counter", bridge=True),
     TorchMessage(r"more than one element of the written-to tensor refers to a single memory location",
-                 ("GW301", "GW303", "GW304"), "expanded-write"),
+                 ("GW301", "GW303", "GW304"), "expanded-write", bridge=True),
     TorchMessage(r"some elements of the input tensor and the written-to tensor refer to a single memory location",
-                 ("GW713", "GW302"), "overlapping-write"),
+                 ("GW713", "GW302"), "overlapping-write", bridge=True),
     TorchMessage(r"This view is the output of a function that returns multiple views", ("GW306",),
-                 "multi-view-inplace"),
-    TorchMessage(r"This view was created inside a custom Function", ("GW305",), "custom-function-view"),
+                 "multi-view-inplace", bridge=True),
+    TorchMessage(r"This view was created inside a custom Function", ("GW305",), "custom-function-view", bridge=True),
     TorchMessage(r"(A view was created in no_grad mode|is a view of a view which was created in no_grad mode) and is "
                  r"being modified inplace with grad mode enabled", ("GW711",), "no-grad-view-inplace"),
     TorchMessage(r"Can't detach views in-place", ("GW712",), "detach-view"),
     TorchMessage(r"Trying to backward through the graph a second time", ("GW402", "GW401", "GW403", "GW504"),
-                 "freed-graph"),
-    TorchMessage(r"returned an incorrect number of gradients", ("GW307",), "custom-function-contract"),
+                 "freed-graph", bridge=True),
+    TorchMessage(r"returned an incorrect number of gradients", ("GW307",), "custom-function-contract", bridge=True),
     TorchMessage(r"returned a gradient different than None at position \d+, but the corresponding forward input "
                  r"was not a Variable", ("GW309",), "custom-function-contract"),
     TorchMessage(r"Legacy autograd function with non-static forward method is deprecated", ("GW308",),
-                 "custom-function-contract"),
+                 "custom-function-contract", bridge=True),
     TorchMessage(r"element \d+ of tensors does not require grad and does not have a grad_fn", ("GW701",),
                  "no-grad-backward"),
     TorchMessage(r"'(float|int|list|numpy\.ndarray|numpy\.float\d*)' object has no attribute 'backward'",
