@@ -104,6 +104,7 @@ class FlowMixin:
         self.retained: Set[int] = set()  # retain_grad() called
         self.maybe_leaf: Dict[int, Span] = {}  # `.to(device)` of a leaf: maybe the leaf itself
         self.explicit_dtype: Set[int] = set()
+        self.explicit_device: Set[int] = set()
         self.rewrapped: Dict[int, Cut] = {}  # a leaf that requires grad, made from a cut value
         self.nograd_views: Dict[int, Tuple[Span, bool]] = {}  # views made under no_grad of a base requiring grad
         self.views: Dict[int, bool] = {}  # tid -> certainly a view (False: maybe, reshape)
@@ -381,6 +382,8 @@ class FlowMixin:
                     self.shapes[out.tid] = shape
             if "dtype" in kwargs:
                 self.explicit_dtype.add(out.tid)
+            if "device" in kwargs:
+                self.explicit_device.add(out.tid)
             kind = _dtype_kind(kwargs.get("dtype"))
             if kind is None and short in ("randint", "arange") and all(
                     isinstance(a, ConstV) and isinstance(a.value, int) for a in args):
@@ -538,6 +541,12 @@ class FlowMixin:
     def _certain_copy(self, st: State, t: TensorV, name: str, args: List[Value], kwargs: Dict[str, Value]) -> bool:
         """`.double()` of a float32 tensor is a copy (a new non-leaf); `.to(device)` may be the
         tensor itself (same device): only dtype conversions of default-dtype tensors are sure."""
+        if name == "cuda":
+            return t.tid not in self.explicit_device  # created on the CPU: .cuda() copies
+        if name == "to" and t.tid not in self.explicit_device:
+            for a in list(args) + list(kwargs.values()):
+                if isinstance(a, ConstV) and isinstance(a.value, str) and a.value.startswith("cuda"):
+                    return True
         if t.tid in self.explicit_dtype:
             return False
         if name in ("double", "half", "bfloat16"):

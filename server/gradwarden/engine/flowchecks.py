@@ -188,12 +188,16 @@ def check_grad_inputs(self: Any, st: State, roots: Sequence[TensorV], inputs: Va
         if cut is None or not cut.sure:
             continue
         made = self._frame_span(cut.stack, cut.span) if cut.kind != "data" else xi.created
-        related = (Related(made, f"`{xi.name or 'it'}` is made here without requires_grad", "created"),) \
-            if made is not None else ()
-        self.emit(Event("grad_input_unused", span, {
+        if made is not None and made != span and self.branch_conflict(made, span):
+            continue
+        # reported where the input is made: that is where `requires_grad_()` (or no detach) belongs
+        where = made or span
+        self.emit(Event("grad_input_unused", where, {
             "name": xi.name or f"inputs[{i}]", "index": i,
-            "problem": "does not require grad (\"One of the differentiated Tensors does not require grad\")"},
-            related=related, fix_facts={"reason": "no_grad"}))
+            "problem": f"does not require grad (\"One of the differentiated Tensors does not require grad\" at line "
+                       f"{span.row})"},
+            related=(Related(span, "`torch.autograd.grad` raises here", "backward"),) if where != span else (),
+            fix_facts={"reason": "no_grad", "call_span": span}))
         _halt()
     if allow is True:
         return

@@ -3,8 +3,12 @@
 - ``unwrap_number``: ``torch.tensor(loss.item())`` -> ``loss`` (the re-wrap dropped the graph);
   ``loss = crit(...).item()`` -> ``loss = crit(...)`` when ``.backward()`` follows;
 - ``drop_detach``: ``out.detach()`` / ``out.data`` -> ``out`` where the path was cut;
+- ``leave_no_grad``: the forward that feeds the loss moves out of ``with torch.no_grad():``
+  (when it is the block's last statement);
 - ``reduce_loss``: ``loss.backward()`` -> ``loss.mean().backward()`` (or ``.sum()``);
 - ``allow_unused``: ``torch.autograd.grad(..., allow_unused=True)``;
+- ``requires_grad_after``: ``x = <value>`` -> ``x = <value>.requires_grad_()`` for an input of
+  ``autograd.grad`` that does not require grad;
 - ``detach_instead``: ``y.requires_grad = False`` -> ``y = y.detach()`` on a non-leaf;
 - ``leaf_last``: ``w = torch.randn(3, requires_grad=True) * 0.01`` ->
   ``w = (torch.randn(3) * 0.01).requires_grad_()`` (the named tensor becomes the leaf);
@@ -75,6 +79,50 @@ def unwrap_number(ctx: FixContext) -> List[TextEdit]:
     call = items[0]
     s, e = doc.full_offsets(call)
     return [TextEdit(s, e, doc.code(call.func.value))]  # type: ignore[union-attr]
+
+
+_NO_GRAD = ("no_grad", "inference_mode")
+
+
+@realiser("leave_no_grad")
+def leave_no_grad(ctx: FixContext) -> List[TextEdit]:
+    """Move the statement that computed the loss's inputs out of ``with torch.no_grad():`` —
+    only when it is the last statement of the block (so nothing in the block runs after it)."""
+    doc = ctx.doc
+    stmt = _stmt_at(doc, ctx)
+    unit = _line_of_small(doc, stmt)
+    block = doc.parent(unit)
+    with_node = doc.parent(block) if block is not None else None
+    if not isinstance(block, cst.IndentedBlock) or not isinstance(with_node, cst.With) or len(with_node.items) != 1:
+        raise CannotFix("not directly inside a one-item `with`")
+    item = with_node.items[0].item
+    name = dotted(item.func) if isinstance(item, cst.Call) else dotted(item)
+    if name is None or name.rsplit(".", 1)[-1] not in _NO_GRAD or with_node.items[0].asname is not None:
+        raise CannotFix("the `with` is not torch.no_grad()/inference_mode()")
+    if block.body[-1] is not unit:
+        raise CannotFix("statements of the block run after it")
+    first, last = doc.stmt_rows(unit)
+    inner = doc.indent_of_row(first)
+    outer = doc.indent_of_row(doc.first_row(with_node))
+    if not inner.startswith(outer) or inner == outer:
+        raise CannotFix("unexpected indentation")
+    skip = doc.string_interior_rows(unit)
+    rows = []
+    for r in range(first, last + 1):
+        line = doc.row_text(r)
+        if r not in skip and line.startswith(inner):
+            line = outer + line[len(inner):]
+        elif r not in skip and line.strip():
+            raise CannotFix("unexpected indentation")
+        rows.append(line)
+    moved = doc.newline.join(rows) + doc.newline
+    start = doc.row_start(first)
+    end = doc.next_row_start(last)
+    end = len(doc.text) if end is None else end
+    if len(block.body) == 1:
+        w0 = doc.row_start(doc.first_row(with_node))
+        return [TextEdit(w0, end, moved)]
+    return [TextEdit(start, end, ""), TextEdit(end, end, moved)]
 
 
 @realiser("drop_detach")
@@ -212,6 +260,16 @@ def _insert_line_after(doc: Doc, stmt: cst.BaseSmallStatement, text: str) -> Lis
     if nxt is None:
         return [TextEdit(len(doc.text), len(doc.text), f"{doc.newline}{indent}{text}{doc.newline}")]
     return [TextEdit(nxt, nxt, f"{indent}{text}{doc.newline}")]
+
+
+@realiser("requires_grad_after")
+def requires_grad_after(ctx: FixContext) -> List[TextEdit]:
+    """``x = <value>`` -> ``x = <value>.requires_grad_()`` (the tensor autograd.grad differentiates by)."""
+    doc = ctx.doc
+    stmt = _stmt_at(doc, ctx)
+    if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1 or not isinstance(stmt.targets[0].target, cst.Name):
+        raise CannotFix("not `name = ...`")
+    return doc.append_call(stmt.value, ".requires_grad_()")
 
 
 @realiser("retain_grad")

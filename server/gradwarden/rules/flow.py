@@ -183,7 +183,9 @@ class GradInputNotInGraph(Rule):
     from (``The differentiated Tensor at index N appears to not have been used in the graph``)
     — typically a tensor re-created (``x = x.detach().requires_grad_()``) after the forward, or
     a parameter the forward does not use. Compute the outputs from that very tensor, or pass
-    ``allow_unused=True`` (its gradient is then ``None``).
+    ``allow_unused=True`` (its gradient is then ``None``). An input that does not require grad
+    (the WGAN-GP ``interpolates`` built from data and a detached sample) is reported where it is
+    made: ``.requires_grad_()`` belongs there.
     """
 
     event = "grad_input_unused"
@@ -204,9 +206,9 @@ class GradInputNotInGraph(Rule):
         """
         import torch
         w = torch.randn(3, requires_grad=True)
-        x = torch.randn(3)
+        x = torch.randn(3)  # <-
         y = (x * w).sum()
-        g, = torch.autograd.grad(y, [x])  # <-
+        g, = torch.autograd.grad(y, [x])
         """,
     )
     VALID = (

@@ -31,6 +31,9 @@ def flow_fixes(code: str, ev: Event) -> List[Fix]:
         elif kind == "number":
             out.append(Fix("unwrap_number", "Keep the tensor: drop `.item()` here (take `.item()` only for logging)",
                            safe=False, preferred=True, target=at, params=_p(mode="item")))
+        elif kind == "nograd":
+            out.append(Fix("leave_no_grad", "Compute it with gradients: move it out of `with torch.no_grad():`",
+                           safe=False, preferred=True, target=at))
         elif kind in ("detach", "data_attr"):
             out.append(Fix("drop_detach", "Keep the graph: drop the `.detach()` / `.data` that cuts it",
                            safe=False, preferred=True, target=at))
@@ -40,6 +43,9 @@ def flow_fixes(code: str, ev: Event) -> List[Fix]:
                        target=bw, params=_p(reduce="mean")))
         out.append(Fix("reduce_loss", "Reduce the loss: `.sum().backward()`", safe=False, target=bw,
                        params=_p(reduce="sum")))
+    elif code == "GW703" and ff.get("reason") == "no_grad":
+        out.append(Fix("requires_grad_after", f"Make `{facts.get('name', 'it')}` require grad where it is made: "
+                       "`(...).requires_grad_()`", safe=True, preferred=True, target=ev.span))
     elif code == "GW703" and ff.get("reason") == "unused":
         out.append(Fix("allow_unused", "Pass `allow_unused=True` (its gradient is then None)", safe=False,
                        preferred=True, target=ff.get("call_span") or ev.span))
