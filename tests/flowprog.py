@@ -28,10 +28,18 @@ class Prog:
         self.after: List[str] = []
         self.loop = rnd.random() < 0.4
         self.in_function = rnd.random() < 0.35
+        self.device = rnd.random() < 0.3  # model and data moved with .to(device)
+        self.batch = "batch" if rnd.random() < 0.25 else "8"  # a size the analysis cannot compute
+        self.helper_loss = rnd.random() < 0.3  # the loss computed by a function of the file
         self.tag = "clean"
 
     def render(self) -> str:
-        lines = [HEADER] + self.helpers + self.setup
+        pre = []
+        if self.batch == "batch":
+            pre.append("import os\nbatch = int(os.environ.get('FLOWPROG_BATCH', '8'))")
+        if self.device:
+            pre.append("device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')")
+        lines = [HEADER] + pre + self.helpers + self.setup
         step = list(self.body)
         if self.loop:
             step = ["for it in range(2):"] + ["    " + x for x in step]
@@ -68,17 +76,29 @@ def _model(p: Prog) -> Tuple[str, str, str]:
             """))
         p.setup.append("model = Net()")
         fwd, params = "model(x)", "model.parameters()"
-    p.setup.append("x = torch.randn(8, 4)")
+    dev = ".to(device)" if p.device else ""
+    if p.device and kind != "param":
+        p.setup.append("model = model.to(device)")
+    p.setup.append(f"x = torch.randn({p.batch}, 4){dev}")
     if out_dim == 3 and r.random() < 0.5:
-        p.setup.append("y = torch.randint(0, 3, (8,))")
+        p.setup.append(f"y = torch.randint(0, 3, ({p.batch},)){dev}")
         target = "class"
     else:
-        p.setup.append(f"y = torch.randn(8, {out_dim})")
+        p.setup.append(f"y = torch.randn({p.batch}, {out_dim}){dev}")
         target = "reg"
     return fwd, params, target
 
 
 def _loss(p: Prog, out: str, target: str, reduction: str = "mean") -> str:
+    expr = _loss_expr(p, out, target, reduction)
+    if p.helper_loss and "criterion" not in expr and out == "out":
+        name = f"compute_loss{len(p.helpers)}"
+        p.helpers.append(f"def {name}(pred, target):\n    return {expr.replace('out', 'pred').replace(', y', ', target').replace('- y', '- target')}\n")
+        return f"{name}(out, y)"
+    return expr
+
+
+def _loss_expr(p: Prog, out: str, target: str, reduction: str = "mean") -> str:
     r = p.rnd
     if target == "class":
         if r.random() < 0.5:
@@ -137,6 +157,21 @@ def c_nograd_decorator(p: Prog) -> None:
     fwd, params, target = _model(p)
     p.helpers.append(f"@torch.no_grad()\ndef predict(x):\n    return {fwd}\n")
     _standard(p, fwd, target, params, out_line="out = predict(x)")
+
+
+def c_set_grad_enabled(p: Prog) -> None:
+    p.tag = "nograd"
+    fwd, params, target = _model(p)
+    p.setup.insert(0, "torch.set_grad_enabled(False)")
+    _standard(p, fwd, target, params)
+
+
+def c_post_ops_after_cut(p: Prog) -> None:
+    p.tag = "detach"
+    fwd, params, target = _model(p)
+    cut = p.rnd.choice([".detach()", ".data"])
+    _standard(p, fwd, target, params, out_line=f"out = {fwd}",
+              loss_line=f"loss = {_loss(p, 'out' + cut, target)}\nloss = loss * 0.5 + 0.01")
 
 
 def c_inference_mode(p: Prog) -> None:

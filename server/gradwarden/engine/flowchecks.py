@@ -98,7 +98,8 @@ def check_backward(self: Any, st: State, roots: Sequence[TensorV], span: Span, g
         if info is None or info.rg is False:
             continue
         shape = self.shapes.get(r.tid)
-        if not fs.is_nonscalar(shape):
+        sure = fs.is_nonscalar(shape)
+        if not sure and not fs.maybe_nonscalar(shape):
             continue
         made = self._node_frame_span(info)
         related = [Related(span, "raises here: a non-scalar needs `gradient=`", "backward")]
@@ -107,10 +108,11 @@ def check_backward(self: Any, st: State, roots: Sequence[TensorV], span: Span, g
                                       "created"))
         self.emit(Event("nonscalar_backward", span, {
             "name": info.name or "tensor", "shape": _shape_text(shape), "api": API_TEXT.get(api, api),
-            "cond": "" if info.rg is True else " (if it requires grad; otherwise it has no graph at all)"},
+            "cond": ("" if info.rg is True else " (if it requires grad; otherwise it has no graph at all)") +
+                    ("" if sure else " (unless its unknown dimensions are all 1, e.g. a batch of one)")},
             related=tuple(related), fix_facts={"backward_span": span, "api": api},
-            severity=None if info.rg is True else 3))
-        if info.rg is True:
+            severity=None if info.rg is True and sure else 3))
+        if info.rg is True and sure:
             _halt()
         return
 

@@ -23,6 +23,13 @@ def is_nonscalar(shape: Shape) -> bool:
     return any(isinstance(d, int) and d != 1 for d in shape if d is not ELL)
 
 
+def maybe_nonscalar(shape: Shape) -> bool:
+    """A shape of known rank with unknown dims (``(batch, 1)``): one element only when every
+    unknown dim is 1."""
+    return shape is not None and ELL not in shape and any(d is None for d in shape) and \
+        all(d is None or d == 1 for d in shape)
+
+
 def is_scalar(shape: Shape) -> bool:
     """True when the tensor certainly holds exactly one element (``()``, ``(1,)``, ``(1, 1)``)."""
     return shape is not None and all(isinstance(d, int) and d == 1 for d in shape)
