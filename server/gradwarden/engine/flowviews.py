@@ -72,12 +72,13 @@ def check_view_method(self: Any, st: State, t: TensorV, name: str, args: List[Va
     info = st.t.get(t.tid)
     if info is None:
         return
+    label = self.receiver_text(node) or info.name or "tensor"
     if name == "detach_":
         sure = self.views.get(t.tid)
         if sure is None or t.tid in self.unknown_derived:
             return
         self.emit(Event("detach_view", span, {
-            "name": info.name or "tensor", "cond": "" if sure else " (if `reshape`/`flatten` returned a view)"},
+            "name": label, "cond": "" if sure else " (if `reshape`/`flatten` returned a view)"},
             related=((Related(info.created, "it is made as a view here", "created"),)
                      if info.created is not None and info.created != span else ()),
             fix_facts={"call_span": span}, severity=None if sure else 3))
@@ -90,16 +91,16 @@ def check_view_method(self: Any, st: State, t: TensorV, name: str, args: List[Va
             verdict = self.overlap_of(st, t, src)
             if verdict is not None:
                 arg = node.args[0] if isinstance(node, ast.Call) and node.args else None
-                _report_overlap(self, st, span, info.name or "tensor", "copy_", verdict, src=arg)
+                _report_overlap(self, st, span, label, "copy_", verdict, src=arg)
         return
     if name == "index_put_":
         indices = kwargs.get("indices", args[0] if args else None)
         values = kwargs.get("values", args[1] if len(args) > 1 else None)
         for x in self.slot_tensors(st, indices) if indices is not None else []:
             if _is_view_of(self, x, t):
-                _report_overlap(self, st, span, info.name or "tensor", "index_put_", "index")
+                _report_overlap(self, st, span, label, "index_put_", "index")
         if isinstance(values, TensorV) and values.tid != t.tid and _is_view_of(self, values, t):
-            _report_overlap(self, st, span, info.name or "tensor", "index_put_", "values")
+            _report_overlap(self, st, span, label, "index_put_", "values")
 
 
 def _same_storage(st: State, a: TensorV, b: TensorV) -> bool:
