@@ -497,6 +497,7 @@ class FlowMixin:
         opaque = name not in SHAPE_ONLY_ARGS and self._opaque("method", name, args, kwargs, st)
         if inplace:
             self._after_inplace(st, t, tensors[1:], opaque, name)
+            self._with_numbers(st, t, list(args) + list(kwargs.values()))
             if name == "requires_grad_":
                 self._after_requires_grad(st, t, args[0] if args else kwargs.get("requires_grad", TRUE), span)
             if name == "detach_":
@@ -517,8 +518,19 @@ class FlowMixin:
                     if c is not None:
                         self.cuts[out.tid] = c
             self._method_facts(st, t, name, args, kwargs, out, span, info)
+            self._with_numbers(st, out, list(args) + list(kwargs.values()))
         self._after_call(out, st, seq0, opaque, tensors)
         return out
+
+    def _with_numbers(self, st: State, t: TensorV, values: Sequence[Value]) -> None:
+        """A Python number taken from a tensor (``loss.item()``) and folded into a tensor that
+        has no graph: that number's cut is the most telling reason (``total += l.item()``)."""
+        cuts = [v.cut for v in values if isinstance(v, NumberV) and v.cut is not None]
+        info = st.t.get(t.tid)
+        if cuts and info is not None and info.rg is False and t.tid in self.cuts:
+            joined = join_cuts([self.cuts[t.tid]] + cuts)
+            if joined is not None:
+                self.cuts[t.tid] = joined
 
     def _derive(self, out: Value, st: State) -> None:
         if isinstance(out, TensorV):
@@ -916,6 +928,7 @@ class FlowMixin:
         super().tensor_inplace_binop(cur, op, rhs, st, stmt)  # type: ignore[misc]
         others = self.slot_tensors(st, rhs)  # type: ignore[attr-defined]
         self._after_inplace(st, cur, others, self._hides_tensor(rhs, st), "__iadd__")
+        self._with_numbers(st, cur, [rhs])
 
     def stmt_For(self, stmt: ast.For, st: State) -> List[State]:
         done = self.freeze_loop(stmt, st)

@@ -74,7 +74,7 @@ def unwrap_number(ctx: FixContext) -> List[TextEdit]:
         return [TextEdit(s, e, doc.code(value))]
     items = [c for c in _calls(doc, stmt) if isinstance(c.func, cst.Attribute) and c.func.attr.value == "item"
              and not c.args]
-    if len(items) != 1 or not isinstance(stmt, cst.Assign):
+    if len(items) != 1 or not isinstance(stmt, (cst.Assign, cst.AugAssign)):
         raise CannotFix("no single .item() in an assignment")
     call = items[0]
     s, e = doc.full_offsets(call)

@@ -29,6 +29,10 @@ class Rule:
     # (or anywhere, when none is marked); each VALID one must produce no error/warning at all.
     VALID: ClassVar[Tuple[str, ...]] = ()
     INVALID: ClassVar[Tuple[str, ...]] = ()
+    # Indices of INVALID examples no automatic fix can repair (the right change depends on
+    # intent the code does not state: which parameters should train, what a loss on argmax
+    # meant); tests/test_fix_cases.py skips them.
+    NO_FIX: ClassVar[Tuple[int, ...]] = ()
 
     @classmethod
     def doc(cls) -> str:

@@ -33,6 +33,7 @@ class BackwardWithoutGrad(Rule):
     severity = Severity.ERROR
     summary = "backward() of a tensor that does not require grad (its gradient path was cut)."
     message = "`{name}` {state}: {why}; {outcome}"
+    NO_FIX = (2, 3)  # a loss through argmax, a fully frozen model: the fix depends on what was meant
     INVALID = (
         """
         import torch
@@ -378,6 +379,7 @@ class OptimizerWithoutGrad(Rule):
     severity = Severity.WARNING
     summary = "Optimizer over tensors that never require grad (step() does nothing)."
     message = "`{opt}` optimizes {n} tensor(s) that are all {what}: they never get a gradient, so `step()` changes nothing"
+    NO_FIX = (0,)  # which parameters should train is the user's call
     INVALID = (
         """
         import torch

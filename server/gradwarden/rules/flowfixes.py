@@ -28,7 +28,7 @@ def flow_fixes(code: str, ev: Event) -> List[Fix]:
         if kind in ("rewrap", "rewrap_rg"):
             out.append(Fix("unwrap_number", "Use the loss tensor itself instead of re-wrapping its value",
                            safe=True, preferred=True, target=at, params=_p(mode="rewrap")))
-        elif kind == "number":
+        elif kind in ("number", "item"):
             out.append(Fix("unwrap_number", "Keep the tensor: drop `.item()` here (take `.item()` only for logging)",
                            safe=False, preferred=True, target=at, params=_p(mode="item")))
         elif kind == "nograd":
@@ -70,6 +70,9 @@ def flow_fixes(code: str, ev: Event) -> List[Fix]:
     elif code == "GW710":
         out.append(Fix("zero_grad", f"Reset the gradients after each step: `{facts.get('opt', 'opt')}.zero_grad()`",
                        safe=False, preferred=True, target=ff.get("step_span") or ev.span))
+    elif code == "GW711":
+        out.append(Fix("no_grad", "Do the write under `with torch.no_grad():` too, like the view (not recorded)",
+                       safe=False, preferred=True, target=ev.span))
     elif code == "GW712":
         out.append(Fix("detach_rebind", "Rebind instead: `h = h.detach()`", safe=True, preferred=True,
                        target=ff.get("call_span") or ev.span))
