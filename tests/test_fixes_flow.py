@@ -38,7 +38,46 @@ def _fixed() -> List[Tuple[str, int, str, str]]:
     return out
 
 
-FIXED = _fixed()
+# programs beyond the rules' examples, for fixes the examples do not exercise
+EXTRA = (
+    ("GW701", """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        @torch.no_grad()
+        def predict(x):
+            return model(x)
+        loss = predict(torch.randn(3, 4)).pow(2).mean()
+        loss.backward()
+        """),
+    ("GW701", """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 1)
+        total = torch.tensor(0.0)
+        for i in range(3):
+            total += model(torch.randn(2, 4)).pow(2).mean().item()
+        total.backward()
+        """),
+    ("GW705", """
+        import torch
+        w = torch.randn(3, requires_grad=True).double()
+        (w * 2).sum().backward()
+        print(w.grad)
+        """),
+)
+
+
+def _extra() -> List[Tuple[str, int, str, str]]:
+    out = []
+    for i, (code, snippet) in enumerate(EXTRA):
+        src = _src(snippet)
+        res = fix_until_stable(src, lambda s: analyze_source(s, "example.py"), unsafe=True)
+        out.append((code, 100 + i, src, res.source))
+    return out
+
+
+FIXED = _fixed() + _extra()
 
 
 def test_every_fixable_rule_fixes_one_of_its_examples():

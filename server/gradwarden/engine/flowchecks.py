@@ -35,6 +35,12 @@ def _region_text(self: Any, region: Span) -> str:
     return f"gradients disabled at line {region.row}"
 
 
+def _is_with(self: Any, region: Span) -> bool:
+    if self.foreign_stack:
+        return True
+    return self.src.line(region.row).lstrip().startswith(("with ", "async with "))
+
+
 def why_no_grad(self: Any, cut: Cut, loc: Optional[Span]) -> str:
     """Why a tensor with this cut does not require grad, in words."""
     line = loc.row if loc is not None else (cut.span.row if cut.span is not None else 0)
@@ -132,9 +138,11 @@ def report_no_grad(self: Any, st: State, root: TensorV, cut: Cut, span: Span, in
         loc = span
     else:
         loc = self._frame_span(cut.stack, cut.span) or span
-        if cut.kind == "nograd" and cut.region is not None and not st.grad_enabled and \
-                self._region(st) == cut.region:
-            loc = cut.region  # the whole computation, backward included, runs without grad
+        if cut.kind == "nograd" and cut.region is not None and (
+                not st.grad_enabled and self._region(st) == cut.region or not _is_with(self, cut.region)):
+            # the whole computation, backward included, runs without grad; or grad was turned
+            # off by a decorator / set_grad_enabled(False): that line is the one to change
+            loc = cut.region
     if loc != span and self.branch_conflict(loc, span):
         return  # the cut and the backward sit in opposite branches of the same condition
     related: List[Related] = []
@@ -142,6 +150,10 @@ def report_no_grad(self: Any, st: State, root: TensorV, cut: Cut, span: Span, in
         related.append(Related(span, f"{API_TEXT.get(api, api)} raises here", "backward"))
     if cut.kind == "nograd" and cut.region is not None and cut.region != loc:
         related.append(Related(cut.region, "gradients are disabled here", "note"))
+    if cut.kind == "nograd" and cut.region == loc:
+        at = self._frame_span(cut.stack, cut.span)
+        if at is not None and at != loc and at != span:
+            related.append(Related(at, "computed here, without grad", "note"))
     if cut.kind == "rewrap" and cut.origin is not None and cut.origin.span is not None:
         o = self._frame_span(cut.origin.stack, cut.origin.span)
         if o is not None and o != loc:
@@ -153,10 +165,18 @@ def report_no_grad(self: Any, st: State, root: TensorV, cut: Cut, span: Span, in
         "outcome": f"{API_TEXT.get(api, api)} at line {span.row} raises ({element})"
         if cut.sure else f"unless something this analysis cannot see adds a graph, {API_TEXT.get(api, api)} "
                          f"at line {span.row} raises ({element})"},
-        related=tuple(related), fix_facts={"cut_kind": cut.kind, "backward_span": span, "cut_span": loc},
+        related=tuple(related), fix_facts={"cut_kind": cut.kind, "backward_span": span, "cut_span": loc,
+                                            "region": _region_kind(self, cut.region) if cut.region == loc else ""},
         severity=None if cut.sure else 3))
     if cut.sure:
         _halt()
+
+
+def _region_kind(self: Any, region: Optional[Span]) -> str:
+    if region is None or self.foreign_stack:
+        return ""
+    line = self.src.line(region.row).lstrip()
+    return "decorator" if line.startswith("@") else "with" if line.startswith(("with ", "async with ")) else "call"
 
 
 def report_number_backward(self: Any, st: State, num: Any, node: ast.AST) -> None:

@@ -4,7 +4,8 @@
   ``loss = crit(...).item()`` -> ``loss = crit(...)`` when ``.backward()`` follows;
 - ``drop_detach``: ``out.detach()`` / ``out.data`` -> ``out`` where the path was cut;
 - ``leave_no_grad``: the forward that feeds the loss moves out of ``with torch.no_grad():``
-  (when it is the block's last statement);
+  (when it is the block's last statement); ``drop_decorator``: ``@torch.no_grad()`` removed from
+  the function that computes the loss;
 - ``reduce_loss``: ``loss.backward()`` -> ``loss.mean().backward()`` (or ``.sum()``);
 - ``allow_unused``: ``torch.autograd.grad(..., allow_unused=True)``;
 - ``requires_grad_after``: ``x = <value>`` -> ``x = <value>.requires_grad_()`` for an input of
@@ -123,6 +124,30 @@ def leave_no_grad(ctx: FixContext) -> List[TextEdit]:
         w0 = doc.row_start(doc.first_row(with_node))
         return [TextEdit(w0, end, moved)]
     return [TextEdit(start, end, ""), TextEdit(end, end, moved)]
+
+
+@realiser("drop_decorator")
+def drop_decorator(ctx: FixContext) -> List[TextEdit]:
+    """Remove a ``@torch.no_grad()`` / ``@torch.inference_mode()`` decorator line."""
+    doc = ctx.doc
+    # a FunctionDef's range starts at `def`: its decorators are found by row, not by nesting
+    row0 = ctx.target.row
+    node = next((n for n in doc.walk() if isinstance(n, cst.Decorator) and doc.has_pos(n.decorator)
+                 and doc.first_row(n.decorator) == row0), None)
+    if not isinstance(node, cst.Decorator):
+        raise CannotFix("no decorator at the target")
+    dec = node.decorator
+    name = dotted(dec.func) if isinstance(dec, cst.Call) else dotted(dec)
+    if name is None or name.rsplit(".", 1)[-1] not in _NO_GRAD:
+        raise CannotFix("not a no_grad decorator")
+    row = doc.first_row(dec)
+    if doc.last_row(dec) != row or not doc.row_text(row).lstrip().startswith("@"):
+        raise CannotFix("a decorator over several lines")
+    start = doc.row_start(row)
+    end = doc.next_row_start(row)
+    if end is None:
+        raise CannotFix("decorator on the last line")
+    return [TextEdit(start, end, "")]
 
 
 @realiser("drop_detach")

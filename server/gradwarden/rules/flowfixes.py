@@ -31,7 +31,10 @@ def flow_fixes(code: str, ev: Event) -> List[Fix]:
         elif kind in ("number", "item"):
             out.append(Fix("unwrap_number", "Keep the tensor: drop `.item()` here (take `.item()` only for logging)",
                            safe=False, preferred=True, target=at, params=_p(mode="item")))
-        elif kind == "nograd":
+        elif kind == "nograd" and ff.get("region") == "decorator":
+            out.append(Fix("drop_decorator", "Let the function record gradients: remove `@torch.no_grad()`",
+                           safe=False, preferred=True, target=at))
+        elif kind == "nograd" and ff.get("region") in ("", "with"):
             out.append(Fix("leave_no_grad", "Compute it with gradients: move it out of `with torch.no_grad():`",
                            safe=False, preferred=True, target=at))
         elif kind in ("detach", "data_attr"):
