@@ -382,7 +382,7 @@ class FlowMixin:
             if oi is not None and oi.grad_fn is None and oi.created == span and out.tid not in self.cuts and (
                     not tensors or short in DATA_CTORS or short.endswith("_like")):
                 self._fresh_tensor(qual, short, out, args, kwargs, st, span)  # a factory's new leaf
-            if oi is not None and out.tid not in self.shapes:
+            if oi is not None and out.tid not in self.shapes and not self.standalone:
                 functional = qual.startswith("torch.nn.functional.")
                 try:
                     shape = function_shape(short, [self._py(a, st) for a in args],
@@ -542,7 +542,9 @@ class FlowMixin:
 
     def _method_facts(self, st: State, t: TensorV, name: str, args: List[Value], kwargs: Dict[str, Value],
                       out: TensorV, span: Span, info: Any) -> None:
-        if out.tid not in self.shapes:
+        # shapes only serve the non-scalar backward check of code run in context; a function
+        # analysed on its own has arguments of unknown shape
+        if out.tid not in self.shapes and not self.standalone:
             try:
                 shape = method_shape(name, self.shapes.get(t.tid), [self._py(a, st) for a in args],
                                      {k: self._py(v, st) for k, v in kwargs.items()})
@@ -727,8 +729,8 @@ class FlowMixin:
                 return NumberV(cuts[0] if cuts else None)
             return super().binop(left, op, right, st, node)  # type: ignore[misc]
         out = super().binop(left, op, right, st, node)  # type: ignore[misc]
-        if isinstance(out, TensorV) and out.tid not in self.shapes and (isinstance(left, TensorV) or
-                                                                       isinstance(right, TensorV)):
+        if not self.standalone and isinstance(out, TensorV) and out.tid not in self.shapes and (
+                isinstance(left, TensorV) or isinstance(right, TensorV)):
             ls = self.shapes.get(left.tid) if isinstance(left, TensorV) else ()
             rs = self.shapes.get(right.tid) if isinstance(right, TensorV) else ()
             if not isinstance(left, (TensorV, ConstV, NumberV)) or not isinstance(right, (TensorV, ConstV, NumberV)):
@@ -763,7 +765,7 @@ class FlowMixin:
         return super().compare(a, op, b, st)  # type: ignore[misc]
 
     def load_attr(self, obj: Value, attr: str, st: State, node: ast.AST) -> Value:
-        if isinstance(obj, NumberV):
+        if obj.__class__ is NumberV:
             if attr == "backward" and obj.cut is not None:
                 self.report_number_backward(st, obj, node)  # AttributeError on the attribute itself
             return UnknownV()
@@ -818,7 +820,7 @@ class FlowMixin:
             self._after_call(out, st, seq0, True, [])
             return out
         ctor = self.mod_ctor.get(obj.oid)
-        if ctor is not None and isinstance(out, TensorV) and out.tid not in self.shapes:
+        if ctor is not None and isinstance(out, TensorV) and out.tid not in self.shapes and not self.standalone:
             try:
                 shape = module_shape(ctor[0], ctor[1], ctor[2], [self._py(a, st) for a in args],
                                      {k: self._py(v, st) for k, v in kwargs.items()})
