@@ -21,6 +21,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 from gradwarden.engine.autograd import AutogradMixin
 from gradwarden.engine.diagnostic import Diagnostic, Span
 from gradwarden.engine.events import Event
+from gradwarden.engine.flow import FlowMixin
 from gradwarden.engine.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value,
     fresh_id, join_states,
@@ -77,7 +78,7 @@ class ClassInfo:
 FuncNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-class Interpreter(AutogradMixin, TorchMixin):
+class BaseInterpreter(AutogradMixin, TorchMixin):
     def __init__(self, tree: ast.Module, src: SourceText, filename: str) -> None:
         self.tree = tree
         self.src = src
@@ -1637,6 +1638,11 @@ len range enumerate zip list tuple dict set isinstance issubclass next iter sum 
 bool str print getattr setattr hasattr super sorted reversed map filter any all round type id callable
 repr format vars
 """.split())
+
+
+class Interpreter(FlowMixin, BaseInterpreter):
+    """The interpreter, with the gradient-flow facts and checks (engine/flow.py) in front of
+    its autograd and torch semantics."""
 
 
 def analyze_module(tree: ast.Module, src: SourceText, filename: str) -> List[Diagnostic]:

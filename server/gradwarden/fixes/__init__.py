@@ -106,7 +106,7 @@ def _load_realisers() -> None:
         return
     # Importing registers them.
     from gradwarden.fixes import (  # noqa: F401
-        augassign, clone, data_to_detach, detach, functions, inplace_false, move_step, no_grad, outofplace,
+        augassign, clone, data_to_detach, detach, flow, functions, inplace_false, move_step, no_grad, outofplace,
         recompute, retain_graph, reveal_write,
     )
 

@@ -17,18 +17,22 @@ from gradwarden.engine.diagnostic import Severity
 class Rule:
     code: ClassVar[str] = ""
     name: ClassVar[str] = ""  # kebab-case short name
-    family: ClassVar[str] = ""  # A..F as in the case corpus
+    family: ClassVar[str] = ""  # A..F as in the case corpus; H gradient flow
     severity: ClassVar[Severity] = Severity.ERROR
     summary: ClassVar[str] = ""  # one line
     message: ClassVar[str] = "{detail}"  # format template over the event's facts
     event: ClassVar[str] = ""  # the interpreter event kind this rule reports
+    # The exception torch raises for an error-severity rule (RuntimeError for autograd's own
+    # checks; optimizers raise ValueError): what running an INVALID example must end with.
+    raises: ClassVar[str] = "RuntimeError"
     # Snippets: each INVALID one must produce this rule's code on the line marked `# <-`
     # (or anywhere, when none is marked); each VALID one must produce no error/warning at all.
     VALID: ClassVar[Tuple[str, ...]] = ()
     INVALID: ClassVar[Tuple[str, ...]] = ()
-    # False for a hazard whose repair is a design change no edit can make for the user (the
-    # fix-by-execution test of the INVALID examples skips the rule; its docstring says what to do)
-    FIXABLE: ClassVar[bool] = True
+    # Indices of INVALID examples no automatic fix can repair (the right change depends on
+    # intent the code does not state: which parameters should train, what a loss on argmax
+    # meant); tests/test_fix_cases.py skips them.
+    NO_FIX: ClassVar[Tuple[int, ...]] = ()
 
     @classmethod
     def doc(cls) -> str:
@@ -40,6 +44,11 @@ class Rule:
         out: List[str] = [f"## {cls.code} `{cls.name}`", "", f"*{cls.summary}*  ",
                           f"Default severity: **{cls.severity.label}** · family {cls.family}", "",
                           cls.doc(), ""]
+        from gradwarden.errgen.render import families_for  # late: the catalogue imports the rules
+
+        said = families_for(cls.code)
+        if said:
+            out += ["PyTorch's message: " + "; ".join(f"[{f.title}](errors.md#{f.key})" for f in said), ""]
         if cls.INVALID:
             out += ["### Flagged", ""]
             for snip in cls.INVALID:

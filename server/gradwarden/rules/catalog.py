@@ -1,7 +1,7 @@
 """The catalog: every rule of gradwarden, in documentation order.
 
 Each rule is one small class in the module of its family (leaf, saved, views, graph,
-optimizer, data): docstring, message, severity and VALID/INVALID examples together. The
+optimizer, data, flow, flowviews): docstring, message, severity and VALID/INVALID examples together. The
 interpreter emits events naming a rule's ``event``; the rule's ``message`` template words it.
 INVALID snippets mark the flagged line with ``# <-``; tests/test_rule_examples.py checks them.
 """
@@ -17,6 +17,11 @@ from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputI
 from gradwarden.rules.graph import BackwardFreesGraph, StaleGraphUse, GraphCarriedIntoLoop, StaleRetainedGraph, RunningLossKeepsGraph
 from gradwarden.rules.optimizer import StepBeforeBackward, FusedStepBeforeBackward, PollutedGradients, MissingDetachFreesGraph, TargetNotDetached, PolicyWeightNotDetached, PeerTargetNotDetached
 from gradwarden.rules.data import DataWriteToSaved, HiddenWrite
+from gradwarden.rules.flow import (
+    BackwardWithoutGrad, NonScalarBackward, GradInputNotInGraph, RequiresGradOnNonLeaf, GradOfNonLeaf, OptimizeNonLeaf,
+    OptimizerWithoutGrad, CheckpointWithoutGrad, BackwardIgnoresGradOutput, GradientsNeverZeroed,
+)
+from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
 RULES: Tuple[Type[Rule], ...] = (
     ParseError,
@@ -48,4 +53,18 @@ RULES: Tuple[Type[Rule], ...] = (
     PeerTargetNotDetached,
     DataWriteToSaved,
     HiddenWrite,
+    BackwardWithoutGrad,
+    NonScalarBackward,
+    GradInputNotInGraph,
+    RequiresGradOnNonLeaf,
+    GradOfNonLeaf,
+    OptimizeNonLeaf,
+    OptimizerWithoutGrad,
+    CheckpointWithoutGrad,
+    BackwardIgnoresGradOutput,
+    GradientsNeverZeroed,
+    NoGradViewInplace,
+    DetachViewInplace,
+    SelfOverlappingWrite,
+    UnfoldWindowWrite,
 )

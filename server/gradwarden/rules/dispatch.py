@@ -112,6 +112,10 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
     ``safe``: the forward values and the gradients that were right stay the same;
     unsafe fixes change gradient flow (``detach``, recomputation, reordering a step) or the
     values other aliases see."""
+    if code.startswith("GW7"):
+        from gradwarden.rules.flowfixes import flow_fixes
+
+        return flow_fixes(code, ev)
     ff = ev.fix_facts
     facts = ev.facts
     form = ff.get("form")

@@ -209,7 +209,7 @@ class DoubleBackwardConstant(Rule):
     family = "F"
     severity = Severity.WARNING
     summary = "Double backward through a custom Function that kept an intermediate (second-order terms silently dropped)."
-    FIXABLE = False  # the backward must recompute the intermediate from a saved input: a rewrite
+    NO_FIX = (0,)  # the backward must recompute the intermediate from a saved input: a rewrite
     message = "`{fn}` keeps an intermediate of forward here for its backward; the create_graph=True gradient at line {grad_line}, backwarded at line {backward_line}, treats it as a constant and silently drops its second-order terms"
     INVALID = (
         """

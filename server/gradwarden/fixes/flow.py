@@ -1,0 +1,348 @@
+"""Fixes of the gradient-flow rules (GW7xx):
+
+- ``unwrap_number``: ``torch.tensor(loss.item())`` -> ``loss`` (the re-wrap dropped the graph);
+  ``loss = crit(...).item()`` -> ``loss = crit(...)`` when ``.backward()`` follows;
+- ``drop_detach``: ``out.detach()`` / ``out.data`` -> ``out`` where the path was cut;
+- ``leave_no_grad``: the forward that feeds the loss moves out of ``with torch.no_grad():``
+  (when it is the block's last statement); ``drop_decorator``: ``@torch.no_grad()`` removed from
+  the function that computes the loss;
+- ``reduce_loss``: ``loss.backward()`` -> ``loss.mean().backward()`` (or ``.sum()``);
+- ``allow_unused``: ``torch.autograd.grad(..., allow_unused=True)``;
+- ``requires_grad_after``: ``x = <value>`` -> ``x = <value>.requires_grad_()`` for an input of
+  ``autograd.grad`` that does not require grad;
+- ``detach_instead``: ``y.requires_grad = False`` -> ``y = y.detach()`` on a non-leaf;
+- ``leaf_last``: ``w = torch.randn(3, requires_grad=True) * 0.01`` ->
+  ``w = (torch.randn(3) * 0.01).requires_grad_()`` (the named tensor becomes the leaf);
+- ``retain_grad``: ``w.retain_grad()`` after the statement that makes ``w``;
+- ``detach_rebind``: ``h.detach_()`` on a view -> ``h = h.detach()``;
+- ``use_reentrant``: ``checkpoint(..., use_reentrant=False)``;
+- ``chain_rule``: ``return 2 * x`` -> ``return grad_output * (2 * x)`` in a custom backward;
+- ``zero_grad``: ``opt.zero_grad()`` right after ``opt.step()``.
+
+Each realiser checks the shape of the code it rewrites and refuses (CannotFix) otherwise.
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+import libcst as cst
+
+from gradwarden.fixes import FixContext, realiser
+from gradwarden.fixes._doc import CannotFix, Doc, TextEdit, dotted, is_primary
+
+_REWRAP = ("tensor", "as_tensor", "Tensor", "FloatTensor")
+
+
+def _stmt_at(doc: Doc, ctx: FixContext) -> cst.BaseSmallStatement:
+    node = doc.find(ctx.target)
+    stmt = doc.small_stmt_of(node) if node is not None else None
+    if stmt is None:
+        raise CannotFix("no simple statement at the target")
+    return stmt
+
+
+def _calls(doc: Doc, root: cst.CSTNode) -> List[cst.Call]:
+    return [n for n in doc.walk(root) if isinstance(n, cst.Call)]
+
+
+def _unwrap_value(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """``torch.tensor(X.item())`` / ``torch.tensor(float(X))``: X."""
+    name = dotted(call.func) or ""
+    if name.rsplit(".", 1)[-1] not in _REWRAP or not call.args or call.args[0].keyword is not None:
+        return None
+    inner = call.args[0].value
+    if isinstance(inner, cst.Call) and not inner.args:
+        f = inner.func
+        if isinstance(f, cst.Attribute) and f.attr.value in ("item", "tolist"):
+            return f.value
+    if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "float" \
+            and len(inner.args) == 1:
+        return inner.args[0].value
+    return None
+
+
+@realiser("unwrap_number")
+def unwrap_number(ctx: FixContext) -> List[TextEdit]:
+    doc = ctx.doc
+    stmt = _stmt_at(doc, ctx)
+    mode = ctx.param("mode", "rewrap")
+    if mode == "rewrap":
+        found = [(c, v) for c in _calls(doc, stmt) for v in [_unwrap_value(c)] if v is not None]
+        if len(found) != 1:
+            raise CannotFix("no single re-wrap of a number in the statement")
+        call, value = found[0]
+        s, e = doc.full_offsets(call)
+        return [TextEdit(s, e, doc.code(value))]
+    items = [c for c in _calls(doc, stmt) if isinstance(c.func, cst.Attribute) and c.func.attr.value == "item"
+             and not c.args]
+    if len(items) != 1 or not isinstance(stmt, (cst.Assign, cst.AugAssign)):
+        raise CannotFix("no single .item() in an assignment")
+    call = items[0]
+    s, e = doc.full_offsets(call)
+    return [TextEdit(s, e, doc.code(call.func.value))]  # type: ignore[union-attr]
+
+
+_NO_GRAD = ("no_grad", "inference_mode")
+
+
+@realiser("leave_no_grad")
+def leave_no_grad(ctx: FixContext) -> List[TextEdit]:
+    """Move the statement that computed the loss's inputs out of ``with torch.no_grad():`` —
+    only when it is the last statement of the block (so nothing in the block runs after it)."""
+    doc = ctx.doc
+    stmt = _stmt_at(doc, ctx)
+    unit = _line_of_small(doc, stmt)
+    block = doc.parent(unit)
+    with_node = doc.parent(block) if block is not None else None
+    if not isinstance(block, cst.IndentedBlock) or not isinstance(with_node, cst.With) or len(with_node.items) != 1:
+        raise CannotFix("not directly inside a one-item `with`")
+    item = with_node.items[0].item
+    name = dotted(item.func) if isinstance(item, cst.Call) else dotted(item)
+    if name is None or name.rsplit(".", 1)[-1] not in _NO_GRAD or with_node.items[0].asname is not None:
+        raise CannotFix("the `with` is not torch.no_grad()/inference_mode()")
+    if block.body[-1] is not unit:
+        raise CannotFix("statements of the block run after it")
+    first, last = doc.stmt_rows(unit)
+    inner = doc.indent_of_row(first)
+    outer = doc.indent_of_row(doc.first_row(with_node))
+    if not inner.startswith(outer) or inner == outer:
+        raise CannotFix("unexpected indentation")
+    skip = doc.string_interior_rows(unit)
+    rows = []
+    for r in range(first, last + 1):
+        line = doc.row_text(r)
+        if r not in skip and line.startswith(inner):
+            line = outer + line[len(inner):]
+        elif r not in skip and line.strip():
+            raise CannotFix("unexpected indentation")
+        rows.append(line)
+    moved = doc.newline.join(rows) + doc.newline
+    start = doc.row_start(first)
+    end = doc.next_row_start(last)
+    end = len(doc.text) if end is None else end
+    if len(block.body) == 1:
+        w0 = doc.row_start(doc.first_row(with_node))
+        return [TextEdit(w0, end, moved)]
+    return [TextEdit(start, end, ""), TextEdit(end, end, moved)]
+
+
+@realiser("drop_decorator")
+def drop_decorator(ctx: FixContext) -> List[TextEdit]:
+    """Remove a ``@torch.no_grad()`` / ``@torch.inference_mode()`` decorator line."""
+    doc = ctx.doc
+    # a FunctionDef's range starts at `def`: its decorators are found by row, not by nesting
+    row0 = ctx.target.row
+    node = next((n for n in doc.walk() if isinstance(n, cst.Decorator) and doc.has_pos(n.decorator)
+                 and doc.first_row(n.decorator) == row0), None)
+    if not isinstance(node, cst.Decorator):
+        raise CannotFix("no decorator at the target")
+    dec = node.decorator
+    name = dotted(dec.func) if isinstance(dec, cst.Call) else dotted(dec)
+    if name is None or name.rsplit(".", 1)[-1] not in _NO_GRAD:
+        raise CannotFix("not a no_grad decorator")
+    row = doc.first_row(dec)
+    if doc.last_row(dec) != row or not doc.row_text(row).lstrip().startswith("@"):
+        raise CannotFix("a decorator over several lines")
+    start = doc.row_start(row)
+    end = doc.next_row_start(row)
+    if end is None:
+        raise CannotFix("decorator on the last line")
+    return [TextEdit(start, end, "")]
+
+
+@realiser("drop_detach")
+def drop_detach(ctx: FixContext) -> List[TextEdit]:
+    doc = ctx.doc
+    stmt = _stmt_at(doc, ctx)
+    hits: List[cst.CSTNode] = []
+    for n in doc.walk(stmt):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "detach" \
+                and not n.args:
+            hits.append(n)
+        elif isinstance(n, cst.Attribute) and n.attr.value == "data":
+            hits.append(n)
+    if len(hits) != 1:
+        raise CannotFix("no single .detach() / .data in the statement")
+    node = hits[0]
+    inner = node.func.value if isinstance(node, cst.Call) else node.value  # type: ignore[union-attr]
+    s, e = doc.full_offsets(node)
+    return [TextEdit(s, e, doc.code(inner))]
+
+
+@realiser("reduce_loss")
+def reduce_loss(ctx: FixContext) -> List[TextEdit]:
+    doc = ctx.doc
+    call = doc.find(ctx.target, cst.Call)
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or \
+            call.func.attr.value != "backward":
+        raise CannotFix("not a .backward() call")
+    reduce = ctx.param("reduce", "mean")
+    if reduce not in ("mean", "sum"):
+        raise CannotFix("unknown reduction")
+    return doc.append_call(call.func.value, f".{reduce}()")
+
+
+def _set_keyword(doc: Doc, call: cst.Call, key: str, value: str) -> List[TextEdit]:
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == key:
+            if doc.code(a.value) == value:
+                raise CannotFix(f"{key} is already {value}")
+            s, e = doc.full_offsets(a.value)
+            return [TextEdit(s, e, value)]
+    if any(a.star for a in call.args):
+        raise CannotFix("call with *args / **kwargs")
+    if call.args:
+        _, e = doc.full_offsets(call.args[-1].value)
+        return [TextEdit(e, e, f", {key}={value}")]
+    _, e = doc.full_offsets(call.func)
+    text = doc.text
+    i = text.find("(", e)
+    if i < 0:
+        raise CannotFix("no parenthesis")
+    return [TextEdit(i + 1, i + 1, f"{key}={value}")]
+
+
+@realiser("allow_unused")
+def allow_unused(ctx: FixContext) -> List[TextEdit]:
+    call = ctx.doc.find(ctx.target, cst.Call)
+    if not isinstance(call, cst.Call) or not (dotted(call.func) or "").endswith("grad"):
+        raise CannotFix("not an autograd.grad call")
+    return _set_keyword(ctx.doc, call, "allow_unused", "True")
+
+
+@realiser("use_reentrant")
+def use_reentrant(ctx: FixContext) -> List[TextEdit]:
+    call = ctx.doc.find(ctx.target, cst.Call)
+    if not isinstance(call, cst.Call) or "checkpoint" not in (dotted(call.func) or ""):
+        raise CannotFix("not a checkpoint call")
+    return _set_keyword(ctx.doc, call, "use_reentrant", "False")
+
+
+def _line_of_small(doc: Doc, stmt: cst.BaseSmallStatement) -> cst.SimpleStatementLine:
+    unit = doc.unit_of(stmt)
+    if not isinstance(unit, cst.SimpleStatementLine) or len(unit.body) != 1 or not doc.starts_own_line(unit):
+        raise CannotFix("statement shares its line")
+    return unit
+
+
+@realiser("detach_instead")
+def detach_instead(ctx: FixContext) -> List[TextEdit]:
+    doc = ctx.doc
+    stmt = _stmt_at(doc, ctx)
+    target: Optional[cst.BaseExpression] = None
+    flag: Optional[str] = None
+    if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Attribute) \
+            and stmt.targets[0].target.attr.value == "requires_grad":
+        target, flag = stmt.targets[0].target.value, doc.code(stmt.value)
+    elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and \
+            isinstance(stmt.value.func, cst.Attribute) and stmt.value.func.attr.value == "requires_grad_":
+        call = stmt.value
+        target = call.func.value  # type: ignore[union-attr]
+        flag = doc.code(call.args[0].value) if call.args else "True"
+    if target is None or dotted(target) is None:
+        raise CannotFix("not `name.requires_grad = ...` / `name.requires_grad_(...)`")
+    name = dotted(target)
+    s, e = doc.offsets(stmt)
+    if flag == "False":
+        return [TextEdit(s, e, f"{name} = {name}.detach()")]
+    if flag == "True":
+        return [TextEdit(s, e, f"{name}.retain_grad()")]
+    raise CannotFix("flag is not a constant")
+
+
+@realiser("leaf_last")
+def leaf_last(ctx: FixContext) -> List[TextEdit]:
+    doc = ctx.doc
+    stmt = _stmt_at(doc, ctx)
+    if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1 or not isinstance(stmt.targets[0].target, cst.Name):
+        raise CannotFix("not `name = ...`")
+    value = stmt.value
+    found = []
+    for c in _calls(doc, value):
+        for i, a in enumerate(c.args):
+            if a.keyword is not None and a.keyword.value == "requires_grad" and doc.code(a.value) == "True":
+                found.append((c, i))
+    if len(found) != 1 or found[0][0] is value:
+        raise CannotFix("no single factory with requires_grad=True inside the value")
+    call, i = found[0]
+    args = list(call.args)
+    del args[i]
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    new_call = call.with_changes(args=args)
+    new_value = value.deep_replace(call, new_call)
+    code = doc.module.code_for_node(new_value)
+    s, e = doc.full_offsets(value)
+    wrapped = f"{code}.requires_grad_()" if is_primary(new_value) else f"({code}).requires_grad_()"
+    return [TextEdit(s, e, wrapped)]
+
+
+def _insert_line_after(doc: Doc, stmt: cst.BaseSmallStatement, text: str) -> List[TextEdit]:
+    unit = _line_of_small(doc, stmt)
+    last = doc.last_row(unit)
+    indent = doc.indent_of_row(doc.first_row(unit))
+    nxt = doc.next_row_start(last)
+    if nxt is None:
+        return [TextEdit(len(doc.text), len(doc.text), f"{doc.newline}{indent}{text}{doc.newline}")]
+    return [TextEdit(nxt, nxt, f"{indent}{text}{doc.newline}")]
+
+
+@realiser("requires_grad_after")
+def requires_grad_after(ctx: FixContext) -> List[TextEdit]:
+    """``x = <value>`` -> ``x = <value>.requires_grad_()`` (the tensor autograd.grad differentiates by)."""
+    doc = ctx.doc
+    stmt = _stmt_at(doc, ctx)
+    if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1 or not isinstance(stmt.targets[0].target, cst.Name):
+        raise CannotFix("not `name = ...`")
+    return doc.append_call(stmt.value, ".requires_grad_()")
+
+
+@realiser("retain_grad")
+def retain_grad(ctx: FixContext) -> List[TextEdit]:
+    doc = ctx.doc
+    stmt = _stmt_at(doc, ctx)
+    if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1 or dotted(stmt.targets[0].target) is None:
+        raise CannotFix("not `name = ...`")
+    return _insert_line_after(doc, stmt, f"{dotted(stmt.targets[0].target)}.retain_grad()")
+
+
+@realiser("detach_rebind")
+def detach_rebind(ctx: FixContext) -> List[TextEdit]:
+    doc = ctx.doc
+    stmt = _stmt_at(doc, ctx)
+    if not (isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and not stmt.value.args and
+            isinstance(stmt.value.func, cst.Attribute) and stmt.value.func.attr.value == "detach_"):
+        raise CannotFix("not a `name.detach_()` statement")
+    name = dotted(stmt.value.func.value)
+    if name is None:
+        raise CannotFix("receiver is not a name")
+    s, e = doc.offsets(stmt)
+    return [TextEdit(s, e, f"{name} = {name}.detach()")]
+
+
+@realiser("chain_rule")
+def chain_rule(ctx: FixContext) -> List[TextEdit]:
+    doc = ctx.doc
+    node = doc.find(ctx.target, cst.BaseExpression)
+    grad = ctx.param("grad")
+    if node is None or not grad.isidentifier():
+        raise CannotFix("no returned expression")
+    s, e = doc.full_offsets(node)
+    inner = doc.code(node)
+    if not is_primary(node) and not (isinstance(node, cst.BinaryOperation) and
+                                     isinstance(node.operator, (cst.Multiply, cst.Divide))):
+        inner = f"({inner})"
+    return [TextEdit(s, e, f"{grad} * {inner}")]
+
+
+@realiser("zero_grad")
+def zero_grad(ctx: FixContext) -> List[TextEdit]:
+    doc = ctx.doc
+    stmt = _stmt_at(doc, ctx)
+    call = stmt.value if isinstance(stmt, cst.Expr) else None
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "step":
+        raise CannotFix("not an `opt.step()` statement")
+    opt = dotted(call.func.value)
+    if opt is None:
+        raise CannotFix("optimizer is not a name")
+    return _insert_line_after(doc, stmt, f"{opt}.zero_grad()")

@@ -1,0 +1,568 @@
+"""Family H: gradient flow — backward of something without a graph, non-scalar backward,
+leaves and non-leaves, optimizers over the wrong tensors, autograd.grad inputs, reentrant
+checkpoints, custom backwards that drop the chain rule, gradients never reset."""
+from __future__ import annotations
+
+from gradwarden.engine.diagnostic import Severity
+from gradwarden.rules.base import Rule
+
+
+class BackwardWithoutGrad(Rule):
+    """``backward()`` (or ``torch.autograd.grad``) of a tensor that does not require grad.
+
+    Autograd can only differentiate what it recorded. The loss has no graph when it was
+    computed under ``torch.no_grad()`` / ``torch.inference_mode()`` / a ``@torch.no_grad()``
+    function, from ``.detach()`` or ``.data``, from a Python number (``.item()``, ``.tolist()``,
+    ``float(t)``) re-wrapped by ``torch.tensor(...)``, through an op that is not differentiable
+    (``argmax``, comparisons, integer casts), from ``torch.autograd.grad`` results without
+    ``create_graph=True``, or when every parameter it depends on is frozen. PyTorch raises
+    ``RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn``;
+    a Python number raises ``AttributeError`` on ``.backward()``. The diagnostic points at the
+    line where the gradient path was cut. Re-creating the loss with ``requires_grad=True``
+    silences the error but trains nothing (reported as a warning).
+
+    The analysis is silent when it cannot see where a value comes from (a function's own
+    arguments, a call into a library it does not follow); when the cut is certain but some
+    other operand is unknown, the finding is information.
+    """
+
+    event = "no_grad_backward"
+    code = "GW701"
+    name = "backward-without-grad"
+    family = "H"
+    severity = Severity.ERROR
+    summary = "backward() of a tensor that does not require grad (its gradient path was cut)."
+    message = "`{name}` {state}: {why}; {outcome}"
+    NO_FIX = (2, 3)  # a loss through argmax, a fully frozen model: the fix depends on what was meant
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 1)
+        x, y = torch.randn(8, 4), torch.randn(8, 1)
+        with torch.no_grad():
+            pred = model(x)  # <-
+        loss = ((pred - y) ** 2).mean()
+        loss.backward()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 3)
+        x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+        loss = nn.functional.cross_entropy(model(x), y)
+        loss = torch.tensor(loss.item())  # <-
+        loss.backward()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 3)
+        x = torch.randn(8, 4)
+        pred = model(x).argmax(dim=1)  # <-
+        loss = (pred.float() - 1.0).pow(2).mean()
+        loss.backward()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+        for p in model.parameters():
+            p.requires_grad = False  # <-
+        loss = model(torch.randn(2, 4)).sum()
+        loss.backward()
+        """,
+        """
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        loss = (w * 2).sum().detach()  # <-
+        loss.backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 1)
+        x, y = torch.randn(8, 4), torch.randn(8, 1)
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        print(f"loss {loss.item():.3f}")
+        with torch.no_grad():
+            val = ((model(x) - y) ** 2).mean().item()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 3)
+        x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+        logits = model(x)
+        acc = (logits.argmax(dim=1) == y).float().mean()
+        loss = nn.functional.cross_entropy(logits, y)
+        loss.backward()
+        """,
+        """
+        import torch
+        from torch import nn
+        def run(model, x, y, train):
+            if train:
+                out = model(x)
+            else:
+                with torch.no_grad():
+                    out = model(x)
+            loss = ((out - y) ** 2).mean()
+            if train:
+                loss.backward()
+            return loss.item()
+        m = nn.Linear(4, 1)
+        run(m, torch.randn(2, 4), torch.randn(2, 1), True)
+        run(m, torch.randn(2, 4), torch.randn(2, 1), False)
+        """,
+    )
+
+
+class NonScalarBackward(Rule):
+    """``backward()`` without ``gradient=`` on a tensor that holds more than one element.
+
+    An implicit gradient (1.0) exists only for a scalar: a per-sample loss
+    (``reduction='none'``), a forgotten ``.mean()``, a model output used as the loss raise
+    ``RuntimeError: grad can be implicitly created only for scalar outputs``. Reduce it
+    (``loss.mean().backward()`` or ``.sum()``), or pass the gradient of each element
+    (``out.backward(gradient=torch.ones_like(out))``). The shape is followed only where the
+    code states it (factories, known layers, reductions); an unknown shape stays silent.
+    """
+
+    event = "nonscalar_backward"
+    code = "GW702"
+    name = "non-scalar-backward"
+    family = "H"
+    severity = Severity.ERROR
+    summary = "backward() without gradient= on a tensor that is not a scalar."
+    message = "{api} of `{name}`, a tensor of shape {shape}, without a gradient: only a scalar has an implicit one{cond}"
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 3)
+        criterion = nn.CrossEntropyLoss(reduction="none")
+        x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+        loss = criterion(model(x), y)
+        loss.backward()  # <-
+        """,
+        """
+        import torch
+        w = torch.randn(3, 1, requires_grad=True)
+        x, y = torch.randn(16, 3), torch.randn(16, 1)
+        loss = (x @ w - y) ** 2
+        loss.backward()  # <-
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 3)
+        criterion = nn.CrossEntropyLoss(reduction="none")
+        x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+        loss = criterion(model(x), y)
+        loss.mean().backward()
+        """,
+        """
+        import torch
+        x = torch.randn(5, requires_grad=True)
+        out = x * 2
+        out.backward(gradient=torch.ones_like(out))
+        """,
+    )
+
+
+class GradInputNotInGraph(Rule):
+    """``torch.autograd.grad(outputs, inputs)`` with an input that is not part of the graph.
+
+    Every input must require grad (``RuntimeError: One of the differentiated Tensors does not
+    require grad``) and, unless ``allow_unused=True``, be something the outputs were computed
+    from (``The differentiated Tensor at index N appears to not have been used in the graph``)
+    — typically a tensor re-created (``x = x.detach().requires_grad_()``) after the forward, or
+    a parameter the forward does not use. Compute the outputs from that very tensor, or pass
+    ``allow_unused=True`` (its gradient is then ``None``). An input that does not require grad
+    (the WGAN-GP ``interpolates`` built from data and a detached sample) is reported where it is
+    made: ``.requires_grad_()`` belongs there.
+    """
+
+    event = "grad_input_unused"
+    code = "GW703"
+    name = "grad-input-not-in-graph"
+    family = "H"
+    severity = Severity.ERROR
+    summary = "autograd.grad with an input that does not require grad or is not used by the outputs."
+    message = "`torch.autograd.grad` input `{name}` {problem}"
+    INVALID = (
+        """
+        import torch
+        x = torch.randn(3, requires_grad=True)
+        w = torch.randn(3, requires_grad=True)
+        y = (x * 2).sum()
+        gx, gw = torch.autograd.grad(y, [x, w])  # <-
+        """,
+        """
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        x = torch.randn(3)  # <-
+        y = (x * w).sum()
+        g, = torch.autograd.grad(y, [x])
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        x = torch.randn(3, requires_grad=True)
+        w = torch.randn(3, requires_grad=True)
+        y = (x * w).sum()
+        gx, gw = torch.autograd.grad(y, [x, w])
+        """,
+        """
+        import torch
+        x = torch.randn(3, requires_grad=True)
+        w = torch.randn(3, requires_grad=True)
+        y = (x * 2).sum()
+        gx, gw = torch.autograd.grad(y, [x, w], allow_unused=True)
+        """,
+    )
+
+
+class RequiresGradOnNonLeaf(Rule):
+    """Changing ``requires_grad`` of a tensor computed by an op (a non-leaf).
+
+    Only leaves (tensors created by the user) carry a ``requires_grad`` flag of their own; a
+    computed tensor requires grad because its inputs do. ``y.requires_grad = False`` or
+    ``y.requires_grad_(False)`` (and even ``y.requires_grad = True``) raise ``RuntimeError: you
+    can only change requires_grad flags of leaf variables``. To stop gradients use
+    ``y = y.detach()``; to make a new leaf, ``y = y.detach().requires_grad_()``.
+    """
+
+    event = "requires_grad_nonleaf"
+    code = "GW704"
+    name = "requires-grad-on-non-leaf"
+    family = "H"
+    severity = Severity.ERROR
+    summary = "requires_grad changed on a tensor that is not a leaf."
+    message = "{how} on `{name}`, which is computed by an op (line {made_line}) and is not a leaf: raises{cond}"
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        teacher = nn.Linear(4, 2)
+        target = teacher(torch.randn(3, 4))
+        target.requires_grad = False  # <-
+        """,
+        """
+        import torch
+        w = torch.randn(3, requires_grad=True)
+        h = w * 2
+        h.requires_grad_(False)  # <-
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        teacher = nn.Linear(4, 2)
+        target = teacher(torch.randn(3, 4)).detach()
+        """,
+        """
+        import torch
+        x = torch.randn(3)
+        x.requires_grad = True
+        w = torch.randn(3, requires_grad=True)
+        h = (w * 2).requires_grad_(True)
+        """,
+    )
+
+
+class GradOfNonLeaf(Rule):
+    """``.grad`` read on a tensor that is not a leaf: it is always ``None``.
+
+    Backward accumulates ``.grad`` only into leaves. ``w = torch.randn(3, requires_grad=True)
+    * 0.01`` or ``.double()`` / ``.to(device)`` after creation makes ``w`` the *output* of an op:
+    the leaf is the unnamed tensor before it, and ``w.grad`` stays ``None`` (PyTorch warns; a
+    manual update ``w -= lr * w.grad`` then fails with a TypeError). Create the leaf last —
+    ``w = (torch.randn(3) * 0.01).requires_grad_()``, or pass ``device=``/``dtype=`` to the
+    factory — or call ``w.retain_grad()``.
+    """
+
+    event = "grad_nonleaf"
+    code = "GW705"
+    name = "grad-of-non-leaf"
+    family = "H"
+    severity = Severity.WARNING
+    summary = ".grad of a non-leaf tensor (always None)."
+    message = "`{name}` is made by an op here, so it is not a leaf: its `.grad` (read at line {read_line}) stays None{cond}"
+    INVALID = (
+        """
+        import torch
+        w = torch.randn(3, 1, requires_grad=True) * 0.01  # <-
+        x, y = torch.randn(8, 3), torch.randn(8, 1)
+        loss = ((x @ w - y) ** 2).mean()
+        loss.backward()
+        print(w.grad)
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        w = (torch.randn(3, 1) * 0.01).requires_grad_()
+        x, y = torch.randn(8, 3), torch.randn(8, 1)
+        loss = ((x @ w - y) ** 2).mean()
+        loss.backward()
+        with torch.no_grad():
+            w -= 0.1 * w.grad
+        """,
+        """
+        import torch
+        w = torch.randn(3, 1, requires_grad=True) * 0.01
+        w.retain_grad()
+        x = torch.randn(8, 3)
+        (x @ w).sum().backward()
+        print(w.grad)
+        """,
+    )
+
+
+class OptimizeNonLeaf(Rule):
+    """An optimizer given a tensor that is not a leaf.
+
+    Optimizers update leaves in place; a tensor computed by an op (``torch.randn(3,
+    requires_grad=True).double()``, ``... * 0.01``) is refused with ``ValueError: can't
+    optimize a non-leaf Tensor``. Create the leaf last (``(torch.randn(3) * 0.01)
+    .requires_grad_()``, or ``device=``/``dtype=`` in the factory) or wrap it in
+    ``nn.Parameter``.
+    """
+
+    event = "optimize_nonleaf"
+    code = "GW706"
+    name = "optimize-non-leaf"
+    family = "H"
+    severity = Severity.ERROR
+    summary = "Optimizer over a tensor that is not a leaf (ValueError)."
+    message = "`{name}` is made by an op here, not a leaf; the optimizer at line {opt_line} refuses it (can't optimize a non-leaf Tensor){cond}"
+    raises = "ValueError"
+    INVALID = (
+        """
+        import torch
+        w = torch.randn(3, requires_grad=True).double()  # <-
+        opt = torch.optim.SGD([w], lr=0.1)
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        w = torch.randn(3, dtype=torch.float64, requires_grad=True)
+        opt = torch.optim.SGD([w], lr=0.1)
+        """,
+    )
+
+
+class OptimizerWithoutGrad(Rule):
+    """An optimizer whose parameters never require grad: every ``step()`` does nothing.
+
+    Parameters that are frozen (``requires_grad = False``, ``model.requires_grad_(False)``) or
+    plain tensors created without ``requires_grad=True`` never receive a ``.grad``, and the
+    optimizer skips them silently: the model does not train. Build the optimizer over the
+    parameters that train (``filter(lambda p: p.requires_grad, model.parameters())`` on the
+    right module), or create them with ``requires_grad=True``.
+    """
+
+    event = "optimize_no_grad"
+    code = "GW707"
+    name = "optimizer-without-grad"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "Optimizer over tensors that never require grad (step() does nothing)."
+    message = "`{opt}` optimizes {n} tensor(s) that are all {what}: they never get a gradient, so `step()` changes nothing"
+    NO_FIX = (0,)  # which parameters should train is the user's call
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        backbone, head = nn.Linear(4, 8), nn.Linear(8, 2)
+        backbone.requires_grad_(False)
+        opt = torch.optim.SGD(backbone.parameters(), lr=0.1)  # <-
+        x = torch.randn(3, 4)
+        loss = head(backbone(x)).sum()
+        loss.backward()
+        opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        backbone, head = nn.Linear(4, 8), nn.Linear(8, 2)
+        backbone.requires_grad_(False)
+        opt = torch.optim.SGD(head.parameters(), lr=0.1)
+        x = torch.randn(3, 4)
+        loss = head(backbone(x)).sum()
+        loss.backward()
+        opt.step()
+        """,
+    )
+
+
+class CheckpointWithoutGrad(Rule):
+    """A reentrant ``torch.utils.checkpoint.checkpoint`` whose inputs do not require grad.
+
+    The reentrant variant (``use_reentrant=True``, the default when the argument is not
+    passed) records nothing when none of the tensors passed in requires grad: the output has
+    no graph, and the parameters of the checkpointed module silently get no gradient (torch
+    only warns *None of the inputs have requires_grad=True*). Pass ``use_reentrant=False``.
+    """
+
+    event = "checkpoint_no_grad"
+    code = "GW708"
+    name = "checkpoint-without-grad"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "Reentrant checkpoint with no input requiring grad (its parameters get no gradient)."
+    message = "reentrant `checkpoint` of {fn}: none of its inputs requires grad, so its {n} trainable parameter(s) get no gradient"
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        from torch.utils.checkpoint import checkpoint
+        block, head = nn.Linear(4, 8), nn.Linear(8, 1)
+        x = torch.randn(2, 4)
+        h = checkpoint(block, x, use_reentrant=True)  # <-
+        head(h).sum().backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        from torch.utils.checkpoint import checkpoint
+        block, head = nn.Linear(4, 8), nn.Linear(8, 1)
+        x = torch.randn(2, 4)
+        h = checkpoint(block, x, use_reentrant=False)
+        head(h).sum().backward()
+        """,
+    )
+
+
+class BackwardIgnoresGradOutput(Rule):
+    """A custom ``autograd.Function.backward`` that returns a gradient not computed from the
+    incoming gradient.
+
+    ``backward(ctx, grad_output)`` must return dL/dinput = grad_output x d(output)/d(input);
+    returning only the local derivative (``return 2 * x``) drops the chain rule. The result is
+    right only when the Function's output *is* the loss; anywhere else the gradients are
+    silently wrong. Multiply by ``grad_output`` (``None`` and explicit zeros are fine).
+    """
+
+    event = "backward_ignores_grad"
+    code = "GW709"
+    name = "backward-ignores-grad-output"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "Custom Function backward returns a gradient that ignores grad_output."
+    message = "`{fn}.backward` returns `{expr}`, which does not use `{grad}`: the chain rule is dropped (wrong unless the output is the loss itself)"
+    INVALID = (
+        """
+        import torch
+        class Square(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+            @staticmethod
+            def backward(ctx, grad_output):
+                x, = ctx.saved_tensors
+                return 2 * x  # <-
+        x = torch.randn(3, requires_grad=True)
+        (Square.apply(x) * 3).sum().backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        class Square(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+            @staticmethod
+            def backward(ctx, grad_output):
+                x, = ctx.saved_tensors
+                return grad_output * 2 * x
+        x = torch.randn(3, requires_grad=True)
+        (Square.apply(x) * 3).sum().backward()
+        """,
+        """
+        import torch
+        class RoundSTE(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, scale):
+                return torch.round(x * scale) / scale
+            @staticmethod
+            def backward(ctx, grad):
+                g = grad.clone()
+                return g, None
+        """,
+    )
+
+
+class GradientsNeverZeroed(Rule):
+    """A training loop that steps the optimizer every iteration and never resets ``.grad``.
+
+    ``backward()`` *adds* into ``.grad``; without ``optimizer.zero_grad()`` (or
+    ``model.zero_grad()``, ``p.grad = None``) each step uses the sum of all gradients so far,
+    and training drifts or diverges with no error. Gradient accumulation that resets every
+    k steps is fine and not reported.
+    """
+
+    event = "grads_accumulate"
+    code = "GW710"
+    name = "gradients-never-zeroed"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "optimizer.step() in a loop that never zeroes the gradients."
+    message = "`{opt}.step()` runs every iteration but nothing in the loop resets `.grad`: each step uses the gradients of every backward so far (line {backward_line})"
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(5):
+            x, y = torch.randn(8, 4), torch.randn(8, 1)
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            opt.step()  # <-
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(5):
+            x, y = torch.randn(8, 4), torch.randn(8, 1)
+            opt.zero_grad()
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(8):
+            x, y = torch.randn(8, 4), torch.randn(8, 1)
+            loss = ((model(x) - y) ** 2).mean() / 4
+            loss.backward()
+            if (step + 1) % 4 == 0:
+                opt.step()
+                model.zero_grad(set_to_none=True)
+        """,
+    )
