@@ -45,6 +45,7 @@ INPLACE_METHOD = {ast.Add: "add_", ast.Sub: "sub_", ast.Mult: "mul_", ast.Div: "
                   ast.FloorDiv: "floor_divide_", ast.Mod: "remainder_", ast.BitAnd: "bitwise_and_",
                   ast.BitOr: "bitwise_or_", ast.BitXor: "bitwise_xor_", ast.LShift: "bitwise_left_shift_",
                   ast.RShift: "bitwise_right_shift_"}
+MAX_ZIP_KNOWN = 16  # zip of a known sequence with unknown ones: positions followed one by one
 REGRESSION_LOSSES = {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"}
 REGRESSION_LOSS_MODULES = {"MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss"}
 # losses against a distribution another model predicts (distillation, mutual learning)
@@ -1539,6 +1540,14 @@ class TorchMixin:
             if all(x is not None for x in lists):
                 n = min(len(x) for x in lists)  # type: ignore[arg-type]
                 return self.new_seq([self.new_seq([x[i] for x in lists], st, kind="tuple") for i in range(n)], st)
+            known = [x for x in lists if x is not None]
+            if known and len(min(known, key=len)) <= MAX_ZIP_KNOWN:
+                # zip(weights, self.ops): the known side decides the length; the others give
+                # their representative element at every position
+                n = min(len(x) for x in known)
+                reps = [self.element_of(a, st) if x is None else None for a, x in zip(args, lists)]
+                return self.new_seq([self.new_seq([x[i] if x is not None else rep for x, rep in zip(lists, reps)],
+                                                  st, kind="tuple") for i in range(n)], st)
             return self.new_seq([self.new_seq([self.element_of(a, st) for a in args], st, kind="tuple")], st,
                                 kind="homogeneous")
         if name == "sum" and args:
