@@ -1,0 +1,736 @@
+"""Graph-lifetime vocabulary (issue 9): carried state, containers, attributes, helpers, two models,
+``autograd.grad``, optimizer steps between backwards, in-place writes, views, ``.detach()``.
+
+Each pattern writes one program into a :class:`Builder` and returns ``(variant, intent)``: the
+intent is the torch error class the generator expects (see ``oracle.ERROR_CLASSES``) or
+``"clean"``. About half of the variants are clean look-alikes (the detach in the right place,
+``retain_graph`` when nothing changed in between, ``no_grad`` for evaluation only): those
+measure false alarms. torch decides; the intent is checked against it (``oracle``).
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Tuple
+
+from .builder import Builder, data_lines, logging_noise, maybe, mlp_class, pick
+
+Pattern = Callable[[Builder], Tuple[str, str]]
+
+
+def _opt(b: Builder, params: str) -> str:
+    kind = pick(b.rng, ["SGD", "Adam", "RMSprop"])
+    lr = pick(b.rng, ["0.1", "0.01", "1e-3"])
+    return f"torch.optim.{kind}({params}, lr={lr})"
+
+
+def _train_tail(b: Builder, opt: str, loss: str, retain: bool = False) -> None:
+    b.step(f"{opt}.zero_grad()")
+    b.step(f"{loss}.backward({'retain_graph=True' if retain else ''})")
+    b.step(f"{opt}.step()")
+
+
+# --- carried state -----------------------------------------------------------------------------
+
+
+def carried_state(b: Builder) -> Tuple[str, str]:
+    """A recurrent state carried from one iteration into the next (local, dict, list, holder)."""
+    D, H, B = 3, 4, 2
+    cell_cls = b.cls("cls", "cell")
+    act = pick(b.rng, ["torch.tanh", "torch.sigmoid"])
+    b.defs(
+        f"class {cell_cls}(nn.Module):\n"
+        f"    def __init__(self, din={D}, dh={H}):\n"
+        f"        super().__init__()\n"
+        f"        self.inp = nn.Linear(din, dh)\n"
+        f"        self.rec = nn.Linear(dh, dh)\n"
+        f"\n"
+        f"    def forward(self, x, h):\n"
+        f"        return {act}(self.inp(x) + self.rec(h))"
+    )
+    cell, opt = b.var("model"), b.var("opt")
+    b.setup(f"{cell} = {cell_cls}()")
+    b.setup(f"{opt} = {_opt(b, f'{cell}.parameters()')}")
+    store = pick(b.rng, ["plain", "dict", "list", "holder"])
+    init = f"torch.zeros({B}, {H})"
+    if store == "plain":
+        h = b.var("h")
+        b.setup(f"{h} = {init}")
+        get, put = h, (lambda v: f"{h} = {v}")
+    elif store == "dict":
+        st = b.var("state", "statedict")
+        key = pick(b.rng, ["h", "hidden", "rnn"])
+        b.setup(f"{st} = {{\"{key}\": {init}, \"steps\": 0}}")
+        get, put = f"{st}[\"{key}\"]", (lambda v: f"{st}[\"{key}\"] = {v}")
+    elif store == "list":
+        hist = b.var("history", "hist")
+        b.setup(f"{hist} = [{init}]")
+        get, put = f"{hist}[-1]", (lambda v: f"{hist}.append({v})")
+    else:
+        holder_cls = pick(b.rng, ["StateHolder", "Carry", "RNNState"])
+        b.defs(
+            f"class {holder_cls}:\n"
+            f"    def __init__(self, value):\n"
+            f"        self.value = value"
+        )
+        holder = b.var("holder")
+        b.setup(f"{holder} = {holder_cls}({init})")
+        get, put = f"{holder}.value", (lambda v: f"{holder}.value = {v}")
+    variant = pick(b.rng, ["no-detach", "detach-top", "detach-after", "retain", "reinit"],
+                   weights=[3, 2, 2, 1, 1])
+    x, loss = b.local("x"), b.local("loss")
+    b.step(f"{x} = torch.randn({B}, {D})")
+    if variant == "detach-top":
+        b.step(put(f"{get}.detach()"))
+    if variant == "reinit":
+        b.step(put(init))
+    if variant == "detach-after":
+        new = b.local("out")
+        b.step(f"{new} = {cell}({x}, {get})")
+        b.step(f"{loss} = {new}.pow(2).mean()")
+        _train_tail(b, opt, loss)
+        b.step(put(f"{new}.detach()"))
+        return variant, "clean"
+    b.step(put(f"{cell}({x}, {get})"), mark="cause" if variant in ("no-detach", "retain") else None)
+    b.step(f"{loss} = {get}.pow(2).mean()")
+    noise = logging_noise(b, loss)
+    if noise:
+        b.step(noise)
+    _train_tail(b, opt, loss, retain=variant == "retain")
+    if variant == "retain":
+        b.iterations = 4
+        return variant, "version-counter"
+    return variant, "freed-graph" if variant == "no-detach" else "clean"
+
+
+def running_stat(b: Builder) -> Tuple[str, str]:
+    """Hand-written running statistics kept in a module attribute or a tracker object."""
+    D, H = 3, 4
+    where = pick(b.rng, ["module", "tracker"])
+    variant = pick(b.rng, ["no-detach", "detach", "no-grad-inplace", "no-grad-rebind"], weights=[3, 2, 1, 1])
+    m = pick(b.rng, ["0.9", "0.99", "0.5"])
+    if where == "module":
+        cls = b.cls("cls", "normcls")
+        stat = pick(b.rng, ["running_mean", "ema", "center", "avg_feat"])
+        if variant == "no-grad-inplace":
+            init = f"        self.register_buffer(\"{stat}\", torch.zeros(d))"
+            upd = (f"        with torch.no_grad():\n"
+                   f"            self.{stat}.mul_(self.momentum).add_((1 - self.momentum) * feat.mean(0))")
+        elif variant == "no-grad-rebind":
+            init = f"        self.{stat} = torch.zeros(d)"
+            upd = (f"        with torch.no_grad():\n"
+                   f"            self.{stat} = self.momentum * self.{stat} + (1 - self.momentum) * feat.mean(0)")
+        else:
+            init = f"        self.{stat} = torch.zeros(d)"
+            tail = ".detach()" if variant == "detach" else ""
+            upd = f"        self.{stat} = self.momentum * self.{stat} + (1 - self.momentum) * feat.mean(0){tail}"
+        b.defs(
+            f"class {cls}(nn.Module):\n"
+            f"    def __init__(self, din={D}, d={H}, momentum={m}):\n"
+            f"        super().__init__()\n"
+            f"        self.lin = nn.Linear(din, d)\n"
+            f"        self.momentum = momentum\n"
+            f"{init}\n"
+            f"\n"
+            f"    def forward(self, x):\n"
+            f"        feat = torch.relu(self.lin(x))"
+        )
+        b.add("defs", upd, mark="cause" if variant == "no-detach" else None)
+        b.add("defs", f"        return feat - self.{stat}")
+        model, opt = b.var("model"), b.var("opt")
+        b.setup(f"{model} = {cls}()")
+        b.setup(f"{opt} = {_opt(b, f'{model}.parameters()')}")
+        x, loss = b.local("x"), b.local("loss")
+        b.step(f"{x} = torch.randn(4, {D})")
+        b.step(f"{loss} = {model}({x}).pow(2).mean()")
+        _train_tail(b, opt, loss)
+    else:
+        tcls = pick(b.rng, ["EMA", "RunningAverage", "Baseline", "MeanTracker"])
+        b.defs(
+            f"class {tcls}:\n"
+            f"    def __init__(self, momentum={m}):\n"
+            f"        self.momentum = momentum\n"
+            f"        self.value = None\n"
+            f"\n"
+            f"    def update(self, v):\n"
+            f"        if self.value is None:\n"
+            f"            self.value = v\n"
+            f"        else:\n"
+            f"            self.value = self.momentum * self.value + (1 - self.momentum) * v\n"
+            f"        return self.value"
+        )
+        net = mlp_class(b, D, H)
+        model, opt, tr = b.var("model"), b.var("opt"), b.var("tracker")
+        b.setup(f"{model} = {net}()")
+        b.setup(f"{opt} = {_opt(b, f'{model}.parameters()')}")
+        b.setup(f"{tr} = {tcls}()")
+        x, out, loss = b.local("x"), b.local("out"), b.local("loss")
+        b.step(f"{x} = torch.randn(4, {D})")
+        b.step(f"{out} = {model}({x})")
+        if variant == "no-detach":
+            b.step(f"{tr}.update({out}.mean(0))", mark="cause")
+        elif variant == "detach":
+            b.step(f"{tr}.update({out}.mean(0).detach())")
+        else:
+            b.step(f"with torch.no_grad():\n    {tr}.update({out}.mean(0))")
+        b.step(f"{loss} = ({out} - {tr}.value).pow(2).mean()")
+        _train_tail(b, opt, loss)
+    return variant, "freed-graph" if variant == "no-detach" else "clean"
+
+
+def accumulated_loss(b: Builder) -> Tuple[str, str]:
+    """A running total of losses: backwarded every step (error) or only logged / backwarded once."""
+    D, O = 3, 2
+    net = mlp_class(b, D, O)
+    model, opt, total = b.var("model"), b.var("opt"), b.var("total", "total")
+    b.setup(f"{model} = {net}()")
+    b.setup(f"{opt} = {_opt(b, f'{model}.parameters()')}")
+    start = pick(b.rng, ["0.0", "0", "torch.zeros(())", "torch.tensor(0.0)"])
+    b.setup(f"{total} = {start}")
+    variant = pick(b.rng, ["backward-total", "log-item", "log-detach", "log-graph", "accumulate-once"],
+                   weights=[3, 2, 1, 1, 2])
+    x, y, loss = b.local("x"), b.local("y"), b.local("loss")
+    b.step(data_lines(b, x, y, D, O))
+    crit = pick(b.rng, ["nn.functional.mse_loss({o}, {y})", "(({o} - {y}) ** 2).mean()", "nn.functional.l1_loss({o}, {y})"])
+    b.step(f"{loss} = {crit.format(o=f'{model}({x})', y=y)}")
+    if variant == "backward-total":
+        aug = maybe(b.rng)
+        b.step(f"{total} += {loss}" if aug else f"{total} = {total} + {loss}", mark="cause")
+        b.step(f"{opt}.zero_grad()")
+        b.step(f"{total}.backward()")
+        b.step(f"{opt}.step()")
+        return variant, "freed-graph"
+    if variant == "accumulate-once":
+        b.step(f"{total} = {total} + {loss}")
+        b.after(f"{opt}.zero_grad()")
+        b.after(f"({total} / 3).backward()" if maybe(b.rng) else f"{total}.backward()")
+        b.after(f"{opt}.step()")
+        return variant, "clean"
+    if variant == "log-item":
+        b.step(f"{total} += {loss}.item()")
+    elif variant == "log-detach":
+        b.step(f"{total} = {total} + {loss}.detach()")
+    else:
+        b.step(f"{total} = {total} + {loss}")
+    _train_tail(b, opt, loss)
+    b.after(f"print(\"mean loss\", float({total}) / 3)")
+    return variant, "clean"
+
+
+def replay_memory(b: Builder) -> Tuple[str, str]:
+    """A memory of (log_prob, reward) tuples sampled in later updates (REINFORCE / replay)."""
+    S, A = 4, 3
+    b.need("import torch.nn.functional as F")
+    net = mlp_class(b, S, A, act="torch.tanh")
+    policy, opt = b.var("model", "policy"), b.var("opt")
+    mem_kind = pick(b.rng, ["list", "class"])
+    b.setup(f"{policy} = {net}()")
+    b.setup(f"{opt} = {_opt(b, f'{policy}.parameters()')}")
+    variant = pick(b.rng, ["window", "no-clear", "clear", "recompute"], weights=[2, 2, 2, 2])
+    if mem_kind == "class":
+        mcls = pick(b.rng, ["ReplayMemory", "Buffer", "EpisodeMemory", "Rollout"])
+        b.defs(
+            f"class {mcls}:\n"
+            f"    def __init__(self):\n"
+            f"        self.items = []\n"
+            f"\n"
+            f"    def push(self, *item):\n"
+            f"        self.items.append(item)\n"
+            f"\n"
+            f"    def last(self, k):\n"
+            f"        return self.items[-k:]\n"
+            f"\n"
+            f"    def clear(self):\n"
+            f"        self.items = []"
+        )
+        mem = b.var("memory", "mem")
+        b.setup(f"{mem} = {mcls}()")
+        push = lambda item: f"{mem}.push({item})"  # noqa: E731
+        last = lambda k: f"{mem}.last({k})"  # noqa: E731
+        clear = f"{mem}.clear()"
+    else:
+        mem = b.var("memory", "mem")
+        b.setup(f"{mem} = []")
+        push = lambda item: f"{mem}.append(({item}))"  # noqa: E731
+        last = lambda k: f"{mem}[-{k}:]"  # noqa: E731
+        clear = f"{mem}.clear()" if maybe(b.rng) else f"del {mem}[:]"
+    s, a, lp, r, loss = b.local("s", "s"), b.local("a", "a"), b.local("logp", "lp"), b.local("r", "r"), b.local("loss")
+    b.step(f"{s} = torch.randn({S})")
+    b.step(f"dist = torch.distributions.Categorical(logits={policy}({s}))")
+    b.step(f"{a} = dist.sample()")
+    b.step(f"{r} = float(({s}.sum() > 0).item())")
+    if variant == "recompute":
+        b.step(push(f"{s}, {a}, {r}"))
+        b.step(f"batch = {last(2)}")
+        b.step(f"{loss} = -sum(F.log_softmax({policy}(st), -1)[act] * rew for st, act, rew in batch)")
+    else:
+        b.step(f"{lp} = dist.log_prob({a})")
+        b.step(push(f"{lp}, {r}"), mark="cause" if variant in ("window", "no-clear") else None)
+        if variant == "window":
+            b.step(f"batch = {last(2)}")
+        else:
+            b.step(f"batch = {last(10)}")
+        b.step(f"{loss} = -torch.stack([l * w for l, w in batch]).sum()")
+    b.step(f"{opt}.zero_grad()")
+    b.step(f"{loss}.backward()")
+    b.step(f"{opt}.step()")
+    if variant == "clear":
+        b.step(clear)
+    if variant in ("window", "no-clear"):
+        return variant, "freed-graph"
+    return variant, "clean"
+
+
+def helper_once(b: Builder) -> Tuple[str, str]:
+    """A helper returns a graph-carrying value (advantages from a critic) computed once and reused
+    in every epoch."""
+    S, A = 4, 3
+    b.need("import torch.nn.functional as F")
+    pnet = mlp_class(b, S, A, key="pcls")
+    cnet = mlp_class(b, S, 1, key="ccls")
+    helper = pick(b.rng, ["compute_advantages", "advantages", "estimate_advantage", "gae"])
+    variant = pick(b.rng, ["no-detach", "detach", "no-grad", "inside", "retain"], weights=[3, 1, 1, 1, 1])
+    ret = "returns - values"
+    if variant == "detach":
+        body = (f"    values = critic(states).squeeze(-1)\n"
+                f"    return ({ret}).detach()")
+    elif variant == "no-grad":
+        body = (f"    with torch.no_grad():\n"
+                f"        values = critic(states).squeeze(-1)\n"
+                f"    return {ret}")
+    else:
+        body = (f"    values = critic(states).squeeze(-1)\n"
+                f"    return {ret}")
+    b.defs(f"def {helper}(critic, states, returns):\n{body}")
+    policy, critic, opt = b.var("model", "policy"), b.var("critic"), b.var("opt")
+    states, rets, adv = b.var("states"), b.var("returns", "rets"), b.var("adv", "adv")
+    b.setup(f"{policy} = {pnet}()")
+    b.setup(f"{critic} = {cnet}()")
+    b.setup(f"{opt} = {_opt(b, f'{policy}.parameters()')}")
+    b.setup(f"{states} = torch.randn(5, {S})")
+    b.setup(f"{rets} = torch.randn(5)")
+    actions = b.var("actions")
+    b.setup(f"{actions} = torch.randint(0, {A}, (5,))")
+    loss = b.local("loss")
+    if variant == "inside":
+        b.step(f"{adv} = {helper}({critic}, {states}, {rets}).detach()" if maybe(b.rng) else
+               f"{adv} = {helper}({critic}, {states}, {rets})")
+    else:
+        b.setup(f"{adv} = {helper}({critic}, {states}, {rets})", mark="cause" if variant in ("no-detach",) else None)
+    b.step(f"logp = F.log_softmax({policy}({states}), -1).gather(1, {actions}[:, None]).squeeze(1)")
+    b.step(f"{loss} = -(logp * {adv}).mean()")
+    _train_tail(b, opt, loss, retain=variant == "retain")
+    if variant == "no-detach":
+        return variant, "freed-graph"
+    return variant, "clean"
+
+
+def forward_outside(b: Builder) -> Tuple[str, str]:
+    """The forward computed once before the loop, the backward inside it."""
+    D, O = 3, 2
+    net = mlp_class(b, D, O)
+    model, opt = b.var("model"), b.var("opt")
+    x, y, out = b.var("x"), b.var("y"), b.var("out")
+    b.setup(f"{model} = {net}()")
+    variant = pick(b.rng, ["outside", "outside-retain", "inside", "frozen-features"], weights=[3, 1, 2, 2])
+    b.setup(f"{x}, {y} = torch.randn(6, {D}), torch.randn(6, {O})")
+    loss = b.local("loss")
+    if variant == "frozen-features":
+        head_cls = b.cls("cls", "headcls")
+        b.defs(f"class {head_cls}(nn.Module):\n"
+               f"    def __init__(self):\n"
+               f"        super().__init__()\n"
+               f"        self.fc = nn.Linear({O}, 1)\n"
+               f"\n"
+               f"    def forward(self, z):\n"
+               f"        return self.fc(z)")
+        head = b.var("head")
+        b.setup(f"{head} = {head_cls}()")
+        b.setup(f"{opt} = {_opt(b, f'{head}.parameters()')}")
+        if maybe(b.rng):
+            b.setup(f"with torch.no_grad():\n    {out} = {model}({x})")
+        else:
+            b.setup(f"{out} = {model}({x}).detach()")
+        b.step(f"{loss} = {head}({out}).pow(2).mean()")
+        _train_tail(b, opt, loss)
+        return variant, "clean"
+    b.setup(f"{opt} = {_opt(b, f'{model}.parameters()')}")
+    if variant == "inside":
+        b.step(f"{out} = {model}({x})")
+    else:
+        b.setup(f"{out} = {model}({x})", mark="cause")
+    b.step(f"{loss} = nn.functional.mse_loss({out}, {y})")
+    _train_tail(b, opt, loss, retain=variant == "outside-retain")
+    if variant == "outside":
+        return variant, "freed-graph"
+    if variant == "outside-retain":
+        return variant, "version-counter"
+    return variant, "clean"
+
+
+def two_backwards(b: Builder) -> Tuple[str, str]:
+    """Two losses over one forward: two backwards, with or without retain_graph, a step between."""
+    D, O = 3, 2
+    net = mlp_class(b, D, O)
+    model, opt = b.var("model"), b.var("opt")
+    b.setup(f"{model} = {net}()")
+    b.setup(f"{opt} = {_opt(b, f'{model}.parameters()')}")
+    x, y, out = b.local("x"), b.local("y"), b.local("out")
+    l1, l2 = b.local("loss", "l1"), b.local("aux", "l2")
+    b.step(data_lines(b, x, y, D, O))
+    b.step(f"{out} = {model}({x})")
+    b.step(f"{l1} = nn.functional.mse_loss({out}, {y})")
+    b.step(f"{l2} = {out}.abs().mean()" if maybe(b.rng) else f"{l2} = ({out} ** 2).sum() * 0.01")
+    b.step(f"{opt}.zero_grad()")
+    variant = pick(b.rng, ["twice", "retain", "retain-step", "sum", "step-then-fresh"], weights=[3, 2, 2, 2, 1])
+    if variant == "twice":
+        b.step(f"{l1}.backward()", mark="cause")
+        b.step(f"{l2}.backward()")
+        b.step(f"{opt}.step()")
+        return variant, "freed-graph"
+    if variant == "retain":
+        b.step(f"{l1}.backward(retain_graph=True)")
+        b.step(f"{l2}.backward()")
+        b.step(f"{opt}.step()")
+        return variant, "clean"
+    if variant == "retain-step":
+        b.step(f"{l1}.backward(retain_graph=True)")
+        b.step(f"{opt}.step()", mark="cause")
+        b.step(f"{l2}.backward()")
+        return variant, "version-counter"
+    if variant == "sum":
+        b.step(f"({l1} + {l2}).backward()")
+        b.step(f"{opt}.step()")
+        return variant, "clean"
+    b.step(f"{l1}.backward()")
+    b.step(f"{opt}.step()")
+    b.step(f"{opt}.zero_grad()")
+    b.step(f"{l2} = {model}({x}).abs().mean()")
+    b.step(f"{l2}.backward()")
+    b.step(f"{opt}.step()")
+    return variant, "clean"
+
+
+def gan(b: Builder) -> Tuple[str, str]:
+    """Generator and discriminator, two optimizers: detach the fake for D's step or not."""
+    Z, X = 3, 4
+    b.need("import torch.nn.functional as F")
+    gcls = mlp_class(b, Z, X, key="gcls")
+    dcls = mlp_class(b, X, 1, act="torch.relu", key="dcls")
+    G, D = b.var("gen", "G"), b.var("disc", "D")
+    og, od = b.var("opt_g", "og"), b.var("opt_d", "od")
+    b.setup(f"{G} = {gcls}()")
+    b.setup(f"{D} = {dcls}()")
+    b.setup(f"{og} = {_opt(b, f'{G}.parameters()')}")
+    b.setup(f"{od} = {_opt(b, f'{D}.parameters()')}")
+    real, z, fake = b.local("real"), b.local("z"), b.local("fake")
+    ld, lg = b.local("loss_d", "ld"), b.local("loss_g", "lg")
+    crit = pick(b.rng, ["bce", "mse"])
+    ones, zeros = b.var("ones", "ones"), b.var("zeros", "zeros")
+    b.setup(f"{ones}, {zeros} = torch.ones(4, 1), torch.zeros(4, 1)")
+
+    def loss(pred: str, target: str) -> str:
+        t = ones if target == "ones" else zeros
+        return f"F.binary_cross_entropy_with_logits({pred}, {t})" if crit == "bce" else f"F.mse_loss({pred}, {t})"
+
+    b.step(f"{real} = torch.randn(4, {X})")
+    b.step(f"{z} = torch.randn(4, {Z})")
+    b.step(f"{fake} = {G}({z})")
+    variant = pick(b.rng, ["no-detach", "detach", "retain-reuse", "g-first"], weights=[3, 3, 2, 1])
+    if variant == "g-first":
+        b.step(f"{lg} = {loss(f'{D}({fake})', 'ones')}")
+        b.step(f"{og}.zero_grad()")
+        b.step(f"{lg}.backward()")
+        b.step(f"{og}.step()")
+        b.step(f"{ld} = {loss(f'{D}({real})', 'ones')} + {loss(f'{D}({fake}.detach())', 'zeros')}")
+        b.step(f"{od}.zero_grad()")
+        b.step(f"{ld}.backward()")
+        b.step(f"{od}.step()")
+        return variant, "clean"
+    if variant == "retain-reuse":
+        dfake = b.local("d_fake")
+        b.step(f"{dfake} = {D}({fake})")
+        b.step(f"{ld} = {loss(f'{D}({real})', 'ones')} + {loss(dfake, 'zeros')}")
+        b.step(f"{od}.zero_grad()")
+        b.step(f"{ld}.backward(retain_graph=True)")
+        b.step(f"{od}.step()", mark="cause")
+        b.step(f"{lg} = {loss(dfake, 'ones')}")
+        b.step(f"{og}.zero_grad()")
+        b.step(f"{lg}.backward()")
+        b.step(f"{og}.step()")
+        return variant, "version-counter"
+    arg = f"{fake}.detach()" if variant == "detach" else fake
+    b.step(f"{ld} = {loss(f'{D}({real})', 'ones')} + {loss(f'{D}({arg})', 'zeros')}",
+           mark="cause" if variant == "no-detach" else None)
+    b.step(f"{od}.zero_grad()")
+    b.step(f"{ld}.backward()")
+    b.step(f"{od}.step()")
+    b.step(f"{lg} = {loss(f'{D}({fake})', 'ones')}")
+    b.step(f"{og}.zero_grad()")
+    b.step(f"{lg}.backward()")
+    b.step(f"{og}.step()")
+    return variant, "freed-graph" if variant == "no-detach" else "clean"
+
+
+def actor_critic(b: Builder) -> Tuple[str, str]:
+    """A critic's value inside the actor's advantage: detached, or backwarded twice."""
+    S, A = 4, 3
+    b.need("import torch.nn.functional as F")
+    pnet = mlp_class(b, S, A, key="pcls")
+    cnet = mlp_class(b, S, 1, key="ccls")
+    actor, critic = b.var("actor"), b.var("critic")
+    oa, oc = b.var("opt_a", "oa"), b.var("opt_c", "oc")
+    b.setup(f"{actor} = {pnet}()")
+    b.setup(f"{critic} = {cnet}()")
+    two_opts = maybe(b.rng)
+    if two_opts:
+        b.setup(f"{oa} = {_opt(b, f'{actor}.parameters()')}")
+        b.setup(f"{oc} = {_opt(b, f'{critic}.parameters()')}")
+    else:
+        b.setup(f"{oa} = {_opt(b, f'list({actor}.parameters()) + list({critic}.parameters())')}")
+    s, adv = b.local("s", "s"), b.local("adv", "adv")
+    b.step(f"{s} = torch.randn(5, {S})")
+    b.step(f"ret = torch.randn(5)")
+    b.step(f"value = {critic}({s}).squeeze(-1)")
+    b.step(f"logp = F.log_softmax({actor}({s}), -1)[:, 0]")
+    variant = pick(b.rng, ["no-detach", "detach", "sum"], weights=[3, 2, 2])
+    if variant == "detach":
+        b.step(f"{adv} = (ret - value).detach()")
+        b.step(f"actor_loss = -(logp * {adv}).mean()")
+        b.step(f"critic_loss = (ret - value).pow(2).mean()")
+    else:
+        b.step(f"{adv} = ret - value", mark="cause" if variant == "no-detach" else None)
+        b.step(f"actor_loss = -(logp * {adv}).mean()")
+        b.step(f"critic_loss = {adv}.pow(2).mean()")
+    if variant == "sum":
+        b.step(f"{oa}.zero_grad()" + (f"\n{oc}.zero_grad()" if two_opts else ""))
+        b.step(f"(actor_loss + 0.5 * critic_loss).backward()")
+        b.step(f"{oa}.step()" + (f"\n{oc}.step()" if two_opts else ""))
+        return variant, "clean"
+    b.step(f"{oa}.zero_grad()")
+    b.step(f"actor_loss.backward()")
+    if two_opts:
+        b.step(f"{oa}.step()" if maybe(b.rng) else "pass")
+        b.step(f"{oc}.zero_grad()")
+    b.step(f"critic_loss.backward()")
+    b.step(f"{oc if two_opts else oa}.step()")
+    return variant, "freed-graph" if variant == "no-detach" else "clean"
+
+
+def autograd_grad(b: Builder) -> Tuple[str, str]:
+    """torch.autograd.grad with and without inputs= / retain_graph / create_graph, then a backward."""
+    D, H = 3, 4
+    enc_cls, head_cls = b.cls("cls", "enc"), b.cls("cls", "head")
+    b.defs(f"class {enc_cls}(nn.Module):\n"
+           f"    def __init__(self):\n"
+           f"        super().__init__()\n"
+           f"        self.fc = nn.Linear({D}, {H})\n"
+           f"\n"
+           f"    def forward(self, x):\n"
+           f"        return torch.tanh(self.fc(x))")
+    b.defs(f"class {head_cls}(nn.Module):\n"
+           f"    def __init__(self):\n"
+           f"        super().__init__()\n"
+           f"        self.fc = nn.Linear({H}, 1)\n"
+           f"\n"
+           f"    def forward(self, h):\n"
+           f"        return torch.sigmoid(self.fc(h))")
+    enc, head, opt = b.var("encoder", "enc"), b.var("head", "headv"), b.var("opt")
+    b.setup(f"{enc} = {enc_cls}()")
+    b.setup(f"{head} = {head_cls}()")
+    b.setup(f"{opt} = {_opt(b, f'list({enc}.parameters()) + list({head}.parameters())')}")
+    x, h, loss = b.local("x"), b.local("h"), b.local("loss")
+    b.step(f"{x} = torch.randn(4, {D})")
+    variant = pick(b.rng, ["params-then-backward", "params-retain", "wrt-h-then-enc-only", "wrt-h-then-full",
+                           "helper", "helper-retain", "penalty-create", "penalty-no-create"],
+                   weights=[2, 1, 2, 2, 2, 1, 1, 1])
+    b.step(f"{opt}.zero_grad()")
+    if variant in ("helper", "helper-retain"):
+        fn = pick(b.rng, ["loss_and_grads", "inner_step", "compute_grad_norm", "grad_stats"])
+        rg = ", retain_graph=True" if variant == "helper-retain" else ""
+        b.defs(f"def {fn}(enc, head, x):\n"
+               f"    loss = head(enc(x)).mean()")
+        # the cause: the grad call inside the helper (the minimal fix adds retain_graph there)
+        b.add("defs", f"    grads = torch.autograd.grad(loss, list(head.parameters()){rg})",
+              mark="cause" if variant == "helper" else None)
+        b.add("defs", f"    norm = sum(g.pow(2).sum() for g in grads)\n"
+                      f"    return loss, norm")
+        b.step(f"{loss}, gnorm = {fn}({enc}, {head}, {x})")
+        b.step(f"{loss}.backward()")
+        b.step(f"{opt}.step()")
+        return variant, "freed-graph" if variant == "helper" else "clean"
+    b.step(f"{h} = {enc}({x})")
+    b.step(f"{loss} = {head}({h}).mean()")
+    if variant in ("params-then-backward", "params-retain"):
+        rg = ", retain_graph=True" if variant == "params-retain" else ""
+        b.step(f"grads = torch.autograd.grad({loss}, list({head}.parameters()){rg})",
+               mark="cause" if variant == "params-then-backward" else None)
+        b.step(f"{loss}.backward()")
+        b.step(f"{opt}.step()")
+        return variant, "freed-graph" if variant == "params-then-backward" else "clean"
+    if variant in ("wrt-h-then-enc-only", "wrt-h-then-full"):
+        kw = pick(b.rng, [f"{h}", f"[{h}]", f"inputs=[{h}]", f"inputs={h}"])
+        call = (f"torch.autograd.grad({loss}, {kw})" if not kw.startswith("inputs")
+                else f"torch.autograd.grad(outputs={loss}, {kw})")
+        b.step(f"(g,) = {call}", mark="cause" if variant == "wrt-h-then-full" else None)
+        if variant == "wrt-h-then-enc-only":
+            b.step(f"aux = ({h} * g).sum() + {h}.pow(2).mean()")
+            b.step(f"aux.backward()")
+            b.step(f"{opt}.step()")
+            return variant, "clean"
+        b.step(f"({loss} + g.sum()).backward()")
+        b.step(f"{opt}.step()")
+        return variant, "freed-graph"
+    # gradient penalty on the input
+    b.step(f"{x}.requires_grad_(True)")
+    b.step(f"score = {head}({enc}({x}))")
+    create = variant == "penalty-create"
+    b.step(f"(gx,) = torch.autograd.grad(score.sum(), {x}{', create_graph=True' if create else ''})",
+           mark=None if create else "cause")
+    b.step(f"penalty = (gx.norm(dim=1) - 1).pow(2).mean()")
+    b.step(f"(score.mean() + 10 * penalty).backward()")
+    b.step(f"{opt}.step()")
+    return variant, "clean" if create else "freed-graph"
+
+
+# --- in-place writes, views, aliases ----------------------------------------------------------
+
+
+def inplace_saved(b: Builder) -> Tuple[str, str]:
+    """An in-place write in a forward, on a tensor an op saved (error) or did not save (clean)."""
+    D, H = 3, 4
+    cls = b.cls("cls", "blk")
+    variant = pick(b.rng, ["sigmoid-iadd", "exp-setitem", "tanh-mul_", "relu-inplace-after-sigmoid",
+                           "detach-alias-zero", "view-zero", "linear-iadd", "out-of-place", "clone-setitem",
+                           "relu-inplace-after-linear"],
+                   weights=[2, 2, 1, 1, 2, 2, 2, 2, 2, 1])
+    skip = "self.skip(x)"
+    if variant == "sigmoid-iadd":
+        body, mark_at, intent = ["h = torch.sigmoid(self.fc(x))", "h += " + skip], 1, "version-counter"
+    elif variant == "exp-setitem":
+        body, mark_at, intent = ["h = torch.exp(self.fc(x))", "h[:, 0] = 0"], 1, "version-counter"
+    elif variant == "tanh-mul_":
+        body, mark_at, intent = ["h = torch.tanh(self.fc(x))", "h.mul_(2)"], 1, "version-counter"
+    elif variant == "relu-inplace-after-sigmoid":
+        body, mark_at, intent = ["h = torch.sigmoid(self.fc(x))", "h = nn.functional.relu(h, inplace=True)"], 1, \
+            "version-counter"
+    elif variant == "detach-alias-zero":
+        body, mark_at, intent = ["h = torch.exp(self.fc(x))", "h.detach().clamp_(max=5.0)"], 1, "version-counter"
+    elif variant == "view-zero":
+        body, mark_at, intent = ["h = torch.sigmoid(self.fc(x))", "h[:, :2].zero_()"], 1, "version-counter"
+    elif variant == "linear-iadd":
+        body, mark_at, intent = ["h = self.fc(x)", "h += " + skip], None, "clean"
+    elif variant == "out-of-place":
+        body, mark_at, intent = ["h = torch.sigmoid(self.fc(x))", "h = h + " + skip], None, "clean"
+    elif variant == "clone-setitem":
+        body, mark_at, intent = ["h = torch.exp(self.fc(x)).clone()", "h[:, 0] = 0"], None, "clean"
+    else:
+        body, mark_at, intent = ["h = self.fc(x)", "h = nn.functional.relu(h, inplace=True)"], None, "clean"
+    b.defs(f"class {cls}(nn.Module):\n"
+           f"    def __init__(self):\n"
+           f"        super().__init__()\n"
+           f"        self.fc = nn.Linear({D}, {H})\n"
+           f"        self.skip = nn.Linear({D}, {H})\n"
+           f"        self.out = nn.Linear({H}, 1)\n"
+           f"\n"
+           f"    def forward(self, x):")
+    for k, row in enumerate(body):
+        b.add("defs", "        " + row, mark="cause" if k == mark_at else None)
+    b.add("defs", "        return self.out(h)")
+    model, opt = b.var("model"), b.var("opt")
+    b.setup(f"{model} = {cls}()")
+    b.setup(f"{opt} = {_opt(b, f'{model}.parameters()')}")
+    x, loss = b.local("x"), b.local("loss")
+    b.step(f"{x} = torch.randn(4, {D})")
+    b.step(f"{loss} = {model}({x}).pow(2).mean()")
+    _train_tail(b, opt, loss)
+    return variant, intent
+
+
+def leaf_inplace(b: Builder) -> Tuple[str, str]:
+    """A hand-written update of a leaf weight: in place with grad on (error) or under no_grad."""
+    D, O = 3, 2
+    w, bias = b.var("w", "w"), b.var("b", "bias")
+    b.setup(f"{w} = torch.randn({D}, {O}, requires_grad=True)")
+    b.setup(f"{bias} = torch.zeros({O}, requires_grad=True)")
+    variant = pick(b.rng, ["isub", "setitem-init", "no-grad", "data", "init-no-grad", "rebind"],
+                   weights=[3, 2, 2, 1, 1, 1])
+    if variant == "setitem-init":
+        b.setup(f"{w}[0] = 0.0", mark="cause")
+    elif variant == "init-no-grad":
+        b.setup(f"with torch.no_grad():\n    {w}[0] = 0.0")
+    x, y, loss = b.local("x"), b.local("y"), b.local("loss")
+    lr = pick(b.rng, ["0.1", "0.05", "1e-2"])
+    b.step(data_lines(b, x, y, D, O))
+    b.step(f"{loss} = (({x} @ {w} + {bias}) - {y}).pow(2).mean()")
+    b.step(f"{loss}.backward()")
+    if variant == "isub":
+        b.step(f"{w} -= {lr} * {w}.grad", mark="cause")
+        b.step(f"{bias} -= {lr} * {bias}.grad")
+        return variant, "leaf-inplace"
+    if variant == "data":
+        b.step(f"{w}.data -= {lr} * {w}.grad.data")
+        b.step(f"{bias}.data -= {lr} * {bias}.grad.data")
+    elif variant == "rebind":
+        b.step(f"with torch.no_grad():\n    {w}.sub_({lr} * {w}.grad)\n    {bias}.sub_({lr} * {bias}.grad)")
+    else:
+        b.step(f"with torch.no_grad():\n    {w} -= {lr} * {w}.grad\n    {bias} -= {lr} * {bias}.grad")
+    b.step(f"{w}.grad.zero_()" if maybe(b.rng) else f"{w}.grad = None")
+    b.step(f"{bias}.grad.zero_()")
+    if variant == "setitem-init":
+        return variant, "leaf-view-inplace"
+    return variant, "clean"
+
+
+def expanded_write(b: Builder) -> Tuple[str, str]:
+    """Writing into an expanded tensor (error) or into a copy of one (clean)."""
+    D, H = 4, 3
+    variant = pick(b.rng, ["expand-col", "expand-iadd", "expand-clone", "repeat", "expand-as-float",
+                           "expand-row"], weights=[2, 2, 2, 1, 2, 1])
+    w, mask, opt = b.var("weight", "w"), b.local("mask"), b.var("opt")
+    b.setup(f"{w} = nn.Parameter(torch.randn({H}, {D}))")
+    b.setup(f"{opt} = torch.optim.SGD([{w}], lr=0.1)")
+    x, loss = b.local("x"), b.local("loss")
+    b.step(f"{x} = torch.randn(5, {D})")
+    if variant in ("expand-col", "expand-iadd", "expand-row"):
+        b.step(f"{mask} = torch.ones(1, {D}).expand({H}, {D})")
+        if variant == "expand-col":
+            b.step(f"{mask}[:, {b.loop_var} % {D}] = 0", mark="cause")
+            intent = "expanded-write"
+        elif variant == "expand-iadd":
+            b.step(f"{mask} += 0.5", mark="cause")
+            intent = "expanded-write"
+        else:
+            b.step(f"{mask}[0] = 0")  # one row: no element written twice (torch allows it)
+            intent = "clean"
+    elif variant == "expand-clone":
+        b.step(f"{mask} = torch.ones(1, {D}).expand({H}, {D}).clone()")
+        b.step(f"{mask}[:, {b.loop_var} % {D}] = 0")
+        intent = "clean"
+    elif variant == "repeat":
+        b.step(f"{mask} = torch.ones(1, {D}).repeat({H}, 1)")
+        b.step(f"{mask} += 0.5")
+        intent = "clean"
+    else:
+        b.step(f"{mask} = ({w}[:1] > 0).expand_as({w}).type_as({w})" if maybe(b.rng)
+               else f"{mask} = ({w}[:1] > 0).expand_as({w}).float()")
+        b.step(f"{mask}[:, 0] = 1")
+        intent = "clean"
+    b.step(f"{loss} = ({x} @ ({w} * {mask}).t()).pow(2).mean()")
+    _train_tail(b, opt, loss)
+    return variant, intent
+
+
+PATTERNS: Dict[str, Tuple[Pattern, float]] = {
+    "carried-state": (carried_state, 3),
+    "running-stat": (running_stat, 2),
+    "accumulated-loss": (accumulated_loss, 2),
+    "replay-memory": (replay_memory, 2),
+    "helper-once": (helper_once, 2),
+    "forward-outside": (forward_outside, 2),
+    "two-backwards": (two_backwards, 2),
+    "gan": (gan, 2),
+    "actor-critic": (actor_critic, 2),
+    "autograd-grad": (autograd_grad, 3),
+    "inplace-saved": (inplace_saved, 3),
+    "leaf-inplace": (leaf_inplace, 2),
+    "expanded-write": (expanded_write, 1),
+}
