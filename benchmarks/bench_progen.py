@@ -48,6 +48,9 @@ def main(argv=None) -> int:
                     help="folder for the disagreeing programs (default benchmarks/.cache/progen/<family>-<seed>)")
     ap.add_argument("--cache", action="store_true", help="reuse/record torch outcomes (suite progen-bench)")
     ap.add_argument("--timeout", type=float, default=60, help="seconds per program under torch")
+    ap.add_argument("--shrink", action="store_true",
+                    help="shrink the smallest disagreeing program of each pattern/variant to a minimal "
+                         "reproduction (greedy statement deletion, checked under torch and the engine)")
     args = ap.parse_args(argv)
     out = args.out or HERE / ".cache" / "progen" / f"{args.family}-{args.seed}"
 
@@ -67,18 +70,40 @@ def main(argv=None) -> int:
     print()
     print("not in agreement, per pattern/variant:")
     print(report.patterns())
-    kinds = DISAGREEMENTS + ("false-warning", "missed-warning", "missed-silent", "engine-crash", "unexpected")
+    kinds = DISAGREEMENTS + ("false-warning", "missed-warning", "missed-silent", "engine-crash", "unexpected",
+                             "other-line")
     if out.exists():
         import shutil
 
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
     n = write_disagreements(report, out, kinds)
-    small = smallest_per_pattern([r for r in report.records if r.verdict in kinds])
+    small = smallest_per_pattern([r for r in report.records if r.verdict in kinds
+                                  or (r.verdict == "agree" and r.line_ok is False)])
     lines = [f"# progen {args.family} seed {args.seed}: smallest program per pattern and verdict", ""]
+    shrunk = {}
+    if args.shrink:
+        from progen.shrink import shrink, torch_runner_for
+
+        with tempfile.TemporaryDirectory(prefix="progen-shrink-") as tmp:
+            run_torch, close = torch_runner_for(Path(tmp))
+            try:
+                for r in small:
+                    if r.verdict in DISAGREEMENTS:
+                        text, kept, runs = shrink(r, run_torch)
+                        shrunk[r.program.name] = (text, kept)
+                        print(f"shrunk {r.program.name}: {len(r.program.text.splitlines())} -> "
+                              f"{len(text.splitlines())} lines ({runs} torch runs)", flush=True)
+            finally:
+                close()
     for r in small:
         lines += [f"## {r.verdict}: {r.program.pattern} / {r.program.variant} (torch: {r.torch.cls})", "",
-                  describe(r), "", "```python", annotated(r).rstrip(), "```", ""]
+                  describe(r), ""]
+        if r.program.name in shrunk:
+            text, kept = shrunk[r.program.name]
+            lines += [f"minimal reproduction (planted line(s) {list(kept)} after shrinking):", "",
+                      "```python", text.rstrip(), "```", ""]
+        lines += ["```python", annotated(r).rstrip(), "```", ""]
     (out / "SUMMARY.md").write_text("\n".join(lines))
     wrong = report.intent_wrong
     if wrong:

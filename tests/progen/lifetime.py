@@ -144,6 +144,8 @@ def running_stat(b: Builder) -> Tuple[str, str]:
         _train_tail(b, opt, loss)
     else:
         tcls = pick(b.rng, ["EMA", "RunningAverage", "Baseline", "MeanTracker"])
+        # the fix may also go inside the tracker (store a detached value): fair lines too
+        inner = "cause" if variant == "no-detach" else None
         b.defs(
             f"class {tcls}:\n"
             f"    def __init__(self, momentum={m}):\n"
@@ -151,12 +153,12 @@ def running_stat(b: Builder) -> Tuple[str, str]:
             f"        self.value = None\n"
             f"\n"
             f"    def update(self, v):\n"
-            f"        if self.value is None:\n"
-            f"            self.value = v\n"
-            f"        else:\n"
-            f"            self.value = self.momentum * self.value + (1 - self.momentum) * v\n"
-            f"        return self.value"
+            f"        if self.value is None:"
         )
+        b.add("defs", "            self.value = v", mark=inner)
+        b.add("defs", "        else:")
+        b.add("defs", "            self.value = self.momentum * self.value + (1 - self.momentum) * v", mark=inner)
+        b.add("defs", "        return self.value")
         net = mlp_class(b, D, H)
         model, opt, tr = b.var("model"), b.var("opt"), b.var("tracker")
         b.setup(f"{model} = {net}()")
@@ -719,6 +721,169 @@ def expanded_write(b: Builder) -> Tuple[str, str]:
     return variant, intent
 
 
+def memory_bank(b: Builder) -> Tuple[str, str]:
+    """A queue of past features kept on a module or a plain object (MoCo / XBM style), grown with
+    ``torch.cat`` and cut to its last rows: detached on the way in, or not."""
+    D, H, N = 3, 4, 6
+    net = mlp_class(b, D, H)
+    model, opt = b.var("model"), b.var("opt")
+    b.setup(f"{model} = {net}()")
+    b.setup(f"{opt} = {_opt(b, f'{model}.parameters()')}")
+    holder = pick(b.rng, ["module-attr", "object", "local"])
+    variant = pick(b.rng, ["no-detach", "detach-in", "no-grad-in", "detach-bank-use"], weights=[3, 2, 1, 1])
+    if holder == "object":
+        qcls = pick(b.rng, ["FeatureQueue", "MemoryBank", "XBM", "Queue"])
+        b.defs(f"class {qcls}:\n"
+               f"    def __init__(self, size):\n"
+               f"        self.size = size\n"
+               f"        self.feats = torch.zeros(0, {H})\n"
+               f"\n"
+               f"    def enqueue(self, f):")
+        if variant == "no-grad-in":
+            b.add("defs", "        with torch.no_grad():\n"
+                          "            self.feats = torch.cat([self.feats, f])[-self.size:]")
+        else:
+            tail = ".detach()" if variant == "detach-in" else ""
+            b.add("defs", f"        self.feats = torch.cat([self.feats, f{tail}])[-self.size:]",
+                  mark="cause" if variant == "no-detach" else None)
+        bank_obj = b.var("bank", "bankobj")
+        b.setup(f"{bank_obj} = {qcls}({N})")
+        bank = f"{bank_obj}.feats"
+        enqueue = lambda f: f"{bank_obj}.enqueue({f})"  # noqa: E731
+    else:
+        bank = f"{model}.queue" if holder == "module-attr" else b.var("bank", "bankvar")
+        b.setup(f"{bank} = torch.zeros(0, {H})")
+        if variant == "no-grad-in":
+            enqueue = lambda f: f"with torch.no_grad():\n    {bank} = torch.cat([{bank}, {f}])[-{N}:]"  # noqa: E731
+        else:
+            tail = ".detach()" if variant == "detach-in" else ""
+            enqueue = lambda f: f"{bank} = torch.cat([{bank}, {f}{tail}])[-{N}:]"  # noqa: E731
+    x, f, loss = b.local("x"), b.local("feats", "f"), b.local("loss")
+    b.step(f"{x} = torch.randn(3, {D})")
+    b.step(f"{f} = {model}({x})")
+    use = f"{bank}.detach()" if variant == "detach-bank-use" else bank
+    b.step(f"{loss} = {f}.pow(2).mean() + ({f} @ {use}.t()).mean() if len({bank}) else {f}.pow(2).mean()")
+    _train_tail(b, opt, loss)
+    b.step(enqueue(f), mark="cause" if variant == "no-detach" and holder != "object" else None)
+    return variant, "freed-graph" if variant == "no-detach" else "clean"
+
+
+def mutual_learning(b: Builder) -> Tuple[str, str]:
+    """Two peers trained on each other's predictions (deep mutual learning / distillation): the
+    peer's output used as a target without .detach() is freed by the first backward."""
+    D, C = 3, 4
+    b.need("import torch.nn.functional as F")
+    ncls = mlp_class(b, D, C)
+    m1, m2 = b.var("model", "m1"), b.var("peer", "m2")
+    o1, o2 = b.var("opt", "o1"), b.var("opt_peer", "o2")
+    b.setup(f"{m1} = {ncls}()")
+    b.setup(f"{m2} = {ncls}()")
+    b.setup(f"{o1} = {_opt(b, f'{m1}.parameters()')}")
+    b.setup(f"{o2} = {_opt(b, f'{m2}.parameters()')}")
+    x, y = b.local("x"), b.local("y")
+    b.step(f"{x} = torch.randn(5, {D})")
+    b.step(f"{y} = torch.randint(0, {C}, (5,))")
+    b.step(f"p1, p2 = {m1}({x}), {m2}({x})")
+    variant = pick(b.rng, ["no-detach", "detach", "sum"], weights=[3, 3, 1])
+
+    def kl(student: str, teacher: str) -> str:
+        return f"F.kl_div(F.log_softmax({student}, 1), F.softmax({teacher}, 1), reduction=\"batchmean\")"
+
+    if variant == "sum":
+        b.step(f"total = F.cross_entropy(p1, {y}) + {kl('p1', 'p2.detach()')} + "
+               f"F.cross_entropy(p2, {y}) + {kl('p2', 'p1.detach()')}")
+        b.step(f"{o1}.zero_grad()\n{o2}.zero_grad()\ntotal.backward()\n{o1}.step()\n{o2}.step()")
+        return variant, "clean"
+    t2 = "p2.detach()" if variant == "detach" else "p2"
+    b.step(f"l1 = F.cross_entropy(p1, {y}) + {kl('p1', t2)}", mark="cause" if variant == "no-detach" else None)
+    b.step(f"{o1}.zero_grad()\nl1.backward()\n{o1}.step()")
+    b.step(f"l2 = F.cross_entropy(p2, {y}) + {kl('p2', 'p1.detach()')}")
+    b.step(f"{o2}.zero_grad()\nl2.backward()\n{o2}.step()")
+    return variant, "freed-graph" if variant == "no-detach" else "clean"
+
+
+def weight_perturb(b: Builder) -> Tuple[str, str]:
+    """SAM-like two-step update: the weights are perturbed in place between the forward and its
+    backward (error), or after the first backward with a fresh forward for the second (clean)."""
+    D, O = 3, 2
+    net = mlp_class(b, D, O)
+    model, opt = b.var("model"), b.var("opt")
+    b.setup(f"{model} = {net}()")
+    b.setup(f"{opt} = {_opt(b, f'{model}.parameters()')}")
+    fn = pick(b.rng, ["perturb", "first_step", "ascent_step", "climb"])
+    variant = pick(b.rng, ["reuse-loss", "retain-reuse", "fresh-forward"], weights=[2, 2, 3])
+    b.defs(f"def {fn}(model, rho=0.05):\n"
+           f"    eps = []\n"
+           f"    with torch.no_grad():\n"
+           f"        for p in model.parameters():\n"
+           f"            e = torch.zeros_like(p) if p.grad is None else rho * p.grad / (p.grad.norm() + 1e-12)")
+    # the in-place write of the saved weights is a fair place to flag as well
+    b.add("defs", "            p.add_(e)", mark="cause" if variant != "fresh-forward" else None)
+    b.add("defs", "            eps.append(e)\n"
+                  "    return eps")
+    restore = pick(b.rng, ["restore", "second_step", "undo", "descend"])
+    b.defs(f"def {restore}(model, eps):\n"
+           f"    with torch.no_grad():\n"
+           f"        for p, e in zip(model.parameters(), eps):\n"
+           f"            p.sub_(e)")
+    x, y, loss = b.local("x"), b.local("y"), b.local("loss")
+    b.step(data_lines(b, x, y, D, O))
+    b.step(f"{loss} = nn.functional.mse_loss({model}({x}), {y})")
+    b.step(f"{opt}.zero_grad()")
+    if variant == "reuse-loss":
+        b.step(f"eps = {fn}({model})", mark="cause")
+        b.step(f"{loss}.backward()")
+        b.step(f"{restore}({model}, eps)")
+        b.step(f"{opt}.step()")
+        return variant, "version-counter"
+    b.step(f"{loss}.backward({'retain_graph=True' if variant == 'retain-reuse' else ''})")
+    b.step(f"eps = {fn}({model})")
+    b.step(f"{opt}.zero_grad()")
+    if variant == "retain-reuse":
+        b.step(f"{loss}.backward()", mark="cause")
+    else:
+        b.step(f"nn.functional.mse_loss({model}({x}), {y}).backward()")
+    b.step(f"{restore}({model}, eps)")
+    b.step(f"{opt}.step()")
+    return variant, "version-counter" if variant == "retain-reuse" else "clean"
+
+
+def cached_forward(b: Builder) -> Tuple[str, str]:
+    """A class that computes a forward once and caches it on an attribute; callers reuse it in
+    every iteration (error while the cached value carries a trained graph)."""
+    D, H = 3, 4
+    enc_cls = mlp_class(b, D, H, key="encc")
+    ccls = pick(b.rng, ["FeatureCache", "Embeddings", "Precomputed", "TargetCache"])
+    variant = pick(b.rng, ["no-detach", "no-grad", "detach", "recompute"], weights=[3, 1, 2, 1])
+    b.defs(f"class {ccls}:\n"
+           f"    def __init__(self, encoder, x):\n"
+           f"        self.encoder = encoder\n"
+           f"        self.x = x\n"
+           f"        self._value = None\n"
+           f"\n"
+           f"    def get(self):")
+    if variant == "recompute":
+        b.add("defs", "        return self.encoder(self.x)")
+    else:
+        b.add("defs", "        if self._value is None:")
+        if variant == "no-grad":
+            b.add("defs", "            with torch.no_grad():\n"
+                          "                self._value = self.encoder(self.x)")
+        else:
+            tail = ".detach()" if variant == "detach" else ""
+            b.add("defs", f"            self._value = self.encoder(self.x){tail}", mark="cause" if variant == "no-detach" else None)
+        b.add("defs", "        return self._value")
+    enc, head, opt, cache = b.var("encoder", "enc"), b.var("head", "headv"), b.var("opt"), b.var("cache")
+    b.setup(f"{enc} = {enc_cls}()")
+    b.setup(f"{head} = nn.Linear({H}, 1)")
+    b.setup(f"{opt} = {_opt(b, f'list({enc}.parameters()) + list({head}.parameters())')}")
+    b.setup(f"{cache} = {ccls}({enc}, torch.randn(5, {D}))")
+    loss = b.local("loss")
+    b.step(f"{loss} = {head}({cache}.get()).pow(2).mean()")
+    _train_tail(b, opt, loss)
+    return variant, "freed-graph" if variant == "no-detach" else "clean"
+
+
 PATTERNS: Dict[str, Tuple[Pattern, float]] = {
     "carried-state": (carried_state, 3),
     "running-stat": (running_stat, 2),
@@ -733,4 +898,8 @@ PATTERNS: Dict[str, Tuple[Pattern, float]] = {
     "inplace-saved": (inplace_saved, 3),
     "leaf-inplace": (leaf_inplace, 2),
     "expanded-write": (expanded_write, 1),
+    "memory-bank": (memory_bank, 2),
+    "mutual-learning": (mutual_learning, 2),
+    "weight-perturb": (weight_perturb, 2),
+    "cached-forward": (cached_forward, 2),
 }

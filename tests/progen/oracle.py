@@ -303,12 +303,14 @@ def annotated(rec: Record) -> str:
 
 
 def write_disagreements(report: Report, folder: Path, kinds: Iterable[str]) -> int:
-    """Every record whose verdict is in ``kinds`` as ``folder/<verdict>/<pattern>/<name>.py``."""
+    """Every record whose verdict is in ``kinds`` as ``folder/<verdict>/<pattern>/<name>.py``
+    (``other-line``: flagged as raising, but on neither a planted line nor torch's raise line)."""
     n = 0
     for rec in report.records:
-        if rec.verdict not in kinds:
+        kind = "other-line" if rec.verdict == "agree" and rec.line_ok is False else rec.verdict
+        if kind not in kinds:
             continue
-        d = folder / rec.verdict / rec.program.pattern
+        d = folder / kind / rec.program.pattern
         d.mkdir(parents=True, exist_ok=True)
         (d / f"{rec.program.name}.py").write_text(annotated(rec))
         n += 1

@@ -88,8 +88,15 @@ def shrink(rec: Record, run_torch: Callable[[str], dict], max_runs: int = 200) -
                 lines = cand
                 changed = True
                 break
-    kept = tuple(i + 1 for i, o in enumerate(origin) if o in rec.program.cause_lines)
-    return "\n".join(lines) + "\n", kept, runs
+    # cosmetic: no runs of blank lines (line numbers renumbered with them)
+    out, out_origin = [], []
+    for ln, o in zip(lines, origin):
+        if not ln.strip() and out and not out[-1].strip():
+            continue
+        out.append(ln)
+        out_origin.append(o)
+    kept = tuple(i + 1 for i, o in enumerate(out_origin) if o in rec.program.cause_lines)
+    return "\n".join(out).strip("\n") + "\n", kept, runs
 
 
 def torch_runner_for(workdir: Path):
