@@ -13,8 +13,9 @@ clean, the false alarms. Every disagreeing program (and every false warning) is 
 ``--out/<verdict>/<pattern>/`` with torch's and the engine's outcome appended as comments, and
 ``--out/SUMMARY.md`` lists the smallest program per pattern.
 
-No recorded proofs are used by default (``--cache`` reuses and updates the ``progen-bench``
-section of tests/data/proofs.json). Exit status 0 whatever the agreement: this is a measurement.
+No recorded outcomes are used by default (``--cache`` keeps torch's outcomes in
+``benchmarks/.cache/progen-proofs.json``, to compare engines on the same programs: put another
+engine first on ``PYTHONPATH``). Exit status 0 whatever the agreement: this is a measurement.
 """
 from __future__ import annotations
 
@@ -46,7 +47,9 @@ def main(argv=None) -> int:
     ap.add_argument("--family", choices=FAMILY_CHOICES, default="all")
     ap.add_argument("--out", type=Path, default=None,
                     help="folder for the disagreeing programs (default benchmarks/.cache/progen/<family>-<seed>)")
-    ap.add_argument("--cache", action="store_true", help="reuse/record torch outcomes (suite progen-bench)")
+    ap.add_argument("--cache", action="store_true",
+                    help="reuse/record torch outcomes in benchmarks/.cache/progen-proofs.json (to compare "
+                         "engines on the same programs without re-running torch)")
     ap.add_argument("--timeout", type=float, default=60, help="seconds per program under torch")
     ap.add_argument("--shrink", action="store_true",
                     help="shrink the smallest disagreeing program of each pattern/variant to a minimal "
@@ -60,7 +63,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="progen-") as tmp:
         t1 = time.monotonic()
         report = run(programs, Path(tmp), suite="progen-bench" if args.cache else None,
-                     complete=False, timeout=args.timeout)
+                     complete=False, timeout=args.timeout, proofs_path=HERE / ".cache" / "progen-proofs.json")
         t_run = time.monotonic() - t1
     print(f"progen: {len(programs)} programs, family {args.family}, seed {args.seed} "
           f"(generated in {t_gen:.1f}s; torch + engine in {t_run:.1f}s; torch runs: {report.ran} run, "
@@ -97,7 +100,8 @@ def main(argv=None) -> int:
             finally:
                 close()
     for r in small:
-        lines += [f"## {r.verdict}: {r.program.pattern} / {r.program.variant} (torch: {r.torch.cls})", "",
+        kind = "flagged on another line" if r.verdict == "agree" else r.verdict
+        lines += [f"## {kind}: {r.program.pattern} / {r.program.variant} (torch: {r.torch.cls})", "",
                   describe(r), ""]
         if r.program.name in shrunk:
             text, kept = shrunk[r.program.name]

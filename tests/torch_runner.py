@@ -547,9 +547,11 @@ class Prover:
 
 
 def prove(jobs: Sequence[Job], judge: Optional[Judge], suite: Optional[str], workdir: Path,
-          judges: Optional[Dict[str, Judge]] = None, complete: bool = True) -> Tuple[Dict[str, Outcome], Prover]:
-    """Run ``jobs`` to deciding outcomes (blocking) and save the suite's proofs."""
-    proofs = Proofs(suite) if suite else None
+          judges: Optional[Dict[str, Judge]] = None, complete: bool = True,
+          proofs_path: Optional[Path] = None) -> Tuple[Dict[str, Outcome], Prover]:
+    """Run ``jobs`` to deciding outcomes (blocking) and save the suite's proofs (in
+    ``proofs_path``, default ``tests/data/proofs.json``)."""
+    proofs = Proofs(suite, proofs_path) if suite else None
     all_judges = {j.id: judge for j in jobs if judge is not None}
     all_judges.update(judges or {})
     prover = Prover(jobs, all_judges, proofs, workdir)

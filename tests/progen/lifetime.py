@@ -25,7 +25,9 @@ def _opt(b: Builder, params: str) -> str:
 def _train_tail(b: Builder, opt: str, loss: str, retain: bool = False) -> None:
     b.step(f"{opt}.zero_grad()")
     b.step(f"{loss}.backward({'retain_graph=True' if retain else ''})")
-    b.step(f"{opt}.step()")
+    # with retain_graph, the step's in-place update of saved weights is what the next backward
+    # trips on (the version-counter error): a fair line to flag besides the store
+    b.step(f"{opt}.step()", mark="cause" if retain else None)
 
 
 # --- carried state -----------------------------------------------------------------------------
@@ -884,6 +886,80 @@ def cached_forward(b: Builder) -> Tuple[str, str]:
     return variant, "freed-graph" if variant == "no-detach" else "clean"
 
 
+def tuple_state(b: Builder) -> Tuple[str, str]:
+    """An LSTM's (h, c) state carried across iterations: both detached, one of them only, or none."""
+    D, H, B = 3, 4, 2
+    cell, opt = b.var("model", "lstm"), b.var("opt")
+    b.setup(f"{cell} = nn.LSTMCell({D}, {H})")
+    b.setup(f"{opt} = {_opt(b, f'{cell}.parameters()')}")
+    state = b.var("h", "state")
+    split = maybe(b.rng)
+    hn, cn = (b.var("hx", "hx"), b.var("cx", "cx")) if split else (None, None)
+    if split:
+        b.setup(f"{hn}, {cn} = torch.zeros({B}, {H}), torch.zeros({B}, {H})")
+    else:
+        b.setup(f"{state} = (torch.zeros({B}, {H}), torch.zeros({B}, {H}))")
+    variant = pick(b.rng, ["no-detach", "h-only", "both", "tuple-comprehension"], weights=[2, 2, 2, 1])
+    x, loss = b.local("x"), b.local("loss")
+    b.step(f"{x} = torch.randn({B}, {D})")
+    if split:
+        if variant == "both" or variant == "tuple-comprehension":
+            b.step(f"{hn}, {cn} = {hn}.detach(), {cn}.detach()")
+        elif variant == "h-only":  # the fix completes this line: a fair line too
+            b.step(f"{hn} = {hn}.detach()", mark="cause")
+        b.step(f"{hn}, {cn} = {cell}({x}, ({hn}, {cn}))", mark="cause" if variant in ("no-detach", "h-only") else None)
+        b.step(f"{loss} = {hn}.pow(2).mean()")
+    else:
+        if variant == "both":
+            b.step(f"{state} = ({state}[0].detach(), {state}[1].detach())")
+        elif variant == "tuple-comprehension":
+            b.step(f"{state} = tuple(s.detach() for s in {state})")
+        elif variant == "h-only":
+            b.step(f"{state} = ({state}[0].detach(), {state}[1])", mark="cause")
+        b.step(f"{state} = {cell}({x}, {state})", mark="cause" if variant in ("no-detach", "h-only") else None)
+        b.step(f"{loss} = {state}[0].pow(2).mean()")
+    _train_tail(b, opt, loss)
+    return variant, "freed-graph" if variant in ("no-detach", "h-only") else "clean"
+
+
+def module_state(b: Builder) -> Tuple[str, str]:
+    """A module that keeps its previous output on itself and mixes it into the next forward."""
+    D, H = 3, 4
+    cls = b.cls("cls", "stateful")
+    attr = pick(b.rng, ["prev", "last_out", "memory", "context"])
+    variant = pick(b.rng, ["no-detach", "detach", "reset", "no-grad-copy"], weights=[3, 2, 1, 1])
+    b.defs(f"class {cls}(nn.Module):\n"
+           f"    def __init__(self):\n"
+           f"        super().__init__()\n"
+           f"        self.fc = nn.Linear({D}, {H})\n"
+           f"        self.{attr} = None\n"
+           f"\n"
+           f"    def reset(self):\n"
+           f"        self.{attr} = None\n"
+           f"\n"
+           f"    def forward(self, x):\n"
+           f"        out = torch.tanh(self.fc(x))\n"
+           f"        if self.{attr} is not None:\n"
+           f"            out = out + 0.5 * self.{attr}")
+    if variant == "detach":
+        b.add("defs", f"        self.{attr} = out.detach()")
+    elif variant == "no-grad-copy":
+        b.add("defs", f"        with torch.no_grad():\n            self.{attr} = out.clone()")
+    else:
+        b.add("defs", f"        self.{attr} = out", mark="cause" if variant == "no-detach" else None)
+    b.add("defs", "        return out")
+    model, opt = b.var("model"), b.var("opt")
+    b.setup(f"{model} = {cls}()")
+    b.setup(f"{opt} = {_opt(b, f'{model}.parameters()')}")
+    x, loss = b.local("x"), b.local("loss")
+    b.step(f"{x} = torch.randn(2, {D})")
+    if variant == "reset":
+        b.step(f"{model}.reset()")
+    b.step(f"{loss} = {model}({x}).pow(2).mean()")
+    _train_tail(b, opt, loss)
+    return variant, "freed-graph" if variant == "no-detach" else "clean"
+
+
 PATTERNS: Dict[str, Tuple[Pattern, float]] = {
     "carried-state": (carried_state, 3),
     "running-stat": (running_stat, 2),
@@ -902,4 +978,6 @@ PATTERNS: Dict[str, Tuple[Pattern, float]] = {
     "mutual-learning": (mutual_learning, 2),
     "weight-perturb": (weight_perturb, 2),
     "cached-forward": (cached_forward, 2),
+    "tuple-state": (tuple_state, 2),
+    "module-state": (module_state, 2),
 }

@@ -321,7 +321,7 @@ def write_disagreements(report: Report, folder: Path, kinds: Iterable[str]) -> i
 
 
 def run(programs: Sequence[Program], workdir: Path, suite: Optional[str] = None, complete: bool = True,
-        timeout: float = 60) -> Report:
+        timeout: float = 60, proofs_path: Optional[Path] = None) -> Report:
     """Write the programs, run them under torch (``torch_runner.prove``: warm, parallel; a warm
     outcome that differs from the generator's intent is re-run fresh and decided by that run;
     recorded proofs of ``suite`` reused), analyze them with the engine, compare."""
@@ -339,7 +339,7 @@ def run(programs: Sequence[Program], workdir: Path, suite: Optional[str] = None,
         paths[p.name] = path
     jobs = [Job(p.name, paths[p.name], timeout=timeout) for p in programs]
     judges = {p.name: (lambda o, p=p: intent_matches(p.intent, classify(o.summary))) for p in programs}
-    results, prover = prove(jobs, None, suite, workdir, judges=judges, complete=complete)
+    results, prover = prove(jobs, None, suite, workdir, judges=judges, complete=complete, proofs_path=proofs_path)
     engine = analyze_all([(p.text, str(paths[p.name])) for p in programs])
     records = []
     for p, (diags, crash) in zip(programs, engine):
