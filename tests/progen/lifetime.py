@@ -291,7 +291,11 @@ def helper_once(b: Builder) -> Tuple[str, str]:
     pnet = mlp_class(b, S, A, key="pcls")
     cnet = mlp_class(b, S, 1, key="ccls")
     helper = pick(b.rng, ["compute_advantages", "advantages", "estimate_advantage", "gae"])
-    variant = pick(b.rng, ["no-detach", "detach", "no-grad", "inside", "retain"], weights=[3, 1, 1, 1, 1])
+    # retain / inside-no-detach run without an error, but the policy loss also trains the critic
+    # through the advantage (a silent hazard): a self-check prints MISMATCH when the critic,
+    # which no optimizer here updates, received a gradient
+    variant = pick(b.rng, ["no-detach", "detach", "no-grad", "inside", "inside-no-detach", "retain"],
+                   weights=[3, 1, 1, 1, 1, 1])
     ret = "returns - values"
     if variant == "detach":
         body = (f"    values = critic(states).squeeze(-1)\n"
@@ -314,14 +318,23 @@ def helper_once(b: Builder) -> Tuple[str, str]:
     actions = b.var("actions")
     b.setup(f"{actions} = torch.randint(0, {A}, (5,))")
     loss = b.local("loss")
+    silent = variant in ("inside-no-detach", "retain")
     if variant == "inside":
-        b.step(f"{adv} = {helper}({critic}, {states}, {rets}).detach()" if maybe(b.rng) else
-               f"{adv} = {helper}({critic}, {states}, {rets})")
+        b.step(f"{adv} = {helper}({critic}, {states}, {rets}).detach()")
+    elif variant == "inside-no-detach":
+        b.step(f"{adv} = {helper}({critic}, {states}, {rets})", mark="cause")
     else:
-        b.setup(f"{adv} = {helper}({critic}, {states}, {rets})", mark="cause" if variant in ("no-detach",) else None)
+        b.setup(f"{adv} = {helper}({critic}, {states}, {rets})",
+                mark="cause" if variant in ("no-detach", "retain") else None)
     b.step(f"logp = F.log_softmax({policy}({states}), -1).gather(1, {actions}[:, None]).squeeze(1)")
     b.step(f"{loss} = -(logp * {adv}).mean()")
-    _train_tail(b, opt, loss, retain=variant == "retain")
+    b.step(f"{opt}.zero_grad()")
+    b.step(f"{loss}.backward({'retain_graph=True' if variant == 'retain' else ''})")
+    b.step(f"{opt}.step()")
+    if silent:
+        b.after(f"if any(p.grad is not None and p.grad.abs().sum() > 0 for p in {critic}.parameters()):\n"
+                f"    print(\"MISMATCH: the policy loss trained the critic\")")
+        return variant, "silent"
     if variant == "no-detach":
         return variant, "freed-graph"
     return variant, "clean"
@@ -495,22 +508,31 @@ def actor_critic(b: Builder) -> Tuple[str, str]:
     b.step(f"ret = torch.randn(5)")
     b.step(f"value = {critic}({s}).squeeze(-1)")
     b.step(f"logp = F.log_softmax({actor}({s}), -1)[:, 0]")
-    variant = pick(b.rng, ["no-detach", "detach", "sum"], weights=[3, 2, 2])
+    variant = pick(b.rng, ["no-detach", "detach", "sum", "sum-no-detach"], weights=[3, 2, 2, 1])
     if variant == "detach":
         b.step(f"{adv} = (ret - value).detach()")
         b.step(f"actor_loss = -(logp * {adv}).mean()")
         b.step(f"critic_loss = (ret - value).pow(2).mean()")
     else:
-        b.step(f"{adv} = ret - value", mark="cause" if variant == "no-detach" else None)
-        b.step(f"actor_loss = -(logp * {adv}).mean()")
+        b.step(f"{adv} = ret - value", mark="cause" if variant in ("no-detach", "sum-no-detach") else None)
+        b.step(f"actor_loss = -(logp * {adv}{'.detach()' if variant == 'sum' else ''}).mean()")
         b.step(f"critic_loss = {adv}.pow(2).mean()")
-    if variant == "sum":
+    if variant in ("sum", "sum-no-detach"):
         b.step(f"{oa}.zero_grad()" + (f"\n{oc}.zero_grad()" if two_opts else ""))
+        if variant == "sum-no-detach":
+            # silent: the actor's loss also trains the critic; the check compares the critic's
+            # gradient with that of its own loss alone
+            b.step(f"ref = torch.autograd.grad(0.5 * critic_loss, list({critic}.parameters()), retain_graph=True)")
         b.step(f"(actor_loss + 0.5 * critic_loss).backward()")
+        if variant == "sum-no-detach":
+            b.step(f"if any(not torch.allclose(p.grad, r) for p, r in zip({critic}.parameters(), ref)):\n"
+                   f"    print(\"MISMATCH: the actor's loss trained the critic\")")
         b.step(f"{oa}.step()" + (f"\n{oc}.step()" if two_opts else ""))
-        return variant, "clean"
+        return variant, "silent" if variant == "sum-no-detach" else "clean"
     b.step(f"{oa}.zero_grad()")
-    b.step(f"actor_loss.backward()")
+    # nothing the second backward needs changes in between: the first backward is a fair line
+    # too (the convention for two backwards), besides the advantage's missing detach
+    b.step(f"actor_loss.backward()", mark="cause" if variant == "no-detach" else None)
     if two_opts:
         b.step(f"{oa}.step()" if maybe(b.rng) else "pass")
         b.step(f"{oc}.zero_grad()")
@@ -703,8 +725,12 @@ def expanded_write(b: Builder) -> Tuple[str, str]:
             b.step(f"{mask} += 0.5", mark="cause")
             intent = "expanded-write"
         else:
-            b.step(f"{mask}[0] = 0")  # one row: no element written twice (torch allows it)
-            intent = "clean"
+            # one row: no element is written twice, so torch allows it; but every row aliases
+            # the same memory, so all rows change (silent): the check sees it
+            b.step(f"{mask}[0] = 0", mark="cause")
+            b.step(f"if {mask}[1:].sum().item() != {(H - 1) * D}:\n"
+                   f"    print(\"MISMATCH: writing one row of the expanded mask changed the others\")")
+            intent = "silent"
     elif variant == "expand-clone":
         b.step(f"{mask} = torch.ones(1, {D}).expand({H}, {D}).clone()")
         b.step(f"{mask}[:, {b.loop_var} % {D}] = 0")
