@@ -327,7 +327,9 @@ def helper_once(b: Builder) -> Tuple[str, str]:
         b.setup(f"{adv} = {helper}({critic}, {states}, {rets})",
                 mark="cause" if variant in ("no-detach", "retain") else None)
     b.step(f"logp = F.log_softmax({policy}({states}), -1).gather(1, {actions}[:, None]).squeeze(1)")
-    b.step(f"{loss} = -(logp * {adv}).mean()")
+    # detaching here (in the policy loss) is as fair a fix as in the helper or at its call
+    b.step(f"{loss} = -(logp * {adv}).mean()", mark="cause" if variant != "detach" and variant != "no-grad"
+           and variant != "inside" else None)
     b.step(f"{opt}.zero_grad()")
     b.step(f"{loss}.backward({'retain_graph=True' if variant == 'retain' else ''})")
     b.step(f"{opt}.step()")
@@ -514,8 +516,11 @@ def actor_critic(b: Builder) -> Tuple[str, str]:
         b.step(f"actor_loss = -(logp * {adv}).mean()")
         b.step(f"critic_loss = (ret - value).pow(2).mean()")
     else:
-        b.step(f"{adv} = ret - value", mark="cause" if variant in ("no-detach", "sum-no-detach") else None)
-        b.step(f"actor_loss = -(logp * {adv}{'.detach()' if variant == 'sum' else ''}).mean()")
+        # the minimal fix detaches the advantage in the actor's loss (detaching `adv` itself would
+        # cut the critic's own loss): that line is the cause
+        b.step(f"{adv} = ret - value")
+        b.step(f"actor_loss = -(logp * {adv}{'.detach()' if variant == 'sum' else ''}).mean()",
+               mark="cause" if variant in ("no-detach", "sum-no-detach") else None)
         b.step(f"critic_loss = {adv}.pow(2).mean()")
     if variant in ("sum", "sum-no-detach"):
         b.step(f"{oa}.zero_grad()" + (f"\n{oc}.zero_grad()" if two_opts else ""))
@@ -530,9 +535,7 @@ def actor_critic(b: Builder) -> Tuple[str, str]:
         b.step(f"{oa}.step()" + (f"\n{oc}.step()" if two_opts else ""))
         return variant, "silent" if variant == "sum-no-detach" else "clean"
     b.step(f"{oa}.zero_grad()")
-    # nothing the second backward needs changes in between: the first backward is a fair line
-    # too (the convention for two backwards), besides the advantage's missing detach
-    b.step(f"actor_loss.backward()", mark="cause" if variant == "no-detach" else None)
+    b.step(f"actor_loss.backward()")
     if two_opts:
         b.step(f"{oa}.step()" if maybe(b.rng) else "pass")
         b.step(f"{oc}.zero_grad()")

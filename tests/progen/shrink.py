@@ -1,6 +1,7 @@
 """Shrink a disagreeing program to a minimal reproduction (greedy statement deletion).
 
-A *unit* is a statement line with its indented block. Passes over the program try to delete
+A *unit* is a statement line with its indented block (module-level calls and the
+``__main__`` guard excepted: the program must keep running). Passes over the program try to delete
 each unit (or, when deleting leaves a block empty, to replace it by ``pass``); a deletion is
 kept when the smaller program still compiles, torch still gives the same outcome class, and the
 engine still disagrees the same way (``missed``: no error diagnostic; ``false-error``: an error
@@ -10,6 +11,7 @@ runs is spent.
 """
 from __future__ import annotations
 
+import ast
 import itertools
 from pathlib import Path
 from typing import Callable, List, Optional, Set, Tuple
@@ -33,6 +35,22 @@ def _units(lines: List[str]) -> List[Tuple[int, int]]:
         while j > i + 1 and not lines[j - 1].strip():
             j -= 1
         out.append((i, j))
+    return out
+
+
+def _entry_points(lines: List[str]) -> Set[int]:
+    """Module-level calls and ``if __name__ == "__main__":`` blocks (0-based first lines): never
+    deleted, or a program that ran clean would stay clean by no longer running anything."""
+    try:
+        tree = ast.parse("\n".join(lines) + "\n")
+    except SyntaxError:
+        return set()
+    out = set()
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            out.add(node.lineno - 1)
+        elif isinstance(node, ast.If) and "__name__" in ast.unparse(node.test):
+            out.update(range(node.lineno - 1, (node.end_lineno or node.lineno)))
     return out
 
 
@@ -69,7 +87,8 @@ def shrink(rec: Record, run_torch: Callable[[str], dict], max_runs: int = 200) -
     while changed and runs < max_runs:
         changed = False
         # last unit first: a deletion moves only the lines after it, so the earlier starts stay valid
-        for start in sorted({u[0] for u in _units(lines)}, reverse=True):
+        protected = _entry_points(lines)
+        for start in sorted({u[0] for u in _units(lines)} - protected, reverse=True):
             if runs >= max_runs or start >= len(lines):
                 continue
             end = next((e for s_, e in _units(lines) if s_ == start), None)
