@@ -5,7 +5,8 @@ Per family (``lifetime`` = issue 9's vocabulary, ``flow`` = issue 10's), SET_SIZ
 programs from a fixed seed run under torch through ``tests/torch_runner.py`` (one torch import,
 forked children, one per core) and through the engine (``analyze_source``). torch's outcome
 of a program whose content, torch and runner are unchanged is reused from
-``tests/data/proofs.json`` (suite ``progen``), so a re-run costs the engine's time only.
+``tests/data/proofs.json`` (suites ``progen-lifetime`` and ``progen-flow``), so a re-run costs
+the engine's time only.
 
 - the generator: deterministic, both clean look-alikes and hazards in every family, a planted
   line for every hazard, and its intent agrees with what torch does (torch is the truth: a
@@ -30,7 +31,7 @@ pytest.importorskip("torch")
 
 SEED = 20261123
 SET_SIZE = 250  # per family: about a minute of torch on 2 quiet cores, cached afterwards
-SUITE = "progen"
+SUITE = "progen"  # sections progen-lifetime and progen-flow of tests/data/proofs.json
 
 _reports: Dict[str, Report] = {}
 
@@ -39,8 +40,8 @@ def report_for(family: str, tmp_path_factory) -> Report:
     if family not in _reports:
         programs = generate_set(SET_SIZE, SEED, family)
         work = tmp_path_factory.mktemp(f"progen-{family}")
-        # complete=False: the two families share the suite's section; each adds its programs
-        _reports[family] = run(programs, work, suite=SUITE, complete=False)
+        # one section per family, rewritten with exactly this set (stale programs pruned)
+        _reports[family] = run(programs, work, suite=f"{SUITE}-{family}", complete=True)
         print(f"\n=== progen {family}: {len(programs)} programs (torch: {_reports[family].ran} run, "
               f"{_reports[family].reused} recorded) ===\n{_reports[family].table()}\n"
               f"{_reports[family].patterns()}")

@@ -58,7 +58,7 @@ PROOFS_FILE = HERE / "data" / "proofs.json"
 MODE_ENV = "GRADWARDEN_CASE_RUN"  # "fresh": no warm server, no recorded proof
 PROOFS_ENV = "GRADWARDEN_PROOFS"  # "off" | "refresh" | default (read and write)
 # Bumped when what a summary holds or how it is computed changes (part of the runner's id).
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2
 DEFAULT_TIMEOUT = 120
 # The warm server imports torch before forking; the runner's own tests turn it off for programs
 # that do not use torch (what they test is the bookkeeping, not torch).
@@ -135,13 +135,13 @@ def summarize(path: Path, rc: Optional[int], stdout: str, stderr: str) -> dict:
         m = _WARN.match(ln)
         if m:
             where = int(m.group(2)) if os.path.realpath(m.group(1)) == me else 0
-            warns.append([where, m.group(3), m.group(4)[:200]])
+            warns.append([where, m.group(3), m.group(4)[:120]])
     return {
         "rc": rc,
         "runtime_error": "RuntimeError" in stderr,
         "mismatch": "MISMATCH" in stdout,
         "mismatch_err": "MISMATCH" in stderr,
-        "exc": exc[:300],
+        "exc": exc[:160],  # enough for every class of progen.oracle; keeps the file small
         "frames": frames,
         "warnings": warns[:20],
     }
