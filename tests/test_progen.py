@@ -30,7 +30,7 @@ from progen.oracle import DISAGREEMENTS, Report, describe, run, smallest_per_pat
 pytest.importorskip("torch")
 
 SEED = 20261123
-SET_SIZE = 250  # per family: about a minute of torch on 2 quiet cores, cached afterwards
+SET_SIZE = 400  # per family: under a minute of torch on 2 quiet cores, recorded afterwards
 SUITE = "progen"  # sections progen-lifetime and progen-flow of tests/data/proofs.json
 
 _reports: Dict[str, Report] = {}
