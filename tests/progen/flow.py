@@ -71,7 +71,7 @@ def loss_under_no_grad(b: Builder) -> Tuple[str, str]:
     _train_tail(b, opt, loss)
     if variant == "eval-only":
         b.step(f"with torch.no_grad():\n    val = nn.functional.mse_loss({model}({x}), {y})")
-        b.step(f"print(f\"val {{val.item():.3f}}\")" if maybe(b.rng) else "_ = val.item()")
+        b.step("print(f\"val {val.item():.3f}\")" if maybe(b.rng) else "_ = val.item()")
     else:
         ev = _eval_helper(b)
         b.after(f"print({ev}({model}, torch.randn(4, {D}), torch.randn(4, {O})))")
@@ -154,7 +154,7 @@ def nondiff_op(b: Builder) -> Tuple[str, str]:
         b.step(f"acc = ({out}.argmax(dim=1) == {y}).float().mean()")
     _train_tail(b, opt, loss)
     if variant == "metric-only":
-        b.step(f"print(f\"acc={{acc.item():.2f}}\")")
+        b.step("print(f\"acc={acc.item():.2f}\")")
     return variant, "clean" if variant in ("metric-only", "round") else "no-grad-fn"
 
 
@@ -405,7 +405,7 @@ def detach_view(b: Builder) -> Tuple[str, str]:
     elif variant == "detach":
         b.step(f"{tgt} = {tgt}.detach()")
     else:
-        b.step(f"stats = h.clone()\nstats.detach_()")
+        b.step("stats = h.clone()\nstats.detach_()")
     b.step(f"{loss} = h.pow(2).mean() + 0.1 * ({tgt} * 0).sum()" if variant != "base-detach_"
            else f"{loss} = h.pow(2).mean()")
     _train_tail(b, opt, loss)

@@ -507,14 +507,14 @@ def actor_critic(b: Builder) -> Tuple[str, str]:
         b.setup(f"{oa} = {_opt(b, f'list({actor}.parameters()) + list({critic}.parameters())')}")
     s, adv = b.local("s", "s"), b.local("adv", "adv")
     b.step(f"{s} = torch.randn(5, {S})")
-    b.step(f"ret = torch.randn(5)")
+    b.step("ret = torch.randn(5)")
     b.step(f"value = {critic}({s}).squeeze(-1)")
     b.step(f"logp = F.log_softmax({actor}({s}), -1)[:, 0]")
     variant = pick(b.rng, ["no-detach", "detach", "sum", "sum-no-detach"], weights=[3, 2, 2, 1])
     if variant == "detach":
         b.step(f"{adv} = (ret - value).detach()")
         b.step(f"actor_loss = -(logp * {adv}).mean()")
-        b.step(f"critic_loss = (ret - value).pow(2).mean()")
+        b.step("critic_loss = (ret - value).pow(2).mean()")
     else:
         # the minimal fix detaches the advantage in the actor's loss (detaching `adv` itself would
         # cut the critic's own loss): that line is the cause
@@ -528,18 +528,18 @@ def actor_critic(b: Builder) -> Tuple[str, str]:
             # silent: the actor's loss also trains the critic; the check compares the critic's
             # gradient with that of its own loss alone
             b.step(f"ref = torch.autograd.grad(0.5 * critic_loss, list({critic}.parameters()), retain_graph=True)")
-        b.step(f"(actor_loss + 0.5 * critic_loss).backward()")
+        b.step("(actor_loss + 0.5 * critic_loss).backward()")
         if variant == "sum-no-detach":
             b.step(f"if any(not torch.allclose(p.grad, r) for p, r in zip({critic}.parameters(), ref)):\n"
                    f"    print(\"MISMATCH: the actor's loss trained the critic\")")
         b.step(f"{oa}.step()" + (f"\n{oc}.step()" if two_opts else ""))
         return variant, "silent" if variant == "sum-no-detach" else "clean"
     b.step(f"{oa}.zero_grad()")
-    b.step(f"actor_loss.backward()")
+    b.step("actor_loss.backward()")
     if two_opts:
         b.step(f"{oa}.step()" if maybe(b.rng) else "pass")
         b.step(f"{oc}.zero_grad()")
-    b.step(f"critic_loss.backward()")
+    b.step("critic_loss.backward()")
     b.step(f"{oc if two_opts else oa}.step()")
     return variant, "freed-graph" if variant == "no-detach" else "clean"
 
@@ -580,8 +580,8 @@ def autograd_grad(b: Builder) -> Tuple[str, str]:
         # the cause: the grad call inside the helper (the minimal fix adds retain_graph there)
         b.add("defs", f"    grads = torch.autograd.grad(loss, list(head.parameters()){rg})",
               mark="cause" if variant == "helper" else None)
-        b.add("defs", f"    norm = sum(g.pow(2).sum() for g in grads)\n"
-                      f"    return loss, norm")
+        b.add("defs", "    norm = sum(g.pow(2).sum() for g in grads)\n"
+                      "    return loss, norm")
         b.step(f"{loss}, gnorm = {fn}({enc}, {head}, {x})")
         b.step(f"{loss}.backward()")
         b.step(f"{opt}.step()")
@@ -602,7 +602,7 @@ def autograd_grad(b: Builder) -> Tuple[str, str]:
         b.step(f"(g,) = {call}", mark="cause" if variant == "wrt-h-then-full" else None)
         if variant == "wrt-h-then-enc-only":
             b.step(f"aux = ({h} * g).sum() + {h}.pow(2).mean()")
-            b.step(f"aux.backward()")
+            b.step("aux.backward()")
             b.step(f"{opt}.step()")
             return variant, "clean"
         b.step(f"({loss} + g.sum()).backward()")
@@ -614,8 +614,8 @@ def autograd_grad(b: Builder) -> Tuple[str, str]:
     create = variant == "penalty-create"
     b.step(f"(gx,) = torch.autograd.grad(score.sum(), {x}{', create_graph=True' if create else ''})",
            mark=None if create else "cause")
-    b.step(f"penalty = (gx.norm(dim=1) - 1).pow(2).mean()")
-    b.step(f"(score.mean() + 10 * penalty).backward()")
+    b.step("penalty = (gx.norm(dim=1) - 1).pow(2).mean()")
+    b.step("(score.mean() + 10 * penalty).backward()")
     b.step(f"{opt}.step()")
     return variant, "clean" if create else "freed-graph"
 
