@@ -196,3 +196,21 @@ def test_prover_runs_jobs_in_parallel_children(tmp_path, no_torch):
     finally:
         prover.close()
     assert all(o.rc == 0 for o in out.values()), {k: o.summary for k, o in out.items()}
+
+
+def test_a_streaming_server_takes_jobs_after_it_started(tmp_path, no_torch):
+    """The shrinker's server: jobs submitted one after another (each waited for) run in the same
+    server process, each in a fresh child."""
+    from torch_runner import WarmServer
+
+    server = WarmServer([], tmp_path, stream=True)
+    try:
+        outs = []
+        for i in range(3):
+            p = _write(tmp_path, f"s{i}.py", f"import sys\nsys.exit({i})\n")
+            outs.append(server.submit(Job(f"s{i}", p)).result(timeout=300))
+        pid = server.proc.pid
+    finally:
+        server.finish()
+    assert [o.rc for o in outs] == [0, 1, 2]
+    assert server.proc.wait(timeout=60) == 0 and server.proc.pid == pid

@@ -58,7 +58,7 @@ PROOFS_FILE = HERE / "data" / "proofs.json"
 MODE_ENV = "GRADWARDEN_CASE_RUN"  # "fresh": no warm server, no recorded proof
 PROOFS_ENV = "GRADWARDEN_PROOFS"  # "off" | "refresh" | default (read and write)
 # Bumped when what a summary holds or how it is computed changes (part of the runner's id).
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2
 DEFAULT_TIMEOUT = 120
 # The warm server imports torch before forking; the runner's own tests turn it off for programs
 # that do not use torch (what they test is the bookkeeping, not torch).
@@ -135,13 +135,13 @@ def summarize(path: Path, rc: Optional[int], stdout: str, stderr: str) -> dict:
         m = _WARN.match(ln)
         if m:
             where = int(m.group(2)) if os.path.realpath(m.group(1)) == me else 0
-            warns.append([where, m.group(3), m.group(4)[:200]])
+            warns.append([where, m.group(3), m.group(4)[:120]])
     return {
         "rc": rc,
         "runtime_error": "RuntimeError" in stderr,
         "mismatch": "MISMATCH" in stdout,
         "mismatch_err": "MISMATCH" in stderr,
-        "exc": exc[:300],
+        "exc": exc[:160],  # enough for every class of progen.oracle; keeps the file small
         "frames": frames,
         "warnings": warns[:20],
     }
@@ -207,35 +207,61 @@ def run_fresh(job: Job, cwd: Optional[Path] = None) -> Outcome:
 
 
 class WarmServer:
-    """One ``torch_runner_child.py`` process for a batch of jobs; results arrive as futures."""
+    """One ``torch_runner_child.py`` process for a batch of jobs; results arrive as futures.
+    ``stream=True``: more jobs can be added with :meth:`submit` until :meth:`finish`."""
 
     def __init__(self, jobs: Sequence[Job], workdir: Path, pairs: Sequence[Tuple[str, str]] = (),
-                 n_workers: Optional[int] = None):
+                 n_workers: Optional[int] = None, stream: bool = False):
         self.jobs = list(jobs)
         self.outdir = Path(tempfile.mkdtemp(prefix="warm-", dir=str(workdir)))
         self.futures: Dict[str, "Future[Outcome]"] = {j.id: Future() for j in self.jobs}
         self.compared: Dict[Tuple[str, str], "Future[dict]"] = {tuple(p): Future() for p in pairs}
+        self._lock = threading.Lock()
         index = {j.id: i for i, j in enumerate(self.jobs)}
+        n_workers = n_workers or workers()
         spec = {
-            "jobs": [{"i": i, "kind": j.kind, "path": str(j.path), "timeout": j.timeout}
-                     for i, j in enumerate(self.jobs)],
+            "jobs": [self._job_spec(i, j) for i, j in enumerate(self.jobs)],
             "pairs": [[index[a], index[b]] for a, b in pairs],
-            "workers": n_workers or workers(),
+            "workers": n_workers,
             "outdir": str(self.outdir),
             # The lazy imports of a first optimizer step cost seconds: worth paying once in the
             # server only when more than one round of children would each pay them.
-            "warm_up": len(self.jobs) > (n_workers or workers()),
+            "warm_up": stream or len(self.jobs) > n_workers,
             "torch": PRELOAD_TORCH,
+            "stream": stream,
         }
         env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         self._log = open(self.outdir / "server.err", "w")
         self.proc = subprocess.Popen([sys.executable, str(CHILD)], cwd=str(self.outdir), env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True)
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(spec))
-        self.proc.stdin.close()
+        self.proc.stdin.write(json.dumps(spec) + "\n")
+        self.proc.stdin.flush()
+        if not stream:
+            self.proc.stdin.close()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+
+    @staticmethod
+    def _job_spec(i: int, j: Job) -> dict:
+        return {"i": i, "kind": j.kind, "path": str(j.path), "timeout": j.timeout}
+
+    def submit(self, job: Job) -> "Future[Outcome]":
+        """One more job (``stream=True`` servers only)."""
+        assert self.proc.stdin is not None and not self.proc.stdin.closed, "not a streaming server"
+        with self._lock:
+            i = len(self.jobs)
+            self.jobs.append(job)
+            fut: "Future[Outcome]" = Future()
+            self.futures[job.id] = fut
+            self.proc.stdin.write(json.dumps(self._job_spec(i, job)) + "\n")
+            self.proc.stdin.flush()
+        return fut
+
+    def finish(self) -> None:
+        """No more jobs: the server exits when the running ones are done."""
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            self.proc.stdin.close()
 
     def _outcome(self, i: int, msg: dict) -> Outcome:
         job = self.jobs[i]
@@ -267,9 +293,10 @@ class WarmServer:
                         fut.set_result(msg["compare"])
                     continue
                 i = msg.get("i")
-                if not isinstance(i, int) or not 0 <= i < len(self.jobs):
-                    continue
-                fut = self.futures[self.jobs[i].id]
+                with self._lock:
+                    if not isinstance(i, int) or not 0 <= i < len(self.jobs):
+                        continue
+                    fut = self.futures[self.jobs[i].id]
                 if not fut.done():
                     try:
                         fut.set_result(self._outcome(i, msg))
@@ -285,6 +312,7 @@ class WarmServer:
                                                    f"before this job finished:\n{log}"))
 
     def close(self) -> None:
+        self.finish()
         if self.proc.poll() is None:
             self.proc.kill()
 
@@ -519,9 +547,11 @@ class Prover:
 
 
 def prove(jobs: Sequence[Job], judge: Optional[Judge], suite: Optional[str], workdir: Path,
-          judges: Optional[Dict[str, Judge]] = None, complete: bool = True) -> Tuple[Dict[str, Outcome], Prover]:
-    """Run ``jobs`` to deciding outcomes (blocking) and save the suite's proofs."""
-    proofs = Proofs(suite) if suite else None
+          judges: Optional[Dict[str, Judge]] = None, complete: bool = True,
+          proofs_path: Optional[Path] = None) -> Tuple[Dict[str, Outcome], Prover]:
+    """Run ``jobs`` to deciding outcomes (blocking) and save the suite's proofs (in
+    ``proofs_path``, default ``tests/data/proofs.json``)."""
+    proofs = Proofs(suite, proofs_path) if suite else None
     all_judges = {j.id: judge for j in jobs if judge is not None}
     all_judges.update(judges or {})
     prover = Prover(jobs, all_judges, proofs, workdir)

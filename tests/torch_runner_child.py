@@ -7,7 +7,9 @@ is part of every recorded key, so any change here re-runs every proof once. Keep
 logic (caching, judging, scheduling) in ``torch_runner.py``.
 
 SPEC: ``{"jobs": [{"i": n, "kind": "script"|"dump", "path": ..., "timeout": s}, ...],
-"pairs": [[i_a, i_b], ...], "workers": n, "outdir": ..., "warm_up": bool, "torch": bool}``. At most ``workers`` children run at
+"pairs": [[i_a, i_b], ...], "workers": n, "outdir": ..., "warm_up": bool, "torch": bool,
+"stream": bool}``: all of stdin, or (``"stream": true``) its first line, after which each line
+is one more job, until stdin closes. At most ``workers`` children run at
 once; each is killed after its ``timeout``. One JSON line per finished job on stdout:
 ``{"i", "rc", "timed_out", "seconds"}``, and one per compared pair: ``{"pair": [a, b], "compare"}``.
 
@@ -51,12 +53,29 @@ def _warm_up(torch) -> None:
     torch.save({"w": w.detach()}, io.BytesIO())
 
 
-def _fresh_warning_state() -> None:
-    """A fresh interpreter has shown no warning yet: forget the ones the warm-up showed."""
+def _fresh_process_state() -> None:
+    """Run once in the server, before forking: what a fresh interpreter has not done yet.
+
+    - forget the warnings the imports and the warm-up showed (``__warningregistry__``, read
+      from the module dicts: a module ``__getattr__`` may import things);
+    - drop the ``atexit`` handlers the imports registered (a fresh ``python PROGRAM.py`` runs
+      only the handlers of what the program imports; torch's compiler stack registers some
+      that cost half a second at exit);
+    - freeze the heap, so that the children's garbage collections do not touch (and copy) the
+      server's objects.
+    """
+    import atexit
+    import gc
+    import warnings
+
     for mod in list(sys.modules.values()):
-        reg = getattr(mod, "__warningregistry__", None)
+        reg = getattr(mod, "__dict__", {}).get("__warningregistry__")
         if isinstance(reg, dict):
             reg.clear()
+    warnings._filters_mutated()  # type: ignore[attr-defined]  # invalidates every "once" cache
+    atexit._clear()  # type: ignore[attr-defined]
+    gc.collect()
+    gc.freeze()
 
 
 def _redirect(outdir: str, i: int) -> None:
@@ -232,7 +251,6 @@ def _child(torch, spec: dict, job: dict) -> None:
     try:
         i = job["i"]
         _redirect(spec["outdir"], i)
-        _fresh_warning_state()
         if torch is not None:
             torch.set_num_threads(1)
         if job["kind"] == "dump":
@@ -246,8 +264,51 @@ def _child(torch, spec: dict, job: dict) -> None:
         os._exit(code & 0xFF)
 
 
+class _Input:
+    """Job lines arriving on stdin after the spec (``"stream": true``), read without blocking."""
+
+    def __init__(self, open_: bool):
+        self.open = open_
+        self._buf = b""
+
+    def poll(self, timeout: float) -> list:
+        if not self.open:
+            time.sleep(timeout)
+            return []
+        import select
+
+        ready, _, _ = select.select([0], [], [], timeout)
+        if not ready:
+            return []
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            self.open = False
+        self._buf += chunk
+        lines = self._buf.split(b"\n")
+        self._buf = lines.pop() if self.open else b""
+        return [json.loads(ln) for ln in lines if ln.strip()]
+
+
+def _read_spec() -> tuple:
+    """The spec is the first line (or all of stdin, in batch mode); complete job lines that
+    arrived with it join its jobs."""
+    buf = b""
+    while b"\n" not in buf:
+        chunk = os.read(0, 1 << 16)
+        if not chunk:
+            return json.loads(buf), _Input(False)
+        buf += chunk
+    first, _, rest = buf.partition(b"\n")
+    spec = json.loads(first)
+    inp = _Input(bool(spec.get("stream")))
+    *complete, inp._buf = rest.split(b"\n")  # the last piece may be a line still arriving
+    spec.setdefault("jobs", [])
+    spec["jobs"] = list(spec["jobs"]) + [json.loads(ln) for ln in complete if ln.strip()]
+    return spec, inp
+
+
 def main() -> int:
-    spec = json.loads(sys.stdin.read())
+    spec, inp = _read_spec()
     results = os.fdopen(os.dup(1), "w", buffering=1)
     if spec.get("torch", True):
         import torch  # the point of this process: imported once, before forking
@@ -256,12 +317,13 @@ def main() -> int:
             _warm_up(torch)
     else:  # programs that need no torch (the runner's own tests)
         torch = None
-    pending = list(spec["jobs"])
+    _fresh_process_state()
+    pending = list(spec.get("jobs", []))
     running: dict = {}
     finished: set = set()
     pairs = [tuple(p) for p in spec.get("pairs", [])]
     compared: set = set()
-    while pending or running:
+    while pending or running or inp.open:
         while pending and len(running) < spec["workers"]:
             job = pending.pop(0)
             sys.stdout.flush()
@@ -270,6 +332,9 @@ def main() -> int:
             if pid == 0:
                 _child(torch, spec, job)
             running[pid] = [job, time.monotonic(), False]
+        if not running:
+            pending += inp.poll(0.05)
+            continue
         pid, status = os.waitpid(-1, os.WNOHANG)
         if pid == 0:
             now = time.monotonic()
@@ -277,7 +342,7 @@ def main() -> int:
                 if not r[2] and now - r[1] > float(r[0].get("timeout", 120)):
                     os.kill(p, signal.SIGKILL)
                     r[2] = True
-            time.sleep(0.005)
+            pending += inp.poll(0.005)
             continue
         if pid not in running:
             continue
