@@ -449,9 +449,40 @@ class AutogradMixin:
                 continue  # nothing trains what computed the weight: its gradients are wasted, not wrong
             where = wi.held_at or wi.stored_at or (self.site_here(wi.grad_fn.stack, wi.grad_fn.span))
             self.watched[node.id] = Event("policy_weight_not_detached", where, {
-                "name": wi.name or "the weight", "lp": li.name or "the log-probability", "mul_line": span.row},
+                "name": wi.name or "the weight", "lp": li.name or "the log-probability", "mul_line": span.row,
+                "weight_node": wi.grad_fn, "mul_span": span, "tail": ""},
                 (Related(span, "multiplied with the log-probability here", "call"),))
             return
+
+    def policy_site(self, ev: Event, consumers: Dict[int, List[Node]]) -> Tuple[Span, Dict[str, Any]]:
+        """Where GW506's ``.detach()`` belongs: where the weight is made when nothing else uses
+        it; in the policy term itself when it also feeds another loss (``adv`` in the critic's
+        ``adv.pow(2)``), which a detach at its definition would cut."""
+        wnode = ev.facts.get("weight_node")
+        if wnode is not None and len(consumers.get(wnode.id, [])) > 1:
+            return ev.facts["mul_span"], {"operand": ev.facts.get("name", "")}
+        return ev.span, {}
+
+    def policy_weight_frees(self, st: State, n: Node, first: Backward, facts: Dict[str, Any],
+                            related: List[Related]) -> bool:
+        """A freed graph explained by GW506: the policy loss's backward ran into the critic
+        through an undetached weight and freed what the critic's own loss then needs."""
+        ran = {m.id: m for m in walk_nodes(first.roots)} if first.roots else {}
+        for mid, ev in self.watched.items():
+            if ev.kind != "policy_weight_not_detached" or mid not in ran:
+                continue
+            wnode = ev.facts.get("weight_node")
+            if wnode is None or not self._reaches(wnode, n):
+                continue
+            span = ev.facts["mul_span"]
+            self.emit(Event("policy_weight_not_detached", span,
+                            dict(ev.facts, backward_line=first.span.row,
+                                 tail=f", and frees the graph the backward at line {facts['backward_line']} needs, "
+                                      "which raises"),
+                            tuple(related) + ev.related, fix_facts={"operand": ev.facts.get("name", "")},
+                            severity=1))
+            return True
+        return False
 
     def saves_a_view_of(self, out: Value, weight: Value, st: State) -> None:
         """``nn.Linear`` / ``F.linear`` save ``weight.t()``, a view: replacing ``weight.data``
@@ -602,6 +633,10 @@ class AutogradMixin:
                 where = self.detach_point(ev.facts["target_node"], set(ev.facts["theirs"]), consumers)
                 if where is not None:
                     ev = Event(ev.kind, where, ev.facts, ev.related, fix_facts={"node_span": where})
+            elif "weight_node" in ev.facts:
+                where, ff = self.policy_site(ev, consumers)
+                ev = Event(ev.kind, where, ev.facts, ev.related, fix_facts=ff)
+            if ev.kind == "peer_target_not_detached":
                 # wrong only where the peer's gradients are used: asked for here
                 # (autograd.grad(loss, peer_params)), or applied by an optimizer step before a
                 # zero_grad clears them (reported by that step)
@@ -888,6 +923,8 @@ class AutogradMixin:
         elif bumped and use is not None:
             uspan = use.stale_site or use.report_span or use.span
             self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
+        elif self.policy_weight_frees(st, n, first, facts, related):
+            pass
         elif stepped and use is not None:
             uspan = use.stale_site or use.report_span or use.span
             self.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))

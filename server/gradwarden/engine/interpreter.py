@@ -431,7 +431,35 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         for t in stmt.targets:
             if isinstance(t, ast.Name):
                 st.frame().pop(t.id, None)
+            elif isinstance(t, ast.Subscript):
+                self.delete_item(self.eval(t.value, st), t.slice, st)
         return [st]
+
+    def delete_item(self, obj: Value, sl: ast.expr, st: State) -> None:
+        """``del memory[:]`` empties a list, ``del memory[0]`` drops an item, ``del d[k]`` an
+        entry (what is deleted is no longer carried anywhere)."""
+        if isinstance(obj, SeqV):
+            items = list(st.lists.get(obj.lid, ()))
+            if isinstance(sl, ast.Slice):
+                bounds = [self.eval(b, st) if b is not None else NONE for b in (sl.lower, sl.upper, sl.step)]
+                if all(isinstance(b, ConstV) and (b.value is None or isinstance(b.value, int)) for b in bounds):
+                    del items[slice(*[b.value for b in bounds])]
+                elif sl.lower is None and sl.upper is None:
+                    items = []
+                else:
+                    return
+            else:
+                idx = self.eval(sl, st)
+                if isinstance(idx, ConstV) and isinstance(idx.value, int) and -len(items) <= idx.value < len(items) \
+                        and obj.kind != "homogeneous":
+                    del items[idx.value]
+                else:
+                    return
+            st.own("lists")[obj.lid] = tuple(items)
+        elif isinstance(obj, DictV):
+            key = self.dict_key(self.eval(sl, st))
+            if key[0] == "c":
+                st.own("dicts")[obj.did] = tuple(e for e in st.dicts.get(obj.did, ()) if e[0] != key)
 
     def stmt_Global(self, stmt: ast.Global, st: State) -> List[State]:
         return [st]

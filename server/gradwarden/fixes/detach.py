@@ -354,6 +354,21 @@ def _value(ctx: FixContext) -> List[TextEdit]:
     return _assignment(ctx)
 
 
+def _operand(ctx: FixContext) -> List[TextEdit]:
+    """Detach the operand named ``name`` inside the expression pointed at (``logp * adv`` ->
+    ``logp * adv.detach()``), leaving every other use of it alone."""
+    doc = ctx.doc
+    node = doc.find(ctx.target)
+    want = ctx.param("name")
+    if node is None or not want:
+        raise CannotFix("nothing at the target")
+    hits = [n for n in doc.walk(node) if isinstance(n, (cst.Name, cst.Attribute)) and dotted(n) == want
+            and doc.has_pos(n)]
+    if len(hits) != 1:
+        raise CannotFix(f"`{want}` is not one operand of the expression")
+    return detach_expr(doc, hits[0])
+
+
 # --------------------------------------------------------------------------- later_loss
 def _later_loss(ctx: FixContext) -> List[TextEdit]:
     """Detach, in the statements that build the later loss after the step, the values that
@@ -427,6 +442,7 @@ _MODES = {
     "stale_use": _stale_use,
     "assignment": _assignment,
     "value": _value,
+    "operand": _operand,
     "later_loss": _later_loss,
     "call_arg": _call_arg,
     "running_total": _running_total,

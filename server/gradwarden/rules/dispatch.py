@@ -252,6 +252,9 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
     elif code == "GW602":
         fixes.append(Fix("reveal_write", "Write the tensor itself, so autograd records the write", safe=False,
                          preferred=True, target=ev.span))
+    elif code == "GW506" and ff.get("operand"):
+        fixes.append(Fix("detach", f"Detach `{ff['operand']}` in the policy term (`.detach()`)", safe=False,
+                         preferred=True, target=ev.span, params=_p(mode="operand", name=ff["operand"])))
     elif code in ("GW506", "GW507"):
         what = "the weight" if code == "GW506" else "the target distribution"
         fixes.append(Fix("detach", f"Detach {what} (`.detach()`)", safe=False, preferred=True, target=ev.span,

@@ -257,7 +257,7 @@ class PolicyWeightNotDetached(Rule):
     summary = "log_prob * advantage with an advantage that still trains the critic."
     # (reported only when an optimizer trains what computed the weight: otherwise its gradients
     # are wasted, not wrong)
-    message = "`{name}` weights a log-probability (line {mul_line}) but still carries a graph into parameters of its own (a critic): the policy loss backwarded at line {backward_line} trains them too (use `.detach()`)"
+    message = "`{name}` weights a log-probability (line {mul_line}) but still carries a graph into parameters of its own (a critic): the policy loss backwarded at line {backward_line} trains them too{tail} (use `.detach()`)"
     INVALID = (
         """
         import torch
