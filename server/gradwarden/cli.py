@@ -121,7 +121,26 @@ class _ExtendList(argparse.Action):
         setattr(namespace, self.dest, current)
 
 
-def build_parser() -> argparse.ArgumentParser:
+# What this module's own parser handles: for these (and --version) the optional subcommand
+# modules are not imported, so that `check` does not pay for the debugger's and the server's
+# imports (see _needs_subcommand_modules).
+BUILTIN_COMMANDS = ("check", "rule", "rules")
+
+
+def _needs_subcommand_modules(argv: Sequence[str]) -> bool:
+    """False when ``argv`` asks only for what this module defines (``--version``, ``check``,
+    ``rule``, ``rules``); True for anything else (another subcommand, ``--help``, no command, a
+    typo), which gets the full parser and its full list of commands."""
+    for arg in argv:
+        if arg == "--version":
+            return False
+        if arg.startswith("-"):
+            return True
+        return arg not in BUILTIN_COMMANDS
+    return True
+
+
+def build_parser(subcommand_modules: bool = True) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gradwarden",
         description="Find PyTorch autograd hazards before they raise (or silently corrupt gradients).",
@@ -131,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check_parser(sub)
     _add_rule_parser(sub)
     _add_rules_parser(sub)
-    for entry in SUBCOMMAND_MODULES:
+    for entry in SUBCOMMAND_MODULES if subcommand_modules else ():
         module_name, _, func = entry.partition(":")
         try:
             module = importlib.import_module(module_name)
@@ -250,8 +269,8 @@ def _bare_color_flag(argv: List[str]) -> List[str]:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = build_parser()
     args_list = _bare_color_flag(list(sys.argv[1:] if argv is None else argv))
+    parser = build_parser(subcommand_modules=_needs_subcommand_modules(args_list))
     try:
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # --help, --version, usage errors

@@ -7,10 +7,8 @@ input, whatever the number of jobs.
 """
 from __future__ import annotations
 
-import os
-import pickle
 import gc
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -21,6 +19,8 @@ from gradwarden.engine.source import decode_source
 from gradwarden.noqa import filter_noqa
 
 if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Future
+
     from gradwarden.config import Settings
 
 Analyzer = Callable[..., List[Diagnostic]]  # (bytes | str, filename) -> diagnostics
@@ -128,6 +128,8 @@ def _check_chunk(
 
 
 def _picklable(obj: object) -> bool:
+    import pickle
+
     try:
         pickle.dumps(obj)
     except Exception:  # noqa: BLE001
@@ -167,13 +169,17 @@ def run(
                     progress(i + 1, total)
         return results
 
+    # Imported here: a process pool costs tens of milliseconds to import, and most runs
+    # (one file from an editor or pre-commit, a warm cache) never start one.
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     # Small chunks keep the workers busy to the end; big enough to amortise the pickling.
     size = max(1, min(32, total // (n_jobs * 4) or 1))
     chunks = [items[i : i + size] for i in range(0, total, size)]
     by_chunk: Dict[int, List[Outcome]] = {}
     done = 0
     with ProcessPoolExecutor(max_workers=n_jobs) as pool:
-        pending: Dict[Future, int] = {
+        pending: Dict["Future", int] = {
             pool.submit(_check_chunk, chunk, ignore_noqa, keep_source, analyze): i for i, chunk in enumerate(chunks)
         }
         try:
