@@ -65,7 +65,7 @@ def test_commands_that_analyse_nothing_import_neither_the_engine_nor_heavy_modul
 
 @pytest.mark.parametrize("name, expected_rc", [("clean.py", 0), ("hazard.py", 1)])
 def test_check_imports_the_engine_and_nothing_heavy(project, name, expected_rc):
-    rc, modules, out = imported(["check", name], project)
+    rc, modules, out = imported(["check", "--no-cache", name], project)
     assert rc == expected_rc, out
     if expected_rc:
         assert "GW101" in out  # the diagnostic, with its fix attached, was produced and printed
@@ -73,9 +73,17 @@ def test_check_imports_the_engine_and_nothing_heavy(project, name, expected_rc):
     assert heavy_in(modules) == []
 
 
+def test_check_with_a_warm_cache_does_not_even_import_the_engine(project):
+    assert imported(["check", "hazard.py"], project)[0] == 1  # fills the cache
+    rc, modules, out = imported(["check", "hazard.py"], project)
+    assert rc == 1 and "GW101" in out
+    assert "gradwarden.engine.interpreter" not in modules
+    assert heavy_in(modules) == []
+
+
 def test_the_probe_sees_heavy_imports_where_they_belong(project):
     """The same probe on ``--fix`` reports libcst: the absence above is not an artefact."""
-    rc, modules, out = imported(["check", "--fix", "--unsafe-fixes", "hazard.py"], project)
+    rc, modules, out = imported(["check", "--no-cache", "--fix", "--unsafe-fixes", "hazard.py"], project)
     assert "libcst" in modules, out
     assert (project / "hazard.py").read_text() != HAZARD  # the fix was applied
 
@@ -83,6 +91,6 @@ def test_the_probe_sees_heavy_imports_where_they_belong(project):
 def test_several_jobs_import_the_process_pool(project):
     for i in range(25):  # more than runner.PARALLEL_THRESHOLD files
         (project / f"m{i}.py").write_text(CLEAN)
-    rc, modules, _ = imported(["check", "-j", "2", "."], project)
+    rc, modules, _ = imported(["check", "--no-cache", "-j", "2", "."], project)
     assert rc == 1  # hazard.py is among them
     assert "concurrent.futures.process" in modules
