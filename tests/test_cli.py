@@ -145,7 +145,7 @@ def test_findings_text(capsys, project, fake_engine):
     assert rc == 1
     assert err == ""
     assert out.splitlines() == [
-        "a.py:3:1: GW201 fake GW201 finding",
+        "a.py:3:1: GW201 error: fake GW201 finding",
         "  a.py:3:1: note: related note",
         "Found 1 error.",
     ]
@@ -181,8 +181,8 @@ def test_parse_error_among_good_files(capsys, project, fake_engine):
     assert rc == 1
     assert err == ""
     lines = out.splitlines()
-    assert lines[0] == "a.py:3:1: GW201 fake GW201 finding"
-    assert lines[2].startswith("b_broken.py:1:7: GW001 syntax error")
+    assert lines[0] == "a.py:3:1: GW201 error: fake GW201 finding"
+    assert lines[2].startswith("b_broken.py:1:7: GW001 error: syntax error")
     assert lines[-1] == "Found 2 errors."
 
 
@@ -190,7 +190,7 @@ def test_undecodable_file_is_gw001(capsys, project, fake_engine):
     write("latin.py", data=b"x = '\xff\xfe'\n")
     rc, out, _ = run_cli(capsys, "check", "latin.py")
     assert rc == 1
-    assert out.startswith("latin.py:1:1: GW001 cannot decode file")
+    assert out.startswith("latin.py:1:1: GW001 error: cannot decode file")
 
 
 def test_internal_error_is_reported_and_run_goes_on(capsys, project, fake_engine):
@@ -468,14 +468,14 @@ def test_gitignore(capsys, project, fake_engine):
 def test_stdin(capsys, project, fake_engine, monkeypatch):
     rc, out, _ = run_cli(capsys, "check", "-", stdin=HAZARD.encode(), monkeypatch=monkeypatch)
     assert rc == 1
-    assert out.splitlines()[0] == "-:3:1: GW201 fake GW201 finding"
+    assert out.splitlines()[0] == "-:3:1: GW201 error: fake GW201 finding"
 
 
 def test_stdin_filename(capsys, project, fake_engine, monkeypatch):
     rc, out, _ = run_cli(capsys, "check", "--stdin-filename", "pkg/mod.py", stdin=HAZARD.encode(),
                          monkeypatch=monkeypatch)
     assert rc == 1
-    assert out.splitlines()[0] == "pkg/mod.py:3:1: GW201 fake GW201 finding"
+    assert out.splitlines()[0] == "pkg/mod.py:3:1: GW201 error: fake GW201 finding"
 
 
 def test_stdin_with_files_and_noqa(capsys, project, fake_engine, monkeypatch):
@@ -804,7 +804,7 @@ def test_subprocess_parse_error_exit_code(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "gradwarden", "check", "bad.py"], capture_output=True,
                           text=True, cwd=tmp_path)
     assert proc.returncode == 1
-    assert proc.stdout.startswith("bad.py:1:7: GW001 syntax error")
+    assert proc.stdout.startswith("bad.py:1:7: GW001 error: syntax error")
 
 
 # --------------------------------------------------------------------------- the real engine
