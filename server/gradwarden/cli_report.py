@@ -73,7 +73,14 @@ def extras(args: argparse.Namespace, run: "CheckRun") -> Extras:
     if args.output_format in FIX_AWARE_FORMATS and not args.statistics and any(d.fixes for d in diags):
         from gradwarden.fixability import index_fixes
 
-        fixes = index_fixes(diags, _reader(args, run))
+        analyze = None
+        if args.output_format in ("json", "json-lines", "sarif"):  # edits exactly as a fix run makes them
+            from gradwarden.runner import diagnose
+
+            def analyze(text: str, filename: str):
+                return diagnose(text, filename, run.settings, ignore_noqa=args.ignore_noqa)
+
+        fixes = index_fixes(diags, _reader(args, run), analyze)
     return Extras(notebooks, fixes)
 
 
