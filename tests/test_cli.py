@@ -173,6 +173,22 @@ def test_missing_path_is_exit_2_but_others_are_checked(capsys, project, fake_eng
     assert "a.py:3:1: GW201" in out
 
 
+def test_folder_without_python_files_warns(capsys, project, fake_engine):
+    write("docs/readme.txt", "not python")
+    rc, out, err = run_cli(capsys, "check", "docs")
+    assert (rc, out) == (0, "All checks passed!\n")
+    assert err == "warning: No Python files found under the given path(s)\n"
+    rc, _, err = run_cli(capsys, "check", "-s", "docs")  # --silent prints nothing at all
+    assert (rc, err) == (0, "")
+
+
+def test_severity_is_readable_without_colour(capsys, project, fake_engine):
+    write("a.py", "import torch\nx = 1  # FAKE GW404\ny = 2  # FAKE GW201\n")
+    rc, out, _ = run_cli(capsys, "check", "--no-color", "a.py")
+    assert "a.py:2:1: GW404 info: fake GW404 finding" in out
+    assert "a.py:3:1: GW201 error: fake GW201 finding" in out
+
+
 def test_parse_error_among_good_files(capsys, project, fake_engine):
     write("a.py", HAZARD)
     write("b_broken.py", "def f(:\n    pass\n")
