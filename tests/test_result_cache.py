@@ -72,11 +72,12 @@ def project(tmp_path, monkeypatch):
 
 def check(capsys, *args: str) -> Tuple[int, List[dict], List[str]]:
     """One in-process ``gradwarden check --output-format json``: exit code, findings, and the
-    files the engine analysed during this run."""
+    files the engine analysed during this run (each once, although the JSON report's exact fix
+    edits also analyse fixed versions of a file with fixes)."""
     ANALYSED.clear()
     rc = cli.main(["check", "--output-format", "json", *args])
     out, err = capsys.readouterr()
-    return rc, json.loads(out or "[]"), sorted(ANALYSED)
+    return rc, json.loads(out or "[]"), sorted(set(ANALYSED))
 
 
 def codes(findings: List[dict]) -> List[Tuple[str, str, int]]:

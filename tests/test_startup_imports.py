@@ -18,6 +18,9 @@ import pytest
 # resolution that the direct lookup cannot settle (jedi), the debugger, and never by the lint.
 HEAVY = ("libcst", "pygls", "lsprotocol", "jedi", "torch", "gradwarden.runtime", "gradwarden.lsp",
          "gradwarden.fixes._doc", "concurrent.futures.process")
+# A report that lists fixable findings (`[*]`, "N fixable with --fix") must realise their fixes
+# to say so truthfully: that, and only that, brings in the fixer's libcst.
+FIXER = ("libcst", "gradwarden.fixes._doc")
 
 PROBE = textwrap.dedent("""
     import json, sys
@@ -70,6 +73,17 @@ def test_check_imports_the_engine_and_nothing_heavy(project, name, expected_rc):
     if expected_rc:
         assert "GW101" in out  # the diagnostic, with its fix attached, was produced and printed
     assert "gradwarden.engine.interpreter" in modules  # the file was really analysed
+    heavy = heavy_in(modules)
+    if expected_rc:
+        assert "[*]" in out  # the finding is reported fixable: its fix was realised with libcst
+        heavy = [m for m in heavy if not any(m == f or m.startswith(f + ".") for f in FIXER)]
+    assert heavy == []
+
+
+def test_a_finding_without_a_fix_report_imports_nothing_heavy(project):
+    """``--statistics`` (and other reports that say nothing about fixes) never load the fixer."""
+    rc, modules, out = imported(["check", "--no-cache", "--statistics", "hazard.py"], project)
+    assert rc == 1 and "GW101" in out
     assert heavy_in(modules) == []
 
 
@@ -78,7 +92,7 @@ def test_check_with_a_warm_cache_does_not_even_import_the_engine(project):
     rc, modules, out = imported(["check", "hazard.py"], project)
     assert rc == 1 and "GW101" in out
     assert "gradwarden.engine.interpreter" not in modules
-    assert heavy_in(modules) == []
+    assert [m for m in heavy_in(modules) if not any(m == f or m.startswith(f + ".") for f in FIXER)] == []
 
 
 def test_the_probe_sees_heavy_imports_where_they_belong(project):

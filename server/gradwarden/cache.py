@@ -166,6 +166,9 @@ def diagnostics_from_data(data: Any) -> List[Diagnostic]:
 
 
 # --------------------------------------------------------------------------- the cache
+FIX_RUNS = "fix-runs"
+
+
 class ResultCache:
     """Entries under ``<folder>/<version>/``; ``hits``/``misses``/``stored`` count this run."""
 
@@ -183,15 +186,17 @@ class ResultCache:
         self._prepared = False
         self._write_failed = False
 
-    def entry_path(self, path: str, display: str) -> Path:
+    def entry_path(self, path: str, display: str, kind: str = "") -> Path:
+        """Where this file's entry lives; ``kind="fix-runs"``: the analyses of fixed versions
+        of a file (a folder of their own, so that a file has one entry per configuration)."""
         key = json.dumps([os.path.abspath(path), display, self.config, self.ignore_noqa])
-        return self.entries / f"{_sha256(key.encode())[:32]}.json"
+        return (self.entries / kind if kind else self.entries) / f"{_sha256(key.encode())[:32]}.json"
 
     # ---- reading
-    def lookup(self, path: str, display: str, digest: str) -> Optional[List[Diagnostic]]:
+    def lookup(self, path: str, display: str, digest: str, kind: str = "") -> Optional[List[Diagnostic]]:
         """The diagnostics cached for this file's content, or None (absent, stale, corrupted)."""
         try:
-            with open(self.entry_path(path, display), "rb") as fh:
+            with open(self.entry_path(path, display, kind), "rb") as fh:
                 entry = json.loads(fh.read())
             if not (isinstance(entry, dict) and entry.get("engine") == self.engine
                     and entry.get("content") == digest):
@@ -205,7 +210,7 @@ class ResultCache:
 
     # ---- writing
     def store(self, path: str, display: str, digest: str, followed: Dict[str, Optional[str]],
-              diags: Sequence[Diagnostic]) -> None:
+              diags: Sequence[Diagnostic], kind: str = "") -> None:
         if self._write_failed:
             return
         try:
@@ -216,13 +221,32 @@ class ResultCache:
             return
         try:
             self._prepare()
-            write_atomic(self.entry_path(path, display), data)
+            target = self.entry_path(path, display, kind)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, data)
             self.stored += 1
         except OSError as exc:
             self._write_failed = True
             if self.warn is not None:
                 print(f"warning: cannot write the cache in {self.folder}: {exc.strerror or exc} "
                       f"(--no-cache skips it)", file=self.warn)
+
+    def memo_text(self, analyze: Callable[[str, str], List[Diagnostic]]) -> Callable[[str, str], List[Diagnostic]]:
+        """``analyze(text, filename)`` answered from the cache when the same text was analysed
+        before under this configuration: the fix runs that make JSON/SARIF fix edits exact
+        re-analyse fixed versions of a file, and an unchanged tree must not pay that again."""
+
+        def cached(text: str, filename: str) -> List[Diagnostic]:
+            digest = _sha256(text.encode("utf-8", "surrogatepass"))
+            key_path, key_display = f"{filename}\0fix-run", f"fix-run:{digest}"
+            found = self.lookup(key_path, key_display, digest, FIX_RUNS)
+            if found is not None:
+                return found
+            diags = list(analyze(text, filename))
+            self.store(key_path, key_display, digest, {}, diags, FIX_RUNS)
+            return diags
+
+        return cached
 
     def _prepare(self) -> None:
         if self._prepared:

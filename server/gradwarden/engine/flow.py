@@ -132,6 +132,7 @@ class FlowMixin:
         self.pending_accum: List[Tuple[int, Event]] = []  # (loop id, event) decided at the end
         self.unknown_derived: Set[int] = set()  # tensors computed from an argument of unknown origin
         self.dtypes: Dict[int, str] = {}  # tid -> "bool" | "int" | "float", where the code says
+        self.plain_reported: Set[int] = set()  # optimizers already reported by GW716
         self.attr_unfreeze: Dict[int, Span] = {}  # param tid -> `module.requires_grad = True` that missed it
 
     def run(self) -> List[Event]:

@@ -375,6 +375,38 @@ def check_optimizer_params(self: Any, st: State, obj: ObjV, node: ast.AST) -> No
         return
 
 
+def _plain_tensors(self: Any, st: State, obj: ObjV, tids: Sequence[int], node: ast.AST, span: Span) -> None:
+    """Some of an optimizer's tensors train, others were created without requires_grad and
+    never changed that: the step silently skips those (once per optimizer)."""
+    if obj.oid in self.plain_reported:
+        return
+    for tid in tids:
+        info = st.t.get(tid)
+        cut = self.cuts.get(tid)
+        if (info is None or info.rg is not False or info.param or cut is None or cut.kind != "data"
+                or not cut.sure or tid in self.manual_grads or info.created is None):
+            continue
+        self.plain_reported.add(obj.oid)
+        self.emit(Event("optimize_plain_tensor", info.created, {
+            "name": _bound_name(self, info.created) or info.name or "tensor",
+            "opt": self.receiver_text(node) or "optimizer", "step_line": span.row},
+            related=(Related(span, "this step leaves it unchanged", "step"),)))
+        return
+
+
+def _bound_name(self: Any, span: Span) -> str:
+    """``self.W`` for a tensor made on the line ``self.W = init.clone()`` (the name the user
+    knows it by, rather than the name of what it was copied from)."""
+    if self.foreign_stack:
+        return ""
+    line = self.src.line(span.row)
+    head, sep, _ = line.partition("=")
+    head = head.strip()
+    if not sep or line[len(line.split("=")[0]) + 1:][:1] == "=" or not head.replace(".", "").replace("_", "").isalnum():
+        return ""
+    return head
+
+
 def _params_of(st: State, obj: ObjV) -> Tuple[int, ...]:
     p = st.attrs(obj.oid).get("__params__")
     return tuple(p.value) if isinstance(p, ConstV) and isinstance(p.value, tuple) else ()
@@ -450,6 +482,8 @@ def check_step(self: Any, st: State, obj: ObjV, node: ast.AST) -> None:
                 "what": "frozen" if cut.kind == "frozen" else "created without requires_grad=True"
                 if cut.kind == "data" else "cut from the graph"},
                 related=tuple(related)))
+        else:
+            _plain_tensors(self, st, obj, tids, node, span)
     if not st.loop_ctx:
         return
     lid, k = st.loop_ctx[-1]

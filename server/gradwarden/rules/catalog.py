@@ -20,7 +20,7 @@ from gradwarden.rules.data import DataWriteToSaved, HiddenWrite
 from gradwarden.rules.flow import (
     BackwardWithoutGrad, NonScalarBackward, GradInputNotInGraph, RequiresGradOnNonLeaf, GradOfNonLeaf, OptimizeNonLeaf,
     OptimizerWithoutGrad, CheckpointWithoutGrad, BackwardIgnoresGradOutput, GradientsNeverZeroed,
-    ModuleRequiresGradAttribute,
+    ModuleRequiresGradAttribute, OptimizedPlainTensor,
 )
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
@@ -61,6 +61,7 @@ RULES: Tuple[Type[Rule], ...] = (
     GradOfNonLeaf,
     OptimizeNonLeaf,
     OptimizerWithoutGrad,
+    OptimizedPlainTensor,
     CheckpointWithoutGrad,
     BackwardIgnoresGradOutput,
     GradientsNeverZeroed,

@@ -408,6 +408,63 @@ class OptimizerWithoutGrad(Rule):
     )
 
 
+class OptimizedPlainTensor(Rule):
+    """A plain tensor that never requires grad, handed to an optimizer beside real parameters.
+
+    ``torch.optim`` accepts a tensor created without ``requires_grad=True`` (a ``.clone()`` of
+    an initial value, ``torch.randn(...) * 0.1``): it never gets a ``.grad``, so ``step()``
+    silently leaves it unchanged while the other parameters train. Frozen parameters of a
+    module are not reported (freezing part of a model is deliberate); only tensors that never
+    required grad anywhere in the code. Make it a trainable leaf where it is created:
+    ``(...).requires_grad_()`` or ``nn.Parameter(...)``.
+    """
+
+    event = "optimize_plain_tensor"
+    code = "GW716"
+    name = "optimized-plain-tensor"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "A tensor without requires_grad among an optimizer's parameters never changes."
+    message = "`{name}` never requires grad (it is created without `requires_grad=True`), yet `{opt}` optimizes it: it gets no gradient, so `step()` (line {step_line}) never changes it"
+    INVALID = (
+        """
+        import torch
+        init = torch.randn(4, 3) * 0.1
+        w = init.clone()  # <-
+        b = torch.zeros(3, requires_grad=True)
+        opt = torch.optim.SGD([w, b], lr=0.1)
+        for _ in range(3):
+            loss = (torch.randn(8, 4) @ w + b).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        init = torch.randn(4, 3) * 0.1
+        w = init.clone().requires_grad_()
+        b = torch.zeros(3, requires_grad=True)
+        opt = torch.optim.SGD([w, b], lr=0.1)
+        for _ in range(3):
+            loss = (torch.randn(8, 4) @ w + b).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(4, 8), nn.Linear(8, 1))
+        model[0].requires_grad_(False)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model(torch.randn(2, 4)).sum().backward()
+        opt.step()
+        """,
+    )
+
+
 class CheckpointWithoutGrad(Rule):
     """A reentrant ``torch.utils.checkpoint.checkpoint`` whose inputs do not require grad.
 
