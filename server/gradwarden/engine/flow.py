@@ -132,6 +132,8 @@ class FlowMixin:
         self.pending_accum: List[Tuple[int, Event]] = []  # (loop id, event) decided at the end
         self.unknown_derived: Set[int] = set()  # tensors computed from an argument of unknown origin
         self.dtypes: Dict[int, str] = {}  # tid -> "bool" | "int" | "float", where the code says
+        self.inference: Dict[int, Span] = {}  # tid -> the inference_mode region that made it
+        self.inference_reported = False
         self.plain_reported: Set[int] = set()  # optimizers already reported by GW716
         self.attr_unfreeze: Dict[int, Span] = {}  # param tid -> `module.requires_grad = True` that missed it
 
@@ -274,6 +276,8 @@ class FlowMixin:
                                    opname=opname)
         if out.tid == src.tid:
             return out
+        if src.tid in self.inference:
+            self.inference[out.tid] = self.inference[src.tid]  # a view of an inference tensor is one too
         si = st.t.get(src.tid)
         if si is None:
             return out
@@ -313,8 +317,26 @@ class FlowMixin:
                 self.unfold_views[out.tid] = self.unfold_views[src.tid]
         return out
 
+    def new_tensor(self, st: State, **kw: Any) -> TensorV:
+        t = super().new_tensor(st, **kw)  # type: ignore[misc]
+        if not st.grad_enabled:
+            region = self._inference_region(st)
+            if region is not None:
+                self.inference[t.tid] = region
+        return t
+
+    def _inference_region(self, st: State) -> Optional[Span]:
+        """The `torch.inference_mode()` block or decorator now in force, if that is what
+        turned gradients off (tensors made there are inference tensors)."""
+        region = self._region(st)
+        if region is None or self.foreign_stack:  # type: ignore[attr-defined]
+            return None
+        return region if "inference_mode" in self.src.line(region.row) else None  # type: ignore[attr-defined]
+
     def make_node(self, st: State, opname: str, span: Span, inputs: Sequence[TensorV], saved: Any, seq: int,
                   **kw: Any) -> Any:
+        if self.inference and st.grad_enabled and not self.inference_reported:
+            self.check_inference_saved(st, opname, span, inputs, saved)
         node = super().make_node(st, opname, span, inputs, saved, seq, **kw)  # type: ignore[misc]
         for t in inputs:
             ti = st.t.get(t.tid)
@@ -987,7 +1009,7 @@ class FlowMixin:
     from gradwarden.engine.flowchecks import (  # noqa: E402
         check_backward, report_number_backward, check_grad_inputs, check_requires_grad_change, check_grad_read,
         check_optimizer_params, check_step, check_checkpoint, check_backward_uses_grad, branch_conflict,
-        report_no_grad, check_module_requires_grad,
+        report_no_grad, check_module_requires_grad, check_inference_saved,
     )
     from gradwarden.engine.flowviews import (  # noqa: E402
         check_view_method, mark_unfold, check_write, check_setitem, freeze_loop, overlap_of,

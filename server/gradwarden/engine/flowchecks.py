@@ -412,6 +412,31 @@ def _params_of(st: State, obj: ObjV) -> Tuple[int, ...]:
     return tuple(p.value) if isinstance(p, ConstV) and isinstance(p.value, tuple) else ()
 
 
+# --------------------------------------------------------------------------- GW717
+def check_inference_saved(self: Any, st: State, opname: str, span: Span, inputs: Sequence[TensorV],
+                          saved: Sequence[Any]) -> None:
+    """An op recorded for backward saves a tensor made under ``torch.inference_mode()``:
+    torch raises "Inference tensors cannot be saved for backward" at that op."""
+    for sv in saved:
+        region = self.inference.get(sv.tid)
+        if region is None or getattr(sv, "maybe", False):
+            continue
+        info = st.t.get(sv.tid)
+        self.inference_reported = True
+        made = info.created if info is not None else None
+        related = [Related(self._frame_span(tuple(self.call_spans), span) or span,
+                           f"`{opname}` saves it for backward here and raises", "save")]
+        if made is not None and made != region:
+            related.insert(0, Related(made, "made here, an inference tensor", "created"))
+        name = (info.name if info is not None else "") or (_bound_name(self, made) if made is not None else "")
+        self.emit(Event("inference_saved", region, {
+            "name": f"`{name}`" if name else f"the value of line {made.row}" if made is not None else "a tensor",
+            "op": opname, "op_line": span.row},
+            related=tuple(related)))
+        _halt()
+        return
+
+
 # --------------------------------------------------------------------------- GW715
 def check_module_requires_grad(self: Any, st: State, obj: ObjV, value: Value, target: ast.Attribute,
                                stmt: ast.AST) -> None:

@@ -20,7 +20,7 @@ from gradwarden.rules.data import DataWriteToSaved, HiddenWrite
 from gradwarden.rules.flow import (
     BackwardWithoutGrad, NonScalarBackward, GradInputNotInGraph, RequiresGradOnNonLeaf, GradOfNonLeaf, OptimizeNonLeaf,
     OptimizerWithoutGrad, CheckpointWithoutGrad, BackwardIgnoresGradOutput, GradientsNeverZeroed,
-    ModuleRequiresGradAttribute, OptimizedPlainTensor,
+    ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved,
 )
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
@@ -66,6 +66,7 @@ RULES: Tuple[Type[Rule], ...] = (
     BackwardIgnoresGradOutput,
     GradientsNeverZeroed,
     ModuleRequiresGradAttribute,
+    InferenceTensorSaved,
     NoGradViewInplace,
     DetachViewInplace,
     SelfOverlappingWrite,

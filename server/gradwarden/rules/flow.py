@@ -673,3 +673,54 @@ class ModuleRequiresGradAttribute(Rule):
             p.requires_grad = False
         """,
     )
+
+
+class InferenceTensorSaved(Rule):
+    """A tensor made under ``torch.inference_mode()`` used by an op that autograd records.
+
+    ``inference_mode`` is ``no_grad`` plus a promise: what it makes are *inference tensors*,
+    which no later graph may save. Feeding one to a layer whose parameters train (a frozen
+    encoder's features into a trained head, a cached embedding into a loss) raises
+    "Inference tensors cannot be saved for backward" at that op. Use ``torch.no_grad()`` for
+    values that training code reads, or ``.clone()`` them outside the block. Reported at the
+    ``inference_mode`` block or decorator, the line the fix changes.
+    """
+
+    event = "inference_saved"
+    code = "GW717"
+    name = "inference-tensor-saved"
+    family = "H"
+    severity = Severity.ERROR
+    summary = "A tensor made under inference_mode is saved for backward (raises)."
+    message = "{name} is made under `torch.inference_mode()`, and `{op}` (line {op_line}) saves it for a backward: raises (inference tensors cannot be saved for backward); use `torch.no_grad()` here, or `.clone()` it"
+    NO_FIX = (0,)
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        encoder, head = nn.Linear(8, 16), nn.Linear(16, 2)
+        with torch.inference_mode():  # <-
+            feats = encoder(torch.randn(4, 8))
+        loss = head(feats).sum()
+        loss.backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        encoder, head = nn.Linear(8, 16), nn.Linear(16, 2)
+        with torch.no_grad():
+            feats = encoder(torch.randn(4, 8))
+        loss = head(feats).sum()
+        loss.backward()
+        """,
+        """
+        import torch
+        from torch import nn
+        encoder, head = nn.Linear(8, 16), nn.Linear(16, 2)
+        with torch.inference_mode():
+            feats = encoder(torch.randn(4, 8))
+            preds = head(feats).argmax(1)
+        """,
+    )
