@@ -835,7 +835,17 @@ class FlowMixin:
             return UnknownV()
         return super().load_attr(obj, attr, st, node)  # type: ignore[misc]
 
+    def element_of(self, it: Value, st: State) -> Value:
+        if isinstance(it, NumberV):
+            return NumberV(it.cut)  # an element of `t.tolist()` is a number holding t's values
+        return super().element_of(it, st)  # type: ignore[misc]
+
     def call_builtin(self, name: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        if name in ("sum", "min", "max") and len(args) == 1 and isinstance(args[0], SeqV):
+            items = st.lists.get(args[0].lid, ())
+            if items and all(isinstance(x, NumberV) for x in items):
+                cuts = [x.cut for x in items if isinstance(x, NumberV) and x.cut is not None]
+                return NumberV(cuts[0] if cuts else None)  # numbers in, a number out
         out = super().call_builtin(name, args, kwargs, st, node)  # type: ignore[misc]
         if isinstance(out, UnknownV) and not isinstance(out, NumberV):
             if name in ("float", "int", "bool", "round") and args and isinstance(args[0], TensorV):
