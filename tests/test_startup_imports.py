@@ -94,3 +94,70 @@ def test_several_jobs_import_the_process_pool(project):
     rc, modules, _ = imported(["check", "--no-cache", "-j", "2", "."], project)
     assert rc == 1  # hazard.py is among them
     assert "concurrent.futures.process" in modules
+
+
+# --------------------------------------------------------------------------- the language server
+SPY = textwrap.dedent("""
+    import sys
+
+    class Spy:  # writes down every import as it starts (the server may leave without atexit)
+        def find_spec(self, name, path=None, target=None):
+            with open(sys.argv[1], "a") as fh:
+                fh.write(name + "\\n")
+            return None
+
+    sys.meta_path.insert(0, Spy())
+    from gradwarden.cli import main
+    sys.exit(main(["serve"]))
+""")
+
+
+def _frame(message: dict) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def _read(stream) -> dict:
+    length = None
+    while True:
+        line = stream.readline()
+        assert line, "the server closed its output"
+        if not line.strip():
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return json.loads(stream.read(length))
+
+
+def _answer(proc: subprocess.Popen, request_id: int) -> dict:
+    while True:
+        message = _read(proc.stdout)
+        if message.get("id") == request_id:
+            return message
+
+
+def test_the_server_answers_initialize_without_libcst_jedi_the_debugger_or_the_engine(tmp_path):
+    log = tmp_path / "imports.txt"
+    proc = subprocess.Popen([sys.executable, "-c", SPY, str(log)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, cwd=tmp_path)
+    try:
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                 "params": {"processId": None, "rootUri": None, "capabilities": {}}}))
+        proc.stdin.flush()
+        assert "capabilities" in _answer(proc, 1)["result"]
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        proc.stdin.flush()
+        _answer(proc, 2)
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+        proc.stdin.flush()
+        proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    modules = log.read_text().split()
+    assert "gradwarden.lsp.server" in modules and "lsprotocol" in modules  # the spy saw the server start
+    assert [m for m in heavy_in(modules) if not m.startswith(("gradwarden.lsp", "pygls", "lsprotocol"))] == []
+    assert "gradwarden.engine.interpreter" not in modules  # analyses run in the worker processes
