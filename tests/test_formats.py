@@ -51,11 +51,11 @@ DIAGS = [
 def test_text_lines_sorted_with_related():
     out = format_text(DIAGS)
     assert out.splitlines() == [
-        "a.py:2:3: GW404 loss accumulates",
-        "a.py:4:1: GW201 in-place add_ modifies `y`",
+        "a.py:2:3: GW404 info: loss accumulates",
+        "a.py:4:1: GW201 error: in-place add_ modifies `y`",
         "  a.py:3:5: note: `sigmoid` saved its output here",
-        "a.py:4:1: GW502 fused step",
-        "b.py:9:1: GW401 in-place add_ modifies `y`",
+        "a.py:4:1: GW502 warning: fused step",
+        "b.py:9:1: GW401 error: in-place add_ modifies `y`",
         "  other.py:5:1: note: backward raises here",
     ]
 
@@ -72,7 +72,7 @@ def test_text_show_source():
     src = "import torch\nx = 1\ny = torch.sigmoid(x)\ny.add_(1)\n"
     d = make("GW201", 4, 3, "a.py", end=(4, 7))
     out = format_text([d], show_source=True, sources={"a.py": src}).splitlines()
-    assert out[0] == "a.py:4:3: GW201 in-place add_ modifies `y`"
+    assert out[0] == "a.py:4:3: GW201 error: in-place add_ modifies `y`"
     assert out[2] == "  4 | y.add_(1)"
     assert out[3] == "    |   ^^^^"
     # unknown source: just the header

@@ -409,10 +409,12 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
 
     started = time.monotonic()
     found = discover([Path(p) for p in paths if p != "-"], exclude=settings.exclude,
-                     respect_gitignore=settings.respect_gitignore)
+                     respect_gitignore=settings.respect_gitignore, include_notebooks=True)
     run = CheckRun(settings)
     for missing in found.missing:
         run.usage_errors.append(f"{missing}: no such file or directory")
+    if not found.files and not found.missing and not use_stdin and not args.silent:
+        print("warning: No Python files found under the given path(s)", file=stderr)
     files = [(p, display_path(p)) for p in found.files]
     jobs = settings.jobs or None
     from gradwarden import runner
@@ -468,9 +470,13 @@ def report(args: argparse.Namespace, run: CheckRun, stdout: TextIO, stderr: Text
     diags = run.diagnostics
     fmt = args.output_format
     if not args.silent:
-        text = _render(args, run, stdout)
+        from gradwarden.cli_report import extras, fixable_summary
+
+        found = extras(args, run)  # notebook cells, and what a fix run would do
+        text = _render(args, run, stdout, found)
         if fmt == "text" and not args.quiet and (diags or not (run.errors or run.usage_errors)):
             text += summary_line(diags) + "\n"  # never "All checks passed!" when files were missed
+            text += fixable_summary(run, found)
         if args.output_file:
             try:
                 Path(args.output_file).parent.mkdir(parents=True, exist_ok=True)
@@ -495,21 +501,23 @@ def error_to(stream: TextIO, message: str) -> None:
     print(f"error: {message}", file=stream)
 
 
-def _render(args: argparse.Namespace, run: CheckRun, stdout: TextIO) -> str:
+def _render(args: argparse.Namespace, run: CheckRun, stdout: TextIO, found) -> str:
     diags = run.diagnostics
     fmt = args.output_format
+    nbs, fixes = found.notebooks, found.fixes
     if args.statistics:
         return format_statistics(diags, output_format=fmt)
     if fmt == "json":
-        return format_json(diags)
+        return format_json(diags, notebooks=nbs, fixes=fixes)
     if fmt == "json-lines":
-        return format_json_lines(diags)
+        return format_json_lines(diags, notebooks=nbs, fixes=fixes)
     if fmt == "sarif":
-        return format_sarif(diags, errors=run.errors)
+        return format_sarif(diags, errors=run.errors, notebooks=nbs, fixes=fixes)
     if fmt == "github":
-        return format_github(diags)
+        return format_github(diags, notebooks=nbs)
     color = _use_color(args.color, stdout) and not args.output_file
-    return format_text(diags, color=color, show_source=args.show_source, sources=run.sources)
+    return format_text(diags, color=color, show_source=args.show_source, sources=run.sources, notebooks=nbs,
+                       fixes=fixes)
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -78,6 +78,14 @@ def check_bytes(
     """Analyse one file's content (never raises)."""
     analyze = analyzer if analyzer is not None else analyze_source
     out = Outcome(filename)
+    if filename.lower().endswith(".ipynb"):  # a notebook: its code cells as one program
+        from gradwarden.notebook import NotebookError, parse_error, program_text
+
+        try:
+            data = program_text(data).encode("utf-8")
+        except NotebookError as exc:
+            out.diagnostics = [parse_error(filename, str(exc))]
+            return out
     try:
         if record:
             import hashlib

@@ -525,7 +525,7 @@ class GradientsNeverZeroed(Rule):
     family = "H"
     severity = Severity.WARNING
     summary = "optimizer.step() in a loop that never zeroes the gradients."
-    message = "`{opt}.step()` runs every iteration but nothing in the loop resets `.grad`: each step uses the gradients of every backward so far (line {backward_line})"
+    message = "this backward adds into `.grad` every iteration and nothing in the loop resets it: `{opt}.step()` (line {step_line}) uses the gradients of every backward so far"
     INVALID = (
         """
         import torch
@@ -535,8 +535,8 @@ class GradientsNeverZeroed(Rule):
         for step in range(5):
             x, y = torch.randn(8, 4), torch.randn(8, 1)
             loss = ((model(x) - y) ** 2).mean()
-            loss.backward()
-            opt.step()  # <-
+            loss.backward()  # <-
+            opt.step()
         """,
     )
     VALID = (
@@ -564,5 +564,55 @@ class GradientsNeverZeroed(Rule):
             if (step + 1) % 4 == 0:
                 opt.step()
                 model.zero_grad(set_to_none=True)
+        """,
+    )
+
+
+class ModuleRequiresGradAttribute(Rule):
+    """``module.requires_grad = False`` (or ``True``) on an ``nn.Module``.
+
+    Modules have no ``requires_grad`` property: the assignment only creates a plain Python
+    attribute on the module object, and every parameter keeps its own flag. A "frozen" layer
+    keeps training (silently); an "unfrozen" head stays frozen, and a loss that depends only
+    on frozen parameters then raises in ``backward()``. Use ``module.requires_grad_(flag)``,
+    which sets the flag on every parameter. Files whose classes give modules a
+    ``requires_grad`` of their own (a method, a class attribute, a read of
+    ``self.requires_grad``) are not reported.
+    """
+
+    event = "module_requires_grad_attr"
+    code = "GW715"
+    name = "module-requires-grad-attribute"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "module.requires_grad = ... sets a plain attribute; the parameters are unchanged."
+    message = "`{module}.requires_grad = {flag}` only sets a Python attribute on the module: its {n} parameter(s) {effect}; use `{module}.requires_grad_({flag})`"
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+        model[0].requires_grad = False  # <-
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model(torch.randn(3, 4)).sum().backward()
+        opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+        model[0].requires_grad_(False)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model(torch.randn(3, 4)).sum().backward()
+        opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        for p in model.parameters():
+            p.requires_grad = False
         """,
     )
