@@ -180,6 +180,8 @@ class ResultCache:
         self.hits = 0
         self.misses = 0
         self.stored = 0
+        self.fix_hits = 0  # files whose report fixes came from the cache
+        self.fix_misses = 0
         self._prepared = False
         self._write_failed = False
 
@@ -206,23 +208,91 @@ class ResultCache:
     # ---- writing
     def store(self, path: str, display: str, digest: str, followed: Dict[str, Optional[str]],
               diags: Sequence[Diagnostic]) -> None:
-        if self._write_failed:
-            return
         try:
             entry = {"engine": self.engine, "content": digest, "followed": followed,
                      "diagnostics": diagnostics_to_data(diags)}
+        except TypeError:  # something the codec does not know: just not cached
+            return
+        if self._write_entry(self.entry_path(path, display), entry):
+            self.stored += 1
+
+    # ---- the fixes a report shows (``[*]``, ``fix.edits``): gradwarden.fixability
+    def index_fixes(self, diags: Sequence[Diagnostic], source_of: Callable[[str], Optional[str]],
+                    analyze: Optional[Callable[..., Any]] = None) -> Any:
+        """``fixability.index_fixes``, per file from the cache when the file's text, its
+        diagnostics and the files its analysis followed are unchanged (realising fixes
+        imports libcst and, for exact edits, runs the fixer: a warm re-run does neither)."""
+        from gradwarden.engine.imports import following
+        from gradwarden.fixability import Chosen, FixIndex, index_fixes
+
+        out = FixIndex()
+        by_file: Dict[str, List[Diagnostic]] = {}
+        for d in diags:
+            if d.fixes:
+                by_file.setdefault(d.filename, []).append(d)
+        for filename, file_diags in by_file.items():
+            source = source_of(filename)
+            if source is None:
+                continue
+            path = self._fixes_path(filename, source, file_diags, analyze is not None)
+            if self._load_fixes(path, file_diags, out, Chosen):
+                self.fix_hits += 1
+                continue
+            with following() as followed:
+                part = index_fixes(file_diags, lambda name, _s=source: _s if name == filename else source_of(name),
+                                   analyze)
+            out.chosen.update(part.chosen)
+            out.realised.update(part.realised)
+            self.fix_misses += 1
+            position = {id(d): i for i, d in enumerate(file_diags)}
+            entry = {
+                "engine": self.engine, "followed": dict(followed),
+                "chosen": [[position[k], _encode(c.fix), c.safe] for k, c in part.chosen.items() if k in position],
+                "realised": [[position[k], _encode(list(fs))] for k, fs in part.realised.items() if k in position],
+            }
+            self._write_entry(path, entry)
+        return out
+
+    def _fixes_path(self, filename: str, source: str, diags: Sequence[Diagnostic], exact: bool) -> Path:
+        key = json.dumps([self.engine, self.config, self.ignore_noqa, exact, os.path.abspath(filename),
+                          _sha256(source.encode("utf-8", "surrogatepass")), diagnostics_to_data(diags)],
+                         sort_keys=True)
+        return self.entries / "fixes" / f"{_sha256(key.encode())[:32]}.json"
+
+    def _load_fixes(self, path: Path, diags: Sequence[Diagnostic], out: Any, chosen_type: type) -> bool:
+        try:
+            with open(path, "rb") as fh:
+                entry = json.loads(fh.read())
+            if not (isinstance(entry, dict) and entry.get("engine") == self.engine):
+                return False
+            if any(_file_digest(dep) != want for dep, want in (entry.get("followed") or {}).items()):
+                return False
+            chosen = {id(diags[i]): chosen_type(_decode(fix), bool(safe)) for i, fix, safe in entry["chosen"]}
+            realised = {id(diags[i]): tuple(_decode(fixes)) for i, fixes in entry["realised"]}
+        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+            return False
+        out.chosen.update(chosen)
+        out.realised.update(realised)
+        return True
+
+    def _write_entry(self, path: Path, entry: Dict[str, Any]) -> bool:
+        if self._write_failed:
+            return False
+        try:
             data = json.dumps(entry, separators=(",", ":")).encode()
         except (TypeError, ValueError):  # something the codec does not know: just not cached
-            return
+            return False
         try:
             self._prepare()
-            write_atomic(self.entry_path(path, display), data)
-            self.stored += 1
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, data)
         except OSError as exc:
             self._write_failed = True
             if self.warn is not None:
                 print(f"warning: cannot write the cache in {self.folder}: {exc.strerror or exc} "
                       f"(--no-cache skips it)", file=self.warn)
+            return False
+        return True
 
     def _prepare(self) -> None:
         if self._prepared:
@@ -291,11 +361,24 @@ def for_check(args: Any, settings: Any, analyzer: Callable[..., Any], warn: Text
 
 
 # --------------------------------------------------------------------------- a cached run
+def _source_text(display: str, data: bytes) -> Optional[str]:
+    """What ``runner.check_bytes`` keeps as the source (a notebook: its program)."""
+    from gradwarden.engine.source import decode_source
+
+    if display.lower().endswith(".ipynb"):
+        from gradwarden.notebook import NotebookError, program_text
+
+        try:
+            return program_text(data)
+        except NotebookError:
+            return None
+    return decode_source(data)[0]
+
+
 def run_cached(cache: ResultCache, files: Sequence[Tuple[Path, str]], *, run: Callable[..., List[Any]],
                progress: Optional[Callable[[int, int], None]] = None, **run_kwargs: Any) -> List[Any]:
     """``runner.run`` over ``files``, answering unchanged files from ``cache``: the others are
     analysed (``run(misses, record=True, ...)``) and stored. Outcomes in input order."""
-    from gradwarden.engine.source import decode_source
     from gradwarden.runner import Outcome
 
     total = len(files)
@@ -315,7 +398,7 @@ def run_cached(cache: ResultCache, files: Sequence[Tuple[Path, str]], *, run: Ca
             continue
         outcome = Outcome(display, diagnostics=diags)
         if keep_source:
-            outcome.source = decode_source(data)[0]
+            outcome.source = _source_text(display, data)
         results[i] = outcome
     cache.hits = total - len(misses)
     cache.misses = len(misses)

@@ -24,7 +24,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, TextIO
+from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO
 
 from gradwarden import __version__
 from gradwarden.config import ConfigError, Settings, apply_inline_options, load_settings, parse_inline_option
@@ -345,6 +345,7 @@ class CheckRun:
     sources: Dict[str, Optional[str]] = field(default_factory=dict)  # filename -> text (--show-source)
     files_checked: int = 0
     stdin_data: Optional[bytes] = None  # what was read from standard input (the fix stage writes it back)
+    result_cache: Optional[Any] = None  # gradwarden.cache.ResultCache, unless --no-cache
 
 
 def resolve_settings(args: argparse.Namespace, first_path: Optional[Path]) -> Settings:
@@ -426,7 +427,7 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
     progress = _ProgressBar(stderr, len(files)) if _want_progress(args, stderr, len(files)) else None
     from gradwarden.cache import for_check, run_cached
 
-    result_cache = for_check(args, settings, runner.analyze_source, stderr)
+    result_cache = run.result_cache = for_check(args, settings, runner.analyze_source, stderr)
     outcomes = []
     if use_stdin:
         name = args.stdin_filename or "-"
