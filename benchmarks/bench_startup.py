@@ -17,10 +17,12 @@ children). Measured in the same run, as named baselines:
 - a tree (default: timm 1.0.31 as ``benchmarks/lint_timm.py`` unpacks it, else
   ``/tmp/w/timm/timm``, else the repository's ``examples/`` and ``tests/data``): ``ast.parse``
   of every file (one process), ``check`` with an empty cache (cold: a new ``--cache-dir``
-  each run), with a filled one (warm: unchanged tree), and ``--no-cache``. Targets: warm <=
+  each run) and with a filled one (warm: unchanged tree), ``--tree-repeat`` runs. Targets: warm <=
   0.25x cold; cold <= 3x ``ast.parse``;
 - ruff, when found (``--ruff PATH``, else ``ruff`` on PATH): ``--version``, ``check`` of the
   2-line file and of the tree, without and with its cache;
+- bytecode: ``PYTHONDONTWRITEBYTECODE`` is removed from the children's environment (an
+  installed package has its ``.pyc``; the untimed warm-up run writes them);
 - ``--baseline-rev REV`` (or ``--baseline-src DIR``, a folder holding a ``gradwarden``
   package): the same gradwarden measures with that version's code (``git archive REV server``
   unpacked in a temporary folder, run with the same interpreter through ``PYTHONPATH``), in
@@ -121,10 +123,12 @@ def initialize_time(cmd: Sequence[str], cwd: Path, env: Dict[str, str]) -> Tuple
 
 
 class Measure:
-    def __init__(self, label: str, run: Callable[[int], Tuple[float, float, int]], group: str = "") -> None:
+    def __init__(self, label: str, run: Callable[[int], Tuple[float, float, int]], group: str = "",
+                 warmup: bool = True) -> None:
         self.label = label
         self.run = run
         self.group = group
+        self.warmup = warmup  # an untimed first run (bytecode caches, a warm cache filled)
         self.walls: List[float] = []
         self.cpus: List[float] = []
 
@@ -176,7 +180,8 @@ def find_ruff(given: Optional[str]) -> Optional[str]:
 # --------------------------------------------------------------------------- main
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repeat", type=int, default=7, help="runs of each measure (the median is printed)")
+    ap.add_argument("--repeat", type=int, default=7, help="runs of each start-up measure (the median is printed)")
+    ap.add_argument("--tree-repeat", type=int, default=3, help="runs of each measure over the tree")
     ap.add_argument("--tree", action="append", default=[], metavar="DIR", help="the tree of the re-run measures")
     ap.add_argument("--baseline-rev", metavar="REV", help="also measure this git revision's gradwarden")
     ap.add_argument("--baseline-src", metavar="DIR", help="also measure the gradwarden package under DIR")
@@ -195,7 +200,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 def _run(args: argparse.Namespace, repeat: int, work: Path) -> int:
     python = sys.executable
     gw = gradwarden_command(python)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GRADWARDEN_") and k != "PYTHONPATH"}
+    # An installed package has its bytecode: PYTHONDONTWRITEBYTECODE (set on some machines)
+    # would make every run compile every module, which is not what users pay.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("GRADWARDEN_") and k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     base_src: Optional[Path] = None
     if args.baseline_rev:
         base_src = baseline_source(args.baseline_rev, work)
@@ -233,10 +241,9 @@ def _run(args: argparse.Namespace, repeat: int, work: Path) -> int:
         Measure("python: ast.parse of every file", cmd(parse_all), "tree"),
         Measure("gradwarden check, cold cache",
                 lambda _i: timed(gw + check + ["--cache-dir", str(work / f"cold-{next(cold_dirs)}")] + tree_args,
-                                 cwd, env), "tree"),
+                                 cwd, env), "tree", warmup=False),
         Measure("gradwarden check, warm cache", cmd(gw + check + ["--cache-dir", str(work / "warm")] + tree_args),
                 "tree"),
-        Measure("gradwarden check --no-cache", cmd(gw + check + ["--no-cache"] + tree_args), "tree"),
     ]
     if base_env is not None:
         measures += [
@@ -245,7 +252,8 @@ def _run(args: argparse.Namespace, repeat: int, work: Path) -> int:
             Measure("before: gradwarden check 2-line file", cmd(gw + check + [str(two)], base_env), "start"),
             Measure("before: gradwarden serve: initialize answered",
                     lambda _i: initialize_time(gw + ["serve"], cwd, base_env), "start"),  # type: ignore[arg-type]
-            Measure("before: gradwarden check (no cache existed)", cmd(gw + check + tree_args, base_env), "tree"),
+            Measure("before: gradwarden check (no cache existed)", cmd(gw + check + tree_args, base_env), "tree",
+                    warmup=False),
         ]
     if ruff:
         ruff_cache = ["--cache-dir", str(work / "ruff-cache")]
@@ -261,27 +269,31 @@ def _run(args: argparse.Namespace, repeat: int, work: Path) -> int:
                     "tree"),
         ]
 
-    log(f"{len(files)} files ({n_lines} lines) under {', '.join(tree_args)}; {repeat} rounds of "
+    log(f"{len(files)} files ({n_lines} lines) under {', '.join(tree_args)}; {repeat}/{args.tree_repeat} rounds of "
         f"{len(measures)} measures" + (f"; baseline {args.baseline_rev or base_src}" if base_src else ""))
     for m in measures:  # warm-up: bytecode caches, the warm caches filled; not timed
-        m.run(-1)
-    for i in range(repeat):
+        if m.warmup:
+            m.run(-1)
+    tree_repeat = max(1, args.tree_repeat)
+    for i in range(max(repeat, tree_repeat)):
         for m in measures:
+            if i >= (tree_repeat if m.group == "tree" else repeat):
+                continue
             wall, cpu, _ = m.run(i)
             m.walls.append(wall)
             m.cpus.append(cpu)
         log(f"round {i + 1}/{repeat} done")
-    _report(measures, files, n_lines, tree_args, repeat, args, ruff)
+    _report(measures, files, n_lines, tree_args, repeat, tree_repeat, args, ruff)
     return 0
 
 
 def _report(measures: List[Measure], files: List[Path], n_lines: int, tree_args: List[str], repeat: int,
-            args: argparse.Namespace, ruff: Optional[str]) -> None:
+            tree_repeat: int, args: argparse.Namespace, ruff: Optional[str]) -> None:
     by = {m.label: m for m in measures}
     w = sys.stdout.write
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     w(f"\n=== gradwarden start-up and re-runs ({platform.python_implementation()} {platform.python_version()}, "
-      f"{os.cpu_count()} cores, load {load:.1f} at the end; medians of {repeat}) ===\n")
+      f"{os.cpu_count()} cores, load {load:.1f} at the end; medians of {repeat}, {tree_repeat} over the tree) ===\n")
     pass_ = by["python -c pass"]
     parse = by["python: ast.parse of every file"]
 
