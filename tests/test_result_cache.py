@@ -129,6 +129,7 @@ def test_an_edit_reanalyses_that_file_only(project, capsys):
     rc, findings, analysed = check(capsys, ".")
     assert analysed == ["clean.py"]
     assert codes(findings) == [("clean.py", "GW101", 4), ("hazard.py", "GW101", 3)]
+    assert len(entries(project / cache.CACHE_DIR_NAME)) == 2  # replaced, not added: one per file
 
 
 @pytest.mark.parametrize("options", [["--select", "GW2"], ["--ignore", "GW101"], ["--ignore-noqa"],
@@ -424,6 +425,8 @@ def test_an_edit_recomputes_the_fixes_of_that_file(project, capsys, count_fix_in
     assert INDEXED == [["hazard.py"]]
     _, uncached = report(capsys, "--no-cache", "--output-format", "json", ".")
     assert after == uncached and json.loads(after)[0]["fix"]["edits"][0]["location"]["row"] >= 2
+    fixes = project / cache.CACHE_DIR_NAME / gradwarden.__version__ / "fixes"
+    assert len(list(fixes.glob("*.json"))) == 1  # one entry per file, replaced on change
 
 
 def test_a_corrupted_fixes_entry_is_recomputed(project, capsys, count_fix_index):

@@ -13,6 +13,10 @@ was computed from, all compared before it is used:
 - for a script that follows project imports, every file the import resolution read (its
   sha256) or looked for and did not find (creating it later changes the answer).
 
+The fixes the text, JSON and SARIF reports show (``[*]``, exact edits; realising them imports
+libcst and, for exact edits, runs the fixer) are kept the same way in ``fixes/``, keyed by the
+file's text, its reported diagnostics and the files the fix runs followed.
+
 Where: ``--cache-dir DIR``, else ``$GRADWARDEN_CACHE_DIR``, else ``.gradwarden_cache/`` in the
 project root (the folder of the configuration file in use, else the working directory), like
 ruff's ``.ruff_cache/``: it holds a ``.gitignore`` (``*``) and a ``CACHEDIR.TAG`` so that git
@@ -234,8 +238,8 @@ class ResultCache:
             source = source_of(filename)
             if source is None:
                 continue
-            path = self._fixes_path(filename, source, file_diags, analyze is not None)
-            if self._load_fixes(path, file_diags, out, Chosen):
+            path, key = self._fixes_entry(filename, source, file_diags, analyze is not None)
+            if self._load_fixes(path, key, file_diags, out, Chosen):
                 self.fix_hits += 1
                 continue
             with following() as followed:
@@ -246,24 +250,26 @@ class ResultCache:
             self.fix_misses += 1
             position = {id(d): i for i, d in enumerate(file_diags)}
             entry = {
-                "engine": self.engine, "followed": dict(followed),
+                "engine": self.engine, "key": key, "followed": dict(followed),
                 "chosen": [[position[k], _encode(c.fix), c.safe] for k, c in part.chosen.items() if k in position],
                 "realised": [[position[k], _encode(list(fs))] for k, fs in part.realised.items() if k in position],
             }
             self._write_entry(path, entry)
         return out
 
-    def _fixes_path(self, filename: str, source: str, diags: Sequence[Diagnostic], exact: bool) -> Path:
-        key = json.dumps([self.engine, self.config, self.ignore_noqa, exact, os.path.abspath(filename),
-                          _sha256(source.encode("utf-8", "surrogatepass")), diagnostics_to_data(diags)],
-                         sort_keys=True)
-        return self.entries / "fixes" / f"{_sha256(key.encode())[:32]}.json"
+    def _fixes_entry(self, filename: str, source: str, diags: Sequence[Diagnostic], exact: bool) -> Tuple[Path, str]:
+        """Where a file's fixes are kept (one entry per file and configuration, like its
+        results), and the key of what they were computed from (the text and its diagnostics)."""
+        where = json.dumps([os.path.abspath(filename), filename, self.config, self.ignore_noqa, exact])
+        key = _sha256(json.dumps([_sha256(source.encode("utf-8", "surrogatepass")), diagnostics_to_data(diags)],
+                                 sort_keys=True).encode())
+        return self.entries / "fixes" / f"{_sha256(where.encode())[:32]}.json", key
 
-    def _load_fixes(self, path: Path, diags: Sequence[Diagnostic], out: Any, chosen_type: type) -> bool:
+    def _load_fixes(self, path: Path, key: str, diags: Sequence[Diagnostic], out: Any, chosen_type: type) -> bool:
         try:
             with open(path, "rb") as fh:
                 entry = json.loads(fh.read())
-            if not (isinstance(entry, dict) and entry.get("engine") == self.engine):
+            if not (isinstance(entry, dict) and entry.get("engine") == self.engine and entry.get("key") == key):
                 return False
             if any(_file_digest(dep) != want for dep, want in (entry.get("followed") or {}).items()):
                 return False
