@@ -20,6 +20,7 @@ from gradwarden import cache, cli, runner
 from gradwarden.engine.analyze import analyze_source
 
 ANALYSED: List[str] = []
+RUN_FILES: List[str] = []
 
 
 def counting_analyze(source, filename="<stdin>"):
@@ -64,6 +65,13 @@ def project(tmp_path, monkeypatch):
     for var in ("NO_COLOR", "FORCE_COLOR", "GRADWARDEN_OUTPUT_FORMAT", cache.ENV_CACHE_DIR, cache.ENV_NO_CACHE):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(runner, "analyze_source", counting_analyze)
+    real_run = runner.run
+
+    def counting_run(files, **kw):  # the files `check` hands to the engine (the JSON report's
+        RUN_FILES.extend(name for _, name in files)  # fix runs analyse too: not counted here)
+        return real_run(files, **kw)
+
+    monkeypatch.setattr(runner, "run", counting_run)
     ANALYSED.clear()
     (tmp_path / "hazard.py").write_text(HAZARD)
     (tmp_path / "clean.py").write_text(CLEAN)
@@ -72,12 +80,11 @@ def project(tmp_path, monkeypatch):
 
 def check(capsys, *args: str) -> Tuple[int, List[dict], List[str]]:
     """One in-process ``gradwarden check --output-format json``: exit code, findings, and the
-    files the engine analysed during this run (each once, although the JSON report's exact fix
-    edits also analyse fixed versions of a file with fixes)."""
-    ANALYSED.clear()
+    files the engine analysed for this run's findings."""
+    RUN_FILES.clear()
     rc = cli.main(["check", "--output-format", "json", *args])
     out, err = capsys.readouterr()
-    return rc, json.loads(out or "[]"), sorted(set(ANALYSED))
+    return rc, json.loads(out or "[]"), sorted(RUN_FILES)
 
 
 def codes(findings: List[dict]) -> List[Tuple[str, str, int]]:
@@ -122,6 +129,7 @@ def test_an_edit_reanalyses_that_file_only(project, capsys):
     rc, findings, analysed = check(capsys, ".")
     assert analysed == ["clean.py"]
     assert codes(findings) == [("clean.py", "GW101", 4), ("hazard.py", "GW101", 3)]
+    assert len(entries(project / cache.CACHE_DIR_NAME)) == 2  # replaced, not added: one per file
 
 
 @pytest.mark.parametrize("options", [["--select", "GW2"], ["--ignore", "GW101"], ["--ignore-noqa"],
@@ -368,3 +376,101 @@ def test_clean_refuses_a_folder_that_is_not_a_cache(project, capsys):
     assert (precious / "data.txt").read_text() == "keep me"
     check(capsys, "--cache-dir", "c", ".")
     assert cli.main(["clean", "--cache-dir", "c"]) == 0 and not (project / "c").exists()
+
+
+# --------------------------------------------------------------------------- the report's fixes
+INDEXED: List[List[str]] = []
+
+
+@pytest.fixture
+def count_fix_index(monkeypatch):
+    """Counts fixability.index_fixes calls (each realises fixes with libcst, and for JSON runs
+    the fixer); cache.ResultCache.index_fixes calls it once per file it cannot answer."""
+    from gradwarden import fixability
+
+    real = fixability.index_fixes
+
+    def counting(diags, source_of, analyze=None):
+        INDEXED.append(sorted({d.filename for d in diags if d.fixes}))
+        return real(diags, source_of, analyze)
+
+    monkeypatch.setattr(fixability, "index_fixes", counting)
+    INDEXED.clear()
+    return INDEXED
+
+
+def report(capsys, *args: str) -> Tuple[int, str]:
+    INDEXED.clear()
+    rc = cli.main(["check", *args])
+    return rc, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "sarif"])
+def test_the_fixes_a_report_shows_come_from_the_cache_on_a_warm_run(project, capsys, count_fix_index,
+                                                                    output_format):
+    rc, cold = report(capsys, "--output-format", output_format, ".")
+    assert INDEXED == [["hazard.py"]]
+    rc2, warm = report(capsys, "--output-format", output_format, ".")
+    assert INDEXED == [] and warm == cold and rc == rc2 == 1
+    _, uncached = report(capsys, "--no-cache", "--output-format", output_format, ".")
+    assert uncached == cold
+    if output_format == "text":
+        assert "[*]" in cold or "fixable" in cold
+
+
+def test_an_edit_recomputes_the_fixes_of_that_file(project, capsys, count_fix_index):
+    report(capsys, "--output-format", "json", ".")
+    (project / "hazard.py").write_text("# moved down\n" + HAZARD)
+    _, after = report(capsys, "--output-format", "json", ".")
+    assert INDEXED == [["hazard.py"]]
+    _, uncached = report(capsys, "--no-cache", "--output-format", "json", ".")
+    assert after == uncached and json.loads(after)[0]["fix"]["edits"][0]["location"]["row"] >= 2
+    fixes = project / cache.CACHE_DIR_NAME / gradwarden.__version__ / "fixes"
+    assert len(list(fixes.glob("*.json"))) == 1  # one entry per file, replaced on change
+
+
+def test_a_corrupted_fixes_entry_is_recomputed(project, capsys, count_fix_index):
+    _, cold = report(capsys, "--output-format", "json", ".")
+    (entry,) = sorted((project / cache.CACHE_DIR_NAME / gradwarden.__version__ / "fixes").glob("*.json"))
+    entry.write_text('{"engine": "%s", "chosen": [[7, 1, 2]], "realised": []}'
+                     % json.loads(entry.read_text())["engine"])
+    _, again = report(capsys, "--output-format", "json", ".")
+    assert INDEXED == [["hazard.py"]] and again == cold
+
+
+def test_fixes_of_a_script_depend_on_the_files_its_fix_runs_follow(project, capsys, count_fix_index):
+    (project / "pyproject.toml").write_text("")
+    (project / "models.py").write_text(MODELS_WITH_WEIGHTS)
+    (project / "train.py").write_text(TRAIN)
+    _, cold = report(capsys, "--output-format", "json", "train.py")
+    assert INDEXED == [["train.py"]] and json.loads(cold)[0]["code"] == "GW501"
+    (entry,) = sorted((project / cache.CACHE_DIR_NAME / gradwarden.__version__ / "fixes").glob("*.json"))
+    assert str(project / "models.py") in json.loads(entry.read_text())["followed"]
+    assert report(capsys, "--output-format", "json", "train.py")[1] == cold and INDEXED == []
+    (project / "models.py").write_text(MODELS_WITH_WEIGHTS + "# a comment: same findings\n")
+    assert report(capsys, "--output-format", "json", "train.py")[1] == cold
+    assert INDEXED == [["train.py"]]
+
+
+NOTEBOOK = {
+    "cells": [{"cell_type": "code", "metadata": {}, "source": ["import torch\n"], "outputs": [], "execution_count": None},
+              {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+               "source": ["x = torch.ones(2, requires_grad=True)\n", "x.add_(1)\n"]}],
+    "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+}
+
+
+def test_notebooks_are_cached_too(project, capsys):
+    (project / "nb.ipynb").write_text(json.dumps(NOTEBOOK))
+    rc, first, analysed = check(capsys, "nb.ipynb")
+    assert rc == 1 and analysed == ["nb.ipynb"] and [f["code"] for f in first] == ["GW101"]
+    rc, second, analysed = check(capsys, "nb.ipynb")
+    assert analysed == [] and second == first
+    ANALYSED.clear()
+    assert cli.main(["check", "--show-source", "nb.ipynb"]) == 1
+    assert ANALYSED == [] and "x.add_(1)" in capsys.readouterr().out
+    edited = json.loads(json.dumps(NOTEBOOK))
+    edited["cells"][1]["source"][1] = "x.mul_(2)\n"
+    (project / "nb.ipynb").write_text(json.dumps(edited))
+    rc, third, analysed = check(capsys, "nb.ipynb")
+    assert analysed == ["nb.ipynb"] and "mul_" in third[0]["message"]

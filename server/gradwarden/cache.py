@@ -13,6 +13,10 @@ was computed from, all compared before it is used:
 - for a script that follows project imports, every file the import resolution read (its
   sha256) or looked for and did not find (creating it later changes the answer).
 
+The fixes the text, JSON and SARIF reports show (``[*]``, exact edits; realising them imports
+libcst and, for exact edits, runs the fixer) are kept the same way in ``fixes/``, keyed by the
+file's text, its reported diagnostics and the files the fix runs followed.
+
 Where: ``--cache-dir DIR``, else ``$GRADWARDEN_CACHE_DIR``, else ``.gradwarden_cache/`` in the
 project root (the folder of the configuration file in use, else the working directory), like
 ruff's ``.ruff_cache/``: it holds a ``.gitignore`` (``*``) and a ``CACHEDIR.TAG`` so that git
@@ -166,9 +170,6 @@ def diagnostics_from_data(data: Any) -> List[Diagnostic]:
 
 
 # --------------------------------------------------------------------------- the cache
-FIX_RUNS = "fix-runs"
-
-
 class ResultCache:
     """Entries under ``<folder>/<version>/``; ``hits``/``misses``/``stored`` count this run."""
 
@@ -183,20 +184,20 @@ class ResultCache:
         self.hits = 0
         self.misses = 0
         self.stored = 0
+        self.fix_hits = 0  # files whose report fixes came from the cache
+        self.fix_misses = 0
         self._prepared = False
         self._write_failed = False
 
-    def entry_path(self, path: str, display: str, kind: str = "") -> Path:
-        """Where this file's entry lives; ``kind="fix-runs"``: the analyses of fixed versions
-        of a file (a folder of their own, so that a file has one entry per configuration)."""
+    def entry_path(self, path: str, display: str) -> Path:
         key = json.dumps([os.path.abspath(path), display, self.config, self.ignore_noqa])
-        return (self.entries / kind if kind else self.entries) / f"{_sha256(key.encode())[:32]}.json"
+        return self.entries / f"{_sha256(key.encode())[:32]}.json"
 
     # ---- reading
-    def lookup(self, path: str, display: str, digest: str, kind: str = "") -> Optional[List[Diagnostic]]:
+    def lookup(self, path: str, display: str, digest: str) -> Optional[List[Diagnostic]]:
         """The diagnostics cached for this file's content, or None (absent, stale, corrupted)."""
         try:
-            with open(self.entry_path(path, display, kind), "rb") as fh:
+            with open(self.entry_path(path, display), "rb") as fh:
                 entry = json.loads(fh.read())
             if not (isinstance(entry, dict) and entry.get("engine") == self.engine
                     and entry.get("content") == digest):
@@ -210,43 +211,94 @@ class ResultCache:
 
     # ---- writing
     def store(self, path: str, display: str, digest: str, followed: Dict[str, Optional[str]],
-              diags: Sequence[Diagnostic], kind: str = "") -> None:
-        if self._write_failed:
-            return
+              diags: Sequence[Diagnostic]) -> None:
         try:
             entry = {"engine": self.engine, "content": digest, "followed": followed,
                      "diagnostics": diagnostics_to_data(diags)}
+        except TypeError:  # something the codec does not know: just not cached
+            return
+        if self._write_entry(self.entry_path(path, display), entry):
+            self.stored += 1
+
+    # ---- the fixes a report shows (``[*]``, ``fix.edits``): gradwarden.fixability
+    def index_fixes(self, diags: Sequence[Diagnostic], source_of: Callable[[str], Optional[str]],
+                    analyze: Optional[Callable[..., Any]] = None) -> Any:
+        """``fixability.index_fixes``, per file from the cache when the file's text, its
+        diagnostics and the files its analysis followed are unchanged (realising fixes
+        imports libcst and, for exact edits, runs the fixer: a warm re-run does neither)."""
+        from gradwarden.engine.imports import following
+        from gradwarden.fixability import Chosen, FixIndex, index_fixes
+
+        out = FixIndex()
+        by_file: Dict[str, List[Diagnostic]] = {}
+        for d in diags:
+            if d.fixes:
+                by_file.setdefault(d.filename, []).append(d)
+        for filename, file_diags in by_file.items():
+            source = source_of(filename)
+            if source is None:
+                continue
+            path, key = self._fixes_entry(filename, source, file_diags, analyze is not None)
+            if self._load_fixes(path, key, file_diags, out, Chosen):
+                self.fix_hits += 1
+                continue
+            with following() as followed:
+                part = index_fixes(file_diags, lambda name, _s=source: _s if name == filename else source_of(name),
+                                   analyze)
+            out.chosen.update(part.chosen)
+            out.realised.update(part.realised)
+            self.fix_misses += 1
+            position = {id(d): i for i, d in enumerate(file_diags)}
+            entry = {
+                "engine": self.engine, "key": key, "followed": dict(followed),
+                "chosen": [[position[k], _encode(c.fix), c.safe] for k, c in part.chosen.items() if k in position],
+                "realised": [[position[k], _encode(list(fs))] for k, fs in part.realised.items() if k in position],
+            }
+            self._write_entry(path, entry)
+        return out
+
+    def _fixes_entry(self, filename: str, source: str, diags: Sequence[Diagnostic], exact: bool) -> Tuple[Path, str]:
+        """Where a file's fixes are kept (one entry per file and configuration, like its
+        results), and the key of what they were computed from (the text and its diagnostics)."""
+        where = json.dumps([os.path.abspath(filename), filename, self.config, self.ignore_noqa, exact])
+        key = _sha256(json.dumps([_sha256(source.encode("utf-8", "surrogatepass")), diagnostics_to_data(diags)],
+                                 sort_keys=True).encode())
+        return self.entries / "fixes" / f"{_sha256(where.encode())[:32]}.json", key
+
+    def _load_fixes(self, path: Path, key: str, diags: Sequence[Diagnostic], out: Any, chosen_type: type) -> bool:
+        try:
+            with open(path, "rb") as fh:
+                entry = json.loads(fh.read())
+            if not (isinstance(entry, dict) and entry.get("engine") == self.engine and entry.get("key") == key):
+                return False
+            if any(_file_digest(dep) != want for dep, want in (entry.get("followed") or {}).items()):
+                return False
+            chosen = {id(diags[i]): chosen_type(_decode(fix), bool(safe)) for i, fix, safe in entry["chosen"]}
+            realised = {id(diags[i]): tuple(_decode(fixes)) for i, fixes in entry["realised"]}
+        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+            return False
+        out.chosen.update(chosen)
+        out.realised.update(realised)
+        return True
+
+    def _write_entry(self, path: Path, entry: Dict[str, Any]) -> bool:
+        if self._write_failed:
+            return False
+        try:
             data = json.dumps(entry, separators=(",", ":")).encode()
         except (TypeError, ValueError):  # something the codec does not know: just not cached
-            return
+            return False
         try:
             self._prepare()
-            target = self.entry_path(path, display, kind)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(target, data)
-            self.stored += 1
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, data)
         except OSError as exc:
             self._write_failed = True
             if self.warn is not None:
                 print(f"warning: cannot write the cache in {self.folder}: {exc.strerror or exc} "
                       f"(--no-cache skips it)", file=self.warn)
-
-    def memo_text(self, analyze: Callable[[str, str], List[Diagnostic]]) -> Callable[[str, str], List[Diagnostic]]:
-        """``analyze(text, filename)`` answered from the cache when the same text was analysed
-        before under this configuration: the fix runs that make JSON/SARIF fix edits exact
-        re-analyse fixed versions of a file, and an unchanged tree must not pay that again."""
-
-        def cached(text: str, filename: str) -> List[Diagnostic]:
-            digest = _sha256(text.encode("utf-8", "surrogatepass"))
-            key_path, key_display = f"{filename}\0fix-run", f"fix-run:{digest}"
-            found = self.lookup(key_path, key_display, digest, FIX_RUNS)
-            if found is not None:
-                return found
-            diags = list(analyze(text, filename))
-            self.store(key_path, key_display, digest, {}, diags, FIX_RUNS)
-            return diags
-
-        return cached
+            return False
+        return True
 
     def _prepare(self) -> None:
         if self._prepared:
@@ -315,11 +367,24 @@ def for_check(args: Any, settings: Any, analyzer: Callable[..., Any], warn: Text
 
 
 # --------------------------------------------------------------------------- a cached run
+def _source_text(display: str, data: bytes) -> Optional[str]:
+    """What ``runner.check_bytes`` keeps as the source (a notebook: its program)."""
+    from gradwarden.engine.source import decode_source
+
+    if display.lower().endswith(".ipynb"):
+        from gradwarden.notebook import NotebookError, program_text
+
+        try:
+            return program_text(data)
+        except NotebookError:
+            return None
+    return decode_source(data)[0]
+
+
 def run_cached(cache: ResultCache, files: Sequence[Tuple[Path, str]], *, run: Callable[..., List[Any]],
                progress: Optional[Callable[[int, int], None]] = None, **run_kwargs: Any) -> List[Any]:
     """``runner.run`` over ``files``, answering unchanged files from ``cache``: the others are
     analysed (``run(misses, record=True, ...)``) and stored. Outcomes in input order."""
-    from gradwarden.engine.source import decode_source
     from gradwarden.runner import Outcome
 
     total = len(files)
@@ -339,7 +404,7 @@ def run_cached(cache: ResultCache, files: Sequence[Tuple[Path, str]], *, run: Ca
             continue
         outcome = Outcome(display, diagnostics=diags)
         if keep_source:
-            outcome.source = decode_source(data)[0]
+            outcome.source = _source_text(display, data)
         results[i] = outcome
     cache.hits = total - len(misses)
     cache.misses = len(misses)

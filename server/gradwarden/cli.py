@@ -128,20 +128,32 @@ class _ExtendList(argparse.Action):
 BUILTIN_COMMANDS = ("check", "rule", "rules", "clean")
 
 
-def _needs_subcommand_modules(argv: Sequence[str]) -> bool:
-    """False when ``argv`` asks only for what this module defines (``--version``, ``check``,
-    ``rule``, ``rules``); True for anything else (another subcommand, ``--help``, no command, a
-    typo), which gets the full parser and its full list of commands."""
+# The entry of SUBCOMMAND_MODULES that defines each known subcommand: `serve` need not import
+# the debugger (and `debug` not the server) before it can start.
+SUBCOMMAND_PROVIDERS: Dict[str, str] = {"serve": "gradwarden.lsp.cli:register",
+                                        "debug": "gradwarden.runtime.cli:register"}
+
+
+def _subcommand_modules_for(argv: Sequence[str]) -> Optional[List[str]]:
+    """The SUBCOMMAND_MODULES entries ``argv`` needs: none when it asks only for what this
+    module defines (``--version``, ``check``, ``rule``, ``rules``, ``clean``), the provider of a
+    known subcommand, else None: all of them (``--help``, no command, a typo: the full list of
+    commands)."""
     for arg in argv:
         if arg == "--version":
-            return False
+            return []
         if arg.startswith("-"):
-            return True
-        return arg not in BUILTIN_COMMANDS
-    return True
+            return None
+        if arg in BUILTIN_COMMANDS:
+            return []
+        provider = SUBCOMMAND_PROVIDERS.get(arg)
+        return [provider] if provider in SUBCOMMAND_MODULES else None
+    return None
 
 
-def build_parser(subcommand_modules: bool = True) -> argparse.ArgumentParser:
+def build_parser(subcommand_modules: Optional[Sequence[str]] = None) -> argparse.ArgumentParser:
+    """The whole parser; ``subcommand_modules``: which SUBCOMMAND_MODULES entries to import
+    (default: all of them)."""
     parser = argparse.ArgumentParser(
         prog="gradwarden",
         description="Find PyTorch autograd hazards before they raise (or silently corrupt gradients).",
@@ -152,7 +164,7 @@ def build_parser(subcommand_modules: bool = True) -> argparse.ArgumentParser:
     _add_rule_parser(sub)
     _add_rules_parser(sub)
     _add_clean_parser(sub)
-    for entry in SUBCOMMAND_MODULES if subcommand_modules else ():
+    for entry in SUBCOMMAND_MODULES if subcommand_modules is None else subcommand_modules:
         module_name, _, func = entry.partition(":")
         try:
             module = importlib.import_module(module_name)
@@ -286,7 +298,7 @@ def _bare_color_flag(argv: List[str]) -> List[str]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args_list = _bare_color_flag(list(sys.argv[1:] if argv is None else argv))
-    parser = build_parser(subcommand_modules=_needs_subcommand_modules(args_list))
+    parser = build_parser(subcommand_modules=_subcommand_modules_for(args_list))
     try:
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # --help, --version, usage errors
@@ -333,7 +345,7 @@ class CheckRun:
     sources: Dict[str, Optional[str]] = field(default_factory=dict)  # filename -> text (--show-source)
     files_checked: int = 0
     stdin_data: Optional[bytes] = None  # what was read from standard input (the fix stage writes it back)
-    result_cache: Optional[Any] = None  # gradwarden.cache.ResultCache of this run (None: --no-cache)
+    result_cache: Optional[Any] = None  # gradwarden.cache.ResultCache, unless --no-cache
 
 
 def resolve_settings(args: argparse.Namespace, first_path: Optional[Path]) -> Settings:
@@ -415,8 +427,7 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
     progress = _ProgressBar(stderr, len(files)) if _want_progress(args, stderr, len(files)) else None
     from gradwarden.cache import for_check, run_cached
 
-    result_cache = for_check(args, settings, runner.analyze_source, stderr)
-    run.result_cache = result_cache
+    result_cache = run.result_cache = for_check(args, settings, runner.analyze_source, stderr)
     outcomes = []
     if use_stdin:
         name = args.stdin_filename or "-"

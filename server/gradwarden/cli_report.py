@@ -48,9 +48,9 @@ def _reader(args: argparse.Namespace, run: "CheckRun"):
                     data = fh.read()
         except OSError:
             return None
-        if filename.lower().endswith(".ipynb"):
-            from gradwarden.notebook import NotebookError, is_notebook, program_text  # only for notebooks
-        if filename.lower().endswith(".ipynb") and is_notebook(filename):
+        if filename.lower().endswith(".ipynb"):  # gradwarden.notebook, imported only for notebooks
+            from gradwarden.notebook import NotebookError, program_text
+
             try:
                 return program_text(data)
             except NotebookError:
@@ -81,11 +81,8 @@ def extras(args: argparse.Namespace, run: "CheckRun") -> Extras:
             def analyze(text: str, filename: str):
                 return diagnose(text, filename, run.settings, ignore_noqa=args.ignore_noqa)
 
-            result_cache = getattr(run, "result_cache", None)
-            if result_cache is not None:
-                analyze = result_cache.memo_text(analyze)
-
-        fixes = index_fixes(diags, _reader(args, run), analyze)
+        cache = getattr(run, "result_cache", None)  # warm re-runs: no libcst, no fix runs
+        fixes = (cache.index_fixes if cache is not None else index_fixes)(diags, _reader(args, run), analyze)
     return Extras(notebooks, fixes)
 
 

@@ -78,6 +78,11 @@ def check_bytes(
     """Analyse one file's content (never raises)."""
     analyze = analyzer if analyzer is not None else analyze_source
     out = Outcome(filename)
+    digest: Optional[str] = None
+    if record:  # of the file as read (the cache looks entries up by it), notebook or not
+        import hashlib
+
+        digest = hashlib.sha256(data).hexdigest()
     if filename.lower().endswith(".ipynb"):  # a notebook: its code cells as one program
         from gradwarden.notebook import NotebookError, parse_error, program_text
 
@@ -88,11 +93,9 @@ def check_bytes(
             return out
     try:
         if record:
-            import hashlib
-
             from gradwarden.engine.imports import following
 
-            out.digest = hashlib.sha256(data).hexdigest()
+            out.digest = digest
             with following() as followed:
                 diags = list(analyze(data, filename))
             out.followed = dict(followed)
