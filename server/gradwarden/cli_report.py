@@ -36,7 +36,6 @@ def stdin_name(args: argparse.Namespace) -> Optional[str]:
 def _reader(args: argparse.Namespace, run: "CheckRun"):
     """filename -> the text its diagnostics were computed on (a notebook: its program)."""
     from gradwarden.engine.source import decode_source
-    from gradwarden.notebook import NotebookError, is_notebook, program_text
 
     from_stdin = stdin_name(args)
 
@@ -49,7 +48,9 @@ def _reader(args: argparse.Namespace, run: "CheckRun"):
                     data = fh.read()
         except OSError:
             return None
-        if is_notebook(filename):
+        if filename.lower().endswith(".ipynb"):
+            from gradwarden.notebook import NotebookError, is_notebook, program_text  # only for notebooks
+        if filename.lower().endswith(".ipynb") and is_notebook(filename):
             try:
                 return program_text(data)
             except NotebookError:
@@ -79,6 +80,10 @@ def extras(args: argparse.Namespace, run: "CheckRun") -> Extras:
 
             def analyze(text: str, filename: str):
                 return diagnose(text, filename, run.settings, ignore_noqa=args.ignore_noqa)
+
+            result_cache = getattr(run, "result_cache", None)
+            if result_cache is not None:
+                analyze = result_cache.memo_text(analyze)
 
         fixes = index_fixes(diags, _reader(args, run), analyze)
     return Extras(notebooks, fixes)
