@@ -878,6 +878,11 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         level of a nest)."""
         done: List[State] = []
         once = self.init_depth or self.revisits or (self.standalone and not self.triggered(stmt))
+        if self.revisits and len(states) > 1:
+            # widening at the loop head: inside a second iteration of an enclosing loop the
+            # paths enter as one (the precise per-path run happened in the first iteration)
+            self.work.joins += 1
+            states = [join_states(states)]
         for k in ((1,) if once else (1, 2)):
             live: List[State] = []
             for s in states:

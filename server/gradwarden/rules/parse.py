@@ -42,3 +42,44 @@ class AnalysisStopped(Rule):
     summary = "The analysis of a definition stopped early (too much work); later hazards in it are not reported."
     message = ("analysis stopped early: {what} needs more than {limit} statement visits (branches x loop "
                "iterations x inlined calls); hazards in it past that point are not reported")
+    INVALID = (
+        """
+        import torch
+
+
+        def layer0(x):
+            return x.relu()
+
+
+        def layer1(x):
+            return layer0(x) + layer0(x) + layer0(x) + layer0(x) + layer0(x)
+
+
+        def layer2(x):
+            return layer1(x) + layer1(x) + layer1(x) + layer1(x) + layer1(x)
+
+
+        def layer3(x):
+            return layer2(x) + layer2(x) + layer2(x) + layer2(x) + layer2(x)
+
+
+        def layer4(x):
+            return layer3(x) + layer3(x) + layer3(x) + layer3(x) + layer3(x)
+
+
+        def layer5(x):
+            return layer4(x) + layer4(x) + layer4(x) + layer4(x) + layer4(x)
+
+
+        def layer6(x):
+            return layer5(x) + layer5(x) + layer5(x) + layer5(x) + layer5(x)
+
+
+        def layer7(x):  # <-
+            return layer6(x) + layer6(x) + layer6(x) + layer6(x) + layer6(x)
+
+
+        x = torch.randn(3, requires_grad=True)
+        layer7(x).sum().backward()
+        """,
+    )
