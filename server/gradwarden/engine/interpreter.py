@@ -95,6 +95,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         self.reached: Set[int] = set()  # ids of FunctionDef nodes executed in context
         self.applied_functions: Set[str] = set()
         self.classes: Dict[int, ClassInfo] = {}  # id(ClassDef) -> info
+        self.method_owner: Dict[int, ClassInfo] = {}  # id(FunctionDef) -> the class defining it
         self.call_stack: List[Any] = []
         self.budget = Budget()
         self.work = self.budget.work  # counters of what the engine did (tests, benchmarks)
@@ -218,7 +219,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
 
     def class_of_method(self, fn: ast.AST) -> Optional[ClassInfo]:
         """The class of the file that defines ``fn`` as a method, if any."""
-        return next((info for info in self.classes.values() if fn in info.methods.values()), None)
+        return self.method_owner.get(id(fn))
 
     def standalone_function(self, fn: ast.FunctionDef, module_state: State) -> None:
         st = module_state.fork()
@@ -640,6 +641,8 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                         if isinstance(t, ast.Name):
                             info.class_attrs[t.id] = item.value
             self.classes[id(stmt)] = info
+            for m in info.methods.values():
+                self.method_owner.setdefault(id(m), info)  # the first class defining it, as before
             if info.is_function and not self.foreign_stack:
                 self.check_function_class(info)
         st.frame()[stmt.name] = RefV("class", stmt.name, info)

@@ -285,6 +285,10 @@ class State:
             self._shared.discard(key)
         return self.frames[i]
 
+    def frame_shared(self, i: int) -> bool:
+        """Is frame ``i`` shared with a fork (so never written in place any more)?"""
+        return ("frame", i) in self._shared
+
     def lookup(self, name: str) -> Optional[Value]:
         frame = self.frames[self.fi]
         v = frame.get(name)
