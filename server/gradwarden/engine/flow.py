@@ -804,6 +804,18 @@ class FlowMixin:
                 self.shapes[out.tid] = shape
         return out
 
+    def check_stale_retained(self, st: State, order: Sequence[Any], span: Span) -> None:
+        # `.to(device)` that may return the leaf itself: its copy node exists only if it copied,
+        # and then the in-place update hits the copy, not the leaf the node was recorded from
+        maybe_nodes = {id(st.t[tid].grad_fn) for tid in self.maybe_leaf if tid in st.t and st.t[tid].grad_fn}
+        super().check_stale_retained(st, [m for m in order if id(m) not in maybe_nodes], span)  # type: ignore[misc]
+
+    def ex_BinOp(self, node: ast.BinOp, st: State) -> Value:
+        for operand in (node.left, node.right):
+            if isinstance(operand, ast.Attribute) and operand.attr == "grad":
+                operand._gw_arith = True  # type: ignore[attr-defined]  # `w.grad` used in arithmetic
+        return super().ex_BinOp(node, st)  # type: ignore[misc]
+
     def ex_Compare(self, node: ast.Compare, st: State) -> Value:
         self._cmp_stack.append([])
         try:
