@@ -64,6 +64,7 @@ def test_commands_that_analyse_nothing_import_neither_the_engine_nor_heavy_modul
     assert rc == 0 and out.strip()
     assert heavy_in(modules) == []
     assert "gradwarden.engine.interpreter" not in modules
+    assert "tomllib" not in modules  # no configuration is read
 
 
 @pytest.mark.parametrize("argv, expected_rc", [
