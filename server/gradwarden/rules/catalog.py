@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Tuple, Type
 
 from gradwarden.rules.base import Rule
-from gradwarden.rules.parse import ParseError
+from gradwarden.rules.parse import AnalysisStopped, ParseError
 from gradwarden.rules.leaf import LeafInplace
 from gradwarden.rules.saved import SavedTensorModified, SavedTensorModifiedInBackward, CtxStashModified, DoubleBackwardConstant
 from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputInplace, ExpandedParameterData, CustomFunctionOutputInplace, MultiViewInplace, BackwardGradientCount, LegacyFunction, GradientForNonTensorInput
@@ -26,6 +26,7 @@ from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, Sel
 
 RULES: Tuple[Type[Rule], ...] = (
     ParseError,
+    AnalysisStopped,
     LeafInplace,
     SavedTensorModified,
     SavedTensorModifiedInBackward,
