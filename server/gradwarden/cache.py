@@ -206,7 +206,7 @@ class ResultCache:
             if any(_file_digest(dep) != want for dep, want in followed.items()):
                 return None
             return diagnostics_from_data(entry["diagnostics"])
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):  # absent or corrupted
+        except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):  # absent or corrupted
             return None
 
     # ---- writing
@@ -275,7 +275,7 @@ class ResultCache:
                 return False
             chosen = {id(diags[i]): chosen_type(_decode(fix), bool(safe)) for i, fix, safe in entry["chosen"]}
             realised = {id(diags[i]): tuple(_decode(fixes)) for i, fixes in entry["realised"]}
-        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
             return False
         out.chosen.update(chosen)
         out.realised.update(realised)
