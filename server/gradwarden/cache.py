@@ -54,8 +54,9 @@ CACHEDIR_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
                 "# This file is a cache directory tag created by gradwarden.\n")
 
 _PACKAGE = Path(__file__).resolve().parent
-# What the cached results are computed by (their size and mtime go into the engine stamp).
-_STAMPED = ("engine", "rules", "noqa.py", "runner.py")
+# What the cached results are computed by (their size and mtime go into the engine stamp):
+# the analysis, # noqa, notebooks' programs, and the fixer behind the reports' fixes.
+_STAMPED = ("engine", "rules", "noqa.py", "runner.py", "notebook.py", "lsp/documents.py", "fixes", "fixability.py")
 _OPTABLE = _PACKAGE / "engine" / "data" / "optable.json"
 
 # Settings fields that choose files or processes, not results (left out of the key).
