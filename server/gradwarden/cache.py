@@ -8,8 +8,9 @@ was computed from, all compared before it is used:
 
 - the sha256 of the file's bytes;
 - the engine: gradwarden's version, the op table (sha256 of ``optable.json``), a stamp of the
-  engine's and rules' sources (size and mtime of each file: an edited checkout never reuses
-  results of the code it replaced), and the analyser function;
+  sources that compute what is cached (engine, rules, noqa, notebooks, the fixer: size and
+  mtime of each file, so that an edited checkout never reuses results of the code it
+  replaced), and the analyser function;
 - for a script that follows project imports, every file the import resolution read (its
   sha256) or looked for and did not find (creating it later changes the answer).
 
