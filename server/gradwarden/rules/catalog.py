@@ -20,6 +20,7 @@ from gradwarden.rules.data import DataWriteToSaved, HiddenWrite
 from gradwarden.rules.flow import (
     BackwardWithoutGrad, NonScalarBackward, GradInputNotInGraph, RequiresGradOnNonLeaf, GradOfNonLeaf, OptimizeNonLeaf,
     OptimizerWithoutGrad, CheckpointWithoutGrad, BackwardIgnoresGradOutput, GradientsNeverZeroed,
+    ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved,
 )
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
@@ -61,9 +62,12 @@ RULES: Tuple[Type[Rule], ...] = (
     GradOfNonLeaf,
     OptimizeNonLeaf,
     OptimizerWithoutGrad,
+    OptimizedPlainTensor,
     CheckpointWithoutGrad,
     BackwardIgnoresGradOutput,
     GradientsNeverZeroed,
+    ModuleRequiresGradAttribute,
+    InferenceTensorSaved,
     NoGradViewInplace,
     DetachViewInplace,
     SelfOverlappingWrite,

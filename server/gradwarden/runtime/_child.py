@@ -372,12 +372,13 @@ class _State:
         self.findings = 0
         self.stopping = False
         self.user_grads = frozenset()  # storages of grad_tensors the caller passed to backward
+        self.suspended = 0  # > 0 inside a compiled region: nothing is recorded
+        self.config_text = ""  # the encoded configuration (handed to spawned processes)
 
 
 _state = _State()
 _pending = []  # writes waiting for their version bump: (write, tensor, version_before, records)
 _by_storage = {}  # storage base pointer -> [weakref(_Rec)]
-_mut_cache = {}  # OpOverload -> tuple of (position, name, is_list) of written arguments
 _grad_outputs = []  # stack of sets: storage keys of the grad_outputs of running custom backwards
 _mod_sites = None  # WeakKeyDictionary: nn.Module -> construction site
 _data_sites = None  # WeakKeyDictionary: tensor -> site where .data was set to an overlapping tensor
@@ -451,6 +452,9 @@ def _extent(t):
 
 
 def _overlaps(a, b):
+    """True when ``a`` and ``b`` (views of one storage) share at least one element: proof that
+    a write into ``b`` changed values of ``a``. Interleaved views (the chunks of one tensor
+    along an inner dimension) have overlapping byte ranges but no common element."""
     try:
         if a.device != b.device:
             return False
@@ -458,7 +462,27 @@ def _overlaps(a, b):
         return False
     alo, ahi = _extent(a)
     blo, bhi = _extent(b)
-    return alo < bhi and blo < ahi
+    if not (alo < bhi and blo < ahi):
+        return False
+    try:
+        es = a.element_size()
+        if (es == b.element_size() and a.storage_offset() == b.storage_offset() and a.shape == b.shape
+                and a.stride() == b.stride()):
+            return True
+        if a.is_contiguous() and b.is_contiguous():
+            return True  # two dense byte ranges that intersect
+        if es != b.element_size() or alo % es or blo % es:
+            return True  # reinterpreted dtypes: keep the byte-range answer
+        n = max(ahi, bhi) // es
+        if n > (1 << 26):
+            return True
+        with torch.no_grad(), torch._C.DisableTorchFunction():
+            index = torch.arange(n, dtype=torch.int64)
+            ia = index.as_strided(tuple(a.shape), a.stride(), a.storage_offset()).reshape(-1)
+            ib = index.as_strided(tuple(b.shape), b.stride(), b.storage_offset()).reshape(-1)
+            return bool(torch.isin(ia, ib).any())
+    except Exception:  # noqa: BLE001
+        return True
 
 
 def _internal_overlap(t):
@@ -515,8 +539,8 @@ def _pack(t):
 
 
 def _pack_record(t):
-    if _pending:
-        _finalize()
+    # no _finalize() here: a pack inside an in-place op (index_put_ saves its indices) comes
+    # before that op's version bump; _on_write attributes its writes once the op returned
     r = _Rec()
     r.t = t
     r.version = r.last = t._version
@@ -542,8 +566,6 @@ def _unpack(r):
     if r.version is None:
         return t
     try:
-        if _pending:
-            _finalize()
         cur = t._version
         bw = _state.cur_bw
         node = _current_node()
@@ -657,58 +679,26 @@ def _silent_finding(r, node, bw):
 
 
 # =========================================================================== writes
-def _mut_info(func):
-    out = []
-    try:
-        for i, a in enumerate(func._schema.arguments):
-            info = a.alias_info
-            if info is not None and info.is_write:
-                is_list = "[]" in str(a.type) or "List" in str(a.type)
-                out.append((i, a.name, is_list, a.kwarg_only))
-    except Exception:  # noqa: BLE001
-        pass
-    result = tuple(out)
-    _mut_cache[func] = result
-    return result
-
-
-def _written(widx, args, kwargs):
-    out = []
-    T = _Tensor
-    for pos, name, is_list, kwonly in widx:
-        a = None
-        if not kwonly and pos < len(args):
-            a = args[pos]
-        elif kwargs:
-            a = kwargs.get(name)
-        if a is None:
-            continue
-        if is_list:
-            try:
-                out.extend(x for x in a if isinstance(x, T))
-            except TypeError:
-                pass
-        elif isinstance(a, T):
-            out.append(a)
-    return out
-
-
-def _on_write(func, widx, args, kwargs):
+def _on_write(func, kind, args, kwargs):
     go_hit = False
     targets = ()
     try:
-        targets = _written(widx, args, kwargs)
+        targets = _function_targets(kind, args, kwargs)
         go_hit = _before_write(func, targets)
     except Exception:  # noqa: BLE001 - a bug of ours must never break the user's program
         _internal_error("write")
     try:
         out = func(*args, **kwargs) if kwargs else func(*args)
-    except RuntimeError as exc:
+    except (RuntimeError, ValueError) as exc:
+        del _pending[:]
         try:
             _write_error(exc, func, targets, go_hit)
         except Exception:  # noqa: BLE001
             _internal_error("write error")
         raise
+    # above autograd, the version bump has happened: attribute the write now
+    if _pending:
+        _finalize()
     if go_hit and go_hit is not True:
         try:
             _grad_output_finding(func, severity="warning", reason=go_hit)
@@ -766,7 +756,7 @@ def _make_write(func, frame):
     """Where a write comes from: the user's frame, the in-place module doing it (and where
     that module was built), the optimizer step it is part of, a custom backward."""
     w = _Write()
-    w.op = str(func)
+    w.op = _op_name(func)
     w.step = None
     w.fused = False
     w.module = w.module_site = w.call_site = w.via = None
@@ -821,7 +811,7 @@ def _make_write(func, frame):
         if len(modules) > 1:
             # called by a container (Sequential ...): the user's line is the container call;
             # the module's own construction is where `inplace=True` was chosen
-            built = _mod_sites.get(inner) if _mod_sites is not None else None
+            built = _built_site(inner)
             if built is not None:
                 w.module_site = built
                 w.call_site = w.site
@@ -892,7 +882,7 @@ def _write_error(exc, func, targets, grad_output):
                     site = cause
                     break
     _mark(exc)
-    _report_error(code, kind[1], msg, site or _site(f), sites, write_op=str(func))
+    _report_error(code, kind[1], msg, site or _site(f), sites, write_op=_op_name(func))
 
 
 def _mark(exc):
@@ -904,22 +894,6 @@ def _mark(exc):
 
 _expanded = {}  # id(tensor) -> weakref: expands of tensors that require grad, and views of those
 _expand_funcs = set()
-_view_cache = {}
-
-
-def _is_view_op(func):
-    v = _view_cache.get(func)
-    if v is None:
-        v = False
-        try:
-            for r in func._schema.returns:
-                info = r.alias_info
-                if info is not None and not info.is_write:
-                    v = True
-        except Exception:  # noqa: BLE001
-            v = False
-        _view_cache[func] = v
-    return v
 
 
 def _track_views(func, args, kwargs):
@@ -937,9 +911,10 @@ def _track_views(func, args, kwargs):
                     _sweep_expanded()
         else:
             ref = _expanded.get(id(src))
-            if ref is not None and ref() is src and _is_view_op(func):
+            if ref is not None and ref() is src:
+                base = src._base if src._base is not None else src
                 for o in (out if isinstance(out, (tuple, list)) else (out,)):
-                    if isinstance(o, _Tensor):
+                    if isinstance(o, _Tensor) and o._base is base:
                         _expanded[id(o)] = _weakref(o)
     except Exception:  # noqa: BLE001
         _internal_error("views")
@@ -960,8 +935,8 @@ def _check_expanded_write(func, targets):
             _finding(("expanded-view", tuple(site or ())), code="GW301", kind="expanded-write", severity="warning",
                      message="in-place %s writes into (a view of) an expanded tensor: the element it writes stands "
                              "for every broadcast position, so all of them change (values and gradients are "
-                             "silently wrong)" % func,
-                     write_site=site, sites=extra, write_op=str(func), tensor=_describe(t))
+                             "silently wrong)" % _op_name(func),
+                     write_site=site, sites=extra, write_op=_op_name(func), tensor=_describe(t))
             return
 
 
@@ -978,8 +953,8 @@ def _check_expanded_base(func, t):
     site, extra = _write_sites(w)
     _finding(("expanded-base", tuple(site or ())), code="GW301", kind="expanded-write", severity="warning",
              message="in-place %s writes into a view of an expanded tensor: one element is shared by several "
-                     "positions, so all of them change (values and gradients are silently wrong)" % func,
-             write_site=site, sites=extra, write_op=str(func), tensor=_describe(base))
+                     "positions, so all of them change (values and gradients are silently wrong)" % _op_name(func),
+             write_site=site, sites=extra, write_op=_op_name(func), tensor=_describe(base))
 
 
 def _grad_output_finding(func, severity, reason=None):
@@ -989,8 +964,8 @@ def _grad_output_finding(func, severity, reason=None):
            "user": "it is the caller's own tensor (grad_tensors/grad_outputs), which the write changes"}.get(
         reason, "the gradient buffer may be shared with other consumers")
     _finding(("grad-output", tuple(site or ())), code="GW303", kind="grad-output-write", severity=severity,
-             message="custom Function backward writes into grad_output in place (%s): %s" % (func, why),
-             write_site=site, sites=extra, write_op=str(func))
+             message="custom Function backward writes into grad_output in place (%s): %s" % (_op_name(func), why),
+             write_site=site, sites=extra, write_op=_op_name(func))
 
 
 # =========================================================================== errors
@@ -1060,8 +1035,8 @@ def report_exception(exc, tb=None):
                 modules.append(owner)
     site = _site(user)
     sites = []
-    if len(modules) > 1 and _mod_sites is not None:
-        built = _mod_sites.get(modules[0])
+    if len(modules) > 1:
+        built = _built_site(modules[0])
         if built is not None:
             sites.append({"kind": "call", "site": site, "message": "the module is called here"})
             site = built
@@ -1093,6 +1068,8 @@ def _wrap_backward(orig, kind):
 
     def wrapper(*args, **kwargs):
         st = _state
+        if st.suspended:  # Dynamo/AOTAutograd tracing a compiled region
+            return orig(*args, **kwargs)
         top = st.bw_depth == 0
         if top and st.max_steps is not None and st.bw_count >= st.max_steps:
             _stop("max-steps")
@@ -1236,6 +1213,47 @@ def _patch_module_init():
     Module.__init__ = __init__
 
 
+_inplace_sites = None  # WeakKeyDictionary: nn.Module -> where ``module.inplace = True`` was set after construction
+
+
+def _patch_module_setattr():
+    """``m.inplace = True`` after construction (``for m in model.modules(): ...``) is where the
+    module became in-place: remember that line (the write is reported there, not at the
+    construction)."""
+    global _inplace_sites
+    import weakref as _wr
+
+    _inplace_sites = _wr.WeakKeyDictionary()
+    Module = torch.nn.Module
+    orig = Module.__setattr__
+
+    def __setattr__(self, name, value):
+        orig(self, name, value)
+        if name == "inplace" and value is True:
+            try:
+                f = _caller(1)
+                while f is not None:
+                    if f.f_code.co_name == "__init__" and f.f_locals.get("self") is self:
+                        return  # chosen at construction: the construction site says it
+                    if _is_user(f.f_code.co_filename):
+                        _inplace_sites[self] = _site(f)
+                        return
+                    f = f.f_back
+            except Exception:  # noqa: BLE001
+                pass
+
+    __setattr__.__wrapped__ = orig
+    Module.__setattr__ = __setattr__
+
+
+def _built_site(module):
+    """Where ``module`` was made in-place: the ``inplace = True`` assignment, else its construction."""
+    site = _inplace_sites.get(module) if _inplace_sites is not None else None
+    if site is None and _mod_sites is not None:
+        site = _mod_sites.get(module)
+    return site
+
+
 def _patch_data_setter():
     global _data_sites
     import weakref as _wr
@@ -1290,6 +1308,11 @@ def _patch_custom_backward():
             _internal_error("custom backward")
         _grad_outputs.append(keys)
         try:
+            # backward runs inside the mode's handling of ``Tensor.backward`` (the mode is off
+            # there): a custom backward is user code, so its writes are watched again
+            if _MODE is not None and not _state.suspended and _user_function(self) and not _mode_active():
+                with _MODE:
+                    return orig(self, *args)
             return orig(self, *args)
         finally:
             _grad_outputs.pop()
@@ -1298,42 +1321,203 @@ def _patch_custom_backward():
     cls.apply = apply
 
 
+# Tensor methods whose name ends in "_" that do not write data (no version bump)
+_NOT_WRITES = frozenset(("requires_grad_", "share_memory_", "retain_grad", "record_stream", "rename_",
+                         "detach_", "pin_memory_", "_fix_weakref", "_coalesced_"))
+_INPLACE_DUNDERS = frozenset(("__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
+                              "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
+                              "__irshift__", "__imatmul__"))
+_write_kind = {}  # torch function -> 0 (reads only), 1 (writes its first argument), 2 (writes every argument)
+
+
+def _kind_of_function(func):
+    name = getattr(func, "__name__", "") or ""
+    if name in _INPLACE_DUNDERS:
+        kind = 1
+    elif name.endswith("_") and not name.endswith("__") and name not in _NOT_WRITES:
+        # fused optimizer kernels write several lists (params, moments ...)
+        kind = 2 if name.startswith("_fused_") else 1
+    else:
+        kind = 0
+    try:
+        _write_kind[func] = kind
+    except TypeError:  # unhashable callable
+        pass
+    return kind
+
+
+_op_names = {}
+
+
+def _op_name(func):
+    """``Tensor.add_``, ``torch.relu_``, ``torch.nn.functional.relu``: the call as the user wrote it."""
+    try:
+        out = _op_names.get(func)
+    except TypeError:
+        out = None
+    if out is not None:
+        return out
+    name = getattr(func, "__name__", None) or str(func)
+    if getattr(func, "__objclass__", None) is not None:
+        out = "Tensor." + name
+    else:
+        module = getattr(func, "__module__", None) or ""
+        if module.startswith("torch._C") or module in ("torch", "torch.functional"):
+            module = "torch"
+        out = "%s.%s" % (module, name) if module else name
+    try:
+        _op_names[func] = out
+    except TypeError:
+        pass
+    return out
+
+
+def _function_targets(kind, args, kwargs):
+    """The tensors a call writes: its first argument (in-place methods, ``inplace=True``), every
+    tensor argument (fused kernels), and ``out=``."""
+    T = _Tensor
+    out = []
+    if kind == 2:
+        for a in args:
+            if isinstance(a, T):
+                out.append(a)
+            elif isinstance(a, (list, tuple)):
+                out.extend(x for x in a if isinstance(x, T))
+    elif kind == 1 and args:
+        a = args[0]
+        if isinstance(a, T):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            out.extend(x for x in a if isinstance(x, T))
+    if kwargs:
+        o = kwargs.get("out")
+        if isinstance(o, T):
+            out.append(o)
+        elif isinstance(o, (list, tuple)):
+            out.extend(x for x in o if isinstance(x, T))
+    return out
+
+
 def _make_mode():
-    from torch.utils._python_dispatch import TorchDispatchMode
+    """A ``TorchFunctionMode``: it sees the calls made from Python (the user's code, torch's own
+    Python code: nn modules, optimizers), above autograd, and none of the aten ops that C++
+    kernels and composite implementations run internally (an LSTM cell's ``sigmoid_`` on its
+    private gates). Unlike a dispatch mode, it does not make torch take its "tensor subclass"
+    code paths (out-of-place derivative formulas), so the program runs as it does plainly."""
+    from torch.overrides import TorchFunctionMode
 
-    mut = _mut_cache
-    pending = _pending
+    kinds = _write_kind
     expand_funcs = _expand_funcs
-    for name in ("expand",):
-        packet = getattr(torch.ops.aten, name, None)
-        if packet is not None:
-            for overload in packet.overloads():
-                expand_funcs.add(getattr(packet, overload))
+    for f in (getattr(torch.Tensor, "expand", None), getattr(torch.Tensor, "expand_as", None),
+              getattr(torch.Tensor, "broadcast_to", None), getattr(torch, "broadcast_to", None)):
+        if f is not None:
+            expand_funcs.add(f)
 
-    class GradwardenMode(TorchDispatchMode):
-        """Sees every op below autograd; only mutating ones cost more than a dict lookup."""
+    class GradwardenMode(TorchFunctionMode):
+        """Only mutating calls cost more than a dict lookup."""
 
-        @classmethod
-        def _should_skip_dynamo(cls):
-            # TorchDispatchMode wraps __torch_dispatch__ in torch._dynamo.disable otherwise:
-            # seconds to import dynamo, and a wrapper on every op
-            return False
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            if pending:
-                _finalize()
-            widx = mut.get(func)
-            if widx is None:
-                widx = _mut_info(func)
-            if not widx:
-                if _expanded or func in expand_funcs:
-                    return _track_views(func, args, kwargs)
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            try:
+                kind = kinds.get(func)
+            except TypeError:
+                kind = 0
+            if kind is None:
+                kind = _kind_of_function(func)
+            if kind == 0:
                 if kwargs:
-                    return func(*args, **kwargs)
-                return func(*args)
-            return _on_write(func, widx, args, kwargs)
+                    if kwargs.get("inplace") is True:
+                        kind = 1
+                    elif kwargs.get("out") is not None:
+                        kind = 3
+                if kind == 0:
+                    if _expanded or func in expand_funcs:
+                        return _track_views(func, args, kwargs)
+                    if kwargs:
+                        return func(*args, **kwargs)
+                    return func(*args)
+            return _on_write(func, kind, args, kwargs)
 
     return GradwardenMode()
+
+
+# =========================================================================== torch.compile
+def _suspend_instrumentation():
+    """Take the mode and the saved-tensor hooks off while a compiled region runs (and while
+    Dynamo compiles it): Dynamo would otherwise trace them (recompiling the mode's code until it
+    hits its limit), and compiled code must compute what it computes plainly. Returns the
+    function that puts them back."""
+    _state.suspended += 1
+    popped_mode = popped_hooks = False
+    try:
+        C = torch._C
+        if C._len_torch_function_stack() and C._get_function_stack_at(C._len_torch_function_stack() - 1) is _MODE:
+            C._pop_torch_function_stack()
+            popped_mode = True
+        top = C._autograd._top_saved_tensors_default_hooks(True)
+        if top is not None and top[0] is _pack:
+            C._autograd._pop_saved_tensors_default_hooks()
+            popped_hooks = True
+    except Exception:  # noqa: BLE001
+        _internal_error("suspend")
+
+    def resume():
+        _state.suspended -= 1
+        try:
+            if popped_hooks:
+                torch._C._autograd._push_saved_tensors_default_hooks(_pack, _unpack)
+            if popped_mode:
+                torch._C._push_on_torch_function_stack(_MODE)
+        except Exception:  # noqa: BLE001
+            _internal_error("resume")
+
+    return resume
+
+
+_dynamo_patched = [False]
+
+
+def _patch_dynamo():
+    """Every ``torch.compile`` context gets an enter hook that suspends the instrumentation."""
+    if _dynamo_patched[0]:
+        return
+    _dynamo_patched[0] = True
+    from torch._dynamo import eval_frame
+
+    cls = eval_frame.OptimizeContext
+    orig = cls.__init__
+
+    def __init__(self, *args, **kwargs):
+        orig(self, *args, **kwargs)
+        try:
+            self.enter_exit_hooks.insert(0, _suspend_instrumentation)
+        except Exception:  # noqa: BLE001
+            _internal_error("compile")
+
+    __init__.__wrapped__ = orig
+    cls.__init__ = __init__
+
+
+def _patch_compile():
+    """Patch Dynamo when the program first calls ``torch.compile`` (importing Dynamo up front
+    would cost every run seconds)."""
+    orig = torch.compile
+
+    def compile(*args, **kwargs):
+        try:
+            _patch_dynamo()
+        except Exception:  # noqa: BLE001
+            _internal_error("compile")
+        return orig(*args, **kwargs)
+
+    for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
+        try:
+            setattr(compile, attr, getattr(orig, attr))
+        except (AttributeError, TypeError):
+            pass
+    compile.__wrapped__ = orig
+    torch.compile = compile
+    if "torch._dynamo.eval_frame" in sys.modules:
+        _patch_dynamo()
 
 
 def install(config):
@@ -1345,15 +1529,36 @@ def install(config):
     _current_node = getattr(torch._C, "_current_autograd_node", lambda: None)
     _state.max_steps = config.get("max_steps")
     _patch_module_init()
+    _patch_module_setattr()
     _patch_data_setter()
     _patch_custom_backward()
+    _patch_compile()
     torch.autograd.backward = _wrap_backward(torch.autograd.backward, "backward")
     torch.autograd.grad = _wrap_backward(torch.autograd.grad, "grad")
     hooks = torch.autograd.graph.saved_tensors_hooks(_pack, _unpack)
     hooks.__enter__()
-    mode = _make_mode()
+    global _MODE
+    mode = _MODE = _make_mode()
     mode.__enter__()
     return hooks, mode
+
+
+_MODE = None
+
+
+def _user_function(node):
+    """False for the Functions of torch's compiler stack (AOTAutograd's compiled backward)."""
+    cls = getattr(node, "_forward_cls", None)
+    module = getattr(cls, "__module__", "") or ""
+    return not module.startswith(("torch._functorch", "torch._dynamo", "torch._inductor", "torch._higher_order_ops"))
+
+
+def _mode_active():
+    try:
+        stack = torch._C._len_torch_function_stack()
+        return any(torch._C._get_function_stack_at(i) is _MODE for i in range(stack))
+    except Exception:  # noqa: BLE001
+        return True
 
 
 _current_node = None
@@ -1458,6 +1663,106 @@ def _print_user_traceback(exc):
     traceback.print_exception(type(exc), exc, tb if tb is not None else exc.__traceback__)
 
 
+def _user_files(config):
+    include = []
+    if config.get("mode", "script") == "script" and config.get("target"):
+        include.append(config["target"])
+    elif config.get("mode") == "module" and config.get("target"):
+        try:  # an installed module is still the user's target
+            import importlib.util
+
+            sys.path.insert(0, os.getcwd())
+            try:
+                spec = importlib.util.find_spec(config["target"])
+            finally:
+                del sys.path[0]
+            if spec is not None and spec.origin and spec.origin.endswith(".py"):
+                include.append(spec.origin)
+        except Exception:  # noqa: BLE001 - runpy will say what is wrong
+            pass
+    files = UserFiles(include=include)
+    files.add_excluded(os.path.dirname(os.path.abspath(torch.__file__)))
+    return files
+
+
+def _instrument(config):
+    """Hooks, mode, patches and coverage of this process (torch is imported)."""
+    global _USER, _ucache
+    _USER = _user_files(config)
+    _ucache = _USER.cache
+    install(config)
+    _patch_spawn()
+    if config.get("coverage", True):
+        _state.coverage = Coverage(_is_user)
+    events = _state.events
+
+    def _after_fork():
+        events.reopen_after_fork()
+        _state.reported = set(_state.reported)
+
+    try:
+        os.register_at_fork(after_in_child=_after_fork)
+    except AttributeError:
+        pass
+
+
+# =========================================================================== spawned processes
+def _patch_spawn():
+    """Processes started with the ``spawn`` start method (``torch.multiprocessing.spawn``,
+    ``mp.get_context("spawn").Process``, DataLoader workers with it) run a fresh interpreter:
+    its command line is made to load this file first, which instruments it (``spawned_main``)
+    before ``multiprocessing`` unpickles and runs the target. ``fork`` needs nothing (the
+    hooks are inherited; ``register_at_fork`` opens the child's own events file)."""
+    try:
+        import multiprocessing.spawn as mp_spawn
+    except ImportError:
+        return
+    orig = mp_spawn.get_command_line
+    if getattr(orig, "_gradwarden", False):
+        return
+    here = os.path.abspath(__file__)
+
+    def get_command_line(**kwds):
+        argv = orig(**kwds)
+        try:
+            i = argv.index("-c")
+        except ValueError:  # a frozen executable: left alone
+            return argv
+        boot = ("import importlib.util as _gw_u, sys as _gw_s\n"
+                "_gw_p = _gw_u.spec_from_file_location('_gradwarden_child', %r)\n"
+                "_gw_m = _gw_u.module_from_spec(_gw_p); _gw_s.modules['_gradwarden_child'] = _gw_m\n"
+                "_gw_p.loader.exec_module(_gw_m); _gw_m.spawned_main(%r)\n"
+                "del _gw_u, _gw_s, _gw_p, _gw_m\n" % (here, _state.config_text))
+        argv = list(argv)
+        argv[i + 1] = boot + argv[i + 1]
+        return argv
+
+    get_command_line._gradwarden = True
+    get_command_line.__wrapped__ = orig
+    mp_spawn.get_command_line = get_command_line
+
+
+def spawned_main(config_text):
+    """Instrument a process started with ``spawn`` (see ``_patch_spawn``): same hooks as the
+    main process, its own events file; ``--max-steps`` applies to the main process only."""
+    try:
+        config = _decode_config(config_text)
+        config["max_steps"] = None
+        _state.config = config
+        _state.config_text = config_text
+        _state.events = Events(config.get("out") or ".")
+        _import_torch()
+        _instrument(config)
+        _emit("spawned", ppid=os.getppid())
+        import atexit
+
+        atexit.register(_flush_lines)
+        if _state.coverage is not None:
+            _state.coverage.start()
+    except Exception:  # noqa: BLE001 - the worker must run even if we cannot watch it
+        _internal_error("spawned process")
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -1474,6 +1779,7 @@ def main(argv=None):
         return EXIT_BAD_CONFIG
     _state.events = events
     _state.config = config
+    _state.config_text = argv[1]
     if config.get("cwd"):
         try:
             os.chdir(config["cwd"])
@@ -1506,39 +1812,7 @@ def main(argv=None):
     except Exception:  # noqa: BLE001
         pass
 
-    global _USER, _ucache
-    include = []
-    if config.get("mode", "script") == "script" and config.get("target"):
-        include.append(config["target"])
-    elif config.get("mode") == "module" and config.get("target"):
-        try:  # an installed module is still the user's target
-            import importlib.util
-
-            sys.path.insert(0, os.getcwd())
-            try:
-                spec = importlib.util.find_spec(config["target"])
-            finally:
-                del sys.path[0]
-            if spec is not None and spec.origin and spec.origin.endswith(".py"):
-                include.append(spec.origin)
-        except Exception:  # noqa: BLE001 - runpy will say what is wrong
-            pass
-    _USER = UserFiles(include=include)
-    _USER.add_excluded(os.path.dirname(os.path.abspath(torch.__file__)))
-    _ucache = _USER.cache
-    install(config)
-    if config.get("coverage", True):
-        cov = Coverage(_is_user)
-        _state.coverage = cov
-
-    def _after_fork():
-        events.reopen_after_fork()
-        _state.reported = set(_state.reported)
-
-    try:
-        os.register_at_fork(after_in_child=_after_fork)
-    except AttributeError:
-        pass
+    _instrument(config)
     try:
         import signal
 

@@ -4,14 +4,18 @@
     gradwarden debug [options] -m package.module [args ...]
     gradwarden debug [options] --pytest tests/test_x.py::test_y [pytest args ...]
 
-Exit codes: 0 nothing found, 1 findings (confirmed or runtime-only errors and warnings),
-2 the debug run could not be made (usage, missing interpreter or script, torch missing).
+Exit status (like the tools that wrap a program: ``coverage run``, ``timeout``): the script's
+own status when it failed; 1 when it succeeded but a hazard was confirmed (a confirmed or
+runtime-only error or warning); 0 when clean; 2 when the run could not be made (usage, missing
+interpreter or script, torch missing); 124 after ``--timeout``; 130 when cancelled (Ctrl-C).
+See ``exit_status``.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import List, Optional, TextIO
@@ -19,7 +23,11 @@ from typing import List, Optional, TextIO
 from gradwarden.runtime.findings import CONFIRMED, NOT_REACHED, NOT_REPRODUCED, RUNTIME_ONLY, Finding
 from gradwarden.runtime.session import (
     DEVICES,
+    STATUS_CANCELLED,
+    STATUS_CRASHED,
     STATUS_ERROR,
+    STATUS_FAILED,
+    STATUS_TIMEOUT,
     DebugError,
     DebugOptions,
     DebugResult,
@@ -31,6 +39,8 @@ from gradwarden.runtime.session import (
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+EXIT_TIMEOUT = 124  # as timeout(1)
+EXIT_CANCELLED = 130  # 128 + SIGINT, as a shell reports Ctrl-C
 
 
 def register(sub: "argparse._SubParsersAction") -> argparse.ArgumentParser:
@@ -144,6 +154,7 @@ def options_from_args(args: argparse.Namespace) -> DebugOptions:
         log_path=args.log,
         results_dir=args.results_dir,
         static=not args.no_static,
+        stdin="inherit",
     )
 
 
@@ -171,13 +182,51 @@ def cmd_debug(args: argparse.Namespace) -> int:
     except DebugError as exc:
         print(f"error: {exc}", file=stderr)
         return EXIT_ERROR
-    try:
-        result = session.wait()
-    except KeyboardInterrupt:
+    cancelled_by: List[int] = []
+
+    def on_signal(signum: int, frame: object) -> None:
+        cancelled_by.append(signum)
         session.cancel()
-        result = session.wait()
+
+    previous = _install_signal_handlers(on_signal)
+    try:
+        try:
+            result = session.wait()
+        except KeyboardInterrupt:
+            cancelled_by.append(signal.SIGINT)
+            session.cancel()
+            result = session.wait()
+    finally:
+        _restore_signal_handlers(previous)
     assert result is not None
-    return report(args, target, result, sys.stdout, stderr)
+    status = report(args, target, result, sys.stdout, stderr)
+    if cancelled_by and result.status == STATUS_CANCELLED:
+        return 128 + int(cancelled_by[0])  # 130 for Ctrl-C, 143 for SIGTERM, as a shell reports them
+    return status
+
+
+def _install_signal_handlers(handler: object) -> dict:
+    """SIGTERM (a CI job cancelled) and SIGHUP stop the run like Ctrl-C: the child's whole
+    process tree is ended before gradwarden exits (it runs in its own session, so it does not
+    get the terminal's signals itself)."""
+    previous = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is None:
+            continue
+        try:
+            previous[sig] = signal.signal(sig, handler)  # type: ignore[arg-type]
+        except (ValueError, OSError):  # not the main thread
+            pass
+    return previous
+
+
+def _restore_signal_handlers(previous: dict) -> None:
+    for sig, handler in previous.items():
+        try:
+            signal.signal(sig, handler)
+        except (ValueError, OSError, TypeError):
+            pass
 
 
 def report(args: argparse.Namespace, target: Target, result: DebugResult, stdout: TextIO, stderr: TextIO) -> int:
@@ -194,12 +243,35 @@ def report(args: argparse.Namespace, target: Target, result: DebugResult, stdout
             except OSError as exc:
                 print(f"error: cannot write {args.json}: {exc.strerror or exc}", file=stderr)
                 return EXIT_ERROR
-    text_out = stderr if args.json == "-" else stdout
+    # the program's stdout is the program's: the report goes to stderr (a pipeline that reads
+    # the script's output is not disturbed)
+    text_out = stderr
     if not (args.json and args.quiet):
         text_out.write(format_result(target, result))
         text_out.flush()
+    return exit_status(result)
+
+
+def exit_status(result: DebugResult) -> int:
+    """The exit status of ``gradwarden debug`` for a run (CI relies on it): the script's own
+    status when it failed, 1 when it succeeded but a hazard was confirmed, 0 when clean, 2 when
+    the run could not be made, 124 on timeout, 130 when cancelled; a script killed by a signal
+    gives 128 + the signal's number, as a shell reports it."""
     if result.status == STATUS_ERROR:
         return EXIT_ERROR
+    if result.status == STATUS_TIMEOUT:
+        return EXIT_TIMEOUT
+    if result.status == STATUS_CANCELLED:
+        return EXIT_CANCELLED
+    if result.status == STATUS_CRASHED:
+        if result.signal:
+            try:
+                return 128 + int(signal.Signals[result.signal])
+            except (KeyError, ValueError):
+                pass
+        return result.exit_code if result.exit_code else 1
+    if result.status == STATUS_FAILED:
+        return result.exit_code if result.exit_code else 1
     if any(f.status in (CONFIRMED, RUNTIME_ONLY) and f.severity in ("error", "warning") for f in result.findings):
         return EXIT_FINDINGS
     return EXIT_OK

@@ -40,6 +40,7 @@ EXIT_NO_CUDA = 5
 DEVICES = ("auto", "cpu", "cuda")
 LAUNCHERS = ("none", "torchrun")
 OUTPUTS = ("inherit", "log", "discard", "stderr")
+STDINS = ("devnull", "inherit")
 
 # How a run ended
 STATUS_OK = "ok"  # the target finished with exit status 0
@@ -96,6 +97,9 @@ class DebugOptions:
     nproc_per_node: int = 1
     launcher_template: Optional[str] = None  # e.g. "srun --gres=gpu:1 {cmd}" ({qcmd}: quoted once more)
     output: str = "inherit"  # inherit | log | discard | stderr (the user's stdout to our stderr)
+    # devnull (default: a language server's stdin is its protocol) | inherit (the CLI: `cat x | gradwarden
+    # debug s.py` feeds the script). Runs forked from a Zygote always read /dev/null.
+    stdin: str = "devnull"
     log_path: Optional[str] = None  # output == "log": where the user's stdout/stderr go
     results_dir: Optional[str] = None  # where the child writes its events (kept when given)
     static: bool = True  # run the static engine on the executed files and classify
@@ -109,6 +113,8 @@ class DebugOptions:
             raise DebugError(f"--device must be one of {', '.join(DEVICES)}, not {self.device!r}")
         if self.launcher not in LAUNCHERS:
             raise DebugError(f"--launcher must be one of {', '.join(LAUNCHERS)}, not {self.launcher!r}")
+        if self.stdin not in STDINS:
+            raise DebugError(f"stdin must be one of {', '.join(STDINS)}, not {self.stdin!r}")
         if self.output not in OUTPUTS:
             raise DebugError(f"output must be one of {', '.join(OUTPUTS)}, not {self.output!r}")
         if self.max_steps is not None and self.max_steps < 0:
@@ -692,7 +698,8 @@ class DebugSession:
             kwargs["start_new_session"] = True
         self._emit_progress("starting", f"starting {self.target.describe()}")
         try:
-            self._proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+            stdin = None if o.stdin == "inherit" else subprocess.DEVNULL
+            self._proc = subprocess.Popen(argv, stdin=stdin, stdout=stdout, stderr=stderr,
                                           env=env, cwd=cwd, **kwargs)
         except FileNotFoundError as exc:
             self._close_log()

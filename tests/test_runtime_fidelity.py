@@ -1,0 +1,90 @@
+"""The runtime bridge never changes what a program does and never accuses correct code.
+
+Each test runs a real program twice, plainly and under ``gradwarden debug`` (the CLI), and
+compares the exit status, the standard output (the losses and gradients the program prints)
+and the findings. The programs live in ``tests/runtime_examples/``."""
+from __future__ import annotations
+
+import pytest
+
+from runtime_examples.compare import EXAMPLES, codes, debug, plain
+
+VERSION_ERROR = "one of the variables needed for gradient computation has been modified by an inplace operation"
+
+
+@pytest.mark.parametrize("script", ["lstm_cell_loop.py", "gru_lstm.py"])
+def test_recurrent_modules_are_not_accused(script):
+    # torch's own cells write in place into their private gates (sigmoid_ on chunks of one
+    # buffer); autograd accounts for it and the gradients are those of a plain run
+    path = EXAMPLES / script
+    p, d = plain(path), debug(path)
+    assert p.returncode == 0, p.stderr
+    assert (d.returncode, d.stdout) == (p.returncode, p.stdout), d.stderr
+    assert d.findings == []
+
+
+def test_a_data_write_needs_a_common_element_to_be_reported():
+    # a write through .data into the half of a buffer that no saved tensor holds is harmless
+    path = EXAMPLES / "data_write_other_half.py"
+    p, d = plain(path), debug(path)
+    assert (d.returncode, d.stdout) == (p.returncode, p.stdout) == (0, p.stdout)
+    assert d.findings == []
+    # one column of the saved half: the backward silently used the new values (GW601)
+    p, d = plain(path, ["--overlap"]), debug(path, ["--overlap"])
+    assert d.stdout == p.stdout and p.returncode == 0
+    assert d.returncode == 1  # the run succeeded but a hazard was confirmed
+    assert codes(d) == ["GW601"]
+    assert d.findings[0]["write_site"]["row"] == 15 and d.findings[0]["save_site"]["row"] == 12
+
+
+def test_an_internal_version_error_still_raises():
+    # torch writes in place internally (forward-mode softmax) and its own check raises; the
+    # tool must not make the program pass (a dispatch mode would switch torch to out-of-place
+    # formulas)
+    path = EXAMPLES / "forward_ad_softmax.py"
+    p, d = plain(path), debug(path)
+    assert p.returncode == 1 and VERSION_ERROR in p.stderr
+    assert (d.returncode, d.stdout) == (p.returncode, p.stdout)
+    assert VERSION_ERROR in d.stderr
+    assert codes(d) == ["GW201"]
+
+
+def test_spawned_processes_are_instrumented():
+    # torch.multiprocessing.spawn and mp.Process with the spawn start method: a fresh
+    # interpreter each; the hazard in the worker is found at the worker's line
+    path = EXAMPLES / "spawn_workers.py"
+    p, d = plain(path), debug(path)
+    assert p.returncode == 0, p.stderr
+    assert (d.returncode, d.stdout) == (p.returncode, p.stdout), d.stderr
+    assert d.findings == []
+    p, d = plain(path, ["--hazard"]), debug(path, ["--hazard"])
+    assert p.stdout.count("error: one of the variables") == 2
+    assert (d.stdout, d.returncode) == (p.stdout, 1)
+    assert codes(d) == ["GW201"]
+    f = d.findings[0]
+    assert (f["write_site"]["row"], f["save_site"]["row"], f["backward_site"]["row"]) == (14, 12, 16)
+    assert sorted(f["ranks"]) == [0]
+
+
+def test_torch_compile_results_match_a_plain_run():
+    # aot_eager: Dynamo and AOTAutograd without a C++ compiler; the instrumentation stays out
+    # of compiled regions, so the losses are those of a plain compiled run and Dynamo never
+    # recompiles the tool's code
+    path = EXAMPLES / "compile_losses.py"
+    p = plain(path, ["aot_eager"])
+    d = debug(path, ["aot_eager"])
+    assert p.returncode == 0, p.stderr
+    assert (d.returncode, d.stdout) == (0, p.stdout), d.stderr
+    assert d.findings == []
+    assert "recompile" not in d.stderr.lower() and "_child.py" not in d.stderr
+
+
+def test_inplace_flag_set_after_construction_names_the_assignment():
+    path = EXAMPLES / "inplace_flag_after_construction.py"
+    p, d = plain(path), debug(path)
+    assert p.stdout.startswith("error: one of the variables")
+    assert (d.stdout, d.returncode) == (p.stdout, 1)
+    assert codes(d) == ["GW201"]
+    f = d.findings[0]
+    assert f["write_site"]["row"] == 12  # `m.inplace = True`, not the construction (line 9)
+    assert f["evidence"]["write_op"] == "torch.nn.functional.relu"
