@@ -96,6 +96,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         self.applied_functions: Set[str] = set()
         self.classes: Dict[int, ClassInfo] = {}  # id(ClassDef) -> info
         self.method_owner: Dict[int, ClassInfo] = {}  # id(FunctionDef) -> the class defining it
+        self._spans: Dict[int, Tuple[ast.AST, Span]] = {}  # id(node) -> (node, its span)
         self.call_stack: List[Any] = []
         self.budget = Budget()
         self.work = self.budget.work  # counters of what the engine did (tests, benchmarks)
@@ -340,12 +341,17 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     def span_of(self, node: ast.AST) -> Span:
         if self.foreign_stack:
             return self.foreign_stack[-1][1]  # code of another module: point at the call here
+        hit = self._spans.get(id(node))
+        if hit is not None and hit[0] is node:  # a node runs once per path and iteration
+            return hit[1]
         row = getattr(node, "lineno", 1) or 1
         col = self.src.char_col(row, getattr(node, "col_offset", 0) or 0) + 1
         erow = getattr(node, "end_lineno", None) or row
         ecol = getattr(node, "end_col_offset", None)
         ecol = self.src.char_col(erow, ecol) + 1 if ecol is not None else col
-        return Span(row, col, erow, ecol)
+        span = Span(row, col, erow, ecol)
+        self._spans[id(node)] = (node, span)
+        return span
 
     def text_of(self, node: ast.AST) -> str:
         """The source text of ``node`` (one line, shortened), from the already split lines."""
