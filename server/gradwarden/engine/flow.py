@@ -47,6 +47,8 @@ DATA_CTORS = frozenset({"tensor", "as_tensor", "asarray", "from_numpy", "Tensor"
 SHAPE_ONLY_ARGS = frozenset({"to", "type", "type_as", "view_as", "reshape_as", "expand_as", "new_zeros", "new_ones",
                              "new_empty", "new_full", "new_tensor", "cuda", "cpu"})
 _GRADMODE_OFF = ("no_grad", "inference_mode")
+_JOINS = ("torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack", "torch.vstack",
+          "torch.dstack")
 _FROM_PRETRAINED = ("torch.nn.Embedding.from_pretrained", "torch.nn.EmbeddingBag.from_pretrained",
                     "torch.nn.modules.sparse.Embedding.from_pretrained")
 
@@ -375,6 +377,9 @@ class FlowMixin:
             if not moves:
                 return args[0]  # measured: as_tensor(t) is t itself (keeps its graph)
             return self.call_tensor_method(args[0], "to", [], moves, st, node)  # type: ignore[attr-defined]
+        if qual in _JOINS and args and isinstance(args[0], SeqV) and not st.lists.get(args[0].lid):
+            # torch.cat([]) raises: a program that goes on filled the list where we cannot see
+            return self.unknown_tensor(st, qual.rsplit(".", 1)[-1], rg=None)
         if qual in _FROM_PRETRAINED:
             return self._from_pretrained(qual, args, kwargs, st, node)
         if qual in ("torch.autograd.Variable", "torch.autograd.variable.Variable") and args and \
