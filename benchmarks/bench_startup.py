@@ -182,6 +182,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=7, help="runs of each start-up measure (the median is printed)")
     ap.add_argument("--tree-repeat", type=int, default=3, help="runs of each measure over the tree")
+    ap.add_argument("--also-no-cache", action="store_true",
+                    help="also time `check --no-cache` over the tree (what the cache costs a cold run)")
     ap.add_argument("--tree", action="append", default=[], metavar="DIR", help="the tree of the re-run measures")
     ap.add_argument("--baseline-rev", metavar="REV", help="also measure this git revision's gradwarden")
     ap.add_argument("--baseline-src", metavar="DIR", help="also measure the gradwarden package under DIR")
@@ -245,6 +247,9 @@ def _run(args: argparse.Namespace, repeat: int, work: Path) -> int:
         Measure("gradwarden check, warm cache", cmd(gw + check + ["--cache-dir", str(work / "warm")] + tree_args),
                 "tree"),
     ]
+    if args.also_no_cache:
+        measures.append(Measure("gradwarden check --no-cache", cmd(gw + check + ["--no-cache"] + tree_args), "tree",
+                                warmup=False))
     if base_env is not None:
         measures += [
             Measure("before: gradwarden --version", cmd(gw + ["--version"], base_env), "start"),

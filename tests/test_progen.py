@@ -14,8 +14,7 @@ the engine's time only.
 - the engine: 0 disagreements on error vs clean (a program that raises gets an
   error-severity diagnostic; a program that runs clean gets none) and no crash.
 
-The ``flow`` family's agreement test is ``xfail(strict=True)``: issue 10's rules (GW7xx) do not
-exist yet; when they land it passes and the strict xfail turns red, so the marker must go.
+The ``flow`` family (issue 10's gradient-flow rules, GW7xx) has the same bar: 0 disagreements.
 ``python -m pytest tests/test_progen.py -s`` prints the agreement tables.
 """
 from __future__ import annotations
@@ -95,8 +94,6 @@ def test_engine_agrees_with_torch_lifetime(tmp_path_factory):
         pytest.fail(f"engine vs torch (lifetime):\n{rep.table()}\n{_explain(rep, DISAGREEMENTS)}", pytrace=False)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10: the gradient-flow rules (GW7xx) do not exist yet; "
-                                       "the engine misses no-grad-fn, non-scalar backward, unused inputs, ...")
 def test_engine_agrees_with_torch_flow(tmp_path_factory):
     rep = report_for("flow", tmp_path_factory)
     crashes = rep.by_verdict("engine-crash")

@@ -177,3 +177,51 @@ def test_weights_copied_into_a_module_a_never_called_function_builds_are_informa
         new = nn.Linear(4, 4)
         new.weight.copy_(old.weight)
     """) == [(5, "GW101")]
+
+
+# pytorch/examples distributed/rpc/rl: the episode's log-probabilities arrive through RPC calls
+# the analysis cannot see, into containers that look empty where the loss is built.
+RPC_POLICY = """
+    import torch
+
+
+    class Agent:
+        def __init__(self, opt):
+            self.saved_log_probs = {}
+            self.optimizer = opt
+
+        def finish_episode(self):
+            probs = []
+            for ob_id in self.saved_log_probs:
+                probs.extend(self.saved_log_probs[ob_id])
+            returns = torch.tensor([1.0, 2.0])
+            policy_loss = []
+            for log_prob, R in zip(probs, returns):
+                policy_loss.append(-log_prob * R)
+            policy_loss = torch.cat(policy_loss).sum()
+            policy_loss.backward()
+"""
+
+
+def test_a_loss_from_containers_filled_elsewhere_is_not_a_loss_without_grad():
+    assert loud(RPC_POLICY) == []
+
+
+def test_an_empty_cat_means_the_list_was_filled_where_the_analysis_cannot_see():
+    # torch.cat([]) raises, so a program that reaches backward filled the list
+    assert loud("""
+        import torch
+        losses = []
+        loss = torch.cat(losses).sum()
+        loss.backward()
+    """) == []
+    # ... while a list the code visibly fills with values that never require grad still is one
+    found = loud("""
+        import torch
+        losses = []
+        for i in range(3):
+            losses.append(torch.randn(2))
+        loss = torch.cat(losses).sum()
+        loss.backward()
+    """)
+    assert [code for _, code in found] == ["GW701"]

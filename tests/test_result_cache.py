@@ -217,7 +217,7 @@ def test_a_library_module_records_no_followed_files(project, capsys):
 
 # --------------------------------------------------------------------------- robustness
 @pytest.mark.parametrize("garbage", [b"", b"{not json", b"[1, 2]", b'{"engine": 3}', b"\xff\xfe\x00",
-                                     "corrupt-diagnostics"])
+                                     b"[" * 200_000, "corrupt-diagnostics"])
 def test_a_corrupted_entry_is_ignored_and_rebuilt(project, capsys, garbage):
     _, first, _ = check(capsys, "hazard.py")
     (entry,) = entries(project / cache.CACHE_DIR_NAME)

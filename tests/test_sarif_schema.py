@@ -72,3 +72,32 @@ def test_internal_error_is_a_valid_notification(capsys, tmp_path, monkeypatch):
     invocation = doc["runs"][0]["invocations"][0]
     assert invocation["executionSuccessful"] is False
     assert "boom" in invocation["toolExecutionNotifications"][0]["message"]["text"]
+
+
+def test_the_documented_workflow_runs(capsys, tmp_path, monkeypatch):
+    """docs/ci.md's GitHub Actions workflow is valid YAML, uploads the file its SARIF step
+    writes, and its gradwarden steps do what the page says (run here on examples/)."""
+    import re
+    import shlex
+
+    import yaml
+
+    text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(# \.github/workflows/gradwarden\.yml\n.*?)```", text, re.S).group(1)
+    workflow = yaml.safe_load(block)
+    assert workflow["permissions"]["security-events"] == "write"
+    steps = workflow["jobs"]["gradwarden"]["steps"]
+    runs = [s["run"] for s in steps if "run" in s and s["run"].startswith("gradwarden ")]
+    upload = next(s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif"))
+    assert len(runs) == 2 and f"--output-file {upload['with']['sarif_file']}" in runs[1]
+    monkeypatch.chdir(ROOT)
+    github_args = shlex.split(runs[0])[1:-1] + ["examples/"]
+    assert cli.main(github_args) == 1  # a finding fails the annotations step
+    out, _ = capsys.readouterr()
+    assert out.startswith("::") and "file=examples/" in out
+    sarif_args = [a if a != upload["with"]["sarif_file"] else str(tmp_path / "out.sarif")
+                  for a in shlex.split(runs[1])[1:-1]] + ["examples/"]
+    assert cli.main(sarif_args) == 0  # --exit-zero: the upload step still runs
+    doc = json.loads((tmp_path / "out.sarif").read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator(SCHEMA).validate(doc)
+    assert len(doc["runs"][0]["results"]) >= 7

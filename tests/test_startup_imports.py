@@ -64,15 +64,13 @@ def test_commands_that_analyse_nothing_import_neither_the_engine_nor_heavy_modul
     assert rc == 0 and out.strip()
     assert heavy_in(modules) == []
     assert "gradwarden.engine.interpreter" not in modules
+    assert "tomllib" not in modules  # no configuration is read
 
 
 @pytest.mark.parametrize("argv, expected_rc", [
     (["clean.py"], 0),
-    # A finding, in formats that do not show fixability: its fix suggestion stays data. (The
-    # text and JSON reports realise each fix with libcst on a first run, to mark `[*]` and give
-    # the exact edits; the cache keeps that too, see the warm test below.)
+    # A finding, in a format that does not show fixability: its fix suggestion stays data.
     (["--output-format", "github", "hazard.py"], 1),
-    (["--statistics", "hazard.py"], 1),
 ])
 def test_check_imports_the_engine_and_nothing_heavy(project, argv, expected_rc):
     rc, modules, out = imported(["check", "--no-cache", *argv], project)
@@ -90,15 +88,22 @@ def test_a_finding_without_a_fix_report_imports_nothing_heavy(project):
     assert heavy_in(modules) == []
 
 
+def test_a_fixable_finding_in_the_text_report_loads_the_fixer_and_nothing_else(project):
+    """`[*]` and "N fixable with --fix" must be true: the first run realises the fix (libcst)."""
+    rc, modules, out = imported(["check", "--no-cache", "hazard.py"], project)
+    assert rc == 1 and "[*]" in out
+    assert [m for m in heavy_in(modules) if not any(m == f or m.startswith(f + ".") for f in FIXER)] == []
+
+
 @pytest.mark.parametrize("output_format", ["text", "json", "github"])
 def test_check_with_a_warm_cache_imports_neither_the_engine_nor_libcst(project, output_format):
     argv = ["check", "--output-format", output_format, "hazard.py"]
     first = imported(argv, project)
-    assert first[0] == 1  # fills the cache
+    assert first[0] == 1  # fills the cache (with the fixes the report shows)
     rc, modules, out = imported(argv, project)
     assert rc == 1 and out == first[2] and "GW101" in out
     assert "gradwarden.engine.interpreter" not in modules
-    assert [m for m in heavy_in(modules) if not any(m == f or m.startswith(f + ".") for f in FIXER)] == []
+    assert heavy_in(modules) == []
 
 
 def test_the_probe_sees_heavy_imports_where_they_belong(project):

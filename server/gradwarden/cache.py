@@ -8,8 +8,9 @@ was computed from, all compared before it is used:
 
 - the sha256 of the file's bytes;
 - the engine: gradwarden's version, the op table (sha256 of ``optable.json``), a stamp of the
-  engine's and rules' sources (size and mtime of each file: an edited checkout never reuses
-  results of the code it replaced), and the analyser function;
+  sources that compute what is cached (engine, rules, noqa, notebooks, the fixer: size and
+  mtime of each file, so that an edited checkout never reuses results of the code it
+  replaced), and the analyser function;
 - for a script that follows project imports, every file the import resolution read (its
   sha256) or looked for and did not find (creating it later changes the answer).
 
@@ -54,8 +55,9 @@ CACHEDIR_TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
                 "# This file is a cache directory tag created by gradwarden.\n")
 
 _PACKAGE = Path(__file__).resolve().parent
-# What the cached results are computed by (their size and mtime go into the engine stamp).
-_STAMPED = ("engine", "rules", "noqa.py", "runner.py")
+# What the cached results are computed by (their size and mtime go into the engine stamp):
+# the analysis, # noqa, notebooks' programs, and the fixer behind the reports' fixes.
+_STAMPED = ("engine", "rules", "noqa.py", "runner.py", "notebook.py", "lsp/documents.py", "fixes", "fixability.py")
 _OPTABLE = _PACKAGE / "engine" / "data" / "optable.json"
 
 # Settings fields that choose files or processes, not results (left out of the key).
@@ -206,7 +208,7 @@ class ResultCache:
             if any(_file_digest(dep) != want for dep, want in followed.items()):
                 return None
             return diagnostics_from_data(entry["diagnostics"])
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):  # absent or corrupted
+        except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):  # absent or corrupted
             return None
 
     # ---- writing
@@ -275,7 +277,7 @@ class ResultCache:
                 return False
             chosen = {id(diags[i]): chosen_type(_decode(fix), bool(safe)) for i, fix, safe in entry["chosen"]}
             realised = {id(diags[i]): tuple(_decode(fixes)) for i, fixes in entry["realised"]}
-        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
             return False
         out.chosen.update(chosen)
         out.realised.update(realised)

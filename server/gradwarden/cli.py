@@ -124,7 +124,7 @@ class _ExtendList(argparse.Action):
 
 # What this module's own parser handles: for these (and --version) the optional subcommand
 # modules are not imported, so that `check` does not pay for the debugger's and the server's
-# imports (see _needs_subcommand_modules).
+# imports (see _subcommand_modules_for).
 BUILTIN_COMMANDS = ("check", "rule", "rules", "clean")
 
 

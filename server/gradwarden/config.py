@@ -34,10 +34,16 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from gradwarden.discovery import DEFAULT_EXCLUDE, PathGlob
 from gradwarden.engine.diagnostic import Diagnostic, Severity
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.9/3.10 only
-    import tomli as tomllib
+
+def _toml() -> Any:
+    """tomllib (tomli before 3.11), imported when a configuration is read: `--version` and
+    `rules` never pay for it."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.9/3.10 only
+        import tomli as tomllib
+    return tomllib
+
 
 CONFIG_FILENAMES: Tuple[str, ...] = (".gradwarden.toml", "gradwarden.toml", "pyproject.toml")
 PARSE_ERROR_CODE = "GW001"
@@ -256,6 +262,7 @@ def _make_layer(*, select, extend_select, ignore, severity, where) -> Layer:
 
 # --------------------------------------------------------------------------- files
 def read_toml(path: Path) -> Dict[str, Any]:
+    tomllib = _toml()
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
@@ -365,6 +372,7 @@ def load_settings(start: Optional[Path] = None, explicit: Optional[Path] = None)
 
 def parse_inline_option(text: str) -> Dict[str, Any]:
     """``KEY = VALUE`` in TOML (the command line's ``--config 'select = ["GW2"]'``)."""
+    tomllib = _toml()
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

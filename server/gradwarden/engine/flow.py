@@ -47,6 +47,8 @@ DATA_CTORS = frozenset({"tensor", "as_tensor", "asarray", "from_numpy", "Tensor"
 SHAPE_ONLY_ARGS = frozenset({"to", "type", "type_as", "view_as", "reshape_as", "expand_as", "new_zeros", "new_ones",
                              "new_empty", "new_full", "new_tensor", "cuda", "cpu"})
 _GRADMODE_OFF = ("no_grad", "inference_mode")
+_JOINS = ("torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack", "torch.vstack",
+          "torch.dstack")
 _FROM_PRETRAINED = ("torch.nn.Embedding.from_pretrained", "torch.nn.EmbeddingBag.from_pretrained",
                     "torch.nn.modules.sparse.Embedding.from_pretrained")
 
@@ -375,6 +377,9 @@ class FlowMixin:
             if not moves:
                 return args[0]  # measured: as_tensor(t) is t itself (keeps its graph)
             return self.call_tensor_method(args[0], "to", [], moves, st, node)  # type: ignore[attr-defined]
+        if qual in _JOINS and args and isinstance(args[0], SeqV) and not st.lists.get(args[0].lid):
+            # torch.cat([]) raises: a program that goes on filled the list where we cannot see
+            return self.unknown_tensor(st, qual.rsplit(".", 1)[-1], rg=None)
         if qual in _FROM_PRETRAINED:
             return self._from_pretrained(qual, args, kwargs, st, node)
         if qual in ("torch.autograd.Variable", "torch.autograd.variable.Variable") and args and \
@@ -803,6 +808,18 @@ class FlowMixin:
             if shape is not None:
                 self.shapes[out.tid] = shape
         return out
+
+    def check_stale_retained(self, st: State, order: Sequence[Any], span: Span) -> None:
+        # `.to(device)` that may return the leaf itself: its copy node exists only if it copied,
+        # and then the in-place update hits the copy, not the leaf the node was recorded from
+        maybe_nodes = {id(st.t[tid].grad_fn) for tid in self.maybe_leaf if tid in st.t and st.t[tid].grad_fn}
+        super().check_stale_retained(st, [m for m in order if id(m) not in maybe_nodes], span)  # type: ignore[misc]
+
+    def ex_BinOp(self, node: ast.BinOp, st: State) -> Value:
+        for operand in (node.left, node.right):
+            if isinstance(operand, ast.Attribute) and operand.attr == "grad":
+                operand._gw_arith = True  # type: ignore[attr-defined]  # `w.grad` used in arithmetic
+        return super().ex_BinOp(node, st)  # type: ignore[misc]
 
     def ex_Compare(self, node: ast.Compare, st: State) -> Value:
         self._cmp_stack.append([])

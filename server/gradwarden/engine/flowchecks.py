@@ -349,11 +349,13 @@ def check_grad_read(self: Any, st: State, t: TensorV, node: ast.AST) -> None:
     maybe = t.tid in self.maybe_leaf
     span = self.span_of(node)
     made = self._node_frame_span(info) or span
+    arith = bool(getattr(node, "_gw_arith", False)) and not maybe  # `w -= lr * w.grad`: None * float
     self.emit(Event("grad_nonleaf", made, {
         "name": info.name or "tensor", "read_line": span.row,
-        "cond": " (if `.to()` copied it: on the same device and dtype it is the leaf itself)" if maybe else ""},
+        "cond": " (if `.to()` copied it: on the same device and dtype it is the leaf itself)" if maybe else
+        f"; the arithmetic with it at line {span.row} raises TypeError" if arith else ""},
         related=(Related(span, "`.grad` is read here: it is None", "note"),) if made != span else (),
-        fix_facts={"read_span": span, "name": info.name}, severity=3 if maybe else None))
+        fix_facts={"read_span": span, "name": info.name}, severity=3 if maybe else 1 if arith else None))
 
 
 def check_optimizer_params(self: Any, st: State, obj: ObjV, node: ast.AST) -> None:

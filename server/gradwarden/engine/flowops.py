@@ -7,6 +7,8 @@ else is unknown, which keeps the non-scalar check silent.
 """
 from __future__ import annotations
 
+import math
+
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine import flowshape as fs
@@ -260,6 +262,11 @@ def function_shape(short: str, args: Sequence[Any], kwargs: Dict[str, Any], func
                 return (len(range(*nums)),)
             except (TypeError, ValueError):
                 return None
+        if 1 <= len(nums) <= 3 and all(isinstance(a, (int, float)) and not isinstance(a, bool) for a in nums):
+            start, end, step = (0.0, nums[0], 1.0) if len(nums) == 1 else (nums[0], nums[1], nums[2] if len(nums) == 3 else 1.0)
+            if step == 0:
+                return None
+            return (max(0, math.ceil((end - start) / step)),)  # torch: ceil((end - start) / step) elements
         return None
     if short == "linspace":
         steps = kwargs.get("steps", args[2] if len(args) > 2 else None)

@@ -96,6 +96,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         self.applied_functions: Set[str] = set()
         self.classes: Dict[int, ClassInfo] = {}  # id(ClassDef) -> info
         self.method_owner: Dict[int, ClassInfo] = {}  # id(FunctionDef) -> the class defining it
+        self._spans: Dict[int, Tuple[ast.AST, Span]] = {}  # id(node) -> (node, its span)
         self.call_stack: List[Any] = []
         self.budget = Budget()
         self.work = self.budget.work  # counters of what the engine did (tests, benchmarks)
@@ -106,6 +107,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         self.init_depth = 0  # > 0 while an __init__ runs: loops then run once
         self.generators: Dict[int, bool] = {}
         self.standalone = False  # True once the module's own execution is done
+        self.prefilled: Set[Tuple[str, int]] = set()  # containers an analysed-alone function found (engine/interpreter._standalone)
         self.resolver: Any = None  # follows imports from the user's project (script mode only)
         self.foreign_stack: List[Tuple[Any, Span]] = []  # (ForeignModule, call site in this file)
         self.foreign_defs: Dict[int, Any] = {}
@@ -288,6 +290,10 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             self.callsites = CallSites(self.tree)
         if self.callsites.grad_mode_of(fn) is False:
             st.grad_enabled = False  # every call in this file runs it under no_grad
+        # Containers that exist before an analysed-alone function starts (its object's
+        # attributes, module globals) may have been filled by code that ran before it: an
+        # empty one there is "unknown contents", not "no elements".
+        self.prefilled = {("l", k) for k in st.lists} | {("d", k) for k in st.dicts}
         try:
             exits = self.call_function(fn, ([self_v] if self_v is not None else []) + args, {}, st,
                                        self.span_of(fn), bound_self=self_v is not None, join=False)
@@ -340,12 +346,17 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     def span_of(self, node: ast.AST) -> Span:
         if self.foreign_stack:
             return self.foreign_stack[-1][1]  # code of another module: point at the call here
+        hit = self._spans.get(id(node))
+        if hit is not None and hit[0] is node:  # a node runs once per path and iteration
+            return hit[1]
         row = getattr(node, "lineno", 1) or 1
         col = self.src.char_col(row, getattr(node, "col_offset", 0) or 0) + 1
         erow = getattr(node, "end_lineno", None) or row
         ecol = getattr(node, "end_col_offset", None)
         ecol = self.src.char_col(erow, ecol) + 1 if ecol is not None else col
-        return Span(row, col, erow, ecol)
+        span = Span(row, col, erow, ecol)
+        self._spans[id(node)] = (node, span)
+        return span
 
     def text_of(self, node: ast.AST) -> str:
         """The source text of ``node`` (one line, shortened), from the already split lines."""
@@ -1498,8 +1509,13 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     # -- iteration helpers
     def known_items(self, it: Value, st: State) -> Optional[List[Value]]:
         if isinstance(it, SeqV) and it.kind != "homogeneous":
-            return list(st.lists.get(it.lid, ()))
+            items = list(st.lists.get(it.lid, ()))
+            if not items and ("l", it.lid) in self.prefilled:
+                return None
+            return items
         if isinstance(it, DictV):
+            if not st.dicts.get(it.did) and ("d", it.did) in self.prefilled:
+                return None
             return [ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in st.dicts.get(it.did, ())]
         if isinstance(it, ConstV) and isinstance(it.value, (tuple, list, str)) and len(it.value) <= MAX_UNROLL:
             return [ConstV(x) for x in it.value]

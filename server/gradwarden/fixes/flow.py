@@ -9,7 +9,7 @@
 - ``reduce_loss``: ``loss.backward()`` -> ``loss.mean().backward()`` (or ``.sum()``);
 - ``allow_unused``: ``torch.autograd.grad(..., allow_unused=True)``;
 - ``requires_grad_after``: ``x = <value>`` -> ``x = <value>.requires_grad_()`` for an input of
-  ``autograd.grad`` that does not require grad;
+  ``autograd.grad`` that does not require grad, or a plain tensor handed to an optimizer;
 - ``detach_instead``: ``y.requires_grad = False`` -> ``y = y.detach()`` on a non-leaf;
 - ``leaf_last``: ``w = torch.randn(3, requires_grad=True) * 0.01`` ->
   ``w = (torch.randn(3) * 0.01).requires_grad_()`` (the named tensor becomes the leaf);
@@ -293,8 +293,9 @@ def requires_grad_after(ctx: FixContext) -> List[TextEdit]:
     """``x = <value>`` -> ``x = <value>.requires_grad_()`` (the tensor autograd.grad differentiates by)."""
     doc = ctx.doc
     stmt = _stmt_at(doc, ctx)
-    if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1 or not isinstance(stmt.targets[0].target, cst.Name):
-        raise CannotFix("not `name = ...`")
+    if not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1 or \
+            not isinstance(stmt.targets[0].target, (cst.Name, cst.Attribute)):
+        raise CannotFix("not `name = ...` / `obj.attr = ...`")
     return doc.append_call(stmt.value, ".requires_grad_()")
 
 

@@ -73,6 +73,9 @@ def flow_fixes(code: str, ev: Event) -> List[Fix]:
     elif code == "GW710":
         out.append(Fix("zero_grad", f"Reset the gradients after each step: `{facts.get('opt', 'opt')}.zero_grad()`",
                        safe=False, preferred=True, target=ff.get("step_span") or ev.span))
+    elif code == "GW716":
+        out.append(Fix("requires_grad_after", f"Make `{facts.get('name', 'it')}` a trainable leaf where it is made: "
+                       "`(...).requires_grad_()`", safe=False, preferred=True, target=ev.span))
     elif code == "GW715" and ff.get("module_text") and ff.get("value_text"):
         text = f"{ff['module_text']}.requires_grad_({ff['value_text']})"
         out.append(Fix("requires_grad_method", f"Set the flag on its parameters: `{text}`", safe=False,

@@ -35,6 +35,7 @@ class AnalysisStopped(Rule):
     """
 
     event = "analysis_stopped"
+    NO_FIX = (0,)  # how to split a definition is the user's call
     code = "GW002"
     name = "analysis-stopped"
     family = "-"
