@@ -618,9 +618,13 @@ def check_backward_uses_grad(self: Any, info: Any) -> None:
                 targets, value = [n.target], n.iter
             elif isinstance(n, ast.NamedExpr):
                 targets, value = [n.target], n.value
-            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+            elif isinstance(n, ast.Call) and \
                     any(_mentions(a, tainted) for a in list(n.args) + [k.value for k in n.keywords]):
-                targets, value = [n.func.value], n  # x.mul_(grad): x now depends on grad
+                # x.mul_(grad): x now depends on grad; kernel(grad, out_buf): a call that gets the
+                # gradient may fill every buffer passed beside it (CUDA kernels' out-arguments)
+                targets = [n.func.value] if isinstance(n.func, ast.Attribute) else []
+                targets += [a for a in list(n.args) + [k.value for k in n.keywords] if isinstance(a, ast.Name)]
+                value = n
             elif isinstance(n, (ast.With,)):
                 for item in n.items:
                     if item.optional_vars is not None and _mentions(item.context_expr, tainted):

@@ -541,6 +541,29 @@ class BackwardIgnoresGradOutput(Rule):
     VALID = (
         """
         import torch
+
+
+        def kernel(grad, out):  # stands for a CUDA kernel that fills its out-argument
+            out.copy_(grad * 2)
+
+
+        class Double(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                grad_x = torch.empty_like(grad_output)
+                kernel(grad_output.contiguous(), grad_x)
+                return grad_x
+
+
+        x = torch.randn(3, requires_grad=True)
+        Double.apply(x).sum().backward()
+        """,
+        """
+        import torch
         class Square(torch.autograd.Function):
             @staticmethod
             def forward(ctx, x):
