@@ -23,28 +23,32 @@ class Run:
     findings: List[dict]
 
 
-def _env() -> dict:
+def _env(warnings: bool = False) -> dict:
     env = dict(os.environ)
-    env["PYTHONWARNINGS"] = "ignore"  # torch's numpy warning would differ only by its source line
+    if warnings:
+        env["PYTHONWARNINGS"] = "default"
+    else:
+        env["PYTHONWARNINGS"] = "ignore"  # torch's numpy warning would differ only by its source line
     env.setdefault("OMP_NUM_THREADS", "1")
     return env
 
 
-def plain(script: Path, args: Sequence[str] = (), stdin: Optional[str] = None, cwd: Optional[Path] = None) -> Run:
+def plain(script: Path, args: Sequence[str] = (), stdin: Optional[str] = None, cwd: Optional[Path] = None,
+          warnings: bool = False) -> Run:
     proc = subprocess.run([sys.executable, str(script), *args], input=stdin, capture_output=True, text=True,
-                          timeout=TIMEOUT, env=_env(), cwd=str(cwd or script.parent),
+                          timeout=TIMEOUT, env=_env(warnings), cwd=str(cwd or script.parent),
                           stdin=subprocess.DEVNULL if stdin is None else None)
     return Run(proc.returncode, proc.stdout, proc.stderr, [])
 
 
 def debug(script: Path, args: Sequence[str] = (), stdin: Optional[str] = None, cwd: Optional[Path] = None,
-          options: Sequence[str] = ("--no-static",)) -> Run:
+          options: Sequence[str] = ("--no-static",), warnings: bool = False) -> Run:
     """``gradwarden debug -q --json FILE [options] script args``: with -q and a JSON file the
     tool prints no report, so stdout is the program's own."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "findings.json"
         proc = subprocess.run(GRADWARDEN + ["debug", "-q", "--json", str(out), *options, str(script), *args],
-                              input=stdin, capture_output=True, text=True, timeout=TIMEOUT, env=_env(),
+                              input=stdin, capture_output=True, text=True, timeout=TIMEOUT, env=_env(warnings),
                               cwd=str(cwd or script.parent), stdin=subprocess.DEVNULL if stdin is None else None)
         findings = json.loads(out.read_text()) if out.exists() else []
     return Run(proc.returncode, proc.stdout, proc.stderr, findings)
