@@ -1,6 +1,13 @@
 """Benchmark of the runtime bridge: a small CNN trained for N steps, three ways, same run.
 
     .venv/bin/python benchmarks/bench_runtime.py [--steps N] [--batch B] [--threads T] [--repeat R]
+    .venv/bin/python benchmarks/bench_runtime.py --examples
+
+``--examples``: every correct program of ``tests/runtime_examples`` (pytorch/examples made tiny
+and offline, LSTMCell/GRU/LSTM loops, spawn, torch.compile ...) run plainly and under
+``gradwarden debug``: the exit status and stdout must be equal and the run must find nothing;
+prints each program's whole-process wall time both ways and the ratio (start-up and
+``import torch`` included, so it is the cost a user sees). Exit status 1 when one disagrees.
 
 1. plain: ``python train.py``
 2. bridge: ``gradwarden debug train.py`` (saved-tensor hooks, dispatch mode, coverage)
@@ -109,6 +116,35 @@ def run_variant(kind: str, script: Path, args: argparse.Namespace) -> dict:
         return json.loads(out.read_text())
 
 
+def run_examples() -> int:
+    """Plain vs debug on every correct example; returns the number of programs that disagree."""
+    import time
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from runtime_examples.compare import CORRECT, EXAMPLES, debug, plain
+
+    print("correct programs, plain vs gradwarden debug (whole process, wall clock, one run each)")
+    print(f"  {'program':28s} {'plain s':>8s} {'debug s':>8s} {'ratio':>6s}  agree")
+    bad = 0
+    total_plain = total_debug = 0.0
+    for name, args in CORRECT:
+        t0 = time.perf_counter()
+        p = plain(EXAMPLES / name, args)
+        t1 = time.perf_counter()
+        d = debug(EXAMPLES / name, args)
+        t2 = time.perf_counter()
+        agree = p.returncode == 0 and d.returncode == p.returncode and d.stdout == p.stdout and not d.findings
+        bad += not agree
+        total_plain += t1 - t0
+        total_debug += t2 - t1
+        why = "" if agree else f"  rc {p.returncode}/{d.returncode}, stdout {'same' if d.stdout == p.stdout else 'DIFFERS'}, " \
+                               f"findings {[f['code'] for f in d.findings]}"
+        print(f"  {name:28s} {t1 - t0:8.1f} {t2 - t1:8.1f} {(t2 - t1) / (t1 - t0):5.2f}x  {'yes' if agree else 'NO'}{why}")
+    print(f"  {'total':28s} {total_plain:8.1f} {total_debug:8.1f} {total_debug / total_plain:5.2f}x  "
+          f"{len(CORRECT) - bad}/{len(CORRECT)} agree")
+    return bad
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=40)
@@ -118,7 +154,11 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--check", action="store_true", help="exit 1 when the target is missed")
+    ap.add_argument("--examples", action="store_true",
+                    help="run the correct example programs plainly and under the bridge instead")
     args = ap.parse_args(argv)
+    if args.examples:
+        return 1 if run_examples() else 0
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "train_cnn.py"
         script.write_text(TRAIN)

@@ -56,3 +56,23 @@ def debug(script: Path, args: Sequence[str] = (), stdin: Optional[str] = None, c
 
 def codes(run: Run) -> List[str]:
     return sorted(f["code"] for f in run.findings)
+
+
+# Correct programs (pytorch/examples made tiny and offline, and wrappers): a plain run and a
+# debug run give the same exit status (0), the same stdout and no finding. The tests run a
+# subset; ``benchmarks/bench_runtime.py --examples`` runs them all.
+CORRECT = (
+    ("lstm_cell_loop.py", ()),
+    ("gru_lstm.py", ()),
+    ("mnist_cnn.py", ()),
+    ("vae.py", ()),
+    ("dcgan.py", ()),
+    ("transformer_lm.py", ()),
+    ("super_resolution.py", ()),
+    ("mnist_hogwild.py", ()),
+    ("actor_critic.py", ()),
+    ("autocast_checkpoint.py", ()),
+    ("spawn_workers.py", ()),
+    ("compile_losses.py", ("aot_eager",)),
+    ("data_write_other_half.py", ()),
+)
