@@ -109,3 +109,15 @@ def test_the_example_set_is_complete():
     hazards = {"forward_ad_softmax.py", "inplace_flag_after_construction.py", "stdin_sum.py", "exit_status.py"}
     on_disk = {p.name for p in EXAMPLES.glob("*.py") if p.name not in ("__init__.py", "compare.py")}
     assert on_disk == listed | hazards
+
+
+def test_the_traceback_is_the_programs_own(tmp_path):
+    # the mode's frames sit between the user's line and torch's: they are not shown
+    script = tmp_path / "leaf.py"
+    script.write_text("import torch\n\n\ndef step(x):\n    x.add_(torch.ones(3, 3))\n\n\n"
+                      "leaf = torch.ones(3, requires_grad=True)\nstep(leaf)\n")
+    p, d = plain(script), debug(script)
+    assert p.returncode == d.returncode == 1
+    assert "_child.py" not in d.stderr and "runpy" not in d.stderr
+    assert d.stderr == p.stderr  # -q with --json FILE: no report, only the program's own stderr
+    assert [(f["code"], f["write_site"]["row"]) for f in d.findings] == [("GW101", 5)]

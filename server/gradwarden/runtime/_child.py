@@ -1699,14 +1699,32 @@ def _run_target(config, rest):
 
 
 def _print_user_traceback(exc):
-    """Print the traceback as ``python script.py`` would: without the bridge's own frames."""
+    """Print the traceback as ``python script.py`` would: without the bridge's own frames (the
+    mode's ``__torch_function__`` sits between the user's line and torch's in every in-place
+    call), nor runpy's."""
     import traceback
 
-    tb = exc.__traceback__
-    while tb is not None and (tb.tb_frame.f_code.co_filename in (__file__, "<frozen runpy>")
-                              or tb.tb_frame.f_code.co_filename.endswith("runpy.py")):
-        tb = tb.tb_next
-    traceback.print_exception(type(exc), exc, tb if tb is not None else exc.__traceback__)
+    def ours(filename):
+        return filename == __file__ or filename == "<frozen runpy>" or filename.endswith(os.sep + "runpy.py")
+
+    def strip(te, seen):
+        if te is None or id(te) in seen:
+            return
+        seen.add(id(te))
+        kept = [f for f in te.stack if not ours(f.filename)]
+        if kept:
+            te.stack = traceback.StackSummary.from_list(kept)
+        strip(te.__cause__, seen)
+        strip(te.__context__, seen)
+        for group in getattr(te, "exceptions", None) or ():
+            strip(group, seen)
+
+    try:
+        te = traceback.TracebackException(type(exc), exc, exc.__traceback__)
+        strip(te, set())
+        sys.stderr.write("".join(te.format()))
+    except Exception:  # noqa: BLE001
+        traceback.print_exception(type(exc), exc, exc.__traceback__)
 
 
 def _user_files(config):
@@ -1841,13 +1859,11 @@ def main(argv=None):
     except ImportError as exc:
         events.emit("fatal", reason="torch-missing",
                     message="torch is not installed in %s (%s)" % (sys.executable, exc))
-        sys.stderr.write("gradwarden: torch is not installed in %s\n" % sys.executable)
-        return EXIT_TORCH_MISSING
+        return EXIT_TORCH_MISSING  # the parent says it (once)
     device, problem = select_device(config, torch, os.environ)
     if problem:
         events.emit("fatal", reason="no-cuda", message=problem)
-        sys.stderr.write("gradwarden: %s\n" % problem)
-        return EXIT_NO_CUDA
+        return EXIT_NO_CUDA  # the parent says it (once)
     _state.device = device
     try:
         import faulthandler

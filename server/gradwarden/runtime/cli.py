@@ -232,6 +232,8 @@ def _restore_signal_handlers(previous: dict) -> None:
 def report(args: argparse.Namespace, target: Target, result: DebugResult, stdout: TextIO, stderr: TextIO) -> int:
     if result.error:
         print(f"error: {result.error}", file=stderr)
+    if result.status == STATUS_ERROR:
+        return EXIT_ERROR  # nothing ran: no summary, no "0 finding(s)"
     if args.json:
         payload = json.dumps([f.to_json() for f in result.findings], indent=2) + "\n"
         if args.json == "-":
