@@ -161,7 +161,7 @@ def score_cases(folder: Path) -> int:
     from gradwarden.runtime import DebugOptions, DebugSession, Target
     from gradwarden.runtime.session import Zygote
 
-    cases = load_cases(folder)
+    cases = load_cases(folder.resolve())
     with Zygote() as zygote:
         def one(case):
             session = DebugSession(Target.script(str(case.path), cwd=str(case.path.parent)),
