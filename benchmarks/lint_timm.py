@@ -11,8 +11,9 @@ Everything it fetches goes under ``benchmarks/.cache/`` (git-ignored) and is reu
    and the rest installed with ``--no-deps``);
 3. on the same list of timm ``.py`` files, times
    (a) ``ast.parse`` of every file, in-process (the baseline),
-   (b) ``gradwarden check --output-format json`` (a subprocess, wall and CPU time) and
-       ``analyze_source`` per file in-process,
+   (b) ``gradwarden check --output-format json`` (a subprocess, wall and CPU time: with
+       ``--no-cache``, then with an empty result cache (cold) and again on the unchanged tree
+       (warm; target <= 0.25x cold)) and ``analyze_source`` per file in-process,
    (c) ``torchfix`` (a subprocess, wall and CPU time);
 4. prints files, lines, times, lines/s, the ratios (targets: gradwarden >= 25x faster than
    torchfix; in-process gradwarden within 3x of ast.parse) and every error-level gradwarden
@@ -55,6 +56,7 @@ READY = ".gradwarden-bench-ready"
 
 TARGET_VS_TORCHFIX = 25.0  # gradwarden at least this many times faster than torchfix
 TARGET_VS_AST = 3.0  # in-process gradwarden at most this many times ast.parse
+TARGET_WARM_VS_COLD = 0.25  # a re-run over the unchanged tree, with the result cache
 
 
 def log(msg: str) -> None:
@@ -239,6 +241,10 @@ def gradwarden_python() -> Tuple[str, Dict[str, str]]:
     except ImportError:
         sys.path.insert(0, str(REPO / "server"))
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "server"), env.get("PYTHONPATH")]))
+    # An installed gradwarden has its bytecode; without it each run compiles every module.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    for var in ("GRADWARDEN_NO_CACHE", "GRADWARDEN_CACHE_DIR"):
+        env.pop(var, None)
     return sys.executable, env
 
 
@@ -320,7 +326,7 @@ def time_analyze(sources: Dict[str, bytes], repeat: int, file_timeout: float):
 def run_gradwarden_cli(files: List[str], cwd: Path, repeat: int, jobs: Optional[int], timeout: float):
     py, env = gradwarden_python()
     cmd = [py, "-m", "gradwarden", "check", "--output-format", "json", "--isolated",
-           "--no-respect-gitignore", "--no-progress"]
+           "--no-respect-gitignore", "--no-progress", "--no-cache"]  # the analysis itself, every run
     if jobs:
         cmd += ["-j", str(jobs)]
     timed_subprocess(cmd + files[:1], cwd, env, timeout)  # warm-up (bytecode caches), not timed
@@ -349,6 +355,33 @@ def run_gradwarden_cli(files: List[str], cwd: Path, repeat: int, jobs: Optional[
         "stderr_tail": out.stderr[-3000:],
         "findings": findings,
     }
+
+
+def run_gradwarden_cached(files: List[str], cwd: Path, repeat: int, jobs: Optional[int], timeout: float):
+    """``gradwarden check`` with its result cache: cold (an emptied ``--cache-dir`` each run)
+    and warm (the same tree again, nothing changed); best wall of ``repeat`` runs each."""
+    py, env = gradwarden_python()
+    cache_dir = CACHE / "gradwarden-result-cache"
+    cmd = [py, "-m", "gradwarden", "check", "--output-format", "json", "--isolated",
+           "--no-respect-gitignore", "--no-progress", "--cache-dir", str(cache_dir)]
+    if jobs:
+        cmd += ["-j", str(jobs)]
+    cold = warm = None
+    outputs = set()
+    for _ in range(repeat):
+        shutil.rmtree(cache_dir, ignore_errors=True)
+        out, wall, cpu = timed_subprocess(cmd + files, cwd, env, timeout)
+        outputs.add(out.stdout)
+        if cold is None or wall < cold[0]:
+            cold = (wall, cpu, out.returncode)
+        out, wall, cpu = timed_subprocess(cmd + files, cwd, env, timeout)
+        outputs.add(out.stdout)
+        if warm is None or wall < warm[0]:
+            warm = (wall, cpu, out.returncode)
+    shutil.rmtree(cache_dir, ignore_errors=True)
+    return {"cmd": " ".join(cmd) + " FILES...", "cold_wall_s": cold[0], "cold_cpu_s": cold[1],
+            "warm_wall_s": warm[0], "warm_cpu_s": warm[1], "exit_codes": [cold[2], warm[2]],
+            "same_output": len(outputs) == 1}
 
 
 TORCHFIX_LINE = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<row>\d+):(?P<col>\d+):? (?P<code>TOR\d+)")
@@ -427,6 +460,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     log(f"analyze_source in-process: {gw_s if gw_s is None else round(gw_s, 3)}s, {len(gw_crashes)} crash(es)")
     cli = run_gradwarden_cli(files, root, repeat, args.jobs, args.cli_timeout)
     log(f"gradwarden check: {cli['wall_s']:.2f}s wall")
+    cached = run_gradwarden_cached(files, root, repeat, args.jobs, args.cli_timeout)
+    log(f"gradwarden check, cold cache: {cached['cold_wall_s']:.2f}s; warm: {cached['warm_wall_s']:.2f}s wall")
     tf = run_torchfix(torchfix, files, root, repeat, args.jobs, args.cli_timeout) if torchfix else None
     if tf:
         log(f"torchfix: {tf['wall_s']:.2f}s wall")
@@ -470,7 +505,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     row("(a) ast.parse, in-process", ast_s, None)
     row("(b) gradwarden analyze_source, in-process" + (" [>=]" if timeouts else ""), gw_s, None)
-    row("(b) gradwarden check (subprocess)" + (" [KILLED]" if cli_killed else ""), cli["wall_s"], cli["cpu_s"])
+    row("(b) gradwarden check --no-cache (subprocess)" + (" [KILLED]" if cli_killed else ""), cli["wall_s"],
+        cli["cpu_s"])
+    row("(b) gradwarden check, cold cache (subprocess)", cached["cold_wall_s"], cached["cold_cpu_s"])
+    row("(b) gradwarden check, warm cache (unchanged tree)", cached["warm_wall_s"], cached["warm_cpu_s"])
     if tf:
         row("(c) torchfix (subprocess)" + (" [KILLED]" if tf_killed else ""), tf["wall_s"], tf["cpu_s"])
     if timeouts:
@@ -486,6 +524,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     w(f"gradwarden analyze_source vs ast.parse: {'>= ' if timeouts else ''}{fmt_ratio(r_ast)} the time "
       f"(target <= {TARGET_VS_AST:.0f}x: {'met' if ok else 'NOT met'}); "
       f"gradwarden check wall vs ast.parse: {fmt_ratio(r_cli_ast)}\n")
+    r_warm = ratio(cached["warm_wall_s"], cached["cold_wall_s"])
+    r_cold_ast = ratio(cached["cold_wall_s"], ast_s)
+    w(f"re-run: warm / cold cache: {'n/a' if r_warm is None else f'{r_warm:.3f}x'} the time (target <= {TARGET_WARM_VS_COLD:g}x: "
+      f"{'met' if r_warm is not None and r_warm <= TARGET_WARM_VS_COLD else 'NOT met'}); cold cache vs "
+      f"ast.parse: {fmt_ratio(r_cold_ast)} (target <= {TARGET_VS_AST:.0f}x: "
+      f"{'met' if r_cold_ast is not None and r_cold_ast <= TARGET_VS_AST else 'NOT met'}); "
+      f"same output cold and warm: {'yes' if cached['same_output'] else 'NO'}\n")
     if gw_per_file:
         slow = sorted(gw_per_file.items(), key=lambda kv: -kv[1])[:5]
         w("slowest files (analyze_source): " + ", ".join(f"{n} {t * 1000:.0f}ms" for n, t in slow) + "\n")
@@ -533,6 +578,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             "gradwarden_inprocess_is_lower_bound": bool(timeouts),
             "gradwarden_inprocess_per_file_s": gw_per_file,
             "gradwarden_cli": {k: v for k, v in cli.items() if k != "findings"},
+            "gradwarden_cli_cached": cached,
             "torchfix": tf,
             "lines_per_s": {
                 "ast_parse": lps(ast_s),

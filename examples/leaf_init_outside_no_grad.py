@@ -17,6 +17,10 @@ class Scale(nn.Module):
         # Fix: wrap the next line in `with torch.no_grad():`
         self.weight.fill_(1.0)
 
+    def forward(self, x):
+        return x * self.weight
+
 
 model = Scale(4)
-print(model(torch.randn(2, 4)) if hasattr(model, "forward") else None)
+model(torch.randn(2, 4)).sum().backward()
+print(model.weight.grad)

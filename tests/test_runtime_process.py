@@ -70,7 +70,7 @@ def alive(pid: int) -> bool:
     return not os.path.isdir("/proc")
 
 
-def wait_gone(pids, seconds=10.0):
+def wait_gone(pids, seconds=120.0):  # seconds: a hang guard, not a speed limit
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if not any(alive(p) for p in pids):
@@ -79,7 +79,7 @@ def wait_gone(pids, seconds=10.0):
     return not any(alive(p) for p in pids)
 
 
-def wait_file(path: Path, seconds=90.0) -> str:
+def wait_file(path: Path, seconds=300.0) -> str:  # seconds: a hang guard
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if path.exists() and path.read_text().strip():
@@ -124,7 +124,7 @@ def test_timeout_stops_the_run_and_its_children(tmp_path, zygote):
     session = DebugSession(Target.script(str(script), [str(marker)]),
                            DebugOptions(output="discard", timeout=5, grace=1), zygote=zygote)
     session.start()
-    result = session.wait(240)  # a guard against hanging the suite, not a speed assertion
+    result = session.wait(300)  # a hang guard only: the script itself would run forever
     assert result is not None and result.status == STATUS_TIMEOUT, result
     pids = [int(p) for p in marker.read_text().split()] if marker.exists() else []
     assert wait_gone(pids + [session.pid])
@@ -197,7 +197,7 @@ def test_a_script_that_forks(tmp_path):
         """)
     marker = tmp_path / "forked"
     result = run_debug(Target.script(str(script), [str(marker)]), DebugOptions(output="discard", timeout=120))
-    # a run that waited for the straggler (300 s) would have ended by the timeout instead
+    # Not timed out: the run ended with the script, not with the straggler (300 s > timeout).
     assert result.status == STATUS_FAILED
     errors = [f for f in result.runtime_findings if f.code == "GW201"]
     assert len(errors) == 1 and errors[0].write_site.row == 13

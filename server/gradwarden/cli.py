@@ -3,6 +3,7 @@
     gradwarden check [PATH ...]       analyse files and folders (``-``: stdin)
     gradwarden rule CODE | --all      one rule's documentation
     gradwarden rules [--markdown|--json]   the rule catalog
+    gradwarden clean                  remove the result cache (gradwarden/cache.py)
     gradwarden --version
 
 Exit codes: 0 no findings (or ``--exit-zero``), 1 findings, 2 usage, configuration or internal
@@ -23,7 +24,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, TextIO
+from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO
 
 from gradwarden import __version__
 from gradwarden.config import ConfigError, Settings, apply_inline_options, load_settings, parse_inline_option
@@ -121,7 +122,38 @@ class _ExtendList(argparse.Action):
         setattr(namespace, self.dest, current)
 
 
-def build_parser() -> argparse.ArgumentParser:
+# What this module's own parser handles: for these (and --version) the optional subcommand
+# modules are not imported, so that `check` does not pay for the debugger's and the server's
+# imports (see _needs_subcommand_modules).
+BUILTIN_COMMANDS = ("check", "rule", "rules", "clean")
+
+
+# The entry of SUBCOMMAND_MODULES that defines each known subcommand: `serve` need not import
+# the debugger (and `debug` not the server) before it can start.
+SUBCOMMAND_PROVIDERS: Dict[str, str] = {"serve": "gradwarden.lsp.cli:register",
+                                        "debug": "gradwarden.runtime.cli:register"}
+
+
+def _subcommand_modules_for(argv: Sequence[str]) -> Optional[List[str]]:
+    """The SUBCOMMAND_MODULES entries ``argv`` needs: none when it asks only for what this
+    module defines (``--version``, ``check``, ``rule``, ``rules``, ``clean``), the provider of a
+    known subcommand, else None: all of them (``--help``, no command, a typo: the full list of
+    commands)."""
+    for arg in argv:
+        if arg == "--version":
+            return []
+        if arg.startswith("-"):
+            return None
+        if arg in BUILTIN_COMMANDS:
+            return []
+        provider = SUBCOMMAND_PROVIDERS.get(arg)
+        return [provider] if provider in SUBCOMMAND_MODULES else None
+    return None
+
+
+def build_parser(subcommand_modules: Optional[Sequence[str]] = None) -> argparse.ArgumentParser:
+    """The whole parser; ``subcommand_modules``: which SUBCOMMAND_MODULES entries to import
+    (default: all of them)."""
     parser = argparse.ArgumentParser(
         prog="gradwarden",
         description="Find PyTorch autograd hazards before they raise (or silently corrupt gradients).",
@@ -131,7 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check_parser(sub)
     _add_rule_parser(sub)
     _add_rules_parser(sub)
-    for entry in SUBCOMMAND_MODULES:
+    _add_clean_parser(sub)
+    for entry in SUBCOMMAND_MODULES if subcommand_modules is None else subcommand_modules:
         module_name, _, func = entry.partition(":")
         try:
             module = importlib.import_module(module_name)
@@ -210,6 +243,12 @@ def _add_check_parser(sub: "argparse._SubParsersAction") -> argparse.ArgumentPar
     run = p.add_argument_group("execution")
     run.add_argument("-j", "--jobs", type=_jobs, metavar="N",
                      help="worker processes (default: 1 for fewer than 20 files, else up to 4; 0: automatic)")
+    run.add_argument("--no-cache", action="store_true",
+                     help="analyse every file, neither reading nor writing the result cache "
+                          "(env GRADWARDEN_NO_CACHE=1)")
+    run.add_argument("--cache-dir", metavar="DIR",
+                     help="where results are cached (default: .gradwarden_cache in the project root; "
+                          "env GRADWARDEN_CACHE_DIR)")
 
     # --fix, --unsafe-fixes, --diff, --fix-only: added by the fixer through register_check_options.
     _import_check_extensions()
@@ -224,6 +263,14 @@ def _add_rule_parser(sub: "argparse._SubParsersAction") -> None:
     p.add_argument("code", nargs="?", metavar="CODE", help="a rule code (GW201) or name (saved-tensor-modified)")
     p.add_argument("--all", action="store_true", help="every rule")
     p.add_argument("--output-format", choices=("text", "json"), default="text")
+
+
+def _add_clean_parser(sub: "argparse._SubParsersAction") -> None:
+    p = sub.add_parser("clean", help="remove the result cache",
+                       description="Remove the result cache of the current project (and any "
+                                   ".gradwarden_cache folder below the working directory).")
+    p.set_defaults(handler=cmd_clean)
+    p.add_argument("--cache-dir", metavar="DIR", help="the cache to remove (default: as `check` finds it)")
 
 
 def _add_rules_parser(sub: "argparse._SubParsersAction") -> None:
@@ -250,8 +297,8 @@ def _bare_color_flag(argv: List[str]) -> List[str]:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = build_parser()
     args_list = _bare_color_flag(list(sys.argv[1:] if argv is None else argv))
+    parser = build_parser(subcommand_modules=_subcommand_modules_for(args_list))
     try:
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # --help, --version, usage errors
@@ -298,6 +345,7 @@ class CheckRun:
     sources: Dict[str, Optional[str]] = field(default_factory=dict)  # filename -> text (--show-source)
     files_checked: int = 0
     stdin_data: Optional[bytes] = None  # what was read from standard input (the fix stage writes it back)
+    result_cache: Optional[Any] = None  # gradwarden.cache.ResultCache, unless --no-cache
 
 
 def resolve_settings(args: argparse.Namespace, first_path: Optional[Path]) -> Settings:
@@ -362,10 +410,12 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
 
     started = time.monotonic()
     found = discover([Path(p) for p in paths if p != "-"], exclude=settings.exclude,
-                     respect_gitignore=settings.respect_gitignore)
+                     respect_gitignore=settings.respect_gitignore, include_notebooks=True)
     run = CheckRun(settings)
     for missing in found.missing:
         run.usage_errors.append(f"{missing}: no such file or directory")
+    if not found.files and not found.missing and not use_stdin and not args.silent:
+        print("warning: No Python files found under the given path(s)", file=stderr)
     files = [(p, display_path(p)) for p in found.files]
     jobs = settings.jobs or None
     from gradwarden import runner
@@ -375,6 +425,9 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
     if verbose:
         print(f"checking {n_total} file(s) with {effective_jobs} job(s)", file=stderr)
     progress = _ProgressBar(stderr, len(files)) if _want_progress(args, stderr, len(files)) else None
+    from gradwarden.cache import for_check, run_cached
+
+    result_cache = run.result_cache = for_check(args, settings, runner.analyze_source, stderr)
     outcomes = []
     if use_stdin:
         name = args.stdin_filename or "-"
@@ -382,8 +435,11 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
         run.stdin_data = data
         outcomes.append(runner.check_bytes(data, name, ignore_noqa=args.ignore_noqa, keep_source=args.show_source))
     try:
-        outcomes += runner.run(files, jobs=jobs, ignore_noqa=args.ignore_noqa, keep_source=args.show_source,
-                               progress=progress)
+        options = dict(jobs=jobs, ignore_noqa=args.ignore_noqa, keep_source=args.show_source, progress=progress)
+        if result_cache is None:
+            outcomes += runner.run(files, **options)
+        else:
+            outcomes += run_cached(result_cache, files, run=runner.run, **options)
     finally:
         if progress:
             progress.close()
@@ -395,7 +451,8 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
             run.sources[outcome.filename] = outcome.source
     run.files_checked = len(outcomes)
     if verbose:
-        print(f"checked {run.files_checked} file(s) in {time.monotonic() - started:.2f}s", file=stderr)
+        cached = f" ({result_cache.hits} from the cache in {result_cache.folder})" if result_cache else ""
+        print(f"checked {run.files_checked} file(s) in {time.monotonic() - started:.2f}s{cached}", file=stderr)
     return run
 
 
@@ -414,9 +471,13 @@ def report(args: argparse.Namespace, run: CheckRun, stdout: TextIO, stderr: Text
     diags = run.diagnostics
     fmt = args.output_format
     if not args.silent:
-        text = _render(args, run, stdout)
+        from gradwarden.cli_report import extras, fixable_summary
+
+        found = extras(args, run)  # notebook cells, and what a fix run would do
+        text = _render(args, run, stdout, found)
         if fmt == "text" and not args.quiet and (diags or not (run.errors or run.usage_errors)):
             text += summary_line(diags) + "\n"  # never "All checks passed!" when files were missed
+            text += fixable_summary(run, found)
         if args.output_file:
             try:
                 Path(args.output_file).parent.mkdir(parents=True, exist_ok=True)
@@ -441,21 +502,23 @@ def error_to(stream: TextIO, message: str) -> None:
     print(f"error: {message}", file=stream)
 
 
-def _render(args: argparse.Namespace, run: CheckRun, stdout: TextIO) -> str:
+def _render(args: argparse.Namespace, run: CheckRun, stdout: TextIO, found) -> str:
     diags = run.diagnostics
     fmt = args.output_format
+    nbs, fixes = found.notebooks, found.fixes
     if args.statistics:
         return format_statistics(diags, output_format=fmt)
     if fmt == "json":
-        return format_json(diags)
+        return format_json(diags, notebooks=nbs, fixes=fixes)
     if fmt == "json-lines":
-        return format_json_lines(diags)
+        return format_json_lines(diags, notebooks=nbs, fixes=fixes)
     if fmt == "sarif":
-        return format_sarif(diags, errors=run.errors)
+        return format_sarif(diags, errors=run.errors, notebooks=nbs, fixes=fixes)
     if fmt == "github":
-        return format_github(diags)
+        return format_github(diags, notebooks=nbs)
     color = _use_color(args.color, stdout) and not args.output_file
-    return format_text(diags, color=color, show_source=args.show_source, sources=run.sources)
+    return format_text(diags, color=color, show_source=args.show_source, sources=run.sources, notebooks=nbs,
+                       fixes=fixes)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -562,6 +625,12 @@ def cmd_rule(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write("\n".join(r.render() for r in rules))
     return EXIT_OK
+
+
+def cmd_clean(args: argparse.Namespace) -> int:
+    from gradwarden.cache import clean_here
+
+    return clean_here(args.cache_dir, sys.stdout, sys.stderr)
 
 
 def cmd_rules(args: argparse.Namespace) -> int:

@@ -1,6 +1,7 @@
 """Finding the files to check: globs, a small .gitignore matcher, and the directory walk.
 
-Conventions follow ruff: folders are searched recursively for ``*.py``; the default exclusions
+Conventions follow ruff: folders are searched recursively for ``*.py`` (and ``*.ipynb`` when
+asked: the CLI does); the default exclusions
 (``.git``, ``.venv``, ``build``, ...) and the ``exclude``/``extend-exclude`` globs apply to what
 the walk finds, never to a path named on the command line (a named file is always checked);
 ``.gitignore`` files are respected unless ``respect-gitignore = false``.
@@ -39,6 +40,7 @@ DEFAULT_EXCLUDE: Tuple[str, ...] = (
 )
 
 PYTHON_SUFFIXES: Tuple[str, ...] = (".py",)
+NOTEBOOK_SUFFIXES: Tuple[str, ...] = (".ipynb",)  # walked into when include_notebooks (the CLI)
 
 
 # --------------------------------------------------------------------------- globs
@@ -278,13 +280,16 @@ def discover(
     *,
     exclude: Sequence[PathGlob] = (),
     respect_gitignore: bool = True,
+    include_notebooks: bool = False,
 ) -> Discovered:
     """Expand ``paths`` into the files to check.
 
     Named files are kept whatever their name or the exclusions; named folders are walked
     (their own name is not tested against the exclusions either). Symlinked folders are not
-    followed; duplicates are dropped. The result is sorted.
+    followed; duplicates are dropped. The result is sorted. ``include_notebooks``: the walk
+    also finds ``*.ipynb`` (``extend-exclude = ["*.ipynb"]`` turns that off again).
     """
+    suffixes = PYTHON_SUFFIXES + (NOTEBOOK_SUFFIXES if include_notebooks else ())
     out = Discovered()
     seen = set()
     found: List[Path] = []
@@ -320,7 +325,7 @@ def discover(
                 continue
             if is_dir:
                 walk(path, stack)
-            elif is_python_file(path):
+            elif path.suffix in suffixes:
                 add(path)
 
     for path in paths:

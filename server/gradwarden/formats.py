@@ -9,12 +9,18 @@ import os
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Type
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Type
 from urllib.parse import quote
 
 from gradwarden import __version__
 from gradwarden.engine.diagnostic import Diagnostic, Severity
 from gradwarden.rules.base import Rule
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gradwarden.fixability import FixIndex
+    from gradwarden.notebook import CellMap
+
+Notebooks = Optional[Mapping[str, "CellMap"]]  # notebook filename -> its cells (positions per cell)
 
 OUTPUT_FORMATS = ("text", "json", "json-lines", "sarif", "github")
 
@@ -52,30 +58,85 @@ _SEVERITY_STYLE = {
 
 
 # --------------------------------------------------------------------------- text
+SEVERITY_WORD = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFORMATION: "info",
+    Severity.HINT: "hint",
+}
+
+
+def _cell_span(filename: str, span, notebooks: Notebooks):
+    """(cell number or None, span in that cell's rows)."""
+    nb = notebooks.get(filename) if notebooks else None
+    located = nb.span(span) if nb is not None else None
+    if located is None:
+        return None, span
+    return located
+
+
+def position(filename: str, span, notebooks: Notebooks = None, style: Optional["Style"] = None) -> str:
+    """``a.py:4:1``, or ``nb.ipynb:cell 3:2:1`` in a notebook (ruff's form)."""
+    style = style or Style(False)
+    cell, local = _cell_span(filename, span, notebooks)
+    parts = [style(filename, "bold")]
+    if cell is not None:
+        parts.append(f"cell {cell}")
+    parts += [str(local.row), str(local.column)]
+    return style(":", "cyan").join(parts)
+
+
+_LINE_REF = re.compile(r"\b(line|lines) (\d+)\b")
+
+
+def cell_message(message: str, filename: str, notebooks: Notebooks) -> str:
+    """The engine's "line 7" as "cell 3, line 2" in a notebook (its rows are program rows)."""
+    nb = notebooks.get(filename) if notebooks else None
+    if nb is None:
+        return message
+
+    def sub(m: "re.Match[str]") -> str:
+        found = nb.locate(int(m.group(2)))
+        if found is None:
+            return m.group(0)
+        return f"cell {found[0]}, line {found[1]}"
+
+    return _LINE_REF.sub(sub, message)
+
+
 def format_text(
     diags: Sequence[Diagnostic],
     *,
     color: bool = False,
     show_source: bool = False,
     sources: Optional[Mapping[str, Optional[str]]] = None,
+    notebooks: Notebooks = None,
+    fixes: Optional["FixIndex"] = None,
 ) -> str:
-    """``path:line:col: CODE message``, then the related locations indented, one per line."""
+    """``path:line:col: CODE [*] severity: message`` (``[*]``: ``--fix`` fixes it), then the
+    related locations indented, one per line. In a notebook ``path:cell N:line:col``."""
     style = Style(color)
     sep = style(":", "cyan")
     lines: List[str] = []
     for d in sort_diagnostics(diags):
-        head = (f"{style(d.filename, 'bold')}{sep}{d.span.row}{sep}{d.span.column}{sep} "
-                f"{style(d.code, *_SEVERITY_STYLE.get(d.severity, ()))} {d.message}")
+        sev_style = _SEVERITY_STYLE.get(d.severity, ())
+        choice = fixes.choice(d) if fixes is not None else None
+        mark = f" {style('[*]', 'cyan')}" if choice is not None and choice.safe else ""
+        head = (f"{position(d.filename, d.span, notebooks, style)}{sep} {style(d.code, *sev_style)}{mark} "
+                f"{style(SEVERITY_WORD.get(d.severity, d.severity.label) + ':', *sev_style)} "
+                f"{cell_message(d.message, d.filename, notebooks)}")
         lines.append(head)
         if show_source and sources is not None:
-            lines.extend(_source_excerpt(sources.get(d.filename), d, style))
+            lines.extend(_source_excerpt(sources.get(d.filename), d, style, notebooks))
         for r in d.related:
-            where = r.filename or d.filename
-            lines.append(f"  {where}{sep}{r.span.row}{sep}{r.span.column}{sep} {style('note', 'bold', 'cyan')}: {r.message}")
+            rname = r.filename or d.filename
+            rwhere = position(rname, r.span, notebooks, Style(False)).replace(":", sep)
+            lines.append(f"  {rwhere}{sep} {style('note', 'bold', 'cyan')}: "
+                         f"{cell_message(r.message, rname, notebooks)}")
     return "".join(line + "\n" for line in lines)
 
 
-def _source_excerpt(text: Optional[str], d: Diagnostic, style: Style) -> List[str]:
+def _source_excerpt(text: Optional[str], d: Diagnostic, style: Style, notebooks: Notebooks = None) -> List[str]:
     if not text:
         return []
     src_lines = text.splitlines()
@@ -86,12 +147,13 @@ def _source_excerpt(text: Optional[str], d: Diagnostic, style: Style) -> List[st
     end_col = d.span.end_column if d.span.end_row == d.span.row else len(line) + 1
     end = len(line[: max(end_col - 1, 0)].expandtabs(4))
     width = max(1, end - start)
-    gutter = " " * len(str(d.span.row))
+    shown_row = _cell_span(d.filename, d.span, notebooks)[1].row  # a notebook: the row in its cell
+    gutter = " " * len(str(shown_row))
     bar = style("|", "blue", "bold")
     carets = style("^" * width, *_SEVERITY_STYLE.get(d.severity, ()))
     return [
         f"  {gutter} {bar}",
-        f"  {style(str(d.span.row), 'blue', 'bold')} {bar} {line.expandtabs(4)}",
+        f"  {style(str(shown_row), 'blue', 'bold')} {bar} {line.expandtabs(4)}",
         f"  {gutter} {bar} {' ' * start}{carets}",
         f"  {gutter} {bar}",
     ]
@@ -146,12 +208,62 @@ def _rule_name(d: Diagnostic) -> str:
 
 
 # --------------------------------------------------------------------------- json
-def format_json(diags: Sequence[Diagnostic]) -> str:
-    return json.dumps([d.to_json() for d in sort_diagnostics(diags)], indent=2, ensure_ascii=False) + "\n"
+def _loc(row: int, column: int) -> Dict[str, int]:
+    return {"row": row, "column": column}
 
 
-def format_json_lines(diags: Sequence[Diagnostic]) -> str:
-    return "".join(json.dumps(d.to_json(), ensure_ascii=False) + "\n" for d in sort_diagnostics(diags))
+def _located(filename: str, span, notebooks: Notebooks) -> Dict[str, Any]:
+    """``location``/``end_location`` (and ``cell`` in a notebook: rows counted in the cell)."""
+    cell, local = _cell_span(filename, span, notebooks)
+    out: Dict[str, Any] = {}
+    if cell is not None:
+        out["cell"] = cell
+    out["location"] = _loc(local.row, local.column)
+    out["end_location"] = _loc(local.end_row, local.end_column)
+    return out
+
+
+def fix_json(fix, filename: str, notebooks: Notebooks = None) -> Dict[str, Any]:
+    return {
+        "kind": fix.kind,
+        "message": fix.title,
+        "applicability": "safe" if fix.safe else "unsafe",
+        "preferred": fix.preferred,
+        "edits": [{"content": e.content, **_located(filename, e.span, notebooks)} for e in fix.edits],
+    }
+
+
+def diagnostic_json(d: Diagnostic, notebooks: Notebooks = None, fixes: Optional["FixIndex"] = None) -> Dict[str, Any]:
+    """``Diagnostic.to_json()``; with ``fixes``, ``fix`` is the fix that ``--fix`` (else
+    ``--unsafe-fixes``) applies, with its edits, or null when no fix run would change anything;
+    in a notebook, positions are counted in cells and each one names its ``cell``."""
+    data = d.to_json()
+    if fixes is not None:
+        choice = fixes.choice(d)
+        data["fix"] = fix_json(choice.fix, d.filename, notebooks) if choice is not None else None
+        data["fixes"] = [fix_json(f, d.filename, notebooks) for f in fixes.fixes(d)]
+    if notebooks and d.filename in notebooks:
+        data["message"] = cell_message(d.message, d.filename, notebooks)
+        data.update(_located(d.filename, d.span, notebooks))
+        for entry, r in zip(data["related"], d.related):
+            rname = r.filename or d.filename
+            entry["message"] = cell_message(r.message, rname, notebooks)
+            entry.update(_located(rname, r.span, notebooks))
+        if fixes is None:
+            data["fix"] = fix_json(d.preferred_fix(), d.filename, notebooks) if d.preferred_fix() else None
+            data["fixes"] = [fix_json(f, d.filename, notebooks) for f in d.fixes]
+    return data
+
+
+def format_json(diags: Sequence[Diagnostic], *, notebooks: Notebooks = None, fixes: Optional["FixIndex"] = None) -> str:
+    return json.dumps([diagnostic_json(d, notebooks, fixes) for d in sort_diagnostics(diags)],
+                      indent=2, ensure_ascii=False) + "\n"
+
+
+def format_json_lines(diags: Sequence[Diagnostic], *, notebooks: Notebooks = None,
+                      fixes: Optional["FixIndex"] = None) -> str:
+    return "".join(json.dumps(diagnostic_json(d, notebooks, fixes), ensure_ascii=False) + "\n"
+                   for d in sort_diagnostics(diags))
 
 
 # --------------------------------------------------------------------------- github
@@ -173,22 +285,28 @@ _GITHUB_LEVEL = {
 }
 
 
-def format_github(diags: Sequence[Diagnostic]) -> str:
+def format_github(diags: Sequence[Diagnostic], *, notebooks: Notebooks = None) -> str:
     """GitHub Actions workflow commands (annotations); related locations become extra lines
-    of the message."""
+    of the message. A notebook's finding is annotated on the file (its rows are not the
+    JSON's lines) with ``cell N:line:col`` at the head of the message."""
     out: List[str] = []
     for d in sort_diagnostics(diags):
-        props = [
-            ("file", d.filename),
-            ("line", str(d.span.row)),
-            ("col", str(d.span.column)),
-            ("endLine", str(d.span.end_row)),
-            ("endColumn", str(d.span.end_column)),
-            ("title", f"gradwarden ({d.code})"),
-        ]
-        message = d.message
+        in_notebook = bool(notebooks) and d.filename in notebooks  # type: ignore[operator]
+        props = [("file", d.filename)]
+        if not in_notebook:
+            props += [
+                ("line", str(d.span.row)),
+                ("col", str(d.span.column)),
+                ("endLine", str(d.span.end_row)),
+                ("endColumn", str(d.span.end_column)),
+            ]
+        props.append(("title", f"gradwarden ({d.code})"))
+        message = cell_message(d.message, d.filename, notebooks)
+        if in_notebook:
+            message = f"{position(d.filename, d.span, notebooks)}: {message}"
         for r in d.related:
-            message += f"\n{r.filename or d.filename}:{r.span.row}:{r.span.column}: note: {r.message}"
+            rname = r.filename or d.filename
+            message += f"\n{position(rname, r.span, notebooks)}: note: {cell_message(r.message, rname, notebooks)}"
         prop_text = ",".join(f"{k}={escape_github_property(v)}" for k, v in props)
         out.append(f"::{_GITHUB_LEVEL.get(d.severity, 'notice')} {prop_text}::{escape_github_data(message)}\n")
     return "".join(out)
@@ -240,16 +358,44 @@ def _sarif_region(span) -> Dict[str, int]:
     }
 
 
+def _sarif_location(filename: str, span, notebooks: Notebooks) -> Dict[str, object]:
+    """A physical location; in a notebook the region is counted in the cell's rows, and the
+    cell is named (``properties.cell``, and a logical location ``nb.ipynb:cell 3``)."""
+    cell, local = _cell_span(filename, span, notebooks)
+    physical: Dict[str, object] = {"artifactLocation": _sarif_uri(filename), "region": _sarif_region(local)}
+    location: Dict[str, object] = {"physicalLocation": physical}
+    if cell is not None:
+        physical["properties"] = {"cell": cell}
+        location["logicalLocations"] = [{"name": f"cell {cell}", "fullyQualifiedName": f"{filename}:cell {cell}"}]
+    return location
+
+
+def _sarif_fix(fix, filename: str) -> Dict[str, object]:
+    return {
+        "description": {"text": fix.title},
+        "artifactChanges": [{
+            "artifactLocation": _sarif_uri(filename),
+            "replacements": [
+                {"deletedRegion": _sarif_region(e.span), "insertedContent": {"text": e.content}} for e in fix.edits
+            ],
+        }],
+    }
+
+
 def format_sarif(
     diags: Sequence[Diagnostic],
     *,
     rules: Optional[Sequence[Type[Rule]]] = None,
     errors: Sequence[str] = (),
     root: Optional[Path] = None,
+    notebooks: Notebooks = None,
+    fixes: Optional["FixIndex"] = None,
 ) -> str:
     """SARIF 2.1.0: one run, the whole rule catalog in ``tool.driver.rules``, one result per
     diagnostic (columns counted in Unicode code points, relative paths against %SRCROOT%,
-    the working directory). ``errors``: internal errors, reported as tool notifications."""
+    the working directory). ``errors``: internal errors, reported as tool notifications.
+    ``fixes``: the fix ``--fix`` (else ``--unsafe-fixes``) applies becomes the result's
+    ``fixes`` entry (not for notebooks, whose edits are counted in cells)."""
     if rules is None:
         from gradwarden.rules import all_rules
 
@@ -260,25 +406,23 @@ def format_sarif(
         result: Dict[str, object] = {
             "ruleId": d.code,
             "level": sarif_level(d.severity),
-            "message": {"text": d.message},
-            "locations": [
-                {"physicalLocation": {"artifactLocation": _sarif_uri(d.filename), "region": _sarif_region(d.span)}}
-            ],
+            "message": {"text": cell_message(d.message, d.filename, notebooks)},
+            "locations": [_sarif_location(d.filename, d.span, notebooks)],
         }
         if d.code in index:
             result["ruleIndex"] = index[d.code]
         if d.related:
-            result["relatedLocations"] = [
-                {
-                    "id": i,
-                    "physicalLocation": {
-                        "artifactLocation": _sarif_uri(r.filename or d.filename),
-                        "region": _sarif_region(r.span),
-                    },
-                    "message": {"text": r.message},
-                }
-                for i, r in enumerate(d.related)
-            ]
+            related = []
+            for i, r in enumerate(d.related):
+                rname = r.filename or d.filename
+                entry = {"id": i, **_sarif_location(rname, r.span, notebooks)}
+                entry["message"] = {"text": cell_message(r.message, rname, notebooks)}
+                related.append(entry)
+            result["relatedLocations"] = related
+        choice = fixes.choice(d) if fixes is not None else None
+        if choice is not None and choice.fix.edits and not (notebooks and d.filename in notebooks):
+            result["fixes"] = [_sarif_fix(choice.fix, d.filename)]
+            result["properties"] = {"fixApplicability": "safe" if choice.safe else "unsafe"}
         results.append(result)
     base = Path(os.path.abspath(root if root is not None else os.getcwd()))
     base_uri = base.as_uri().rstrip("/") + "/"

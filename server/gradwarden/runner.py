@@ -7,10 +7,8 @@ input, whatever the number of jobs.
 """
 from __future__ import annotations
 
-import os
-import pickle
 import gc
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -21,6 +19,8 @@ from gradwarden.engine.source import decode_source
 from gradwarden.noqa import filter_noqa
 
 if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Future
+
     from gradwarden.config import Settings
 
 Analyzer = Callable[..., List[Diagnostic]]  # (bytes | str, filename) -> diagnostics
@@ -38,6 +38,10 @@ class Outcome:
     diagnostics: List[Diagnostic] = field(default_factory=list)
     error: Optional[str] = None  # an internal error or an unreadable file (reported, never fatal)
     source: Optional[str] = None  # the decoded text, kept only when asked (--show-source)
+    # With ``record=True`` (for the result cache): sha256 of the bytes analysed, and the other
+    # files the analysis read or looked for (engine.imports.following: path -> sha256 | None).
+    digest: Optional[str] = None
+    followed: Optional[Dict[str, Optional[str]]] = None
 
 
 def default_jobs(n_files: int) -> int:
@@ -69,12 +73,34 @@ def check_bytes(
     ignore_noqa: bool = False,
     keep_source: bool = False,
     analyzer: Optional[Analyzer] = None,
+    record: bool = False,
 ) -> Outcome:
     """Analyse one file's content (never raises)."""
     analyze = analyzer if analyzer is not None else analyze_source
     out = Outcome(filename)
+    digest: Optional[str] = None
+    if record:  # of the file as read (the cache looks entries up by it), notebook or not
+        import hashlib
+
+        digest = hashlib.sha256(data).hexdigest()
+    if filename.lower().endswith(".ipynb"):  # a notebook: its code cells as one program
+        from gradwarden.notebook import NotebookError, parse_error, program_text
+
+        try:
+            data = program_text(data).encode("utf-8")
+        except NotebookError as exc:
+            out.diagnostics = [parse_error(filename, str(exc))]
+            return out
     try:
-        diags = list(analyze(data, filename))
+        if record:
+            from gradwarden.engine.imports import following
+
+            out.digest = digest
+            with following() as followed:
+                diags = list(analyze(data, filename))
+            out.followed = dict(followed)
+        else:
+            diags = list(analyze(data, filename))
         text: Optional[str] = None
         if not ignore_noqa or keep_source:
             text, _ = decode_source(data)
@@ -95,13 +121,15 @@ def check_path(
     ignore_noqa: bool = False,
     keep_source: bool = False,
     analyzer: Optional[Analyzer] = None,
+    record: bool = False,
 ) -> Outcome:
     try:
         with open(path, "rb") as fh:
             data = fh.read()
     except OSError as exc:
         return Outcome(filename, error=f"cannot read {filename}: {exc.strerror or exc}")
-    return check_bytes(data, filename, ignore_noqa=ignore_noqa, keep_source=keep_source, analyzer=analyzer)
+    return check_bytes(data, filename, ignore_noqa=ignore_noqa, keep_source=keep_source, analyzer=analyzer,
+                       record=record)
 
 
 class _FewerCollections:
@@ -118,16 +146,19 @@ class _FewerCollections:
 
 
 def _check_chunk(
-    chunk: Sequence[Tuple[str, str]], ignore_noqa: bool, keep_source: bool, analyzer: Optional[Analyzer]
+    chunk: Sequence[Tuple[str, str]], ignore_noqa: bool, keep_source: bool, analyzer: Optional[Analyzer],
+    record: bool = False,
 ) -> List[Outcome]:
     with _FewerCollections():
         return [
-            check_path(p, name, ignore_noqa=ignore_noqa, keep_source=keep_source, analyzer=analyzer)
+            check_path(p, name, ignore_noqa=ignore_noqa, keep_source=keep_source, analyzer=analyzer, record=record)
             for p, name in chunk
         ]
 
 
 def _picklable(obj: object) -> bool:
+    import pickle
+
     try:
         pickle.dumps(obj)
     except Exception:  # noqa: BLE001
@@ -143,12 +174,14 @@ def run(
     keep_source: bool = False,
     progress: Optional[Progress] = None,
     analyzer: Optional[Analyzer] = None,
+    record: bool = False,
 ) -> List[Outcome]:
     """Check ``files`` ((path, display name) pairs); one Outcome per file, in input order.
 
     ``jobs``: None or 0 picks automatically (see default_jobs). ``analyzer`` defaults to this
     module's ``analyze_source`` looked up at call time (tests may monkeypatch it); with several
     jobs it is sent to the workers by reference, so it must be a module-level function.
+    ``record``: fill each Outcome's ``digest`` and ``followed`` (gradwarden.cache stores them).
     """
     analyze = analyzer if analyzer is not None else analyze_source
     items = [(str(p), name) for p, name in files]
@@ -162,10 +195,14 @@ def run(
         with _FewerCollections():
             for i, (p, name) in enumerate(items):
                 results.append(check_path(p, name, ignore_noqa=ignore_noqa, keep_source=keep_source,
-                                          analyzer=analyze))
+                                          analyzer=analyze, record=record))
                 if progress:
                     progress(i + 1, total)
         return results
+
+    # Imported here: a process pool costs tens of milliseconds to import, and most runs
+    # (one file from an editor or pre-commit, a warm cache) never start one.
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     # Small chunks keep the workers busy to the end; big enough to amortise the pickling.
     size = max(1, min(32, total // (n_jobs * 4) or 1))
@@ -173,8 +210,8 @@ def run(
     by_chunk: Dict[int, List[Outcome]] = {}
     done = 0
     with ProcessPoolExecutor(max_workers=n_jobs) as pool:
-        pending: Dict[Future, int] = {
-            pool.submit(_check_chunk, chunk, ignore_noqa, keep_source, analyze): i for i, chunk in enumerate(chunks)
+        pending: Dict["Future", int] = {
+            pool.submit(_check_chunk, chunk, ignore_noqa, keep_source, analyze, record): i for i, chunk in enumerate(chunks)
         }
         try:
             while pending:

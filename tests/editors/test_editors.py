@@ -91,7 +91,8 @@ def report(result_file: Path, proc: subprocess.CompletedProcess, server_log: Pat
     return "\n".join(parts)
 
 
-def run_driver(argv, ws: Path, env: dict, timeout: float = 180) -> subprocess.CompletedProcess:
+def run_driver(argv, ws: Path, env: dict, timeout: float = 1200) -> subprocess.CompletedProcess:
+    # timeout: a hang guard above the drivers' own watchdogs (900 s), never a speed check
     return subprocess.run(argv, cwd=ws, env=env, capture_output=True, text=True, timeout=timeout,
                           stdin=subprocess.DEVNULL)
 

@@ -14,7 +14,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from lsp_fixtures import server_config, start_session
-from lsp_session import codes
+from lsp_session import HANG_GUARD, codes, eventually
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
@@ -89,14 +89,11 @@ async def test_check_workspace_can_be_cancelled(raw, tmp_path):
     s = await start_session(raw, raw.profile_name, tmp_path)
     s.begin_test()
     task = asyncio.ensure_future(s.command("gradwarden.checkWorkspace"))
-    for _ in range(200):
-        tokens = list(raw.progress_reports)
-        if tokens and raw.progress_reports[tokens[0]]:
-            break
-        await asyncio.sleep(0.02)
+    await eventually(lambda: bool(raw.progress_reports) and bool(raw.progress_reports[list(raw.progress_reports)[0]]),
+                     "the workspace check reported progress")
     token = list(raw.progress_reports)[0]
     raw.window_work_done_progress_cancel(lsp.WorkDoneProgressCancelParams(token=token))
-    result = await asyncio.wait_for(task, 60)
+    result = await asyncio.wait_for(task, HANG_GUARD)
     assert result["cancelled"] is True and result["checked"] < result["files"], result
 
 
@@ -126,7 +123,7 @@ async def test_debug_run(raw, tmp_path):
     doc = s.open("run_me.py", SIGMOID)
     await s.diagnostics(doc, lambda ds: len(ds) == 1)
     result = await asyncio.wait_for(s.command("gradwarden.debugRun", {"uri": doc.uri, "device": "cpu",
-                                                                       "timeout": 120}), 180)
+                                                                       "timeout": 120}), HANG_GUARD)
     assert result["status"] in ("failed", "ok", "stopped"), result
     assert result["confirmed"] == 1, result  # the in-place write to sigmoid's output, confirmed
     assert "confirmed" in result["summary"]

@@ -13,7 +13,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from lsp_fixtures import server_config, start_session
-from lsp_session import codes
+from lsp_session import codes, eventually
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
@@ -143,9 +143,5 @@ async def test_lint_on_save(raw, tmp_path):
     assert (await s.status())["analyses"] > status["analyses"]
 
 
-async def _eventually(pred, timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not pred():
-        assert loop.time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.05)
+async def _eventually(pred) -> None:
+    await eventually(pred)

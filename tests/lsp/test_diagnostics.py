@@ -9,7 +9,7 @@ import textwrap
 import pytest
 from lsprotocol import types as lsp
 
-from lsp_session import codes, seed_cases, units
+from lsp_session import codes, eventually, seed_cases, units
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -190,9 +190,5 @@ async def test_close_clears_diagnostics(session):
             text_document=lsp.TextDocumentIdentifier(uri=doc.uri)))
         assert list(report.items) == []
         return
-    for _ in range(100):
-        p = s.latest_publish(doc.uri)
-        if p is not None and not p.diagnostics:
-            break
-        await asyncio.sleep(0.05)
-    assert not s.latest_publish(doc.uri).diagnostics
+    await eventually(lambda: s.latest_publish(doc.uri) is not None and not s.latest_publish(doc.uri).diagnostics,
+                     "the closed document's diagnostics cleared")

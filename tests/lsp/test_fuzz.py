@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pytest_lsp import LanguageClient
 
 from lsp_fixtures import REPO, server_config, start_session
-from lsp_session import cases_dir, codes
+from lsp_session import HANG_GUARD, cases_dir, codes
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -85,15 +85,15 @@ async def test_fuzz_open_change_hover_code_action(fuzz_client, scenario):
     for fl, fc in probes:
         line = min(int(fl * len(lines)), len(lines) - 1)
         col = min(int(fc * (len(lines[line]) + 1)), len(lines[line]))
-        await asyncio.wait_for(s.hover(doc, line, col), 30)
+        await asyncio.wait_for(s.hover(doc, line, col), HANG_GUARD)
         end_line = min(line + 2, len(lines) - 1)
-        await asyncio.wait_for(s.code_actions(doc, s.range(doc, line, col, end_line, len(lines[end_line]))), 30)
+        await asyncio.wait_for(s.code_actions(doc, s.range(doc, line, col, end_line, len(lines[end_line]))), HANG_GUARD)
     # The server's text is the client's: same diagnostics as the engine on our text.
     from gradwarden.runner import diagnose
 
     want = sorted((d.code, d.span.row) for d in diagnose(doc.text, "x.py"))
     got = await s.diagnostics(doc, lambda ds: sorted(c for c, _ in codes(ds)) == sorted(c for c, _ in want)
-                              or any(c == "GW001" for c, _ in codes(ds)), timeout=30)
+                              or any(c == "GW001" for c, _ in codes(ds)))
     assert got is not None
     s.close(doc)
     s.end_test()

@@ -4,7 +4,6 @@ editor settings, the worker pool (crash, timeout, stale kill, lanes), the explai
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -206,83 +205,105 @@ def test_settings_resolver_layers(tmp_path):
 
 
 # --------------------------------------------------------------------------- worker pool
+# No durations here: a job that must "run long" is ``_hold``, which runs until the test opens its
+# gate (a file), and the tests wait for pool states (``WorkerPool.wait_until``), never for time.
+HOLD_MAX = 120.0  # a held job gives up after this long (False) so that a broken pool fails, not hangs
+
+
+class Gate:
+    def __init__(self, tmp_path, name: str) -> None:
+        self.path = tmp_path / f"gate-{name}"
+
+    def args(self):
+        return (str(self.path), HOLD_MAX)
+
+    def open(self) -> None:
+        self.path.write_text("open")
+
+
 @pytest.mark.asyncio
-async def test_worker_pool_crash_timeout_and_stale_kill():
+async def test_worker_pool_crash_timeout_and_stale_kill(tmp_path):
     from gradwarden.lsp.worker import BACKGROUND, DIAGNOSTICS, JobFailed, JobTimeout, WorkerCrashed, WorkerPool
 
-    pool = WorkerPool(2, timeout=30)
+    pool = WorkerPool(2, timeout=HOLD_MAX * 2)
     pool.start()
     try:
         assert await pool.run("ping") == "pong"
         with pytest.raises(WorkerCrashed):
             await pool.run("_crash")
         assert await pool.run("ping") == "pong"
-        with pytest.raises(JobTimeout):
-            await pool.run("_sleep", 5, timeout=0.3)
+        with pytest.raises(JobTimeout):  # the job never ends by itself: only the timeout ends it
+            await pool.run("_hold", *Gate(tmp_path, "never").args(), timeout=0.3)
+        assert pool.timeouts == 1
         with pytest.raises(JobFailed):
             await pool.run("no-such-job")
-        # A stale job is killed once it has run kill_after seconds.
-        task = asyncio.ensure_future(pool.run("_sleep", 30, lane=DIAGNOSTICS, kill_after=0.2))
-        await asyncio.sleep(0.1)
+        # A stale job (its caller gave up) is killed once it has run kill_after seconds.
+        task = asyncio.ensure_future(pool.run("_hold", *Gate(tmp_path, "stale").args(), lane=DIAGNOSTICS,
+                                              kill_after=0.2))
+        await pool.wait_until(lambda: pool.running("_hold") == 1)
         task.cancel()
-        await asyncio.sleep(0.6)
-        assert pool.kills == 1
-        # Background jobs never take the last worker: an interactive job gets one (a second
-        # worker is started for it) while two background jobs wait for each other.
-        bg = [asyncio.ensure_future(pool.run("_sleep", 5.0, lane=BACKGROUND)) for _ in range(2)]
-        await asyncio.sleep(0.2)
-        t = time.monotonic()
+        await pool.wait_until(lambda: pool.kills == 1 and pool.running("_hold") == 0)
         assert await pool.run("ping") == "pong"
-        assert time.monotonic() - t < 3.5  # not behind the 5 s background jobs
+        # Background jobs never take the last worker: an interactive job gets one (a second
+        # worker is started for it) while the two background jobs wait for each other.
+        gate = Gate(tmp_path, "background")
+        bg = [asyncio.ensure_future(pool.run("_hold", *gate.args(), lane=BACKGROUND)) for _ in range(2)]
+        await pool.wait_until(lambda: pool.running("_hold") == 1 and len(pool.queue) == 1)
+        assert await pool.run("ping") == "pong"
+        assert not any(t.done() for t in bg)  # answered while both background jobs still wait
         assert pool.alive() == 2
-        await asyncio.gather(*bg)
+        gate.open()
+        assert await asyncio.gather(*bg) == [True, True]
     finally:
         await pool.close()
 
 
 @pytest.mark.asyncio
-async def test_extra_workers_start_on_demand_and_retire():
+async def test_extra_workers_start_on_demand_and_retire(tmp_path):
     from gradwarden.lsp.worker import WorkerPool
 
     pool = WorkerPool(2, idle_retire=0.5)
     pool.start()
     try:
         assert pool.alive() == 1
-        slow = asyncio.ensure_future(pool.run("_sleep", 5.0))
-        await asyncio.sleep(0.05)
-        t = time.monotonic()
-        assert await pool.run("ping") == "pong"  # not behind the slow job
-        assert time.monotonic() - t < 3.5
+        gate = Gate(tmp_path, "slow")
+        slow = asyncio.ensure_future(pool.run("_hold", *gate.args()))
+        await pool.wait_until(lambda: pool.running("_hold") == 1)
+        assert await pool.run("ping") == "pong"
+        assert not slow.done()  # answered by a second worker, not behind the held job
         assert pool.alive() == 2
-        await slow
-        for _ in range(60):
-            if pool.alive() == 1:
-                break
-            await asyncio.sleep(0.1)
+        gate.open()
+        assert await slow is True
+        await pool.wait_until(lambda: pool.retired == 1)
         assert pool.alive() == 1 and pool.crashes == 0
     finally:
         await pool.close()
 
 
 @pytest.mark.asyncio
-async def test_bulk_jobs_wait_instead_of_starting_a_worker():
+async def test_bulk_jobs_wait_instead_of_starting_a_worker(tmp_path, monkeypatch):
     """Jobs run with ``may_spawn=False`` (diagnostics of documents just opened) queue behind
     the one worker; a job that may spawn (the document being edited) still gets a new worker,
     ahead of the bulk jobs queued before it."""
+    from gradwarden.lsp import worker
     from gradwarden.lsp.worker import DIAGNOSTICS, WorkerPool
 
+    # Any job that may start a worker starts it at once: the bulk jobs below are past the
+    # wait, so only ``may_spawn=False`` keeps them from starting one.
+    monkeypatch.setattr(worker, "SPAWN_AFTER", 0.0)
     pool = WorkerPool(2, idle_retire=30)
     pool.start()
     try:
-        bulk = [asyncio.ensure_future(pool.run("_sleep", 1.0, lane=DIAGNOSTICS, may_spawn=False))
+        gate = Gate(tmp_path, "bulk")
+        bulk = [asyncio.ensure_future(pool.run("_hold", *gate.args(), lane=DIAGNOSTICS, may_spawn=False))
                 for _ in range(3)]
-        await asyncio.sleep(1.1)
-        assert pool.alive() == 1  # the bulk jobs waited far longer than SPAWN_AFTER
-        t = time.monotonic()
+        await pool.wait_until(lambda: pool.running("_hold") == 1 and len(pool.queue) == 2)
+        assert pool.alive() == 1
         assert await pool.run("ping", lane=DIAGNOSTICS) == "pong"
-        assert time.monotonic() - t < 1.5  # not behind the remaining bulk jobs (1.9 s)
+        assert not any(t.done() for t in bulk)  # not behind the bulk jobs queued before it
         assert pool.alive() == 2
-        await asyncio.gather(*bulk)
+        gate.open()
+        assert await asyncio.gather(*bulk) == [True] * 3
     finally:
         await pool.close()
 
@@ -297,10 +318,7 @@ async def test_idle_worker_drops_its_caches(monkeypatch):
     try:
         assert await pool.run("record", "import torch\nx = torch.ones(2, requires_grad=True)\n", "t.py")
         done = pool.completed
-        for _ in range(40):
-            await asyncio.sleep(0.1)
-            if pool.completed > done:
-                break
+        await pool.wait_until(lambda: pool.completed > done)  # the trim job, sent by the pool itself
         assert pool.completed == done + 1 and all(p.trimmed for p in pool.procs)
         assert await pool.run("ping") == "pong"
     finally:

@@ -16,7 +16,13 @@ Python tool extensions built on Microsoft's template (a bundled ``libs`` folder 
   package and Python imports its own); a version with another variant of it keeps that in
   ``libs/cp3X``, which comes first on its path.
 
-``vscode-client/tool/launch.py`` puts ``libs/cp3X`` + ``libs/common`` on the path at run time.
+Then ``lean_bundle.py`` makes it lean: what the server never uses is pruned (jedi's
+third-party stubs, libcst's tests, yaml's optional C speed-ups), the compiled modules are
+stripped, and the pure-Python distributions go into ``libs/common.zip``. jedi is pinned to one
+version for every Python (:data:`CONSTRAINTS`), so that it ships once.
+
+``vscode-client/tool/launch.py`` puts ``libs/cp3X`` + ``libs/common`` (and their zips) on the
+path at run time.
 torch is never bundled (it is an optional extra; the debug run uses the user's own torch).
 The third-party part is cached in ``bundled/deps-cache`` under a key of gradwarden's
 requirements, the target and the versions, so a rebuild after a change to gradwarden's own code
@@ -44,6 +50,9 @@ REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "vscode-client" / "bundled" / "libs"
 DEFAULT_CACHE = REPO / "vscode-client" / "bundled" / "deps-cache"
 DEFAULT_PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
+# One version for every bundled Python, so that each ships once: jedi 0.20 needs Python 3.10+,
+# 0.19.2 runs on all of them (and resolves project imports, all gradwarden asks of it).
+CONSTRAINTS = ("jedi==0.19.2",)
 
 
 def _manylinux(arch: str) -> List[str]:
@@ -212,7 +221,12 @@ def pip_install(version: str, platforms: List[str], target: Path, reqs: Sequence
            "--target", target, "--only-binary=:all:", "--implementation", "cp", "--python-version", version]
     for tag in platforms:
         cmd += ["--platform", tag]
-    run(cmd + list(reqs))
+    with tempfile.NamedTemporaryFile("w", suffix="-constraints.txt", delete=False) as fh:
+        fh.write("\n".join(CONSTRAINTS) + "\n")
+    try:
+        run(cmd + ["--constraint", fh.name] + list(reqs))
+    finally:
+        os.unlink(fh.name)
 
 
 def install_for(version: str, target_name: str, wheel: Path, target: Path) -> None:
@@ -312,7 +326,7 @@ def deps_key(wheel: Path, target: str, versions: Sequence[str]) -> str:
     h = hashlib.sha256()
     h.update(json.dumps([wheel_requirements(wheel), target, list(versions)]).encode())
     h.update(Path(__file__).read_bytes())
-    return h.hexdigest()[:16]
+    return h.hexdigest()[:16]  # lean_bundle.py runs after the cache: not part of the key
 
 
 def is_ours(name: str) -> bool:
@@ -370,13 +384,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             "common": packages_in(libs / "common"),
             "per_version": {tag: packages_in(d) for tag, d in per_version.items()},
         }
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from lean_bundle import make_lean
+
+        manifest["zipped"] = make_lean(libs, args.target)
         (libs / "BUNDLE.json").write_text(json.dumps(manifest, indent=2) + "\n")
         if out.exists():
             shutil.rmtree(out)
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(libs), str(out))
-    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    log(f"{args.target}: {', '.join(versions)} -> {out} ({size / 1e6:.1f} MB) in {time.monotonic() - t0:.0f}s")
+    files = [p for p in out.rglob("*") if p.is_file()]
+    size = sum(p.stat().st_size for p in files)
+    log(f"{args.target}: {', '.join(versions)} -> {out} ({size / 1e6:.1f} MB, {len(files)} files) "
+        f"in {time.monotonic() - t0:.0f}s")
     return 0
 
 

@@ -6,7 +6,8 @@
 
 The extension ships gradwarden and its dependencies under ``../bundled/libs``
 (``vscode-client/scripts/bundle_libs.py``): what all supported CPython versions share in
-``libs/common`` and what differs per minor version in ``libs/cp3XY``. This script puts the right pair first on ``sys.path`` (and in ``PYTHONPATH``
+``libs/common`` (pure-Python distributions in ``libs/common.zip``) and what differs per minor
+version in ``libs/cp3XY``. This script puts them first on ``sys.path`` (and in ``PYTHONPATH``
 for the child processes of the server, listed again in ``GRADWARDEN_BUNDLED_LIBS``) and hands
 over to ``gradwarden.cli.main``.
 
@@ -58,9 +59,17 @@ def bundle_paths(libs=LIBS, version_info=None):
     if version not in versions:
         return None, ("this build of the extension has no libraries for Python %s (it has: %s); "
                       "choose one of those interpreters" % (version, ", ".join(versions) or "none"))
-    # libs/cp3X holds what differs for this version (it may be absent: then everything is common).
+    # libs/cp3X holds what differs for this version (it may be absent: then everything is common);
+    # each folder's pure-Python distributions sit in a zip beside it (lean_bundle.py), imported
+    # from there after the folder.
     specific = os.path.join(libs, bundle_tag(v))
-    return ([specific] if os.path.isdir(specific) else []) + [common], None
+    paths = []
+    for folder in (specific, common):
+        if os.path.isdir(folder):
+            paths.append(folder)
+        if os.path.isfile(folder + ".zip"):
+            paths.append(folder + ".zip")
+    return paths, None
 
 
 def _free_threaded():

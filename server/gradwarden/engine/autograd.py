@@ -200,11 +200,24 @@ class AutogradMixin:
         reported where that variable is passed in; one held only by an object (``self.h``)
         is reported where the callee reads it."""
         for i in range(min(len(st.frames) - 1, len(self.call_spans))):
-            for v in st.frames[i].values():
+            for v in self.held_in_frame(st, i):
                 if isinstance(v, TensorV) and v.tid == tid or isinstance(v, SeqV) and any(
                         isinstance(x, TensorV) and x.tid == tid for x in st.lists.get(v.lid, ())):
                     return self.call_spans[i]
         return None
+
+    def held_in_frame(self, st: State, i: int) -> List[Value]:
+        """The tensors and sequences frame ``i`` binds. A frame that forks share is never
+        written in place (copy on write), so its list is kept: the module's globals are
+        scanned once per analysis, not once per node (which made large files quadratic)."""
+        frame = st.frames[i]
+        if not st.frame_shared(i):
+            return [v for v in frame.values() if isinstance(v, (TensorV, SeqV))]
+        cache = self.__dict__.setdefault("_held_cache", {})
+        hit = cache.get(id(frame))
+        if hit is None or hit[0] is not frame:
+            hit = cache[id(frame)] = (frame, [v for v in frame.values() if isinstance(v, (TensorV, SeqV))])
+        return hit[1]
 
     def site_here(self, stack: Sequence[Span], span: Span) -> Span:
         """Where, in the code now running, something recorded with call ``stack`` (outermost

@@ -27,7 +27,7 @@ from gradwarden.engine.events import Event
 from gradwarden.engine.flowfacts import DATA, PLAIN_NUMBER, Cut, NumberV, join_cuts, unsure
 from gradwarden.engine.flowops import UNK, T, function_shape, method_shape, module_shape
 from gradwarden.engine.model import (
-    NONE, TRUE, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, walk_nodes,
+    NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, walk_nodes,
 )
 
 VALUE_METHODS = frozenset({"item", "tolist", "numpy", "__float__", "__int__", "__bool__"})
@@ -47,6 +47,8 @@ DATA_CTORS = frozenset({"tensor", "as_tensor", "asarray", "from_numpy", "Tensor"
 SHAPE_ONLY_ARGS = frozenset({"to", "type", "type_as", "view_as", "reshape_as", "expand_as", "new_zeros", "new_ones",
                              "new_empty", "new_full", "new_tensor", "cuda", "cpu"})
 _GRADMODE_OFF = ("no_grad", "inference_mode")
+_FROM_PRETRAINED = ("torch.nn.Embedding.from_pretrained", "torch.nn.EmbeddingBag.from_pretrained",
+                    "torch.nn.modules.sparse.Embedding.from_pretrained")
 
 _CAPABLE: Dict[Tuple[str, str], Optional[Tuple[frozenset, frozenset, bool]]] = {}
 
@@ -130,6 +132,10 @@ class FlowMixin:
         self.pending_accum: List[Tuple[int, Event]] = []  # (loop id, event) decided at the end
         self.unknown_derived: Set[int] = set()  # tensors computed from an argument of unknown origin
         self.dtypes: Dict[int, str] = {}  # tid -> "bool" | "int" | "float", where the code says
+        self.inference: Dict[int, Span] = {}  # tid -> the inference_mode region that made it
+        self.inference_reported = False
+        self.plain_reported: Set[int] = set()  # optimizers already reported by GW716
+        self.attr_unfreeze: Dict[int, Span] = {}  # param tid -> `module.requires_grad = True` that missed it
 
     def run(self) -> List[Event]:
         super().run()  # type: ignore[misc]
@@ -270,6 +276,8 @@ class FlowMixin:
                                    opname=opname)
         if out.tid == src.tid:
             return out
+        if src.tid in self.inference:
+            self.inference[out.tid] = self.inference[src.tid]  # a view of an inference tensor is one too
         si = st.t.get(src.tid)
         if si is None:
             return out
@@ -309,8 +317,26 @@ class FlowMixin:
                 self.unfold_views[out.tid] = self.unfold_views[src.tid]
         return out
 
+    def new_tensor(self, st: State, **kw: Any) -> TensorV:
+        t = super().new_tensor(st, **kw)  # type: ignore[misc]
+        if not st.grad_enabled:
+            region = self._inference_region(st)
+            if region is not None:
+                self.inference[t.tid] = region
+        return t
+
+    def _inference_region(self, st: State) -> Optional[Span]:
+        """The `torch.inference_mode()` block or decorator now in force, if that is what
+        turned gradients off (tensors made there are inference tensors)."""
+        region = self._region(st)
+        if region is None or self.foreign_stack:  # type: ignore[attr-defined]
+            return None
+        return region if "inference_mode" in self.src.line(region.row) else None  # type: ignore[attr-defined]
+
     def make_node(self, st: State, opname: str, span: Span, inputs: Sequence[TensorV], saved: Any, seq: int,
                   **kw: Any) -> Any:
+        if self.inference and st.grad_enabled and not self.inference_reported:
+            self.check_inference_saved(st, opname, span, inputs, saved)
         node = super().make_node(st, opname, span, inputs, saved, seq, **kw)  # type: ignore[misc]
         for t in inputs:
             ti = st.t.get(t.tid)
@@ -349,6 +375,8 @@ class FlowMixin:
             if not moves:
                 return args[0]  # measured: as_tensor(t) is t itself (keeps its graph)
             return self.call_tensor_method(args[0], "to", [], moves, st, node)  # type: ignore[attr-defined]
+        if qual in _FROM_PRETRAINED:
+            return self._from_pretrained(qual, args, kwargs, st, node)
         if qual in ("torch.autograd.Variable", "torch.autograd.variable.Variable") and args and \
                 isinstance(args[0], TensorV):
             if self.truth_of(kwargs.get("requires_grad", ConstV(False))) is True:  # type: ignore[attr-defined]
@@ -413,6 +441,36 @@ class FlowMixin:
         opaque = self._opaque("function", qual, args, kwargs, st) or qual in CHECKPOINT
         self._after_call(out, st, seq0, opaque, tensors)
         return out
+
+    def _from_pretrained(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                         node: ast.AST) -> Value:
+        """``nn.Embedding.from_pretrained(w)``: a module whose weight is frozen unless
+        ``freeze=False`` (torch's default is ``freeze=True``)."""
+        obj = self.construct_torch_module(qual.rsplit(".", 1)[0], [], {}, st, node)  # type: ignore[attr-defined]
+        if not isinstance(obj, ObjV):
+            return obj
+        data = args[0] if args else kwargs.get("embeddings", UNKNOWN)
+        freeze = self.truth_of(kwargs.get("freeze", args[1] if len(args) > 1 else TRUE))  # type: ignore[attr-defined]
+        span = self.span_of(node)  # type: ignore[attr-defined]
+        for _, p in self.module_params(obj, st):  # type: ignore[attr-defined]
+            if isinstance(data, TensorV) and data.tid in self.shapes:
+                self.shapes[p.tid] = self.shapes[data.tid]
+            if freeze is False:
+                continue
+            st.update_t(p.tid, rg=False if freeze is True else None)
+            if freeze is True:
+                self.cuts[p.tid] = self._cut_here("frozen", span, "`from_pretrained` (which freezes by default)")
+        return obj
+
+    def make_parameter(self, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        p = super().make_parameter(args, kwargs, st, node)  # type: ignore[misc]
+        data = args[0] if args else kwargs.get("data")
+        if isinstance(p, TensorV) and isinstance(data, TensorV):
+            if data.tid in self.shapes:
+                self.shapes[p.tid] = self.shapes[data.tid]  # a Parameter wraps the same data
+            if data.tid in self.dtypes:
+                self.dtypes[p.tid] = self.dtypes[data.tid]
+        return p
 
     def _fresh_tensor(self, qual: str, short: str, out: TensorV, args: List[Value], kwargs: Dict[str, Value],
                       st: State, span: Span) -> None:
@@ -655,6 +713,12 @@ class FlowMixin:
         elif attr == "data":
             self.shapes.pop(t.tid, None)
 
+    def store_attr(self, obj: Value, attr: str, value: Value, st: State, target: ast.Attribute,
+                   stmt: ast.AST) -> None:
+        if attr == "requires_grad" and isinstance(obj, ObjV) and self.is_module_obj(obj, st):  # type: ignore[attr-defined]
+            self.check_module_requires_grad(st, obj, value, target, stmt)
+        super().store_attr(obj, attr, value, st, target, stmt)  # type: ignore[misc]
+
     def _after_requires_grad(self, st: State, t: TensorV, flag: Value, span: Span) -> None:
         info = st.t.get(t.tid)
         if info is None or info.grad_fn is not None:
@@ -771,7 +835,17 @@ class FlowMixin:
             return UnknownV()
         return super().load_attr(obj, attr, st, node)  # type: ignore[misc]
 
+    def element_of(self, it: Value, st: State) -> Value:
+        if isinstance(it, NumberV):
+            return NumberV(it.cut)  # an element of `t.tolist()` is a number holding t's values
+        return super().element_of(it, st)  # type: ignore[misc]
+
     def call_builtin(self, name: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        if name in ("sum", "min", "max") and len(args) == 1 and isinstance(args[0], SeqV):
+            items = st.lists.get(args[0].lid, ())
+            if items and all(isinstance(x, NumberV) for x in items):
+                cuts = [x.cut for x in items if isinstance(x, NumberV) and x.cut is not None]
+                return NumberV(cuts[0] if cuts else None)  # numbers in, a number out
         out = super().call_builtin(name, args, kwargs, st, node)  # type: ignore[misc]
         if isinstance(out, UnknownV) and not isinstance(out, NumberV):
             if name in ("float", "int", "bool", "round") and args and isinstance(args[0], TensorV):
@@ -945,7 +1019,7 @@ class FlowMixin:
     from gradwarden.engine.flowchecks import (  # noqa: E402
         check_backward, report_number_backward, check_grad_inputs, check_requires_grad_change, check_grad_read,
         check_optimizer_params, check_step, check_checkpoint, check_backward_uses_grad, branch_conflict,
-        report_no_grad,
+        report_no_grad, check_module_requires_grad, check_inference_saved,
     )
     from gradwarden.engine.flowviews import (  # noqa: E402
         check_view_method, mark_unfold, check_write, check_setitem, freeze_loop, overlap_of,

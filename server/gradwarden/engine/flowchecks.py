@@ -137,15 +137,22 @@ def report_no_grad(self: Any, st: State, root: TensorV, cut: Cut, span: Span, in
     if cut.kind == "data":
         loc = span
     else:
-        loc = self._frame_span(cut.stack, cut.span) or span
+        loc = _cut_site(self, st, root, cut) or span
         if cut.kind == "nograd" and cut.region is not None and (
-                not st.grad_enabled and self._region(st) == cut.region or not _is_with(self, cut.region)):
+                not st.grad_enabled and self._region(st) == cut.region or not _is_with(self, cut.region)
+                or _in_callee(self, cut)):
             # the whole computation, backward included, runs without grad; or grad was turned
-            # off by a decorator / set_grad_enabled(False): that line is the one to change
+            # off by a decorator / set_grad_enabled(False), or by a `with` inside a helper this
+            # frame calls: that line is the one to change
             loc = cut.region
+    unfreeze = _missed_unfreeze(self, st, cut)
+    if unfreeze is not None:
+        loc = unfreeze  # the line meant to unfreeze them is the one the fix changes
     if loc != span and self.branch_conflict(loc, span):
         return  # the cut and the backward sit in opposite branches of the same condition
     related: List[Related] = []
+    if unfreeze is not None and cut.span is not None and cut.span != loc:
+        related.append(Related(cut.span, "the parameters are frozen here", "note"))
     if loc != span:
         related.append(Related(span, f"{API_TEXT.get(api, api)} raises here", "backward"))
     if cut.kind == "nograd" and cut.region is not None and cut.region != loc:
@@ -154,6 +161,12 @@ def report_no_grad(self: Any, st: State, root: TensorV, cut: Cut, span: Span, in
         at = self._frame_span(cut.stack, cut.span)
         if at is not None and at != loc and at != span:
             related.append(Related(at, "computed here, without grad", "note"))
+    if _in_callee(self, cut):
+        call = self._frame_span(cut.stack, cut.span)
+        if call is not None and call not in (loc, span) and all(r.span != call for r in related):
+            related.append(Related(call, "reached through this call", "note"))
+        if cut.kind == "nondiff" and cut.span is not None and cut.span != loc:
+            related.append(Related(cut.span, f"{cut.what} here is not differentiable", "note"))
     if cut.kind == "rewrap" and cut.origin is not None and cut.origin.span is not None:
         o = self._frame_span(cut.origin.stack, cut.origin.span)
         if o is not None and o != loc:
@@ -161,7 +174,9 @@ def report_no_grad(self: Any, st: State, root: TensorV, cut: Cut, span: Span, in
     element = f"element {index} of tensors does not require grad" if api != "autograd.grad" or True else ""
     self.emit(Event("no_grad_backward", loc, {
         "name": info.name or "tensor", "state": "does not require grad",
-        "why": why_no_grad(self, cut, loc),
+        "why": why_no_grad(self, cut, cut.span if cut.kind == "nondiff" and _in_callee(self, cut) or unfreeze
+                           else loc) + (f"; `{_line_text(self, unfreeze)}` only sets a Python attribute on the "
+                                        "module, its parameters stay frozen" if unfreeze is not None else ""),
         "outcome": f"{API_TEXT.get(api, api)} at line {span.row} raises ({element})"
         if cut.sure else f"unless something this analysis cannot see adds a graph, {API_TEXT.get(api, api)} "
                          f"at line {span.row} raises ({element})"},
@@ -170,6 +185,45 @@ def report_no_grad(self: Any, st: State, root: TensorV, cut: Cut, span: Span, in
         severity=None if cut.sure else 3))
     if cut.sure:
         _halt()
+
+
+def _line_text(self: Any, span: Span) -> str:
+    return self.src.line(span.row).strip()
+
+
+def _missed_unfreeze(self: Any, st: State, cut: Cut) -> Optional[Span]:
+    """For a loss whose parameters are all frozen: the ``module.requires_grad = True`` meant
+    to unfreeze some of them (it set a plain attribute), if their parameters are still frozen."""
+    if cut.kind != "frozen" or not self.attr_unfreeze:
+        return None
+    for tid, at in self.attr_unfreeze.items():
+        info = st.t.get(tid)
+        if info is not None and info.rg is False:
+            return at
+    return None
+
+
+def _in_callee(self: Any, cut: Cut) -> bool:
+    """Was the gradient path cut inside a function the current frame called?"""
+    return len(cut.stack) > len(self.call_spans)
+
+
+def _cut_site(self: Any, st: State, root: TensorV, cut: Cut) -> Optional[Span]:
+    """The line a fix changes for a loss whose gradient path was cut.
+
+    A cut made right here is that line. A cut inside a helper this frame called is the line
+    in the helper (the `.item()`, `torch.tensor(...)`, `.detach()` to remove) — except a
+    non-differentiable op (a comparison, `argmax`, `round`): a helper that returns one
+    (thresholded predictions, indices) is rarely wrong; the mistake is the loss built from
+    it here, so the loss's own line (when it is made in this frame) is the one to change."""
+    if cut.span is None or not _in_callee(self, cut):
+        return self._frame_span(cut.stack, cut.span)
+    if cut.kind == "nondiff":
+        made = st.t[root.tid].created if root.tid in st.t else None
+        if made is not None and self.in_current_function(made):
+            return made
+        return self._frame_span(cut.stack, cut.span)
+    return cut.span
 
 
 def _region_kind(self: Any, region: Optional[Span]) -> str:
@@ -321,9 +375,110 @@ def check_optimizer_params(self: Any, st: State, obj: ObjV, node: ast.AST) -> No
         return
 
 
+def _plain_tensors(self: Any, st: State, obj: ObjV, tids: Sequence[int], node: ast.AST, span: Span) -> None:
+    """Some of an optimizer's tensors train, others were created without requires_grad and
+    never changed that: the step silently skips those (once per optimizer)."""
+    if obj.oid in self.plain_reported:
+        return
+    for tid in tids:
+        info = st.t.get(tid)
+        cut = self.cuts.get(tid)
+        if (info is None or info.rg is not False or info.param or cut is None or cut.kind != "data"
+                or not cut.sure or tid in self.manual_grads or info.created is None):
+            continue
+        self.plain_reported.add(obj.oid)
+        self.emit(Event("optimize_plain_tensor", info.created, {
+            "name": _bound_name(self, info.created) or info.name or "tensor",
+            "opt": self.receiver_text(node) or "optimizer", "step_line": span.row},
+            related=(Related(span, "this step leaves it unchanged", "step"),)))
+        return
+
+
+def _bound_name(self: Any, span: Span) -> str:
+    """``self.W`` for a tensor made on the line ``self.W = init.clone()`` (the name the user
+    knows it by, rather than the name of what it was copied from)."""
+    if self.foreign_stack:
+        return ""
+    line = self.src.line(span.row)
+    head, sep, _ = line.partition("=")
+    head = head.strip()
+    if not sep or line[len(line.split("=")[0]) + 1:][:1] == "=" or not head.replace(".", "").replace("_", "").isalnum():
+        return ""
+    return head
+
+
 def _params_of(st: State, obj: ObjV) -> Tuple[int, ...]:
     p = st.attrs(obj.oid).get("__params__")
     return tuple(p.value) if isinstance(p, ConstV) and isinstance(p.value, tuple) else ()
+
+
+# --------------------------------------------------------------------------- GW717
+def check_inference_saved(self: Any, st: State, opname: str, span: Span, inputs: Sequence[TensorV],
+                          saved: Sequence[Any]) -> None:
+    """An op recorded for backward saves a tensor made under ``torch.inference_mode()``:
+    torch raises "Inference tensors cannot be saved for backward" at that op."""
+    for sv in saved:
+        region = self.inference.get(sv.tid)
+        if region is None or getattr(sv, "maybe", False):
+            continue
+        info = st.t.get(sv.tid)
+        self.inference_reported = True
+        made = info.created if info is not None else None
+        related = [Related(self._frame_span(tuple(self.call_spans), span) or span,
+                           f"`{opname}` saves it for backward here and raises", "save")]
+        if made is not None and made != region:
+            related.insert(0, Related(made, "made here, an inference tensor", "created"))
+        name = (info.name if info is not None else "") or (_bound_name(self, made) if made is not None else "")
+        self.emit(Event("inference_saved", region, {
+            "name": f"`{name}`" if name else f"the value of line {made.row}" if made is not None else "a tensor",
+            "op": opname, "op_line": span.row},
+            related=tuple(related)))
+        _halt()
+        return
+
+
+# --------------------------------------------------------------------------- GW715
+def check_module_requires_grad(self: Any, st: State, obj: ObjV, value: Value, target: ast.Attribute,
+                               stmt: ast.AST) -> None:
+    """``module.requires_grad = flag``: ``nn.Module`` has no such property, so this only sets a
+    plain Python attribute; the parameters keep their own ``requires_grad``."""
+    if _defines_requires_grad(self):
+        return  # the code gives modules a `requires_grad` of its own: the attribute may be read
+    params = self.module_params(obj, st)
+    if not params:
+        return  # no parameter to (un)freeze: harmless
+    span = self.span_of(stmt)
+    flag = self.truth_of(value)
+    mod = self.text_of(target.value)
+    if flag is True:
+        for _, p in params:
+            self.attr_unfreeze.setdefault(p.tid, span)
+    self.emit(Event("module_requires_grad_attr", span, {
+        "module": mod, "flag": self.text_of(stmt.value) if isinstance(stmt, ast.Assign) else "...",
+        "n": len(params), "effect": "stay frozen" if flag is True else "keep training" if flag is False
+        else "keep their own `requires_grad`"},
+        fix_facts={"module_text": mod, "value_text": self.text_of(stmt.value) if isinstance(stmt, ast.Assign) else ""}))
+
+
+def _defines_requires_grad(self: Any) -> bool:
+    """Does this file give a class its own ``requires_grad`` (a method, a class attribute,
+    or a read of ``self.requires_grad``)? Then assigning it on a module may be meant."""
+    cached = getattr(self, "_own_requires_grad", None)
+    if cached is None:
+        cached = False
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.ClassDef):
+                for item in ast.walk(node):
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "requires_grad":
+                        cached = True
+                    elif (isinstance(item, ast.Attribute) and item.attr == "requires_grad"
+                          and isinstance(item.ctx, ast.Load) and isinstance(item.value, ast.Name)
+                          and item.value.id == "self"):
+                        cached = True
+                    elif isinstance(item, ast.Name) and item.id == "requires_grad" and isinstance(item.ctx, ast.Store):
+                        cached = True
+        self._own_requires_grad = cached
+    return cached
 
 
 # --------------------------------------------------------------------------- GW707 / GW710
@@ -352,6 +507,8 @@ def check_step(self: Any, st: State, obj: ObjV, node: ast.AST) -> None:
                 "what": "frozen" if cut.kind == "frozen" else "created without requires_grad=True"
                 if cut.kind == "data" else "cut from the graph"},
                 related=tuple(related)))
+        else:
+            _plain_tensors(self, st, obj, tids, node, span)
     if not st.loop_ctx:
         return
     lid, k = st.loop_ctx[-1]
@@ -365,9 +522,11 @@ def check_step(self: Any, st: State, obj: ObjV, node: ast.AST) -> None:
             if bspan in seen:
                 # decided when the analysis ends: a reset later in the loop body (or in a
                 # later iteration, gradient accumulation) makes it fine
-                self.pending_accum.append((lid, Event("grads_accumulate", span, {
-                    "opt": self.receiver_text(node) or "optimizer", "backward_line": bspan.row},
-                    related=(Related(bspan, "each backward adds into `.grad`; nothing resets it", "backward"),),
+                # reported at the backward: the reset belongs before it (the line the fix
+                # changes); the step that consumes the sum is the related place
+                self.pending_accum.append((lid, Event("grads_accumulate", bspan, {
+                    "opt": self.receiver_text(node) or "optimizer", "step_line": span.row},
+                    related=(Related(span, "this step uses the sum of every backward so far", "step"),),
                     fix_facts={"step_span": span, "opt": self.receiver_text(node) or ""})))
                 return
             seen[bspan] = rec

@@ -12,14 +12,39 @@ a large library stays fast.
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, Iterator, Optional
 
 from gradwarden.engine.source import SourceText, decode_source
 
 MAX_FOREIGN_BYTES = 2_000_000
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+# The other files an analysis depended on, for callers that cache results per file
+# (gradwarden.cache): absolute path -> sha256 of the bytes read, or None for a path that was
+# looked for and not found (creating it later could change the result). Set by following().
+_FOLLOWED: ContextVar[Optional[Dict[str, Optional[str]]]] = ContextVar("gradwarden_followed", default=None)
+
+
+@contextmanager
+def following() -> Iterator[Dict[str, Optional[str]]]:
+    """Record, while the block runs, the project files that import resolution reads or probes."""
+    followed: Dict[str, Optional[str]] = {}
+    token = _FOLLOWED.set(followed)
+    try:
+        yield followed
+    finally:
+        _FOLLOWED.reset(token)
+
+
+def _record(path: Path, data: Optional[bytes]) -> None:
+    followed = _FOLLOWED.get()
+    if followed is not None:
+        followed[os.path.abspath(path)] = hashlib.sha256(data).hexdigest() if data is not None else None
 
 
 class ForeignModule:
@@ -88,6 +113,8 @@ class ImportResolver:
                 for f in (p.with_suffix(".py"), p / "__init__.py"):
                     if f.is_file() and self._inside(f):
                         return f
+                    if _FOLLOWED.get() is not None and not f.exists():
+                        _record(f, None)  # absent today: its appearance would change the answer
         # jedi only for a package that exists in the project (stdlib and site-packages imports
         # are not followed, and asking jedi about them costs milliseconds each)
         top = parts[0] if parts else (name or "")
@@ -124,11 +151,15 @@ class ImportResolver:
         mod: Optional[ForeignModule] = None
         try:
             data = path.read_bytes()
+            _record(path, data)
             if len(data) <= MAX_FOREIGN_BYTES and path != Path(self.filename).resolve():
                 text, _ = decode_source(data)
                 if text is not None:
                     mod = ForeignModule(path, text, ast.parse(text, filename=str(path)))
-        except (OSError, SyntaxError, ValueError, RecursionError):
+        except OSError:
+            _record(path, None)
+            mod = None
+        except (SyntaxError, ValueError, RecursionError):
             mod = None
         self.cache[path] = mod
         return mod

@@ -4,6 +4,14 @@ Path-sensitive inside a function body (an ``if`` forks the state, up to ``MAX_PA
 paths, then paths are joined), joined at call boundaries. Loops run twice, so that what one
 iteration leaves behind (a freed graph, a hidden state) meets the next one; loops over a
 known small sequence (``model.parameters()``, ``model.modules()``) run once per element.
+
+Cost stays polynomial in the nesting depth: a block's paths run through ``if``, ``for``,
+``while`` and ``try`` together (one run of the nested block for all of them, capped at
+``MAX_PATHS``, instead of one per path, which multiplies at every level); a loop nested in
+the second iteration of another runs once (what one of its iterations leaves to the next
+was already seen in the outer loop's first iteration); nested unrolled sequences stop
+unrolling past ``MAX_UNROLL_PRODUCT`` runs of a body. A per-definition budget
+(engine/budget.py) stops whatever still grows, with one information note.
 Calls to functions, classes and ``nn.Module`` subclasses of the same file are inlined, so a
 hazard is found in the context of its caller (with the caller's real arguments). Functions
 that the module's own execution never reaches are analysed on their own afterwards, with
@@ -15,10 +23,12 @@ expanded tensor) ends its path: what follows it cannot run.
 from __future__ import annotations
 
 import ast
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.autograd import AutogradMixin
+from gradwarden.engine.budget import Budget, BudgetExceeded
 from gradwarden.engine.diagnostic import Diagnostic, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.flow import FlowMixin
@@ -38,16 +48,14 @@ MAX_UNROLL = 8  # loops over a known sequence longer than this run twice, like u
 # ... except walks over a model's modules or parameters (``for m in self.modules(): if
 # isinstance(m, nn.ReLU): m.inplace = True``): each element is a different object to configure
 MAX_UNROLL_MODULES = 64
+# nested unrolled loops over known sequences: past this many runs of the innermost body,
+# a nested sequence is walked like a loop of unknown length (twice)
+MAX_UNROLL_PRODUCT = 128
 MAX_INIT_DEPTH = 3  # nested module constructions followed; deeper submodules stay opaque
-STEP_BUDGET = 400_000  # statements per module; past it the analysis stops quietly
 
 
 class Halt(Exception):
     """The current path raises here (an error PyTorch throws immediately)."""
-
-
-class BudgetExceeded(Exception):
-    pass
 
 
 @dataclass
@@ -87,8 +95,12 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         self.reached: Set[int] = set()  # ids of FunctionDef nodes executed in context
         self.applied_functions: Set[str] = set()
         self.classes: Dict[int, ClassInfo] = {}  # id(ClassDef) -> info
+        self.method_owner: Dict[int, ClassInfo] = {}  # id(FunctionDef) -> the class defining it
         self.call_stack: List[Any] = []
-        self.steps = 0
+        self.budget = Budget()
+        self.work = self.budget.work  # counters of what the engine did (tests, benchmarks)
+        self.revisits = 0  # enclosing loops now running their second iteration
+        self.unroll_product = 1  # runs of the current body that enclosing unrolled loops make
         self.loop_counter = 0
         self.analysed_backward: Set[Tuple[int, int]] = set()
         self.init_depth = 0  # > 0 while an __init__ runs: loops then run once
@@ -98,7 +110,8 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         self.foreign_stack: List[Tuple[Any, Span]] = []  # (ForeignModule, call site in this file)
         self.foreign_defs: Dict[int, Any] = {}
         self.foreign_stmts: Dict[int, Any] = {}  # statements of other project modules -> their module
-        self.instances: Dict[int, Tuple[State, Value]] = {}  # class -> instance built for standalone runs
+        self.instances: Dict[int, Optional[Tuple[State, Value]]] = {}  # class -> instance built for standalone runs
+        self.stopped_defs: Set[int] = set()  # functions whose call from the module's code ran out of work
         self.callsites: Any = None  # engine.callsites.CallSites, built for the first standalone run
         from gradwarden.engine.triggers import Triggers
 
@@ -121,10 +134,9 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             body = [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef,
                                                       ast.AsyncFunctionDef, ast.ClassDef))
                     or "(" not in self.triggers.text(s)]
-        try:
+        states: List[State] = []
+        with self.allotment(None):
             states = self.exec_block(body, [st])
-        except BudgetExceeded:
-            states = []
         final = join_states(states) if states else st
         self.module_state = final
         self.finish_path(states)
@@ -133,7 +145,8 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return list(self.events.values())
 
     def analyse_unreached(self, module_state: State) -> None:
-        """Functions and methods the module's execution never ran: analyse each on its own."""
+        """Functions and methods the module's execution never ran: analyse each on its own
+        (each with its own allotment of work: one that runs out stops alone)."""
         from gradwarden.engine.triggers import _defs
 
         for node, _ in list(_defs(self.tree.body, None)):
@@ -149,20 +162,64 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                     if info.is_function and name in ("forward", "backward"):
                         if info.name in self.applied_functions:
                             continue
-                        self.standalone_function_class(info, module_state)
+                        with self.allotment(info.node):
+                            self.standalone_function_class(info, module_state)
                         break
-                    self.standalone_method(info, fn, module_state)
+                    with self.allotment(fn, info.name):
+                        self.standalone_method(info, fn, module_state)
             elif isinstance(node, FuncNode) and id(node) not in self.reached:
                 if self.is_method(node):
                     continue
-                self.standalone_function(node, module_state)
+                with self.allotment(node):
+                    self.standalone_function(node, module_state)
+
+    # ------------------------------------------------------------------ budget
+    @contextmanager
+    def allotment(self, node: Optional[ast.AST], owner: str = "", quiet: bool = False) -> Iterator[None]:
+        """Analyse one definition (``node``; None: the module's top-level code) within its own
+        allotment of work. Past it, that analysis stops here (what it found so far is kept)
+        and one information note on the definition says so; ``quiet``: no note (code of
+        another module, whose own check reports it)."""
+        saved = self.budget.begin(self.definition_label(node, owner), self.header_span(node))
+        try:
+            yield
+        except BudgetExceeded:
+            if not quiet:
+                self.stopped_early()
+        finally:
+            self.budget.end(saved)
+
+    def stopped_early(self) -> None:
+        span = self.budget.span or Span(1, 1, 1, 1)
+        self.work.stopped.append((self.budget.label, span))
+        self.emit(Event("analysis_stopped", span, {
+            "what": self.budget.label, "limit": f"{self.budget.limit:,}"}))
+
+    @staticmethod
+    def definition_label(node: Optional[ast.AST], owner: str = "") -> str:
+        if node is None:
+            return "the module's top-level code"
+        name = getattr(node, "name", "?")
+        return f"`{owner}.{name}`" if owner else f"`{name}`"
+
+    def header_span(self, node: Optional[ast.AST]) -> Span:
+        """``def name`` / ``class Name`` of a definition (the module: its first line)."""
+        if node is None or self.foreign_stack:
+            return Span(1, 1, 1, 1)
+        row = node.lineno
+        line = self.src.line(row)
+        col = self.src.char_col(row, node.col_offset)
+        name = getattr(node, "name", "")
+        end = line.find(name, col) if name else -1
+        end = end + len(name) if end >= 0 else len(line.rstrip())
+        return Span(row, col + 1, row, max(end, col) + 1)
 
     def is_method(self, fn: ast.AST) -> bool:
         return self.class_of_method(fn) is not None
 
     def class_of_method(self, fn: ast.AST) -> Optional[ClassInfo]:
         """The class of the file that defines ``fn`` as a method, if any."""
-        return next((info for info in self.classes.values() if fn in info.methods.values()), None)
+        return self.method_owner.get(id(fn))
 
     def standalone_function(self, fn: ast.FunctionDef, module_state: State) -> None:
         st = module_state.fork()
@@ -205,21 +262,23 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return self.unknown_tensor(st, a.arg)
 
     def _instance(self, info: ClassInfo, module_state: State) -> Optional[Tuple[State, Value]]:
-        cached = self.instances.get(id(info))
-        if cached is None:
-            base = module_state.fork()
-            base.flow = None
-            # Build only this class's own __init__: local submodules stay opaque (their own
-            # methods are analysed on their own), which keeps large libraries fast.
-            self.init_depth = MAX_INIT_DEPTH - 1
-            try:
+        if id(info) in self.instances:
+            return self.instances[id(info)]
+        self.instances[id(info)] = None  # building it failed, unless replaced below
+        base = module_state.fork()
+        base.flow = None
+        # Build only this class's own __init__: local submodules stay opaque (their own
+        # methods are analysed on their own), which keeps large libraries fast.
+        self.init_depth = MAX_INIT_DEPTH - 1
+        try:
+            with self.allotment(info.node):
                 self_v = self.instantiate(info, [], {}, base, self.span_of(info.node))
-            except (Halt, BudgetExceeded):
-                return None
-            finally:
-                self.init_depth = 0
-            cached = self.instances[id(info)] = (base, self_v)
-        return cached
+                self.instances[id(info)] = (base, self_v)
+        except Halt:
+            pass
+        finally:
+            self.init_depth = 0
+        return self.instances[id(info)]
 
     def _standalone(self, fn: ast.FunctionDef, st: State, args: List[Value], self_v: Optional[Value]) -> None:
         self.reached.add(id(fn))
@@ -232,7 +291,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         try:
             exits = self.call_function(fn, ([self_v] if self_v is not None else []) + args, {}, st,
                                        self.span_of(fn), bound_self=self_v is not None, join=False)
-        except (Halt, BudgetExceeded):
+        except Halt:
             return
         for ex_state, ret in exits:
             # An analysed-alone function's outputs are assumed to be trained through:
@@ -262,7 +321,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             try:
                 out = self.call_object(v, [x], {}, probe, _SpanNode(span))
                 self.implicit_backward(out, probe, span)
-            except (Halt, BudgetExceeded):
+            except Halt:
                 continue
 
     def standalone_function_class(self, info: ClassInfo, module_state: State) -> None:
@@ -274,7 +333,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             out = self.apply_custom_function(info, args, {}, st, self.span_of(info.node))
             # Nobody in this file calls it: the incoming gradient can be anything a caller passes.
             self.implicit_backward(out, st, self.span_of(info.node), user_grad=True)
-        except (Halt, BudgetExceeded):
+        except Halt:
             return
 
     # ------------------------------------------------------------------ helpers
@@ -316,13 +375,26 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in fn.decorator_list)
 
     def tick(self) -> None:
-        self.steps += 1
-        if self.steps > STEP_BUDGET:
-            raise BudgetExceeded()
+        self.budget.tick()
 
     # ------------------------------------------------------------------ statements
     def exec_block(self, stmts: Sequence[ast.stmt], states: List[State]) -> List[State]:
+        work = self.work
         for stmt in stmts:
+            if len(states) > work.peak_paths:
+                work.peak_paths = len(states)
+            group = _GROUPED.get(type(stmt)) if len(states) > 1 else None
+            if group is not None:
+                live = [st for st in states if st.flow is None]
+                if len(live) > 1:
+                    # the paths run through the nested blocks together: one run of a nested
+                    # loop for all of them, not one per path (which multiplies at every level)
+                    for _ in live:
+                        self.tick()
+                    states = self.cap([st for st in states if st.flow is not None] + getattr(self, group)(stmt, live))
+                    if not states:
+                        break
+                    continue
             nxt: List[State] = []
             for st in states:
                 if st.flow is not None:
@@ -349,6 +421,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         budget = max(1, limit - len(groups) + 1)
         for flow, group in groups.items():
             if len(group) > budget:
+                self.work.joins += 1
                 group = group[: budget - 1] + [join_states(group[budget - 1:])]
             out.extend(group)
         return out
@@ -520,8 +593,9 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         st.frame()["__name__"] = ConstV(fm.path.stem)
         self.foreign_stack.append((fm, anchor))
         try:
-            self.exec_block(body, [st])
-        except (Halt, BudgetExceeded):
+            with self.allotment(fm.tree, quiet=True):
+                self.exec_block(body, [st])
+        except Halt:
             pass
         finally:
             self.foreign_stack.pop()
@@ -567,6 +641,8 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                         if isinstance(t, ast.Name):
                             info.class_attrs[t.id] = item.value
             self.classes[id(stmt)] = info
+            for m in info.methods.values():
+                self.method_owner.setdefault(id(m), info)  # the first class defining it, as before
             if info.is_function and not self.foreign_stack:
                 self.check_function_class(info)
         st.frame()[stmt.name] = RefV("class", stmt.name, info)
@@ -596,17 +672,39 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return (fm.triggers if fm is not None else self.triggers).triggered(node)
 
     def stmt_If(self, stmt: ast.If, st: State) -> List[State]:
-        cond = self.truth(stmt.test, st)
-        if cond is True:
-            return self.exec_block(stmt.body, [st])
-        if cond is False:
-            return self.exec_block(stmt.orelse, [st])
-        if self.standalone and not self.triggered(stmt):
-            # Neither branch can cause a hazard or leave early: run both on one state
-            # (bindings of the later branch win) instead of forking and joining.
-            return self.exec_block(stmt.orelse, self.exec_block(stmt.body, [st]))
-        other = st.fork()
-        return self.exec_block(stmt.body, [st]) + self.exec_block(stmt.orelse, [other])
+        return self.if_group(stmt, [st])
+
+    def if_group(self, stmt: ast.If, states: List[State]) -> List[State]:
+        """Each path goes to the branch its condition picks, or forks into both; then each
+        branch runs once, on all the paths that took it."""
+        body_in: List[State] = []
+        else_in: List[State] = []
+        serial: List[State] = []
+        for st in states:
+            try:
+                cond = self.truth(stmt.test, st)
+            except Halt:
+                continue
+            if cond is True:
+                body_in.append(st)
+            elif cond is False:
+                else_in.append(st)
+            elif self.standalone and not self.triggered(stmt):
+                # Neither branch can cause a hazard or leave early: run both on one state
+                # (bindings of the later branch win) instead of forking and joining.
+                serial.append(st)
+            else:
+                other = st.fork()
+                body_in.append(st)
+                else_in.append(other)
+        out: List[State] = []
+        if body_in:
+            out += self.exec_block(stmt.body, body_in)
+        if else_in:
+            out += self.exec_block(stmt.orelse, else_in)
+        if serial:
+            out += self.exec_block(stmt.orelse, self.exec_block(stmt.body, serial))
+        return out
 
     def stmt_With(self, stmt: ast.With, st: State) -> List[State]:
         saved_mode = st.grad_enabled
@@ -629,7 +727,10 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     stmt_AsyncWith = stmt_With
 
     def stmt_Try(self, stmt: ast.Try, st: State) -> List[State]:
-        out = self.exec_block(stmt.body, [st])
+        return self.try_group(stmt, [st])
+
+    def try_group(self, stmt: ast.Try, states: List[State]) -> List[State]:
+        out = self.exec_block(stmt.body, states)
         out = self.exec_block(stmt.orelse, out)
         return self.exec_block(stmt.finalbody, out) if stmt.finalbody else out
 
@@ -643,18 +744,73 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
 
     # -- loops
     def stmt_For(self, stmt: ast.For, st: State) -> List[State]:
-        gen = self.local_generator_call(stmt.iter, st)
-        if gen is not None:
-            return self.for_over_generator(stmt, gen, st)
-        it = self.eval(stmt.iter, st)
-        items = self.known_items(it, st)
+        return self.for_group(stmt, [st], shortcuts=False)
+
+    def for_group(self, stmt: ast.For, states: List[State], shortcuts: bool = True) -> List[State]:
+        """A ``for`` loop entered by several paths. Paths that iterate the same known
+        sequence unroll it together; the others run the loop of unknown length together (each
+        binding its own element). ``shortcuts``: try the loop forms a subclass runs on its own
+        first (the single-path entry, ``stmt_For``, has gone through them already)."""
+        out: List[State] = []
+        known: Dict[Tuple[int, ...], Tuple[List[Value], List[State]]] = {}
+        unknown: List[State] = []
+        elems: List[Value] = []
+        freeze = getattr(self, "freeze_loop", None) if shortcuts else None
+        for st in states:
+            try:
+                if freeze is not None:
+                    done = freeze(stmt, st)
+                    if done is not None:
+                        out.extend(done)
+                        continue
+                gen = self.local_generator_call(stmt.iter, st)
+                if gen is not None:
+                    out.extend(self.for_over_generator(stmt, gen, st))
+                    continue
+                it = self.eval(stmt.iter, st)
+                items = self.known_items(it, st)
+                if items is not None and self.unrolls(items, st):
+                    # values are compared by identity: forks share them until one path rebinds
+                    known.setdefault(tuple(map(id, items)), (items, []))[1].append(st)
+                    continue
+                elem = self.element_of(it, st)
+            except Halt:
+                continue
+            st.origins = st.origins + ((-1, len(unknown)),)  # its element, for the second iteration
+            unknown.append(st)
+            elems.append(elem)
+        for items, group in known.values():
+            out.extend(self.unroll_items(stmt, items, group))
+        if unknown:
+            self.loop_counter += 1
+            loop_id = self.loop_counter
+            self.loop_depth[loop_id] = len(self.call_spans)
+            for st in unknown:
+                st.origins = st.origins[:-1] + ((loop_id, st.origins[-1][1]),)
+
+            def bind(s: State) -> None:
+                self.assign(stmt.target, self.fresh_element(elems[_origin(s, loop_id)], s), s, stmt)
+
+            out.extend(self.loop_group(stmt, unknown, bind, loop_id))
+        return self.cap(out)
+
+    def unrolls(self, items: Sequence[Value], st: State) -> bool:
+        """Is a known sequence unrolled (one run of the body per item)? Short ones, and walks
+        over a model's modules; nested unrolled loops only while the runs of the innermost
+        body stay under MAX_UNROLL_PRODUCT (past it, cost would multiply at every level)."""
+        n = len(items)
+        if not (n <= MAX_UNROLL or n <= MAX_UNROLL_MODULES and self.module_walk(items, st)):
+            return False
+        return self.unroll_product == 1 or self.unroll_product * max(n, 1) <= MAX_UNROLL_PRODUCT
+
+    def unroll_items(self, stmt: ast.For, items: List[Value], states: List[State]) -> List[State]:
         self.loop_counter += 1
         loop_id = self.loop_counter
         self.loop_depth[loop_id] = len(self.call_spans)
-        if items is not None and (len(items) <= MAX_UNROLL or len(items) <= MAX_UNROLL_MODULES and
-                                  self.module_walk(items, st)):
-            states = [st]
-            done: List[State] = []
+        done: List[State] = []
+        outer_product = self.unroll_product
+        self.unroll_product = outer_product * max(len(items), 1)
+        try:
             for k, item in enumerate(items):
                 for s in states:
                     s.loop_ctx = s.loop_ctx + ((loop_id, k + 1),)
@@ -666,13 +822,12 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                     s.loop_ctx = s.loop_ctx[:-1]
                 if not states:
                     break
-            for s in done:
-                s.loop_ctx = s.loop_ctx[:-1]
-            states = self.exec_block(stmt.orelse, states) if stmt.orelse else states
-            return self.cap(states + done)
-        elem = self.element_of(it, st)
-        return self.unrolled_loop(stmt, st, lambda s: self.assign(stmt.target, self.fresh_element(elem, s), s, stmt),
-                                  loop_id)
+        finally:
+            self.unroll_product = outer_product
+        for s in done:
+            s.loop_ctx = s.loop_ctx[:-1]
+        states = self.exec_block(stmt.orelse, states) if stmt.orelse else states
+        return self.cap(states + done)
 
     @staticmethod
     def module_walk(items: Sequence[Value], st: State) -> bool:
@@ -694,16 +849,43 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return True
 
     def stmt_While(self, stmt: ast.While, st: State) -> List[State]:
-        if self.truth(stmt.test, st) is False:
-            return self.exec_block(stmt.orelse, [st])
-        self.loop_counter += 1
-        self.loop_depth[self.loop_counter] = len(self.call_spans)
-        return self.unrolled_loop(stmt, st, None, self.loop_counter)
+        return self.while_group(stmt, [st])
+
+    def while_group(self, stmt: ast.While, states: List[State]) -> List[State]:
+        out: List[State] = []
+        exits_now: List[State] = []
+        live: List[State] = []
+        for st in states:
+            try:
+                cond = self.truth(stmt.test, st)
+            except Halt:
+                continue
+            (exits_now if cond is False else live).append(st)
+        if exits_now:
+            out += self.exec_block(stmt.orelse, exits_now)
+        if live:
+            self.loop_counter += 1
+            self.loop_depth[self.loop_counter] = len(self.call_spans)
+            out += self.loop_group(stmt, live, None, self.loop_counter)
+        return out
 
     def unrolled_loop(self, stmt: Any, st: State, bind: Optional[Callable[[State], None]], loop_id: int) -> List[State]:
-        states = [st]
+        return self.loop_group(stmt, [st], bind, loop_id)
+
+    def loop_group(self, stmt: Any, states: List[State], bind: Optional[Callable[[State], None]],
+                   loop_id: int) -> List[State]:
+        """A loop of unknown length, entered by ``states`` together: two iterations, so that
+        what one leaves behind meets the next; one inside the second iteration of an
+        enclosing loop (what this loop's iterations hand each other was seen in the enclosing
+        loop's first iteration, and running it twice there again doubles the cost at every
+        level of a nest)."""
         done: List[State] = []
-        once = self.init_depth or (self.standalone and not self.triggered(stmt))
+        once = self.init_depth or self.revisits or (self.standalone and not self.triggered(stmt))
+        if self.revisits and len(states) > 1:
+            # widening at the loop head: inside a second iteration of an enclosing loop the
+            # paths enter as one (the precise per-path run happened in the first iteration)
+            self.work.joins += 1
+            states = [join_states(states)]
         for k in ((1,) if once else (1, 2)):
             live: List[State] = []
             for s in states:
@@ -717,7 +899,13 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                     except Halt:
                         continue
                 live.append(s)
-            states = self.exec_block(stmt.body, live)
+            if k > 1:
+                self.revisits += 1
+            try:
+                states = self.exec_block(stmt.body, live)
+            finally:
+                if k > 1:
+                    self.revisits -= 1
             states, exited = self._after_iteration(states)
             for s in states + exited:
                 s.loop_ctx = s.loop_ctx[:-1]
@@ -726,7 +914,11 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                 break
         if stmt.orelse:
             states = self.exec_block(stmt.orelse, states)
-        return self.cap(states + done)
+        out = self.cap(states + done)
+        if bind is not None:
+            for s in out:
+                s.origins = tuple(o for o in s.origins if o[0] != loop_id)
+        return out
 
     @staticmethod
     def _after_iteration(states: List[State]) -> Tuple[List[State], List[State]]:
@@ -1472,6 +1664,8 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if not generator and is_gen:
             # A generator used as a value (next(gen), list(gen)): its yields are its items.
             return self._generator_items(fdef, args, kwargs, st, span, bound_self, join, closure)
+        if id(fdef) in self.stopped_defs:
+            return UNKNOWN if join else [(st, UNKNOWN)]  # already ran out of work once
         self.reached.add(id(fdef))
         env = self.bind_params(fdef, args, kwargs, st)
         if fm is not None:
@@ -1480,6 +1674,9 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             merged = dict(st.frames[closure])
             merged.update(env)
             env = merged
+        # a call the module's top-level code makes: if it runs out of work, only the call is
+        # given up (the state goes back to before it) and the module's code goes on
+        before = st.fork() if not (self.standalone or self.call_stack or self.foreign_stack) else None
         caller = st.fi
         saved_mode = st.grad_enabled
         saved_flow, saved_ret = st.flow, st.retval
@@ -1495,11 +1692,18 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         self.call_args.append(frozenset(t.tid for v in list(args) + list(kwargs.values())
                                         for t in self.slot_tensors(st, v)))
         try:
-            exits = self.exec_block(fdef.body, [st])
-        finally:
-            self.call_stack.pop()
-            self.call_spans.pop()
-            self.call_args.pop()
+            try:
+                exits = self.exec_block(fdef.body, [st])
+            finally:
+                self.call_stack.pop()
+                self.call_spans.pop()
+                self.call_args.pop()
+        except BudgetExceeded:
+            if before is None:
+                raise
+            self.give_up_call(fdef)
+            st.become(before)
+            return UNKNOWN if join else [(st, UNKNOWN)]
         results: List[Tuple[State, Value]] = []
         for s in exits:
             ret = s.retval if s.flow == "return" else NONE
@@ -1514,6 +1718,16 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if not join:
             return results
         return self.join_exits(st, results)
+
+    def give_up_call(self, fdef: ast.FunctionDef) -> None:
+        """The module's code called ``fdef`` and the call ran out of work: note it on the
+        function, never run it again, and give the module's code a fresh allotment."""
+        self.stopped_defs.add(id(fdef))
+        saved = self.budget.begin(self.definition_label(fdef, getattr(self.class_of_method(fdef), "name", "")),
+                                  self.header_span(fdef))
+        self.stopped_early()
+        self.budget.end(saved)
+        self.budget.restart()
 
     @staticmethod
     def join_exits(st: State, results: List[Tuple[State, Value]]) -> Value:
@@ -1641,6 +1855,21 @@ def _own_nodes(fdef: ast.AST):
         yield n
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             stack.extend(ast.iter_child_nodes(n))
+
+
+def _origin(st: State, loop_id: int) -> int:
+    """Which of the paths that entered loop ``loop_id`` this state descends from."""
+    for lid, i in reversed(st.origins):
+        if lid == loop_id:
+            return i
+    return 0
+
+
+# compound statements that run all the paths of a block together (see exec_block)
+_GROUPED: Dict[type, str] = {ast.If: "if_group", ast.For: "for_group", ast.While: "while_group",
+                             ast.Try: "try_group"}
+if hasattr(ast, "TryStar"):
+    _GROUPED[ast.TryStar] = "try_group"
 
 
 def _target_names(target: ast.expr) -> List[str]:

@@ -225,7 +225,7 @@ class State:
     """One path's abstract state. ``fork`` is O(1): dictionaries are copied on first write."""
 
     __slots__ = _FIELDS + ("frames", "fi", "seq", "grad_enabled", "flow", "retval", "loop_ctx",
-                           "_shared", "halted")
+                           "_shared", "halted", "origins")
 
     def __init__(self) -> None:
         self.t: Dict[int, TInfo] = {}
@@ -247,6 +247,9 @@ class State:
         self.loop_ctx: Tuple[Tuple[int, int], ...] = ()
         self._shared: set = set()
         self.halted = False
+        # (loop id, index): which of the paths that entered a running loop together this one
+        # descends from (it binds that path's loop element in the next iteration)
+        self.origins: Tuple[Tuple[int, int], ...] = ()
 
     # -- copy on write
     def fork(self) -> "State":
@@ -263,6 +266,7 @@ class State:
         s.retval = self.retval
         s.loop_ctx = self.loop_ctx
         s.halted = self.halted
+        s.origins = self.origins
         return s
 
     def own(self, name: str) -> Dict:
@@ -280,6 +284,10 @@ class State:
             self.frames[i] = dict(self.frames[i])
             self._shared.discard(key)
         return self.frames[i]
+
+    def frame_shared(self, i: int) -> bool:
+        """Is frame ``i`` shared with a fork (so never written in place any more)?"""
+        return ("frame", i) in self._shared
 
     def lookup(self, name: str) -> Optional[Value]:
         frame = self.frames[self.fi]
@@ -330,7 +338,7 @@ class State:
     def become(self, other: "State") -> None:
         """Take over another state's contents (used after joining an inlined call's exits)."""
         for f in _FIELDS + ("frames", "fi", "seq", "grad_enabled", "flow", "retval", "loop_ctx",
-                            "halted"):
+                            "halted", "origins"):
             setattr(self, f, getattr(other, f))
         self._shared = set(_FIELDS) | {("frame", i) for i in range(len(self.frames))}
         other._shared = set(self._shared)

@@ -102,7 +102,7 @@ FAMILIES: Tuple[Family, ...] = (
       "checkpoint)", r"None of the inputs have requires_grad=True\. Gradients will be None", ("GW708",)),
     # ------------------------------------------------------------------ statically detectable, no rule yet
     F("inference-tensor-saved", "Inference tensors cannot be saved for backward",
-      r"Inference tensors cannot be saved for backward", reason=NO_RULE,
+      r"Inference tensors cannot be saved for backward", ("GW717",),
       note="a tensor made under `torch.inference_mode()` used in a computation that records a graph"),
     F("inference-tensor-inplace", "Inplace update to inference tensor outside InferenceMode is not allowed",
       r"Inplace update to inference tensor outside InferenceMode|Setting requires_grad=True on inference tensor|"

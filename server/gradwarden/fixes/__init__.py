@@ -25,10 +25,26 @@ import re
 from collections import OrderedDict
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Span
-from gradwarden.fixes._doc import CannotFix, Doc, TextEdit, apply_text_edits, merge_edits
+from typing import TYPE_CHECKING, Any
 
-Realiser = Callable[["FixContext"], List[TextEdit]]
+from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Span
+
+if TYPE_CHECKING:  # pragma: no cover
+    from gradwarden.fixes._doc import Doc, TextEdit
+
+# ``_doc`` imports libcst (about half a second): it is imported when a fix is realised, not
+# when the package is (``gradwarden check`` imports ``gradwarden.fixes.cli`` for its options).
+_DOC_NAMES = ("CannotFix", "Doc", "TextEdit", "apply_text_edits", "merge_edits")
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: ``from gradwarden.fixes import Doc`` still works
+    if name in _DOC_NAMES:
+        from gradwarden.fixes import _doc
+
+        return getattr(_doc, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+Realiser = Callable[["FixContext"], List["TextEdit"]]
 REALISERS: Dict[str, Realiser] = {}
 
 
@@ -92,6 +108,8 @@ _CACHE_SIZE = 8
 def doc_for(source: str) -> Doc:
     doc = _CACHE.get(source)
     if doc is None:
+        from gradwarden.fixes._doc import Doc
+
         doc = Doc(source)
         _CACHE[source] = doc
         while len(_CACHE) > _CACHE_SIZE:
@@ -114,6 +132,8 @@ def _load_realisers() -> None:
 # --------------------------------------------------------------------------- API
 def text_edits_for(source: str, diagnostic: Diagnostic, fix: Fix) -> Optional[List[TextEdit]]:
     """Like :func:`edits_for`, as offsets into ``source``."""
+    from gradwarden.fixes._doc import CannotFix, apply_text_edits, merge_edits
+
     try:
         _load_realisers()
         fn = REALISERS.get(fix.kind)
@@ -188,6 +208,8 @@ def plan(source: str, diagnostics: Sequence[Diagnostic], unsafe: bool,
          ) -> List[Tuple[Diagnostic, Fix, List[TextEdit]]]:
     """The fixes of one pass: one per diagnostic, none touching a row another one touches
     (those wait for the next pass)."""
+    from gradwarden.fixes._doc import apply_text_edits
+
     try:
         doc = doc_for(source)
         chosen: List[Tuple[Diagnostic, Fix, List[TextEdit]]] = []
@@ -215,6 +237,8 @@ def fix_source(source: str, diagnostics: Sequence[Diagnostic], unsafe: bool = Fa
     """Apply, in one pass, the chosen fix of each diagnostic (safe fixes only unless
     ``unsafe``); fixes that would touch the same lines as an earlier one are left for a later
     pass. Returns (new source, number of fixes applied). Pure; never raises."""
+    from gradwarden.fixes._doc import apply_text_edits
+
     chosen = plan(source, diagnostics, unsafe)
     if not chosen:
         return source, 0

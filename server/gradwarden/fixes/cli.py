@@ -74,7 +74,7 @@ def fix_stage(args: argparse.Namespace, run: "cli.CheckRun", stdout: TextIO, std
                 data = run.stdin_data or b""
             else:
                 data = Path(filename).read_bytes()
-            dec = decode(data)
+            dec = None if filename.lower().endswith(".ipynb") else decode(data)
         except (OSError, SyntaxError, UnicodeDecodeError, LookupError) as exc:
             errors.append(f"{filename}: cannot fix: {exc}")
             remaining += diags
@@ -83,6 +83,27 @@ def fix_stage(args: argparse.Namespace, run: "cli.CheckRun", stdout: TextIO, std
         def analyze(text: str, _name: str = filename) -> List[Diagnostic]:
             return diagnose(text, _name, settings, ignore_noqa=args.ignore_noqa)
 
+        if dec is None:  # a notebook: fix its cells, keep the rest of its JSON (gradwarden.notebook)
+            from gradwarden.notebook import fix_notebook, notebook_diff
+
+            nbfix = fix_notebook(data, filename, unsafe=unsafe, analyze=analyze)
+            if nbfix.error:
+                errors.append(f"{filename}: cannot fix: {nbfix.error}")
+            remaining += nbfix.remaining if nbfix.count else diags
+            if is_stdin:
+                stdin_text = nbfix.data.decode("utf-8")
+            if not nbfix.count:
+                continue
+            n_fixed += nbfix.count
+            changed_files += 1
+            if diff:
+                diffs.append(notebook_diff(nbfix, filename))
+            elif not is_stdin:
+                try:
+                    write_atomic(filename, nbfix.data)
+                except OSError as exc:
+                    errors.append(f"{filename}: cannot write: {exc}")
+            continue
         outcome = fix_text(dec.text, filename, unsafe=unsafe, analyze=analyze, diagnostics=diags)
         remaining += outcome.remaining if outcome.count else diags
         if is_stdin:

@@ -17,7 +17,8 @@
 - ``detach_rebind``: ``h.detach_()`` on a view -> ``h = h.detach()``;
 - ``use_reentrant``: ``checkpoint(..., use_reentrant=False)``;
 - ``chain_rule``: ``return 2 * x`` -> ``return grad_output * (2 * x)`` in a custom backward;
-- ``zero_grad``: ``opt.zero_grad()`` right after ``opt.step()``.
+- ``zero_grad``: ``opt.zero_grad()`` right after ``opt.step()``;
+- ``requires_grad_method``: ``module.requires_grad = flag`` -> ``module.requires_grad_(flag)``.
 
 Each realiser checks the shape of the code it rewrites and refuses (CannotFix) otherwise.
 """
@@ -346,3 +347,16 @@ def zero_grad(ctx: FixContext) -> List[TextEdit]:
     if opt is None:
         raise CannotFix("optimizer is not a name")
     return _insert_line_after(doc, stmt, f"{opt}.zero_grad()")
+
+
+@realiser("requires_grad_method")
+def requires_grad_method(ctx: FixContext) -> List[TextEdit]:
+    doc = ctx.doc
+    stmt = _stmt_at(doc, ctx)
+    if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0].target, cst.Attribute) and
+            stmt.targets[0].target.attr.value == "requires_grad"):
+        raise CannotFix("not `module.requires_grad = ...`")
+    target = stmt.targets[0].target
+    s, e = doc.offsets(stmt)
+    return [TextEdit(s, e, f"{doc.code(target.value)}.requires_grad_({doc.code(stmt.value)})")]

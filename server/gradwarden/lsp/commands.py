@@ -91,6 +91,9 @@ def server_status(ls: "GradwardenServer") -> Dict[str, Any]:
         "encoding": ls.features.encoding,
         "workers": ls.pool.stats() if ls.pool else None,
         "documents": sorted(analysis.units) if analysis else [],
+        # units whose current state has no result yet (an analysis is scheduled or running)
+        "pending": sorted(k for k, st in analysis.units.items()
+                          if st.result is None or st.result.generation < st.generation) if analysis else [],
         "analyses": analysis.analyses if analysis else 0,
         "stale_dropped": analysis.stale_dropped if analysis else 0,
         "options": {k: (list(v) if isinstance(v, tuple) else v) for k, v in ls.options.summary().items()},

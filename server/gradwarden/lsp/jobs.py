@@ -296,6 +296,21 @@ def _sleep(seconds: float) -> float:  # for the tests: a job that runs long
     return seconds
 
 
+def _hold(gate: str, max_wait: float) -> bool:
+    """For the tests: a job that runs until the file ``gate`` exists (True) or ``max_wait``
+    seconds have passed (False), so that a test decides when it ends instead of guessing a
+    duration."""
+    import os
+    import time
+
+    deadline = time.monotonic() + max_wait
+    while not os.path.exists(gate):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 JOBS: Dict[str, Callable[..., Any]] = {
     "diagnose": diagnose,
     "explain": explain,
@@ -308,6 +323,7 @@ JOBS: Dict[str, Callable[..., Any]] = {
     "trim": trim,
     "_crash": _crash,
     "_sleep": _sleep,
+    "_hold": _hold,
 }
 
 __all__ = ["JOBS", "EXPLAIN_UNAVAILABLE", "forbid_torch", "Span"]

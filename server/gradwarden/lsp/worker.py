@@ -323,6 +323,31 @@ class WorkerPool:
         self.timeouts = 0
         self.kills = 0
         self.completed = 0
+        self.retired = 0
+        self._watchers: List["asyncio.Future[None]"] = []
+
+    # ---- observing (tests and benchmarks wait for states, never for durations)
+    def _changed(self) -> None:
+        watchers, self._watchers = self._watchers, []
+        for fut in watchers:
+            if not fut.done():
+                fut.set_result(None)
+
+    async def wait_until(self, predicate, guard: float = 300.0) -> None:
+        """Return once ``predicate()`` holds; it is re-checked whenever the pool's state changes
+        (a job dispatched, answered or cancelled, a worker started, killed, retired or gone).
+        ``guard`` only stops a wait that would otherwise hang (raises TimeoutError)."""
+        async def wait() -> None:
+            while not predicate():
+                fut = self.loop.create_future()
+                self._watchers.append(fut)
+                await fut
+
+        await asyncio.wait_for(wait(), guard)
+
+    def running(self, name: str) -> int:
+        """How many workers are running job ``name`` now."""
+        return sum(1 for p in self.procs if not p.dead and p.job is not None and p.job.name == name)
 
     # ---- lifecycle
     @property
@@ -465,6 +490,7 @@ class WorkerPool:
         if job.proc is None:
             if job in self.queue:
                 self.queue.remove(job)
+            self._changed()
             return
         if job.kill_after is None:
             return
@@ -481,6 +507,7 @@ class WorkerPool:
         self.kills += 1
         log.info("killing worker %s: stale %s job has run %.2fs", proc.pid, job.name, time.monotonic() - job.started)
         proc.kill("stale")
+        self._changed()
 
     def _limit_background(self) -> int:
         return self.size - 1 if self.size > 1 else 1
@@ -530,6 +557,7 @@ class WorkerPool:
                 del proc.affinities[:-4]
             self._dispatch(proc, pick)
         self._schedule_retire()
+        self._changed()
 
     def _spawn_due(self) -> None:
         self._spawn_timer = None
@@ -561,8 +589,10 @@ class WorkerPool:
                 log.debug("retiring idle analysis worker %s", proc.pid)
                 proc.killed_for = "retired"
                 proc.dead = True
+                self.retired += 1
                 proc.close()
         self._schedule_retire()
+        self._changed()
 
     def _dispatch(self, proc: _Proc, job: _Job) -> None:
         proc.job = job
@@ -608,6 +638,7 @@ class WorkerPool:
                 message, details = payload if isinstance(payload, tuple) else (str(payload), "")
                 job.future.set_exception(JobFailed(message, details))
         self._pump()
+        self._changed()
 
     def _on_exit(self, proc: _Proc) -> None:
         proc.dead = True
@@ -629,6 +660,7 @@ class WorkerPool:
         if self._closed:
             return
         self._replace()
+        self._changed()
 
     def _replace(self) -> None:
         now = time.monotonic()

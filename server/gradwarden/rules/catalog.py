@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Tuple, Type
 
 from gradwarden.rules.base import Rule
-from gradwarden.rules.parse import ParseError
+from gradwarden.rules.parse import AnalysisStopped, ParseError
 from gradwarden.rules.leaf import LeafInplace
 from gradwarden.rules.saved import SavedTensorModified, SavedTensorModifiedInBackward, CtxStashModified, DoubleBackwardConstant
 from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputInplace, ExpandedParameterData, CustomFunctionOutputInplace, MultiViewInplace, BackwardGradientCount, LegacyFunction, GradientForNonTensorInput
@@ -20,11 +20,13 @@ from gradwarden.rules.data import DataWriteToSaved, HiddenWrite
 from gradwarden.rules.flow import (
     BackwardWithoutGrad, NonScalarBackward, GradInputNotInGraph, RequiresGradOnNonLeaf, GradOfNonLeaf, OptimizeNonLeaf,
     OptimizerWithoutGrad, CheckpointWithoutGrad, BackwardIgnoresGradOutput, GradientsNeverZeroed,
+    ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved,
 )
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
 RULES: Tuple[Type[Rule], ...] = (
     ParseError,
+    AnalysisStopped,
     LeafInplace,
     SavedTensorModified,
     SavedTensorModifiedInBackward,
@@ -60,9 +62,12 @@ RULES: Tuple[Type[Rule], ...] = (
     GradOfNonLeaf,
     OptimizeNonLeaf,
     OptimizerWithoutGrad,
+    OptimizedPlainTensor,
     CheckpointWithoutGrad,
     BackwardIgnoresGradOutput,
     GradientsNeverZeroed,
+    ModuleRequiresGradAttribute,
+    InferenceTensorSaved,
     NoGradViewInplace,
     DetachViewInplace,
     SelfOverlappingWrite,

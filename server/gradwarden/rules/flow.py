@@ -408,6 +408,63 @@ class OptimizerWithoutGrad(Rule):
     )
 
 
+class OptimizedPlainTensor(Rule):
+    """A plain tensor that never requires grad, handed to an optimizer beside real parameters.
+
+    ``torch.optim`` accepts a tensor created without ``requires_grad=True`` (a ``.clone()`` of
+    an initial value, ``torch.randn(...) * 0.1``): it never gets a ``.grad``, so ``step()``
+    silently leaves it unchanged while the other parameters train. Frozen parameters of a
+    module are not reported (freezing part of a model is deliberate); only tensors that never
+    required grad anywhere in the code. Make it a trainable leaf where it is created:
+    ``(...).requires_grad_()`` or ``nn.Parameter(...)``.
+    """
+
+    event = "optimize_plain_tensor"
+    code = "GW716"
+    name = "optimized-plain-tensor"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "A tensor without requires_grad among an optimizer's parameters never changes."
+    message = "`{name}` never requires grad (it is created without `requires_grad=True`), yet `{opt}` optimizes it: it gets no gradient, so `step()` (line {step_line}) never changes it"
+    INVALID = (
+        """
+        import torch
+        init = torch.randn(4, 3) * 0.1
+        w = init.clone()  # <-
+        b = torch.zeros(3, requires_grad=True)
+        opt = torch.optim.SGD([w, b], lr=0.1)
+        for _ in range(3):
+            loss = (torch.randn(8, 4) @ w + b).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        init = torch.randn(4, 3) * 0.1
+        w = init.clone().requires_grad_()
+        b = torch.zeros(3, requires_grad=True)
+        opt = torch.optim.SGD([w, b], lr=0.1)
+        for _ in range(3):
+            loss = (torch.randn(8, 4) @ w + b).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(4, 8), nn.Linear(8, 1))
+        model[0].requires_grad_(False)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model(torch.randn(2, 4)).sum().backward()
+        opt.step()
+        """,
+    )
+
+
 class CheckpointWithoutGrad(Rule):
     """A reentrant ``torch.utils.checkpoint.checkpoint`` whose inputs do not require grad.
 
@@ -525,7 +582,7 @@ class GradientsNeverZeroed(Rule):
     family = "H"
     severity = Severity.WARNING
     summary = "optimizer.step() in a loop that never zeroes the gradients."
-    message = "`{opt}.step()` runs every iteration but nothing in the loop resets `.grad`: each step uses the gradients of every backward so far (line {backward_line})"
+    message = "this backward adds into `.grad` every iteration and nothing in the loop resets it: `{opt}.step()` (line {step_line}) uses the gradients of every backward so far"
     INVALID = (
         """
         import torch
@@ -535,8 +592,8 @@ class GradientsNeverZeroed(Rule):
         for step in range(5):
             x, y = torch.randn(8, 4), torch.randn(8, 1)
             loss = ((model(x) - y) ** 2).mean()
-            loss.backward()
-            opt.step()  # <-
+            loss.backward()  # <-
+            opt.step()
         """,
     )
     VALID = (
@@ -564,5 +621,106 @@ class GradientsNeverZeroed(Rule):
             if (step + 1) % 4 == 0:
                 opt.step()
                 model.zero_grad(set_to_none=True)
+        """,
+    )
+
+
+class ModuleRequiresGradAttribute(Rule):
+    """``module.requires_grad = False`` (or ``True``) on an ``nn.Module``.
+
+    Modules have no ``requires_grad`` property: the assignment only creates a plain Python
+    attribute on the module object, and every parameter keeps its own flag. A "frozen" layer
+    keeps training (silently); an "unfrozen" head stays frozen, and a loss that depends only
+    on frozen parameters then raises in ``backward()``. Use ``module.requires_grad_(flag)``,
+    which sets the flag on every parameter. Files whose classes give modules a
+    ``requires_grad`` of their own (a method, a class attribute, a read of
+    ``self.requires_grad``) are not reported.
+    """
+
+    event = "module_requires_grad_attr"
+    code = "GW715"
+    name = "module-requires-grad-attribute"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "module.requires_grad = ... sets a plain attribute; the parameters are unchanged."
+    message = "`{module}.requires_grad = {flag}` only sets a Python attribute on the module: its {n} parameter(s) {effect}; use `{module}.requires_grad_({flag})`"
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+        model[0].requires_grad = False  # <-
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model(torch.randn(3, 4)).sum().backward()
+        opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+        model[0].requires_grad_(False)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model(torch.randn(3, 4)).sum().backward()
+        opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        for p in model.parameters():
+            p.requires_grad = False
+        """,
+    )
+
+
+class InferenceTensorSaved(Rule):
+    """A tensor made under ``torch.inference_mode()`` used by an op that autograd records.
+
+    ``inference_mode`` is ``no_grad`` plus a promise: what it makes are *inference tensors*,
+    which no later graph may save. Feeding one to a layer whose parameters train (a frozen
+    encoder's features into a trained head, a cached embedding into a loss) raises
+    "Inference tensors cannot be saved for backward" at that op. Use ``torch.no_grad()`` for
+    values that training code reads, or ``.clone()`` them outside the block. Reported at the
+    ``inference_mode`` block or decorator, the line the fix changes.
+    """
+
+    event = "inference_saved"
+    code = "GW717"
+    name = "inference-tensor-saved"
+    family = "H"
+    severity = Severity.ERROR
+    summary = "A tensor made under inference_mode is saved for backward (raises)."
+    message = "{name} is made under `torch.inference_mode()`, and `{op}` (line {op_line}) saves it for a backward: raises (inference tensors cannot be saved for backward); use `torch.no_grad()` here, or `.clone()` it"
+    NO_FIX = (0,)
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        encoder, head = nn.Linear(8, 16), nn.Linear(16, 2)
+        with torch.inference_mode():  # <-
+            feats = encoder(torch.randn(4, 8))
+        loss = head(feats).sum()
+        loss.backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        encoder, head = nn.Linear(8, 16), nn.Linear(16, 2)
+        with torch.no_grad():
+            feats = encoder(torch.randn(4, 8))
+        loss = head(feats).sum()
+        loss.backward()
+        """,
+        """
+        import torch
+        from torch import nn
+        encoder, head = nn.Linear(8, 16), nn.Linear(16, 2)
+        with torch.inference_mode():
+            feats = encoder(torch.randn(4, 8))
+            preds = head(feats).argmax(1)
         """,
     )

@@ -73,6 +73,10 @@ def flow_fixes(code: str, ev: Event) -> List[Fix]:
     elif code == "GW710":
         out.append(Fix("zero_grad", f"Reset the gradients after each step: `{facts.get('opt', 'opt')}.zero_grad()`",
                        safe=False, preferred=True, target=ff.get("step_span") or ev.span))
+    elif code == "GW715" and ff.get("module_text") and ff.get("value_text"):
+        text = f"{ff['module_text']}.requires_grad_({ff['value_text']})"
+        out.append(Fix("requires_grad_method", f"Set the flag on its parameters: `{text}`", safe=False,
+                       preferred=True, target=ev.span))
     elif code == "GW711":
         out.append(Fix("no_grad", "Do the write under `with torch.no_grad():` too, like the view (not recorded)",
                        safe=False, preferred=True, target=ev.span))

@@ -63,6 +63,7 @@ TORCH_MESSAGES: Tuple[TorchMessage, ...] = (
     TorchMessage(r"The \.grad attribute of a Tensor that is not a leaf Tensor is being accessed", ("GW705",),
                  "grad-of-non-leaf", "UserWarning"),
     TorchMessage(r"can't optimize a non-leaf Tensor", ("GW706",), "optimize-non-leaf", "ValueError"),
+    TorchMessage(r"Inference tensors cannot be saved for backward", ("GW717",), "inference-saved"),
     TorchMessage(r"None of the inputs have requires_grad=True\. Gradients will be None", ("GW708",),
                  "checkpoint-without-grad", "UserWarning"),
 )

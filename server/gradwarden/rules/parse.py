@@ -19,3 +19,67 @@ class ParseError(Rule):
     severity = Severity.ERROR
     summary = "The file does not parse; it was not analysed."
     message = "{detail}"
+
+
+class AnalysisStopped(Rule):
+    """The analysis of this definition stopped early: it needed more work than one
+    definition is allowed.
+
+    gradwarden follows every path through a function (each branch, two iterations of each
+    loop, the bodies of the functions it calls) and keeps the work polynomial in the nesting
+    depth; a definition that still needs more than its allotment of statement visits is
+    analysed up to that point, and this note says so. Hazards that the rest of it would have
+    shown are not reported; every other definition of the file is analysed as usual. Calls
+    that fan out at every level (each function calling the next several times, in a loop)
+    are the usual cause: split the definition, or check the callees on their own.
+    """
+
+    event = "analysis_stopped"
+    code = "GW002"
+    name = "analysis-stopped"
+    family = "-"
+    severity = Severity.INFORMATION
+    summary = "The analysis of a definition stopped early (too much work); later hazards in it are not reported."
+    message = ("analysis stopped early: {what} needs more than {limit} statement visits (branches x loop "
+               "iterations x inlined calls); hazards in it past that point are not reported")
+    INVALID = (
+        """
+        import torch
+
+
+        def layer0(x):
+            return x.relu()
+
+
+        def layer1(x):
+            return layer0(x) + layer0(x) + layer0(x) + layer0(x) + layer0(x)
+
+
+        def layer2(x):
+            return layer1(x) + layer1(x) + layer1(x) + layer1(x) + layer1(x)
+
+
+        def layer3(x):
+            return layer2(x) + layer2(x) + layer2(x) + layer2(x) + layer2(x)
+
+
+        def layer4(x):
+            return layer3(x) + layer3(x) + layer3(x) + layer3(x) + layer3(x)
+
+
+        def layer5(x):
+            return layer4(x) + layer4(x) + layer4(x) + layer4(x) + layer4(x)
+
+
+        def layer6(x):
+            return layer5(x) + layer5(x) + layer5(x) + layer5(x) + layer5(x)
+
+
+        def layer7(x):  # <-
+            return layer6(x) + layer6(x) + layer6(x) + layer6(x) + layer6(x)
+
+
+        x = torch.randn(3, requires_grad=True)
+        layer7(x).sum().backward()
+        """,
+    )

@@ -24,8 +24,12 @@
 timers, so fire them by hand, as if the user had paused typing."
   (dolist (timer (copy-sequence timer-idle-list)) (timer-event-handler timer)))
 
+;; Waits are for events; their limit only stops a hung run (never a speed check).
+(defvar gw-wait-limit (string-to-number (or (getenv "GW_WAIT_S") "120")))
+(defvar gw-watchdog (string-to-number (or (getenv "GW_WATCHDOG_S") "900")))
+
 (defun gw-wait (pred &optional timeout)
-  (let ((deadline (+ (float-time) (or timeout 15))) (v nil))
+  (let ((deadline (+ (float-time) (or timeout gw-wait-limit))) (v nil))
     (while (and (not (setq v (funcall pred))) (< (float-time) deadline))
       (gw-run-idle-timers)
       (accept-process-output nil 0.05))
@@ -72,7 +76,7 @@ timers, so fire them by hand, as if the user had paused typing."
       make-backup-files nil
       create-lockfiles nil)
 
-(run-at-time 120 nil (lambda () (gw-check "watchdog" nil "timed out after 120s") (gw-finish)))
+(run-at-time gw-watchdog nil (lambda () (gw-check "watchdog" nil (format "hung: no end after %ss" gw-watchdog)) (gw-finish)))
 
 (condition-case err
     (progn
@@ -80,11 +84,11 @@ timers, so fire them by hand, as if the user had paused typing."
       (python-mode)
       ;; eglot-ensure waits for post-command-hook, which never runs in --batch: connect directly.
       (apply #'eglot--connect (eglot--guess-contact))
-      (gw-check "server connected" (gw-wait (lambda () (eglot-current-server)) 20)
+      (gw-check "server connected" (gw-wait (lambda () (eglot-current-server)) gw-wait-limit)
                 (ignore-errors (eglot--server-info (eglot-current-server))))
       (flymake-start)
       ;; 1. diagnostics, as flymake shows them (pushed; related information folded in the text)
-      (gw-wait (lambda () (= (length (gw-diags)) 1)) 20)
+      (gw-wait (lambda () (= (length (gw-diags)) 1)) gw-wait-limit)
       (let ((d (car (gw-diags))))
         (gw-check "diagnostic received"
                   (and d (= (length (gw-diags)) 1)
@@ -107,37 +111,37 @@ timers, so fire them by hand, as if the user had paused typing."
                   (list markdown val)))
       (let (eldoc-text)
         (eglot-hover-eldoc-function (lambda (info &rest _) (setq eldoc-text info)))
-        (gw-wait (lambda () eldoc-text) 10)
+        (gw-wait (lambda () eldoc-text) gw-wait-limit)
         (gw-check "hover via eldoc" (and eldoc-text (string-match-p "version counter" eldoc-text)) eldoc-text))
       ;; 3. the out-of-place quick fix through eglot-code-actions
       (goto-char (point-min)) (forward-line 4)
       (let ((offered (gw-pick-action "out of place" "quickfix")))
-        (gw-check "quick fix applied" (gw-wait (lambda () (equal (gw-line 5) "y = y + 1")) 10)
+        (gw-check "quick fix applied" (gw-wait (lambda () (equal (gw-line 5) "y = y + 1")) gw-wait-limit)
                   (list offered (gw-line 5))))
-      (gw-check "diagnostic cleared" (gw-wait (lambda () (null (gw-diags))) 15) (gw-diag-summary))
+      (gw-check "diagnostic cleared" (gw-wait (lambda () (null (gw-diags))) gw-wait-limit) (gw-diag-summary))
       ;; 4. typing a hazard again, then the noqa action
       (goto-char (point-min)) (forward-line 4)
       (delete-region (line-beginning-position) (line-end-position))
       (insert "y += 1")
-      (gw-check "diagnostic after typing" (gw-wait (lambda () (= (length (gw-diags)) 1)) 15) (gw-diag-summary))
+      (gw-check "diagnostic after typing" (gw-wait (lambda () (= (length (gw-diags)) 1)) gw-wait-limit) (gw-diag-summary))
       (goto-char (point-min)) (forward-line 4)
       (let ((offered (gw-pick-action "Disable GW201" "quickfix")))
-        (gw-check "noqa applied" (gw-wait (lambda () (equal (gw-line 5) "y += 1  # noqa: GW201")) 10)
+        (gw-check "noqa applied" (gw-wait (lambda () (equal (gw-line 5) "y += 1  # noqa: GW201")) gw-wait-limit)
                   (list offered (gw-line 5))))
-      (gw-check "silenced" (gw-wait (lambda () (null (gw-diags))) 15) (gw-diag-summary))
+      (gw-check "silenced" (gw-wait (lambda () (null (gw-diags))) gw-wait-limit) (gw-diag-summary))
       ;; 5. fix all (source.fixAll.gradwarden)
       (goto-char (point-min)) (forward-line 4)
       (delete-region (line-beginning-position) (line-end-position))
       (insert "y += 1")
-      (gw-wait (lambda () (= (length (gw-diags)) 1)) 15)
+      (gw-wait (lambda () (= (length (gw-diags)) 1)) gw-wait-limit)
       (goto-char (point-min))
       (let ((offered (gw-pick-action "Fix all" "source.fixAll.gradwarden")))
-        (gw-check "fix all applied" (gw-wait (lambda () (null (gw-diags))) 15) (list offered (buffer-string))))
+        (gw-check "fix all applied" (gw-wait (lambda () (null (gw-diags))) gw-wait-limit) (list offered (buffer-string))))
       ;; 6. half-typed code keeps the last good picture
       (goto-char (point-min)) (forward-line 4)
       (delete-region (line-beginning-position) (line-end-position))
       (insert "y += 1")
-      (gw-wait (lambda () (= (length (gw-diags)) 1)) 15)
+      (gw-wait (lambda () (= (length (gw-diags)) 1)) gw-wait-limit)
       (goto-char (point-max))
       (insert "z = torch.exp(\n")
       (gw-check "parse error keeps the last good diagnostic"
@@ -145,7 +149,7 @@ timers, so fire them by hand, as if the user had paused typing."
                                       (and (= (length texts) 2)
                                            (cl-some (lambda (s) (string-match-p "GW001" s)) texts)
                                            (cl-some (lambda (s) (string-match-p "GW201" s)) texts))))
-                         15)
+                         gw-wait-limit)
                 (gw-diag-summary)))
   (error (gw-check "lisp error" nil err)))
 (gw-finish)

@@ -40,8 +40,12 @@
   (unless ok (setq gw-failed t)))
 (defun gw-run-idle-timers ()   ; Emacs is never idle in --batch: fire idle timers by hand
   (dolist (timer (copy-sequence timer-idle-list)) (timer-event-handler timer)))
+;; Waits are for events; their limit only stops a hung run (never a speed check).
+(defvar gw-wait-limit (string-to-number (or (getenv "GW_WAIT_S") "120")))
+(defvar gw-watchdog (string-to-number (or (getenv "GW_WATCHDOG_S") "900")))
+
 (defun gw-wait (pred &optional timeout)
-  (let ((deadline (+ (float-time) (or timeout 15))) (v nil))
+  (let ((deadline (+ (float-time) (or timeout gw-wait-limit))) (v nil))
     (while (and (not (setq v (funcall pred))) (< (float-time) deadline))
       (gw-run-idle-timers)
       (accept-process-output nil 0.05))
@@ -57,7 +61,7 @@
     (when a (lsp-execute-code-action a))
     (mapcar #'lsp:code-action-title actions)))
 
-(run-at-time 120 nil (lambda () (gw-check "watchdog" nil "timed out after 120s")
+(run-at-time gw-watchdog nil (lambda () (gw-check "watchdog" nil (format "hung: no end after %ss" gw-watchdog))
                        (with-temp-file (or (getenv "GW_RESULT") "result.json")
                          (insert (json-encode `((ok . :json-false) (checks . ,(vconcat (reverse gw-checks)))))))
                        (kill-emacs 1)))
@@ -72,16 +76,16 @@
         (lsp)
         (gw-check "server initialized"
                   (gw-wait (lambda () (and (lsp-workspaces)
-                                           (eq (lsp--workspace-status (car (lsp-workspaces))) 'initialized))) 20))
+                                           (eq (lsp--workspace-status (car (lsp-workspaces))) 'initialized))) gw-wait-limit))
         ;; 1. diagnostics in lsp-mode's store and in flymake
-        (gw-wait (lambda () (equal (gw-codes) '("GW201"))) 20)
+        (gw-wait (lambda () (equal (gw-codes) '("GW201"))) gw-wait-limit)
         (let ((d (car (gw-diags))))
           (gw-check "diagnostic received"
                     (and d (equal (gw-codes) '("GW201"))
                          (= (lsp:diagnostic-severity? d) 1)
                          (= (lsp:position-line (lsp:range-start (lsp:diagnostic-range d))) 4))
                     (mapcar #'lsp:diagnostic-message (gw-diags))))
-        (gw-check "flymake shows it" (gw-wait (lambda () (= (length (flymake-diagnostics)) 1)) 10)
+        (gw-check "flymake shows it" (gw-wait (lambda () (= (length (flymake-diagnostics)) 1)) gw-wait-limit)
                   (mapcar #'flymake-diagnostic-text (flymake-diagnostics)))
         ;; 2. hover on `y' in `y += 1'
         (goto-char (point-min)) (forward-line 4)
@@ -93,19 +97,19 @@
         ;; 3. the out-of-place quick fix, applied by lsp-mode
         (goto-char (point-min)) (forward-line 4)
         (let ((offered (gw-apply "out of place")))
-          (gw-check "quick fix applied" (gw-wait (lambda () (equal (gw-line 5) "y = y + 1")) 10)
+          (gw-check "quick fix applied" (gw-wait (lambda () (equal (gw-line 5) "y = y + 1")) gw-wait-limit)
                     (list offered (gw-line 5))))
-        (gw-check "diagnostic cleared" (gw-wait (lambda () (null (gw-diags))) 15) (gw-codes))
+        (gw-check "diagnostic cleared" (gw-wait (lambda () (null (gw-diags))) gw-wait-limit) (gw-codes))
         ;; 4. typing the hazard again, then the noqa action
         (goto-char (point-min)) (forward-line 4)
         (delete-region (line-beginning-position) (line-end-position))
         (insert "y += 1")
-        (gw-check "diagnostic after typing" (gw-wait (lambda () (equal (gw-codes) '("GW201"))) 15) (gw-codes))
+        (gw-check "diagnostic after typing" (gw-wait (lambda () (equal (gw-codes) '("GW201"))) gw-wait-limit) (gw-codes))
         (goto-char (point-min)) (forward-line 4)
         (let ((offered (gw-apply "Disable GW201")))
-          (gw-check "noqa applied" (gw-wait (lambda () (equal (gw-line 5) "y += 1  # noqa: GW201")) 10)
+          (gw-check "noqa applied" (gw-wait (lambda () (equal (gw-line 5) "y += 1  # noqa: GW201")) gw-wait-limit)
                     (list offered (gw-line 5))))
-        (gw-check "silenced" (gw-wait (lambda () (null (gw-diags))) 15) (gw-codes)))
+        (gw-check "silenced" (gw-wait (lambda () (null (gw-diags))) gw-wait-limit) (gw-codes)))
     (error (gw-check "lisp error" nil err))))
 (ignore-errors (lsp-workspace-shutdown (car (lsp-workspaces))))
 (with-temp-file (or (getenv "GW_RESULT") "result.json")

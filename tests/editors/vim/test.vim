@@ -2,6 +2,8 @@
 "   GW_CMD='["python","-m","gradwarden","serve"]' GW_RESULT=result.json \
 "   vim -N -u vimrc -i NONE -es -c 'source test.vim' sample.py < /dev/null
 " Exit status 0 = every check passed, 1 = a check failed (details in GW_RESULT).
+" Waits are for events; their limit only stops a hung run (never a speed check).
+let s:wait = empty($GW_WAIT_MS) ? 120000 : str2nr($GW_WAIT_MS)
 let s:checks = []
 let s:failed = 0
 function! s:Check(name, ok, detail) abort
@@ -49,31 +51,31 @@ let s:buf = bufnr('')
 try
   " 1. diagnostics (pushed: ALE does not pull)
   ALELint
-  call s:Check('diagnostic received', s:Wait('s:Codes() == ["GW201"]', 20000), ale#engine#GetLoclist(s:buf))
+  call s:Check('diagnostic received', s:Wait('s:Codes() == ["GW201"]', s:wait), ale#engine#GetLoclist(s:buf))
   let s:l = ale#engine#GetLoclist(s:buf)
   call s:Check('diagnostic position', len(s:l) == 1 && s:l[0].lnum == 5 && s:l[0].type is# 'E', s:l)
   " 2. hover -> the preview window
   call cursor(5, 1)
   ALEHover
-  call s:Check('hover timeline', s:Wait('s:PreviewText() =~# "finds version 1"', 10000), s:PreviewText())
+  call s:Check('hover timeline', s:Wait('s:PreviewText() =~# "finds version 1"', s:wait), s:PreviewText())
   pclose
   " 3. the out-of-place quick fix through ALE's code-fix machinery
   let s:want = 'out of place'
   call cursor(5, 1)
   call ale#codefix#Execute(0, function('s:Menu'))
-  call s:Check('quick fix applied', s:Wait('getline(5) is# "y = y + 1"', 10000), {'offered': s:offered, 'line5': getline(5)})
+  call s:Check('quick fix applied', s:Wait('getline(5) is# "y = y + 1"', s:wait), {'offered': s:offered, 'line5': getline(5)})
   ALELint
-  call s:Check('diagnostic cleared', s:Wait('empty(ale#engine#GetLoclist(s:buf))', 10000), ale#engine#GetLoclist(s:buf))
+  call s:Check('diagnostic cleared', s:Wait('empty(ale#engine#GetLoclist(s:buf))', s:wait), ale#engine#GetLoclist(s:buf))
   " 4. typing the hazard again (didChange), then the noqa action
   call setline(5, 'y += 1')
   ALELint
-  call s:Check('diagnostic after typing', s:Wait('s:Codes() == ["GW201"]', 10000), ale#engine#GetLoclist(s:buf))
+  call s:Check('diagnostic after typing', s:Wait('s:Codes() == ["GW201"]', s:wait), ale#engine#GetLoclist(s:buf))
   let s:want = 'Disable GW201'
   call cursor(5, 1)
   call ale#codefix#Execute(0, function('s:Menu'))
-  call s:Check('noqa applied', s:Wait('getline(5) is# "y += 1  # noqa: GW201"', 10000), {'offered': s:offered, 'line5': getline(5)})
+  call s:Check('noqa applied', s:Wait('getline(5) is# "y += 1  # noqa: GW201"', s:wait), {'offered': s:offered, 'line5': getline(5)})
   ALELint
-  call s:Check('silenced', s:Wait('empty(ale#engine#GetLoclist(s:buf))', 10000), ale#engine#GetLoclist(s:buf))
+  call s:Check('silenced', s:Wait('empty(ale#engine#GetLoclist(s:buf))', s:wait), ale#engine#GetLoclist(s:buf))
 catch
   call s:Check('vim error', 0, v:exception . ' @ ' . v:throwpoint)
 endtry

@@ -1,0 +1,183 @@
+"""What the command line imports, as facts: the heavy modules (libcst, the language server's
+pygls/lsprotocol, jedi, the runtime debugger, torch) stay out of ``sys.modules`` on the paths
+that do not use them. Each case runs ``gradwarden.cli.main`` in a fresh interpreter (a clean
+``sys.modules``) and reports what got imported; timings live in ``benchmarks/bench_startup.py``.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import List, Tuple
+
+import pytest
+
+# Imported only by the fixer (libcst), the language server (pygls, lsprotocol), project-import
+# resolution that the direct lookup cannot settle (jedi), the debugger, and never by the lint.
+HEAVY = ("libcst", "pygls", "lsprotocol", "jedi", "torch", "gradwarden.runtime", "gradwarden.lsp",
+         "gradwarden.fixes._doc", "concurrent.futures.process")
+# A report that lists fixable findings (`[*]`, "N fixable with --fix") must realise their fixes
+# to say so truthfully: that, and only that, brings in the fixer's libcst.
+FIXER = ("libcst", "gradwarden.fixes._doc")
+
+PROBE = textwrap.dedent("""
+    import json, sys
+    argv = json.loads(sys.argv[1])
+    from gradwarden import cli
+    try:
+        rc = cli.main(argv)
+    except SystemExit as exc:  # --version
+        rc = exc.code
+    sys.stdout.flush()
+    print("\\n@@MODULES@@" + json.dumps({"rc": rc, "modules": sorted(sys.modules)}))
+""")
+
+CLEAN = "import torch\nx = 1\n"
+HAZARD = "import torch\nx = torch.ones(2, requires_grad=True)\nx.add_(1)\n"
+
+
+def imported(argv: List[str], cwd: Path) -> Tuple[int, List[str], str]:
+    proc = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv)], capture_output=True, text=True,
+                          cwd=cwd)
+    out, sep, tail = proc.stdout.rpartition("\n@@MODULES@@")
+    assert sep, proc.stderr
+    report = json.loads(tail)
+    return report["rc"], report["modules"], out
+
+
+def heavy_in(modules: List[str]) -> List[str]:
+    return [m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "clean.py").write_text(CLEAN)
+    (tmp_path / "hazard.py").write_text(HAZARD)
+    return tmp_path
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["rules"], ["rule", "GW201"]])
+def test_commands_that_analyse_nothing_import_neither_the_engine_nor_heavy_modules(project, argv):
+    rc, modules, out = imported(argv, project)
+    assert rc == 0 and out.strip()
+    assert heavy_in(modules) == []
+    assert "gradwarden.engine.interpreter" not in modules
+
+
+@pytest.mark.parametrize("argv, expected_rc", [
+    (["clean.py"], 0),
+    # A finding, in formats that do not show fixability: its fix suggestion stays data. (The
+    # text and JSON reports realise each fix with libcst on a first run, to mark `[*]` and give
+    # the exact edits; the cache keeps that too, see the warm test below.)
+    (["--output-format", "github", "hazard.py"], 1),
+    (["--statistics", "hazard.py"], 1),
+])
+def test_check_imports_the_engine_and_nothing_heavy(project, argv, expected_rc):
+    rc, modules, out = imported(["check", "--no-cache", *argv], project)
+    assert rc == expected_rc, out
+    if expected_rc:
+        assert "GW101" in out
+    assert "gradwarden.engine.interpreter" in modules  # the file was really analysed
+    assert heavy_in(modules) == []
+
+
+def test_a_finding_without_a_fix_report_imports_nothing_heavy(project):
+    """``--statistics`` (and other reports that say nothing about fixes) never load the fixer."""
+    rc, modules, out = imported(["check", "--no-cache", "--statistics", "hazard.py"], project)
+    assert rc == 1 and "GW101" in out
+    assert heavy_in(modules) == []
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "github"])
+def test_check_with_a_warm_cache_imports_neither_the_engine_nor_libcst(project, output_format):
+    argv = ["check", "--output-format", output_format, "hazard.py"]
+    first = imported(argv, project)
+    assert first[0] == 1  # fills the cache
+    rc, modules, out = imported(argv, project)
+    assert rc == 1 and out == first[2] and "GW101" in out
+    assert "gradwarden.engine.interpreter" not in modules
+    assert [m for m in heavy_in(modules) if not any(m == f or m.startswith(f + ".") for f in FIXER)] == []
+
+
+def test_the_probe_sees_heavy_imports_where_they_belong(project):
+    """The same probe on ``--fix`` reports libcst: the absence above is not an artefact."""
+    rc, modules, out = imported(["check", "--no-cache", "--fix", "--unsafe-fixes", "hazard.py"], project)
+    assert "libcst" in modules, out
+    assert (project / "hazard.py").read_text() != HAZARD  # the fix was applied
+
+
+def test_several_jobs_import_the_process_pool(project):
+    for i in range(25):  # more than runner.PARALLEL_THRESHOLD files
+        (project / f"m{i}.py").write_text(CLEAN)
+    rc, modules, _ = imported(["check", "--no-cache", "-j", "2", "."], project)
+    assert rc == 1  # hazard.py is among them
+    assert "concurrent.futures.process" in modules
+
+
+# --------------------------------------------------------------------------- the language server
+SPY = textwrap.dedent("""
+    import sys
+
+    class Spy:  # writes down every import as it starts (the server may leave without atexit)
+        def find_spec(self, name, path=None, target=None):
+            with open(sys.argv[1], "a") as fh:
+                fh.write(name + "\\n")
+            return None
+
+    sys.meta_path.insert(0, Spy())
+    from gradwarden.cli import main
+    sys.exit(main(["serve"]))
+""")
+
+
+def _frame(message: dict) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def _read(stream) -> dict:
+    length = None
+    while True:
+        line = stream.readline()
+        assert line, "the server closed its output"
+        if not line.strip():
+            break
+        name, _, value = line.decode().partition(":")
+        if name.lower() == "content-length":
+            length = int(value)
+    return json.loads(stream.read(length))
+
+
+def _answer(proc: subprocess.Popen, request_id: int) -> dict:
+    while True:
+        message = _read(proc.stdout)
+        if message.get("id") == request_id:
+            return message
+
+
+def test_the_server_answers_initialize_without_libcst_jedi_the_debugger_or_the_engine(tmp_path):
+    log = tmp_path / "imports.txt"
+    proc = subprocess.Popen([sys.executable, "-c", SPY, str(log)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, cwd=tmp_path)
+    try:
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                 "params": {"processId": None, "rootUri": None, "capabilities": {}}}))
+        proc.stdin.flush()
+        assert "capabilities" in _answer(proc, 1)["result"]
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        proc.stdin.flush()
+        _answer(proc, 2)
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+        proc.stdin.flush()
+        proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    modules = log.read_text().split()
+    assert "gradwarden.lsp.server" in modules and "lsprotocol" in modules  # the spy saw the server start
+    assert [m for m in heavy_in(modules) if not m.startswith(("gradwarden.lsp", "pygls", "lsprotocol"))] == []
+    assert "gradwarden.engine.interpreter" not in modules  # analyses run in the worker processes
