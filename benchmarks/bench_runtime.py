@@ -1,6 +1,20 @@
 """Benchmark of the runtime bridge: a small CNN trained for N steps, three ways, same run.
 
     .venv/bin/python benchmarks/bench_runtime.py [--steps N] [--batch B] [--threads T] [--repeat R]
+    .venv/bin/python benchmarks/bench_runtime.py --examples
+
+    .venv/bin/python benchmarks/bench_runtime.py --cases ../shared/revealed/cases-2026-11-21
+
+``--cases DIR``: the bridge on every labelled case of DIR (``# expect:``/``# line:`` headers,
+as ``shared/tools/score.py`` reads them): version-counter errors whose write line is the
+case's line, the other error and silent cases found at the case's line, and correct files
+with a finding (false alarms). Prints the misses; exit status 1 when a correct file has one.
+
+``--examples``: every correct program of ``tests/runtime_examples`` (pytorch/examples made tiny
+and offline, LSTMCell/GRU/LSTM loops, spawn, torch.compile ...) run plainly and under
+``gradwarden debug``: the exit status and stdout must be equal and the run must find nothing;
+prints each program's whole-process wall time both ways and the ratio (start-up and
+``import torch`` included, so it is the cost a user sees). Exit status 1 when one disagrees.
 
 1. plain: ``python train.py``
 2. bridge: ``gradwarden debug train.py`` (saved-tensor hooks, dispatch mode, coverage)
@@ -109,6 +123,87 @@ def run_variant(kind: str, script: Path, args: argparse.Namespace) -> dict:
         return json.loads(out.read_text())
 
 
+def run_examples() -> int:
+    """Plain vs debug on every correct example; returns the number of programs that disagree."""
+    import time
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from runtime_examples.compare import CORRECT, EXAMPLES, debug, plain
+
+    print("correct programs, plain vs gradwarden debug (whole process, wall clock, one run each)")
+    print(f"  {'program':28s} {'plain s':>8s} {'debug s':>8s} {'ratio':>6s}  agree")
+    bad = 0
+    total_plain = total_debug = 0.0
+    for name, args in CORRECT:
+        t0 = time.perf_counter()
+        p = plain(EXAMPLES / name, args)
+        t1 = time.perf_counter()
+        d = debug(EXAMPLES / name, args)
+        t2 = time.perf_counter()
+        agree = p.returncode == 0 and d.returncode == p.returncode and d.stdout == p.stdout and not d.findings
+        bad += not agree
+        total_plain += t1 - t0
+        total_debug += t2 - t1
+        why = "" if agree else f"  rc {p.returncode}/{d.returncode}, stdout {'same' if d.stdout == p.stdout else 'DIFFERS'}, " \
+                               f"findings {[f['code'] for f in d.findings]}"
+        print(f"  {name:28s} {t1 - t0:8.1f} {t2 - t1:8.1f} {(t2 - t1) / (t1 - t0):5.2f}x  {'yes' if agree else 'NO'}{why}")
+    print(f"  {'total':28s} {total_plain:8.1f} {total_debug:8.1f} {total_debug / total_plain:5.2f}x  "
+          f"{len(CORRECT) - bad}/{len(CORRECT)} agree")
+    return bad
+
+
+def score_cases(folder: Path) -> int:
+    """The bridge over labelled cases; returns the number of false alarms."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from case_support import load_cases
+    from gradwarden.runtime import DebugOptions, DebugSession, Target
+    from gradwarden.runtime.session import Zygote
+
+    cases = load_cases(folder.resolve())
+    with Zygote() as zygote:
+        def one(case):
+            session = DebugSession(Target.script(str(case.path), cwd=str(case.path.parent)),
+                                   DebugOptions(output="discard", timeout=300, static=False), zygote=zygote)
+            session.start()
+            return case, session.wait()
+
+        with ThreadPoolExecutor(2) as pool:
+            runs = list(pool.map(one, cases))
+    tallies = {"version-counter": [0, 0], "other error": [0, 0], "silent": [0, 0]}
+    false_alarms = []
+    misses = []
+    for case, result in runs:
+        found = result.runtime_findings
+        if case.expect == "ok":
+            if found:
+                false_alarms.append((case.rel, [(f.code, f.row) for f in found]))
+            continue
+        versions = [f for f in found if f.kind == "version-counter"]
+        if case.expect == "error" and versions:
+            group = "version-counter"
+            hit = all(f.write_site is not None and f.write_site.row in case.cause_lines for f in versions)
+        else:
+            group = "other error" if case.expect == "error" else "silent"
+            hit = any(f.row in case.cause_lines or any(site.row in case.cause_lines for _, site in f.sites())
+                      for f in found)
+        tallies[group][0] += hit
+        tallies[group][1] += 1
+        if not hit:
+            misses.append((case.rel, case.expect, sorted(case.cause_lines), [(f.code, f.row) for f in found]))
+    print(f"bridge on {len(cases)} labelled cases of {folder}")
+    for group, (hit, n) in tallies.items():
+        print(f"  {group:16s} {hit}/{n} found at the case's line" + (f" ({100 * hit / n:.0f}%)" if n else ""))
+    n_ok = sum(1 for c, _ in runs if c.expect == "ok")
+    print(f"  correct files    {len(false_alarms)} of {n_ok} with a finding")
+    for rel, expect, lines, got in misses:
+        print(f"  missed {rel} ({expect}, line {lines}): {got}")
+    for rel, got in false_alarms:
+        print(f"  FALSE ALARM {rel}: {got}")
+    return len(false_alarms)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=40)
@@ -118,7 +213,14 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--check", action="store_true", help="exit 1 when the target is missed")
+    ap.add_argument("--examples", action="store_true",
+                    help="run the correct example programs plainly and under the bridge instead")
+    ap.add_argument("--cases", metavar="DIR", type=Path, help="score the bridge on the labelled cases of DIR instead")
     args = ap.parse_args(argv)
+    if args.cases:
+        return 1 if score_cases(args.cases) else 0
+    if args.examples:
+        return 1 if run_examples() else 0
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "train_cnn.py"
         script.write_text(TRAIN)

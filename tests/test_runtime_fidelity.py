@@ -88,3 +88,36 @@ def test_inplace_flag_set_after_construction_names_the_assignment():
     f = d.findings[0]
     assert f["write_site"]["row"] == 12  # `m.inplace = True`, not the construction (line 9)
     assert f["evidence"]["write_op"] == "torch.nn.functional.relu"
+
+
+@pytest.mark.parametrize("script", ["dcgan.py", "actor_critic.py", "autocast_checkpoint.py", "mnist_hogwild.py"])
+def test_real_examples_run_as_they_do_plainly(script):
+    # DataLoader workers and in-place activations (dcgan), log_prob * advantage (actor_critic),
+    # bf16 autocast with both checkpoint flavours, hogwild training in forked processes
+    path = EXAMPLES / script
+    p, d = plain(path), debug(path)
+    assert p.returncode == 0, p.stderr
+    assert (d.returncode, d.stdout) == (0, p.stdout), d.stderr
+    assert d.findings == []
+
+
+def test_the_example_set_is_complete():
+    from runtime_examples.compare import CORRECT
+
+    listed = {name for name, _ in CORRECT}
+    assert all((EXAMPLES / name).is_file() for name in listed)
+    hazards = {"forward_ad_softmax.py", "inplace_flag_after_construction.py", "stdin_sum.py", "exit_status.py"}
+    on_disk = {p.name for p in EXAMPLES.glob("*.py") if p.name not in ("__init__.py", "compare.py")}
+    assert on_disk == listed | hazards
+
+
+def test_the_traceback_is_the_programs_own(tmp_path):
+    # the mode's frames sit between the user's line and torch's: they are not shown
+    script = tmp_path / "leaf.py"
+    script.write_text("import torch\n\n\ndef step(x):\n    x.add_(torch.ones(3, 3))\n\n\n"
+                      "leaf = torch.ones(3, requires_grad=True)\nstep(leaf)\n")
+    p, d = plain(script), debug(script)
+    assert p.returncode == d.returncode == 1
+    assert "_child.py" not in d.stderr and "runpy" not in d.stderr
+    assert d.stderr == p.stderr  # -q with --json FILE: no report, only the program's own stderr
+    assert [(f["code"], f["write_site"]["row"]) for f in d.findings] == [("GW101", 5)]

@@ -237,7 +237,8 @@ def test_interpreter_without_torch(tmp_path):
     assert "torch is not installed in" in result.error and "--python" in result.error
     out = subprocess.run(GRADWARDEN + ["debug", "--python", str(python), str(script)],
                          capture_output=True, text=True, timeout=120)
-    assert out.returncode == 2 and "torch is not installed in" in out.stderr
+    assert out.returncode == 2 and out.stderr.count("torch is not installed in") == 1, out.stderr
+    assert "finding(s)" not in out.stderr + out.stdout  # nothing ran: no summary
     with pytest.raises(DebugError, match="torch is not installed"):
         Zygote(python=str(python)).start()
 

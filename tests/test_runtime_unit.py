@@ -387,3 +387,19 @@ def test_cli_targets():
         target_from_args(parse([]))
     with pytest.raises(DebugError, match="needs a module"):
         target_from_args(parse(["-m"]))
+
+
+def test_the_first_rank_to_fail_is_quoted_with_its_rank():
+    from gradwarden.runtime.cli import format_result
+    from gradwarden.runtime.session import DebugResult, first_failure
+
+    exits = [{"rank": "0", "t": 20.5, "exc_type": "RuntimeError", "exc": "Connection closed by peer"},
+             {"rank": "1", "t": 20.1, "exc_type": "RuntimeError", "exc": "one of the variables needed"},
+             {"rank": "2", "t": 19.0, "status": "ok"}]
+    assert first_failure(exits) == ("RuntimeError: one of the variables needed", "1")
+    assert first_failure([{"rank": "0", "status": "ok"}]) == (None, None)
+    finding = F.Finding(code="GW201", kind="version-counter", message="m", status="runtime-only", filename="/a.py",
+                        row=3, ranks=(1,))
+    text = format_result(Target.script("a.py"), DebugResult(status="failed", message="the target failed on rank 1",
+                                                             findings=[finding], ranks=("0", "1")))
+    assert "GW201 [runtime-only] m (rank 1)" in text

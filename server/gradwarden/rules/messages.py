@@ -20,7 +20,7 @@ class TorchMessage:
     codes: Tuple[str, ...]
     kind: str  # the runtime bridge's finding kind
     exc: str = "RuntimeError"  # RuntimeError | ValueError | AttributeError | TypeError | UserWarning
-    bridge: bool = False  # the runtime bridge (gradwarden debug) maps this message today
+    bridge: bool = True  # the runtime bridge (gradwarden debug) maps this message (runtime/findings.py)
 
     def matches(self, text: str) -> bool:
         return re.search(self.pattern, text) is not None
@@ -29,28 +29,28 @@ class TorchMessage:
 # Order matters where one text contains another (the view-of-a-leaf message first).
 TORCH_MESSAGES: Tuple[TorchMessage, ...] = (
     TorchMessage(r"a view of a leaf Variable that requires grad is being used in an in-place operation",
-                 ("GW101",), "leaf-inplace", bridge=True),
+                 ("GW101",), "leaf-inplace"),
     TorchMessage(r"a leaf Variable that requires grad is being used in an in-place operation", ("GW101",),
-                 "leaf-inplace", bridge=True),
+                 "leaf-inplace"),
     TorchMessage(r"one of the variables needed for gradient computation has been modified by an inplace operation",
-                 ("GW201", "GW202", "GW203", "GW501"), "version-counter", bridge=True),
+                 ("GW201", "GW202", "GW203", "GW501"), "version-counter"),
     TorchMessage(r"more than one element of the written-to tensor refers to a single memory location",
-                 ("GW301", "GW303", "GW304"), "expanded-write", bridge=True),
+                 ("GW301", "GW303", "GW304"), "expanded-write"),
     TorchMessage(r"some elements of the input tensor and the written-to tensor refer to a single memory location",
-                 ("GW713", "GW302"), "overlapping-write", bridge=True),
+                 ("GW713", "GW302"), "overlapping-write"),
     TorchMessage(r"This view is the output of a function that returns multiple views", ("GW306",),
-                 "multi-view-inplace", bridge=True),
-    TorchMessage(r"This view was created inside a custom Function", ("GW305",), "custom-function-view", bridge=True),
+                 "multi-view-inplace"),
+    TorchMessage(r"This view was created inside a custom Function", ("GW305",), "custom-function-view"),
     TorchMessage(r"(A view was created in no_grad mode|is a view of a view which was created in no_grad mode) and is "
                  r"being modified inplace with grad mode enabled", ("GW711",), "no-grad-view-inplace"),
     TorchMessage(r"Can't detach views in-place", ("GW712",), "detach-view"),
     TorchMessage(r"Trying to backward through the graph a second time", ("GW402", "GW401", "GW403", "GW504"),
-                 "freed-graph", bridge=True),
-    TorchMessage(r"returned an incorrect number of gradients", ("GW307",), "custom-function-contract", bridge=True),
+                 "freed-graph"),
+    TorchMessage(r"returned an incorrect number of gradients", ("GW307",), "custom-function-contract"),
     TorchMessage(r"returned a gradient different than None at position \d+, but the corresponding forward input "
                  r"was not a Variable", ("GW309",), "custom-function-contract"),
     TorchMessage(r"Legacy autograd function with non-static forward method is deprecated", ("GW308",),
-                 "custom-function-contract", bridge=True),
+                 "custom-function-contract"),
     TorchMessage(r"element \d+ of tensors does not require grad and does not have a grad_fn", ("GW701",),
                  "no-grad-backward"),
     TorchMessage(r"'(float|int|list|numpy\.ndarray|numpy\.float\d*)' object has no attribute 'backward'",

@@ -862,6 +862,10 @@ def _write_error(exc, func, targets, grad_output):
     msg = str(exc)
     kind = _classify_message(msg)
     if kind is None:
+        # the parent maps it to a rule (rules/messages.py), e.g. a view made under no_grad
+        # written with grad on, detach_() of a view
+        _raised(exc, _site(_user_frame(_caller(2))))
+        _mark(exc)
         return
     f = _user_frame(_caller(2))
     w = _make_write(func, _caller(2))
@@ -1004,6 +1008,42 @@ def _report_error(code, kind, msg, site, sites, **extra):
              message=first, sites=sites, error=first, **dict(where, **extra))
 
 
+def _raised(exc, site, exc_name=None):
+    """An exception (or warning) the child does not classify itself: its first line goes to the
+    parent, which maps it to the rule that predicts it (rules/messages.py), if any."""
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else ""
+    name = exc_name or type(exc).__name__
+    key = ("raised", name, first[:200], tuple(site or ()))
+    if key in _state.reported:
+        return
+    _state.reported.add(key)
+    _flush_lines()
+    _emit("raised", exc=name, text=first[:1000], site=site, backward_calls=_state.bw_count)
+
+
+def _patch_warnings():
+    """Warnings as they are shown (the program's filters apply: nothing is shown or hidden
+    that a plain run would not show or hide)."""
+    import warnings
+
+    orig = warnings.showwarning
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        try:
+            if filename and _is_user(filename):
+                site = [_display_file(filename), lineno, ""]
+            else:
+                site = _site(_user_frame(_caller(1)))
+            _raised(message, site, getattr(category, "__name__", "Warning"))
+        except Exception:  # noqa: BLE001
+            pass
+        return orig(message, category, filename, lineno, file, line)
+
+    showwarning.__wrapped__ = orig
+    warnings.showwarning = showwarning
+
+
 def report_exception(exc, tb=None):
     """An exception that reached the top (or pytest): report the autograd ones not yet reported."""
     if exc is None or getattr(exc, "_gradwarden_reported", False):
@@ -1012,8 +1052,6 @@ def report_exception(exc, tb=None):
     if ERROR_MARK in msg:
         return
     kind = _classify_message(msg)
-    if kind is None:
-        return
     frames = []
     tb = tb if tb is not None else exc.__traceback__
     while tb is not None:
@@ -1034,6 +1072,10 @@ def report_exception(exc, tb=None):
             if not modules or modules[-1] is not owner:
                 modules.append(owner)
     site = _site(user)
+    if kind is None:
+        _raised(exc, site)
+        _mark(exc)
+        return
     sites = []
     if len(modules) > 1:
         built = _built_site(modules[0])
@@ -1322,8 +1364,8 @@ def _patch_custom_backward():
 
 
 # Tensor methods whose name ends in "_" that do not write data (no version bump)
-_NOT_WRITES = frozenset(("requires_grad_", "share_memory_", "retain_grad", "record_stream", "rename_",
-                         "detach_", "pin_memory_", "_fix_weakref", "_coalesced_"))
+_NOT_WRITES = frozenset(("share_memory_", "retain_grad", "record_stream", "rename_", "pin_memory_",
+                         "_fix_weakref", "_coalesced_"))
 _INPLACE_DUNDERS = frozenset(("__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
                               "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
                               "__irshift__", "__imatmul__"))
@@ -1533,6 +1575,7 @@ def install(config):
     _patch_data_setter()
     _patch_custom_backward()
     _patch_compile()
+    _patch_warnings()
     torch.autograd.backward = _wrap_backward(torch.autograd.backward, "backward")
     torch.autograd.grad = _wrap_backward(torch.autograd.grad, "grad")
     hooks = torch.autograd.graph.saved_tensors_hooks(_pack, _unpack)
@@ -1582,7 +1625,10 @@ def _finish(status, code, exc=None):
               "device": used_device(torch, _state.device) if torch is not None else "unknown"}
     if exc is not None:
         fields["exc_type"] = type(exc).__name__
-        fields["exc"] = str(exc).strip().splitlines()[0][:500] if str(exc).strip() else ""
+        import re
+
+        text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", str(exc)).strip()  # torch colours some messages
+        fields["exc"] = text.splitlines()[0][:500] if text else ""
     _emit("exit", **fields)
 
 
@@ -1653,14 +1699,32 @@ def _run_target(config, rest):
 
 
 def _print_user_traceback(exc):
-    """Print the traceback as ``python script.py`` would: without the bridge's own frames."""
+    """Print the traceback as ``python script.py`` would: without the bridge's own frames (the
+    mode's ``__torch_function__`` sits between the user's line and torch's in every in-place
+    call), nor runpy's."""
     import traceback
 
-    tb = exc.__traceback__
-    while tb is not None and (tb.tb_frame.f_code.co_filename in (__file__, "<frozen runpy>")
-                              or tb.tb_frame.f_code.co_filename.endswith("runpy.py")):
-        tb = tb.tb_next
-    traceback.print_exception(type(exc), exc, tb if tb is not None else exc.__traceback__)
+    def ours(filename):
+        return filename == __file__ or filename == "<frozen runpy>" or filename.endswith(os.sep + "runpy.py")
+
+    def strip(te, seen):
+        if te is None or id(te) in seen:
+            return
+        seen.add(id(te))
+        kept = [f for f in te.stack if not ours(f.filename)]
+        if kept:
+            te.stack = traceback.StackSummary.from_list(kept)
+        strip(te.__cause__, seen)
+        strip(te.__context__, seen)
+        for group in getattr(te, "exceptions", None) or ():
+            strip(group, seen)
+
+    try:
+        te = traceback.TracebackException(type(exc), exc, exc.__traceback__)
+        strip(te, set())
+        sys.stderr.write("".join(te.format()))
+    except Exception:  # noqa: BLE001
+        traceback.print_exception(type(exc), exc, exc.__traceback__)
 
 
 def _user_files(config):
@@ -1795,13 +1859,11 @@ def main(argv=None):
     except ImportError as exc:
         events.emit("fatal", reason="torch-missing",
                     message="torch is not installed in %s (%s)" % (sys.executable, exc))
-        sys.stderr.write("gradwarden: torch is not installed in %s\n" % sys.executable)
-        return EXIT_TORCH_MISSING
+        return EXIT_TORCH_MISSING  # the parent says it (once)
     device, problem = select_device(config, torch, os.environ)
     if problem:
         events.emit("fatal", reason="no-cuda", message=problem)
-        sys.stderr.write("gradwarden: %s\n" % problem)
-        return EXIT_NO_CUDA
+        return EXIT_NO_CUDA  # the parent says it (once)
     _state.device = device
     try:
         import faulthandler

@@ -232,6 +232,8 @@ def _restore_signal_handlers(previous: dict) -> None:
 def report(args: argparse.Namespace, target: Target, result: DebugResult, stdout: TextIO, stderr: TextIO) -> int:
     if result.error:
         print(f"error: {result.error}", file=stderr)
+    if result.status == STATUS_ERROR:
+        return EXIT_ERROR  # nothing ran: no summary, no "0 finding(s)"
     if args.json:
         payload = json.dumps([f.to_json() for f in result.findings], indent=2) + "\n"
         if args.json == "-":
@@ -297,7 +299,11 @@ def format_result(target: Target, result: DebugResult) -> str:
     findings = sorted(result.findings, key=lambda f: (_ORDER.get(f.status, 3), f.filename or "", f.row or 0, f.code))
     for f in findings:
         where = f"{rel(f.filename)}:{f.row}" if f.filename else "?"
-        ranks = f" (ranks {', '.join(map(str, f.ranks))})" if len(f.ranks) > 1 else ""
+        ranks = ""
+        if len(f.ranks) > 1:
+            ranks = f" (ranks {', '.join(map(str, f.ranks))})"
+        elif f.ranks and len(result.ranks) > 1:  # several ranks ran: say which one saw it
+            ranks = f" (rank {f.ranks[0]})"
         lines.append(f"{where}: {f.code} [{f.status}] {f.message}{ranks}")
         if f.status in (CONFIRMED, RUNTIME_ONLY):
             lines.extend(_evidence_lines(f, rel))

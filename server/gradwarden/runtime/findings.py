@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.diagnostic import Diagnostic, Related, Severity, Span
+from gradwarden.rules.messages import TORCH_MESSAGES
+from gradwarden.rules.messages import classify as classify_message
 
 RUNTIME_SOURCE = "gradwarden (runtime)"
 
@@ -27,7 +29,9 @@ STATUSES = (CONFIRMED, NOT_REPRODUCED, NOT_REACHED, RUNTIME_ONLY)
 # Codes that describe the same hazard seen from two sides (static rule vs what raised).
 _GROUPS: Tuple[frozenset, ...] = (
     frozenset({"GW101"}),
-    frozenset({"GW201", "GW202", "GW203", "GW501", "GW502", "GW601"}),  # a saved tensor changed under autograd
+    # a saved tensor changed under autograd (GW405: the optimizer step bumped the weights a
+    # retained graph saved; GW602: a write through .detach()/.data)
+    frozenset({"GW201", "GW202", "GW203", "GW405", "GW501", "GW502", "GW601", "GW602"}),
     frozenset({"GW301", "GW302", "GW303", "GW304", "GW305", "GW306"}),  # views, expand, overlap
     frozenset({"GW401", "GW402", "GW403", "GW404", "GW504"}),  # freed or stale graphs
     frozenset({"GW307", "GW308"}),  # custom Function contract
@@ -59,14 +63,23 @@ _KIND_OF_CODE = {
 
 
 def compatible(a: str, b: str) -> bool:
-    """True when codes ``a`` and ``b`` name the same hazard family (or are equal)."""
+    """True when codes ``a`` and ``b`` name the same hazard family (or are equal): one of the
+    groups above, or two rules that predict the same PyTorch message (rules/messages.py)."""
     if a == b:
         return True
-    return any(a in g and b in g for g in _GROUPS)
+    return any(a in g and b in g for g in _GROUPS) or any(a in m.codes and b in m.codes for m in TORCH_MESSAGES)
 
 
 def kind_of(code: str) -> str:
-    return _KIND_OF_CODE.get(code, "other")
+    kind = _KIND_OF_CODE.get(code)
+    if kind is None:
+        kind = next((m.kind for m in TORCH_MESSAGES if code in m.codes), "other")
+    return kind
+
+
+# kinds of the messages raised by an in-place write (their site is the write)
+_WRITE_KINDS = frozenset({"leaf-inplace", "expanded-write", "overlapping-write", "multi-view-inplace",
+                          "custom-function-view", "no-grad-view-inplace", "detach-view"})
 
 
 @dataclass(frozen=True)
@@ -299,8 +312,10 @@ class RunEvents:
         kind = ev.get("ev")
         rank = str(ev.get("rank", "0"))
         pid = int(ev.get("pid", 0) or 0)
-        if kind == "finding":
-            finding = finding_from_event(ev)
+        if kind in ("finding", "raised"):
+            finding = finding_from_event(ev) if kind == "finding" else finding_from_raised(ev)
+            if finding is None:
+                return None
             merged = self._merge(finding)
             return finding if merged is finding else None
         if kind == "lines":
@@ -393,6 +408,51 @@ def finding_from_event(ev: Mapping[str, Any]) -> Finding:
         ranks=(rank,),
         evidence=evidence,
     )
+
+
+def finding_from_raised(ev: Mapping[str, Any]) -> Optional[Finding]:
+    """A runtime Finding from a ``raised`` event (an exception or a warning torch raised that
+    the child does not classify itself): the code of the rule that predicts the message
+    (rules/messages.py), or None when no rule does."""
+    text = _plain_text(str(ev.get("text", "")))
+    exc = str(ev.get("exc", ""))
+    entry = classify_message(text, exc)
+    if entry is None:
+        return None
+    site = Site.from_event(ev.get("site"))
+    first = text.strip().splitlines()[0] if text.strip() else text
+    warning = exc.endswith("Warning")
+    try:
+        rank = int(ev.get("rank", 0))
+    except (TypeError, ValueError):
+        rank = 0
+    return Finding(
+        code=entry.codes[0],
+        kind=entry.kind,
+        message=first[:500],
+        status=RUNTIME_ONLY,
+        severity="warning" if warning else "error",
+        source="runtime",
+        filename=site.filename if site else None,
+        row=site.row if site else None,
+        write_site=site if entry.kind in _WRITE_KINDS else None,
+        backward_site=None if entry.kind in _WRITE_KINDS else site,
+        ranks=(rank,),
+        evidence={"error": first[:500], "exception": exc},
+    )
+
+
+_ANSI = None
+
+
+def _plain_text(text: str) -> str:
+    """``text`` without terminal escapes (torch colours some of its messages)."""
+    global _ANSI
+    if _ANSI is None:
+        import re
+
+        _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+    return _ANSI.sub("", text)
 
 
 def _primary(kind: str, write: Optional[Site], save: Optional[Site], backward: Optional[Site],

@@ -867,7 +867,7 @@ class DebugSession:
         hello = next(iter(run.hello.values()), {})
         device = ", ".join(sorted({str(e.get("device")) for e in exits if e.get("device")})) or str(
             start.get("device", "") if start.get("device") not in (None, "auto") else "")
-        exception = next((f"{e.get('exc_type')}: {e.get('exc')}" for e in exits if e.get("exc_type")), None)
+        exception, failed_rank = first_failure(exits)
         result = DebugResult(
             status=STATUS_OK,
             message="",
@@ -912,7 +912,9 @@ class DebugSession:
         else:
             result.status = STATUS_FAILED
             short = exception if exception is None or len(exception) <= 160 else exception[:157] + "..."
-            result.message = (f"the target failed: {short}" if exception else f"the target exited with status {rc}")
+            on_rank = f" on rank {failed_rank}" if failed_rank is not None and len(run.ranks) > 1 else ""
+            result.message = (f"the target failed{on_rank}: {short}" if exception
+                              else f"the target exited with status {rc}")
         if result.status != STATUS_ERROR and self.options.static:
             self._emit_progress("analyzing", "confirming the static diagnostics")
             result.findings, result.static_error = confirm_static(self.target, run)
@@ -946,6 +948,24 @@ class DebugSession:
         if self._own_out_dir and self._out_dir is not None:
             shutil.rmtree(self._out_dir, ignore_errors=True)
             self._own_out_dir = False
+
+
+def first_failure(exits: Sequence[Mapping[str, Any]]) -> Tuple[Optional[str], Optional[str]]:
+    """(exception, rank) of the process that failed first. With several ranks the others fail
+    later, of the first one's death (gloo's "Connection closed by peer"): quoting them would
+    hide the cause."""
+    failed = [e for e in exits if e.get("exc_type")]
+    if not failed:
+        return None, None
+
+    def when(e: Mapping[str, Any]) -> float:
+        try:
+            return float(e.get("t") or 0.0)
+        except (TypeError, ValueError):
+            return 0.0
+
+    first = min(failed, key=when)
+    return f"{first.get('exc_type')}: {first.get('exc')}", str(first.get("rank", "0"))
 
 
 class _Direct:
