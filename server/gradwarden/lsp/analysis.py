@@ -40,6 +40,7 @@ class Result:
     finished_at: float = field(default_factory=time.monotonic)
 
     changed_at: float = 0.0  # when the change that produced this state arrived
+    provisional: bool = False  # an older state's diagnostics carried to this text (pull, pending)
 
     @property
     def generation(self) -> int:
@@ -187,6 +188,20 @@ class AnalysisService:
             return await fut
         finally:
             st.waiters = [(g, f) for g, f in st.waiters if f is not fut]
+
+    def provisional(self, key: str) -> Optional[Result]:
+        """The last result carried to the unit's current text, marked provisional (what a pull
+        request is answered with while the current state's analysis runs); None: no result."""
+        st = self.units.get(key)
+        if st is None or st.result is None:
+            return None
+        if st.result.generation >= st.generation:
+            return st.result
+        carried = self._carried_result(st, st.generation)
+        if carried is None or carried is st.result:
+            return st.result
+        carried.provisional = True
+        return carried
 
     def _carried_result(self, st: UnitState, gen: int) -> Optional[Result]:
         snap = self.snapshot_of(st.key, gen)
