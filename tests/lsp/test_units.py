@@ -210,6 +210,14 @@ def test_settings_resolver_layers(tmp_path):
 HOLD_MAX = 120.0  # a held job gives up after this long (False) so that a broken pool fails, not hangs
 
 
+async def until_file(path, guard: float = HOLD_MAX) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + guard
+    while not path.exists():
+        assert loop.time() < deadline, f"{path} never appeared (hang guard)"
+        await asyncio.sleep(0.01)
+
+
 class Gate:
     def __init__(self, tmp_path, name: str) -> None:
         self.path = tmp_path / f"gate-{name}"
@@ -247,8 +255,9 @@ async def test_worker_pool_crash_timeout_and_stale_kill(tmp_path):
         assert pool.kills == 0 and pool.pids() == pids
         # A job that cannot be interrupted (blocked in native code) is killed with its worker
         # once the grace after the cancel has passed.
-        task = asyncio.ensure_future(pool.run("_sleep", 600, lane=DIAGNOSTICS, kill_after=0.2))
-        await pool.wait_until(lambda: pool.running("_sleep") == 1)
+        started = tmp_path / "sleep-started"
+        task = asyncio.ensure_future(pool.run("_sleep", 600, str(started), lane=DIAGNOSTICS, kill_after=0.2))
+        await until_file(started)  # running inside the worker (a cancel sent earlier skips the job)
         task.cancel()
         await pool.wait_until(lambda: pool.kills == 1 and pool.running("_sleep") == 0)
         assert await pool.run("ping") == "pong"

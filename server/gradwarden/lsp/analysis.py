@@ -18,7 +18,8 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from collections import deque
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Diagnostic
 from gradwarden.lsp.documents import Snapshot, carry_diagnostics, row_mapping
@@ -90,6 +91,9 @@ class AnalysisService:
         self.units: Dict[str, UnitState] = {}
         self.analyses = 0
         self.stale_dropped = 0
+        # the last analyses' costs (worker seconds: parse, analysis; the round trip around
+        # them is transport and queueing), for serverStatus and benchmarks/bench_lsp.py
+        self.timings: "deque[Dict[str, Any]]" = deque(maxlen=500)
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -240,15 +244,23 @@ class AnalysisService:
             return
         started = time.monotonic()
         self.analyses += 1
+        # Incremental (only the definitions an edit can change) unless the server runs the
+        # old scheduling (the benchmark's baseline, see worker.foreground_first_from_env).
+        job = "diagnose_incremental" if self.pool.foreground_first else "diagnose"
         try:
             try:
-                diags = await self.pool.run("diagnose", snap.text, snap.filename, lane=DIAGNOSTICS,
+                diags = await self.pool.run(job, snap.text, snap.filename, lane=DIAGNOSTICS,
                                             timeout=self.timeout, affinity=st.key, may_spawn=st.active)
             except WorkerCrashed:
                 # Maybe not this text's fault (the worker was killed, or died earlier): once more.
                 log.info("analysis worker died while analysing %s; retrying once", snap.filename)
-                diags = await self.pool.run("diagnose", snap.text, snap.filename, lane=DIAGNOSTICS,
+                diags = await self.pool.run(job, snap.text, snap.filename, lane=DIAGNOSTICS,
                                             timeout=self.timeout, affinity=st.key, may_spawn=st.active)
+            info: Dict[str, Any] = {}
+            if job == "diagnose_incremental":
+                diags, info = diags
+            info = dict(info, roundtrip_s=time.monotonic() - started, chars=len(snap.text))
+            self.timings.append(info)
         except asyncio.CancelledError:
             self.stale_dropped += 1
             raise

@@ -99,6 +99,8 @@ def server_status(ls: "GradwardenServer") -> Dict[str, Any]:
         "options": {k: (list(v) if isinstance(v, tuple) else v) for k, v in ls.options.summary().items()},
         "settings_generation": ls.resolver.generation,
         "pull_refreshes": ls.pull_refreshes,
+        # the last analyses: worker seconds (parse, analysis), round trip, definitions re-analysed
+        "timings": list(analysis.timings) if analysis else [],
     }
 
 
