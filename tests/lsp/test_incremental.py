@@ -129,3 +129,24 @@ def test_incremental_equals_full_over_random_edit_sequences(seed):
                 analysed += inc.last_stats.analysed_groups
             text = random_edit(rng, text)
     assert reused > 0 and analysed > 0  # both paths were exercised
+
+
+# --------------------------------------------------------------------------- through the server
+@pytest.mark.asyncio(loop_scope="module")
+async def test_the_server_reanalyses_only_the_edited_definition(session):
+    """A real client (VS Code, Neovim, Emacs profiles): an edit inside one function re-analyses
+    that function only (serverStatus counts it); the diagnostics are the full analysis's."""
+    from lsp_session import codes
+
+    s = session
+    doc = s.open(s.unique("incremental"), MODULE)
+    want = sorted((d.code, d.span.row) for d in full(MODULE))
+    await s.diagnostics(doc, lambda ds: sorted(codes(ds)) == want)
+    text = MODULE.replace("    w += 1\n", "    w += 2\n")
+    s.change(doc, text)
+    want = sorted((d.code, d.span.row) for d in full(text))
+    await s.diagnostics(doc, lambda ds: sorted(codes(ds)) == want)
+    last = (await s.status())["timings"][-1]
+    assert (last["analysed"], last["full"]) == (1, False), last
+    assert last["reused"] >= 3, last
+    s.close(doc)

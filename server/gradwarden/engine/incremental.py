@@ -41,7 +41,8 @@ class Segment:
     start: int  # 1-based first row
     end: int  # last row, inclusive
     names: List[str] = field(default_factory=list)  # what it is called (for the stats)
-    defines: Set[str] = field(default_factory=set)
+    defines: Set[str] = field(default_factory=set)  # top-level names it binds
+    members: Set[str] = field(default_factory=set)  # methods of a class (``obj.name`` may reach them)
     uses: Set[str] = field(default_factory=set)
     is_import: bool = False
     is_definition: bool = True  # def/class (else module-level code)
@@ -82,9 +83,12 @@ class IncrementalAnalyzer:
         if not segments:
             self.last_stats = Stats(full=True)
             return list(analyze_source(text, filename))
-        imports = [s for s in segments if s.is_import]
-        others = [s for s in segments if not s.is_import]
         script = _is_script(text, filename, tree)
+        # Context, given to every group: imports; and in a library module (no module code the
+        # engine runs in full: it skips module-level statements that call anything) the
+        # module-level code too (constants, loggers).
+        imports = [s for s in segments if s.is_import or (not script and not s.is_definition)]
+        others = [s for s in segments if s not in imports]
         groups = group(others, script)
         import_text = tuple(_text(lines, s) for s in imports)
         stats = Stats(groups=len(groups), parse_s=time.perf_counter() - started)
@@ -148,7 +152,7 @@ def split(tree: ast.Module) -> List[Segment]:
             if isinstance(stmt, ast.ClassDef):
                 for item in stmt.body:
                     if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        seg.defines.add(item.name)
+                        seg.members.add(item.name)
             seg.uses = _uses(stmt)
         else:
             seg.is_definition = False
@@ -160,6 +164,7 @@ def split(tree: ast.Module) -> List[Segment]:
             last.end = max(last.end, seg.end)
             last.names += seg.names
             last.defines |= seg.defines
+            last.members |= seg.members
             last.uses |= seg.uses
             last.is_import = last.is_import and seg.is_import
             last.is_definition = last.is_definition and seg.is_definition
@@ -173,7 +178,9 @@ def _uses(node: ast.AST) -> Set[str]:
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name):
             names.add(sub.id)
-        elif isinstance(sub, ast.Attribute):
+        elif isinstance(sub, ast.Attribute) and not (sub.attr.startswith("__") and sub.attr.endswith("__")):
+            # ``x.step()`` may be any class's ``step`` (the engine matches calls by name); a
+            # dunder is reached through a base class or an instance, both named elsewhere
             names.add(sub.attr)
         elif isinstance(sub, (ast.Global, ast.Nonlocal)):
             names.update(sub.names)
@@ -208,13 +215,19 @@ def group(segments: Sequence[Segment], script: bool) -> List[List[Segment]]:
             parent[max(a, b)] = min(a, b)
 
     definers: Dict[str, List[int]] = {}
+    owners: Dict[str, List[int]] = {}
     for i, seg in enumerate(segments):
         for name in seg.defines:
             definers.setdefault(name, []).append(i)
+        for name in seg.members:
+            owners.setdefault(name, []).append(i)
     for i, seg in enumerate(segments):
         for name in seg.uses:
             for j in definers.get(name, ()):
                 union(i, j)
+            for j in owners.get(name, ()):
+                if j != i:
+                    union(i, j)
         for j in definers_of(seg.defines, definers):
             union(i, j)  # two statements binding the same name (a redefinition)
     if script:
