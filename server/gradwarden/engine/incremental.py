@@ -46,6 +46,7 @@ class Segment:
     uses: Set[str] = field(default_factory=set)
     is_import: bool = False
     is_definition: bool = True  # def/class (else module-level code)
+    nodes: List[ast.stmt] = field(default_factory=list)  # the statements, as parsed
 
 
 @dataclass
@@ -66,6 +67,8 @@ class IncrementalAnalyzer:
     def __init__(self) -> None:
         self._cache: "OrderedDict[Tuple, Tuple[Tuple[int, ...], Tuple[Diagnostic, ...]]]" = OrderedDict()
         self.last_stats = Stats()
+        # what a statement defines and uses, by its text (an edit walks only what it changed)
+        self._names: "OrderedDict[Tuple[int, str], Tuple[Set[str], Set[str], Set[str]]]" = OrderedDict()
 
     def analyze(self, text: str, filename: str) -> List[Diagnostic]:
         from gradwarden.engine.analyze import analyze_source
@@ -78,12 +81,14 @@ class IncrementalAnalyzer:
             out = list(analyze_source(text, filename))
             self.last_stats.analysis_s = time.perf_counter() - started
             return out
-        lines = text.splitlines(keepends=True)
-        segments = split(tree)
+        lines = _LINES.findall(text)
+        segments = split(tree, lines, self._names)
         if not segments:
             self.last_stats = Stats(full=True)
             return list(analyze_source(text, filename))
-        script = _is_script(text, filename, tree)
+        # the engine's own test (it runs module code in full only in a script); no module code
+        # at all needs no test
+        script = any(not s.is_import and not s.is_definition for s in segments) and _is_script(text, filename, tree)
         # Context, given to every group: imports; and in a library module (no module code the
         # engine runs in full: it skips module-level statements that call anything) the
         # module-level code too (constants, loggers).
@@ -108,7 +113,7 @@ class IncrementalAnalyzer:
                     stats.reused += names
                     out.extend(moved)
                     continue
-            diags = tuple(analyze_source(_reduced(lines, imports + members), filename))
+            diags = tuple(_analyze_group(lines, imports + members, filename))
             self._cache[key] = (starts, diags)
             while len(self._cache) > MAX_GROUPS_KEPT:
                 self._cache.popitem(last=False)
@@ -136,41 +141,59 @@ def _unique(diags: Iterable[Diagnostic]) -> List[Diagnostic]:
 
 
 # --------------------------------------------------------------------------- splitting
-def split(tree: ast.Module) -> List[Segment]:
+def split(tree: ast.Module, lines: Optional[Sequence[str]] = None,
+          known: Optional["OrderedDict[Tuple[int, str], Tuple[Set[str], Set[str], Set[str]]]"] = None
+          ) -> List[Segment]:
+    """The top-level statements as segments. ``known``: names found earlier, by statement text
+    and column (an unchanged statement is not walked again)."""
     segments: List[Segment] = []
     for stmt in tree.body:
         start = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
         end = getattr(stmt, "end_lineno", None) or stmt.lineno
-        seg = Segment(start, end)
+        seg = Segment(start, end, nodes=[stmt])
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             seg.is_import = True
             for alias in stmt.names:
                 seg.defines.add((alias.asname or alias.name).split(".")[0])
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            seg.defines.add(stmt.name)
-            seg.names.append(stmt.name)
-            if isinstance(stmt, ast.ClassDef):
-                for item in stmt.body:
-                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        seg.members.add(item.name)
-            seg.uses = _uses(stmt)
         else:
-            seg.is_definition = False
-            seg.names.append(f"<module code, line {start}>")
-            seg.defines = _assigned(stmt)
-            seg.uses = _uses(stmt)
+            key = (stmt.col_offset, "".join(lines[start - 1:end])) if lines is not None and known is not None else None
+            found = known.get(key) if key is not None else None  # type: ignore[union-attr]
+            if found is None:
+                found = _names_of(stmt)
+                if key is not None:
+                    known[key] = found  # type: ignore[index]
+                    while len(known) > MAX_GROUPS_KEPT:  # type: ignore[arg-type]
+                        known.popitem(last=False)  # type: ignore[union-attr]
+            defines, members, uses = found
+            seg.defines, seg.members, seg.uses = set(defines), set(members), set(uses)
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                seg.names.append(stmt.name)
+            else:
+                seg.is_definition = False
+                seg.names.append(f"<module code, line {start}>")
         if segments and seg.start <= segments[-1].end:  # statements sharing a row (a; b)
             last = segments[-1]
             last.end = max(last.end, seg.end)
             last.names += seg.names
             last.defines |= seg.defines
             last.members |= seg.members
+            last.nodes += seg.nodes
             last.uses |= seg.uses
             last.is_import = last.is_import and seg.is_import
             last.is_definition = last.is_definition and seg.is_definition
             continue
         segments.append(seg)
     return segments
+
+
+def _names_of(stmt: ast.stmt) -> Tuple[Set[str], Set[str], Set[str]]:
+    """(top-level names it binds, methods it defines, names it uses) of a non-import statement."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        members: Set[str] = set()
+        if isinstance(stmt, ast.ClassDef):
+            members = {item.name for item in stmt.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        return {stmt.name}, members, _uses(stmt)
+    return _assigned(stmt), set(), _uses(stmt)
 
 
 def _uses(node: ast.AST) -> Set[str]:
@@ -262,13 +285,26 @@ def _text(lines: Sequence[str], seg: Segment) -> str:
     return "".join(lines[seg.start - 1:seg.end])
 
 
-def _reduced(lines: Sequence[str], keep: Sequence[Segment]) -> str:
-    """The module with only ``keep``'s rows (the others blank): rows and columns unchanged."""
-    wanted = [False] * (len(lines) + 2)
-    for seg in keep:
-        for row in range(seg.start, seg.end + 1):
-            wanted[row] = True
-    return "".join(line if wanted[i] else _eol(line) for i, line in enumerate(lines, 1))
+# Rows as Python counts them (str.splitlines would also split at form feeds and U+2028).
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def _analyze_group(lines: Sequence[str], keep: Sequence[Segment], filename: str) -> List[Diagnostic]:
+    """Analyse the module made of ``keep``'s statements only: their nodes as parsed from the
+    whole text (no second parse), and a text in which every other row is blank (rows and
+    columns unchanged, and scanning it costs little)."""
+    from gradwarden.engine.analyze import _fewer_collections
+    from gradwarden.engine.interpreter import analyze_module
+    from gradwarden.engine.source import SourceText
+
+    ordered = sorted(keep, key=lambda s: s.start)
+    wanted = bytearray(len(lines) + 2)
+    for seg in ordered:
+        wanted[seg.start:seg.end + 1] = b"\x01" * (seg.end - seg.start + 1)
+    text = "".join(line if wanted[i] else _eol(line) for i, line in enumerate(lines, 1))
+    tree = ast.Module(body=[node for seg in ordered for node in seg.nodes], type_ignores=[])
+    with _fewer_collections():
+        return analyze_module(tree, SourceText(text), filename)
 
 
 def _eol(line: str) -> str:

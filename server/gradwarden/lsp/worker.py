@@ -262,6 +262,7 @@ class _Job:
     may_spawn: bool = True
     queued_at: float = field(default_factory=time.monotonic)
     cancel_sent: bool = False  # a cancel frame went to the worker; the reply says how it ended
+    cancel_at: float = 0.0
     preempted: bool = False  # stopped to free its worker for a foreground job; runs again later
 
     @property
@@ -614,6 +615,7 @@ class WorkerPool:
         if proc is None or proc.dead:
             return
         job.cancel_sent = True
+        job.cancel_at = time.monotonic()
         fut = self.loop.run_in_executor(self._io, proc.send_cancel, job.id)
         fut.add_done_callback(lambda f: self._sent(proc, job, f))
 
@@ -621,8 +623,16 @@ class WorkerPool:
         """Free a worker for foreground ``job`` by stopping a background job (which is queued
         again). True when a worker will be free shortly (a preemption is under way)."""
         running = [p for p in self.procs if not p.dead and p.job is not None]
-        if any(p.job.preempted for p in running):  # type: ignore[union-attr]
-            return True
+        stopping = [p.job for p in running if p.job.preempted]  # type: ignore[union-attr]
+        if stopping:
+            # A job stuck in native code may not stop soon: after the grace, the foreground
+            # job may start a worker of its own (the usual rule below) instead of waiting.
+            waited = time.monotonic() - min(j.cancel_at for j in stopping)  # type: ignore[union-attr]
+            if waited < CANCEL_GRACE:
+                if self._spawn_timer is None:
+                    self._spawn_timer = self.loop.call_later(CANCEL_GRACE - waited + 0.005, self._spawn_due)
+                return True
+            return False
         victim = next((p for p in running if p.job.lane == BACKGROUND and not p.job.cancel_sent  # type: ignore[union-attr]
                        and p.job.name != "trim"), None)  # type: ignore[union-attr]
         if victim is None:
