@@ -10,8 +10,9 @@ The module's top-level statements are split into *groups* that can influence eac
 - in a script (module code the engine runs in full), all module-level code is one group: it
   runs in order, each statement on the state the previous ones left.
 
-Each group is analysed on its own as a module holding the imports and the group's statements at
-their own rows (everything else blanked), and its diagnostics are kept under the group's text.
+The groups to analyse are analysed as one module holding the imports and their statements at
+their own rows (everything else blanked; unlinked groups do not influence each other), and each
+group's diagnostics are kept under the group's text.
 The next analysis re-analyses only the groups whose text changed; a group that merely moved
 (lines added above it) has its diagnostics moved with it. ``last_stats`` says what was
 re-analysed (tests count it; never a duration).
@@ -99,6 +100,7 @@ class IncrementalAnalyzer:
         stats = Stats(groups=len(groups), parse_s=time.perf_counter() - started)
         started = time.perf_counter()
         out: List[Diagnostic] = []
+        pending: List[Tuple[Tuple, Tuple[int, ...], List[Segment], List[str]]] = []
         for members in groups:
             key = (filename, script, import_text, tuple(_text(lines, s) for s in members))
             starts = tuple(s.start for s in imports) + tuple(s.start for s in members)
@@ -113,13 +115,31 @@ class IncrementalAnalyzer:
                     stats.reused += names
                     out.extend(moved)
                     continue
-            diags = tuple(_analyze_group(lines, imports + members, filename))
-            self._cache[key] = (starts, diags)
+            pending.append((key, starts, members, names))
+        if pending:
+            # The groups to analyse, in one module: unlinked groups do not influence each other,
+            # so this is their separate analyses at once (one pass, not one per group: a file
+            # of a thousand functions costs one analysis, not a thousand scans of its text).
+            # Each diagnostic goes to the group holding its row (one in shared context rows
+            # goes to each, as each group's own analysis would give it).
+            keep = imports + [seg for _, _, members, _ in pending for seg in members]
+            owner: Dict[int, int] = {}
+            for n, (_, _, members, _) in enumerate(pending):
+                for seg in members:
+                    for row in range(seg.start, seg.end + 1):
+                        owner[row] = n
+            buckets: List[List[Diagnostic]] = [[] for _ in pending]
+            for d in _analyze_group(lines, keep, filename):
+                n = owner.get(d.span.row)
+                for bucket in (buckets if n is None else [buckets[n]]):
+                    bucket.append(d)
+            for (key, starts, _, names), bucket in zip(pending, buckets):
+                self._cache[key] = (starts, tuple(bucket))
+                stats.analysed_groups += 1
+                stats.analysed += names
+                out.extend(bucket)
             while len(self._cache) > MAX_GROUPS_KEPT:
                 self._cache.popitem(last=False)
-            stats.analysed_groups += 1
-            stats.analysed += names
-            out.extend(diags)
         stats.analysis_s = time.perf_counter() - started
         self.last_stats = stats
         return sorted(_unique(out), key=sort_key)

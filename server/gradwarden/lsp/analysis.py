@@ -28,6 +28,7 @@ from gradwarden.lsp.worker import DIAGNOSTICS, WorkerCrashed, WorkerError, Worke
 log = logging.getLogger("gradwarden.lsp.analysis")
 
 PARSE_ERROR = "GW001"
+INCREMENTAL_MAX_CHARS = 1_000_000  # larger texts are analysed in full on every change
 
 
 @dataclass
@@ -246,7 +247,10 @@ class AnalysisService:
         self.analyses += 1
         # Incremental (only the definitions an edit can change) unless the server runs the
         # old scheduling (the benchmark's baseline, see worker.foreground_first_from_env).
-        job = "diagnose_incremental" if self.pool.foreground_first else "diagnose"
+        # A text of megabytes (generated, a data dump) is analysed in full: the first
+        # incremental pass costs more than a full one, and such a file is rarely edited.
+        incremental = self.pool.foreground_first and len(snap.text) <= INCREMENTAL_MAX_CHARS
+        job = "diagnose_incremental" if incremental else "diagnose"
         try:
             try:
                 diags = await self.pool.run(job, snap.text, snap.filename, lane=DIAGNOSTICS,
