@@ -22,6 +22,18 @@ What it measures (a real server over stdio, driven like an editor does):
 5. **memory**: RSS of the server and of its worker processes with 50 files open.
 
 Targets (from the issue): p95 <= 150 ms per edit, hover <= 50 ms, RSS <= 150 MB.
+
+**Edits during background work** (``--interleaved``): transformers 5.23.0's heaviest modeling
+files (``modeling_edgetam_video.py`` by default; ``--subject`` for others; the wheel is read in
+place: ``--wheel PATH`` or ``pip download --no-deps transformers==5.23.0``). The pause before each
+edit cycles through ``--pauses`` (default 0.2, 0.6, 1.2 s: shorter and longer than the 0.3 s of
+quiet after which the server starts its prefetch), so many edits arrive while the prefetch (the
+fixer's libcst edits, the hover recording) runs. Two servers in the same run: the current
+scheduling, and the previous design as the baseline (``GRADWARDEN_LSP_SCHEDULING=legacy``:
+stale analyses killed with their worker, background work never preempted, prefetch in the
+interactive lane, full re-analysis on every edit). Prints didChange -> diagnostics p50/p95 per
+pause, and the new design's split of an edit's cost: parse (and grouping), analysis, and the rest
+of the round trip (transport, queueing). ``--busy`` adds a process spinning on one core.
 """
 from __future__ import annotations
 
@@ -85,7 +97,8 @@ def modeling_files(whl: Path, n: int) -> List[Tuple[str, str]]:
 
 # --------------------------------------------------------------------------- client
 class Bench:
-    def __init__(self, caps_name: str, root: Path) -> None:
+    def __init__(self, caps_name: str, root: Path, env: Optional[Dict[str, str]] = None,
+                 init_options: Any = None) -> None:
         from lsprotocol import types as lsp
         from pygls.lsp.client import LanguageClient
 
@@ -98,6 +111,9 @@ class Bench:
         self.events: Dict[Tuple[str, int], asyncio.Event] = {}
         self.versions: Dict[str, int] = {}
         self.texts: Dict[str, str] = {}
+        self.env = env
+        self.init_options = init_options
+        self.refreshed = asyncio.Event()
 
         @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def publish(params):
@@ -124,6 +140,7 @@ class Bench:
 
         @self.client.feature(lsp.WORKSPACE_DIAGNOSTIC_REFRESH)
         def refresh(params):
+            self.refreshed.set()
             return None
 
     def capabilities(self):
@@ -134,9 +151,13 @@ class Bench:
 
     async def start(self) -> None:
         lsp = self.lsp
-        await self.client.start_io(*SERVER)
+        if self.env is not None:
+            await self.client.start_io(*SERVER, env=self.env)
+        else:
+            await self.client.start_io(*SERVER)
         self.init = await self.client.initialize_async(lsp.InitializeParams(
             capabilities=self.capabilities(), root_uri=self.root.as_uri(), process_id=os.getpid(),
+            initialization_options=self.init_options,
             workspace_folders=[lsp.WorkspaceFolder(uri=self.root.as_uri(), name="bench")]))
         self.client.initialized(lsp.InitializedParams())
         self.pull = self.init.capabilities.diagnostic_provider is not None
@@ -485,6 +506,168 @@ def print_report(res: Dict[str, Any]) -> None:
                   f"with workers {'OK' if sample['total_rss_mb'] <= 150 else 'MISSED'}]")
 
 
+# --------------------------------------------------------------------------- edits during background work
+INTERLEAVED_TRANSFORMERS = "5.23.0"
+INTERLEAVED_SUBJECTS = ["transformers/models/edgetam_video/modeling_edgetam_video.py",
+                        "transformers/models/speecht5/modeling_speecht5.py"]
+PROBE = ("        _gw_probe = torch.sigmoid(torch.ones(2, requires_grad=True))\n"
+         "        _gw_probe += 1\n        _gw_probe.sum().backward()\n")
+
+
+def interleaved_wheel(given: Optional[str]) -> Path:
+    if given:
+        return Path(given)
+    for folder in (DOWNLOADS, Path("/tmp")):
+        found = sorted(folder.glob(f"transformers-{INTERLEAVED_TRANSFORMERS}-*.whl"))
+        if found:
+            return found[0]
+    DOWNLOADS.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
+           f"transformers=={INTERLEAVED_TRANSFORMERS}", "-d", str(DOWNLOADS)]
+    log("$ " + " ".join(cmd))
+    if subprocess.run(cmd).returncode != 0:
+        raise SystemExit("pip download transformers failed (or give --wheel PATH)")
+    return sorted(DOWNLOADS.glob(f"transformers-{INTERLEAVED_TRANSFORMERS}-*.whl"))[0]
+
+
+def probe_row(text: str) -> int:
+    """A 0-based row inside a function body past the middle of the file where PROBE (three
+    statements at 8 spaces) can be inserted and the file still parses."""
+    import ast
+
+    lines = text.splitlines(True)
+    for i in range(len(lines) // 2, len(lines)):
+        line = lines[i]
+        if line.startswith("        ") and not line.startswith("         ") and line.strip()[:1].isalpha():
+            try:
+                ast.parse("".join(lines[:i]) + PROBE + "".join(lines[i:]))
+            except SyntaxError:
+                continue
+            return i
+    raise SystemExit("no place for the probe found in the subject")
+
+
+async def interleaved_run(caps_name: str, text: str, legacy: bool, n_edits: int, pauses: List[float],
+                          root: Path) -> Dict[str, Any]:
+    root.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env["GRADWARDEN_LSP_SCHEDULING"] = "legacy" if legacy else "foreground"
+    b = Bench(caps_name, root, env=env)
+    await b.start()
+    uri = b.open("subject.py", text)
+    await b.diagnostics(uri, 1, timeout=600)
+    row = probe_row(text)
+    # one edit first: an edited document gets the prefetch (an opened one does not)
+    version = b.change(uri, row, 0, row, 0, "        pass\n", "".join(text.splitlines(True)[:row]) + "        pass\n"
+                       + "".join(text.splitlines(True)[row:]))
+    await b.diagnostics(uri, version, timeout=600)
+    version = b.change(uri, row, 0, row + 1, 0, "", text)
+    await b.diagnostics(uri, version, timeout=600)
+    by_pause: Dict[float, List[float]] = {p: [] for p in pauses}
+    for i in range(n_edits):
+        pause = pauses[i % len(pauses)]
+        await asyncio.sleep(pause)  # the user pauses; the server may start background work
+        cur = b.texts[uri]
+        lines = cur.splitlines(True)
+        if i % 2 == 0:  # insert the probe (a GW201 hazard, three lines; a new text every time)
+            probe = PROBE.replace("torch.ones(2,", f"torch.ones({i + 2},")
+            new_text = "".join(lines[:row]) + probe + "".join(lines[row:])
+            args = (row, 0, row, 0, probe)
+        else:  # remove it
+            new_text = "".join(lines[:row]) + "".join(lines[row + 3:])
+            args = (row, 0, row + 3, 0, "")
+        b.refreshed.clear()
+        t0 = time.perf_counter()
+        version = b.change(uri, *args, new_text)
+        await interleaved_diagnostics(b, uri, version)
+        by_pause[pause].append(time.perf_counter() - t0)
+    status = await b.status()
+    await b.stop()
+    timings = [t for t in status.get("timings", []) if "parse_s" in t][-n_edits:]
+    split = {}
+    if timings:
+        parse = [t["parse_s"] for t in timings]
+        analysis = [t["analysis_s"] for t in timings]
+        rest = [max(0.0, t["roundtrip_s"] - t["parse_s"] - t["analysis_s"]) for t in timings]
+        split = {"parse": summary(parse), "analysis": summary(analysis), "transport_and_queue": summary(rest),
+                 "definitions_reanalysed_p50": pct([t["analysed"] for t in timings], 50),
+                 "groups": timings[-1]["groups"]}
+    all_lat = [x for v in by_pause.values() for x in v]
+    return {"design": "previous (legacy)" if legacy else "current", "client": caps_name,
+            "mode": "pull" if b.pull else "push", "all": summary(all_lat),
+            "by_pause": {str(p): summary(v) for p, v in by_pause.items()}, "split": split,
+            "workers": status["workers"]}
+
+
+async def interleaved_diagnostics(b: Bench, uri: str, version: int) -> None:
+    """Push: the publish of ``version``. Pull: a report for ``version`` (a provisional answer,
+    marked in its result id, is followed by a refresh: pull again then)."""
+    if not b.pull:
+        await b.diagnostics(uri, version, timeout=600)
+        return
+    lsp = b.lsp
+    while True:
+        report = await asyncio.wait_for(b.client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(
+            text_document=lsp.TextDocumentIdentifier(uri=uri))), 600)
+        rid = str(getattr(report, "result_id", "") or "")
+        if "p" not in rid.split(".")[0]:
+            return
+        await asyncio.wait_for(b.refreshed.wait(), 600)
+        b.refreshed.clear()
+
+
+def interleaved_main(args) -> int:
+    import zipfile
+
+    whl = interleaved_wheel(args.wheel)
+    subjects = args.subject or INTERLEAVED_SUBJECTS[:1]
+    pauses = [float(p) for p in args.pauses.split(",")]
+    profiles = {"push": ["emacs"], "pull": ["vscode"], "both": ["vscode", "emacs"]}[args.profile]
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
+    results = []
+    try:
+        with zipfile.ZipFile(whl) as z:
+            texts = {s: z.read(s).decode("utf-8") for s in subjects}
+        for subject, text in texts.items():
+            for caps in profiles:
+                for legacy in (True, False):
+                    root = CACHE / "bench-lsp-interleaved" / ("legacy" if legacy else "current") / caps
+                    log(f"[{subject.rsplit('/', 1)[-1]}, {caps}, {'previous' if legacy else 'current'} design] "
+                        f"{args.edits} edits...")
+                    res = asyncio.run(interleaved_run(caps, text, legacy, args.edits, pauses, root))
+                    res["subject"] = subject
+                    results.append(res)
+    finally:
+        if busy is not None:
+            busy.kill()
+    print(f"\ndidChange -> diagnostics with edits arriving during background work "
+          f"({platform.python_version()}, {os.cpu_count()} CPUs{', one core kept busy' if busy else ''}; "
+          f"load average {os.getloadavg()[0]:.1f}; pauses {args.pauses} s, prefetch after 0.3 s of quiet)")
+    for r in results:
+        a = r["all"]
+        pauses_txt = ", ".join(f"{p} s: p50 {v['p50_ms']} / p95 {v['p95_ms']}" for p, v in r["by_pause"].items())
+        w = r["workers"]
+        print(f"  {r['subject'].rsplit('/', 1)[-1]} [{r['client']}, {r['mode']}] {r['design']}: "
+              f"p50 {a['p50_ms']} ms, p95 {a['p95_ms']} ms, max {a['max_ms']} ms ({pauses_txt}); "
+              f"worker kills {w.get('kills')}, cancelled {w.get('cancelled')}, preempted {w.get('preemptions')}")
+        sp = r["split"]
+        if sp:
+            print(f"      split (worker p50): parse {sp['parse']['p50_ms']} ms, analysis {sp['analysis']['p50_ms']} ms, "
+                  f"transport+queue {sp['transport_and_queue']['p50_ms']} ms; "
+                  f"{sp['definitions_reanalysed_p50']} of the statements in {sp['groups']} group(s) re-analysed (p50)")
+    pairs = {}
+    for r in results:
+        pairs.setdefault((r["subject"], r["client"]), {})[r["design"]] = r["all"]
+    for (subject, client), d in pairs.items():
+        if len(d) == 2:
+            old, new = d["previous (legacy)"], d["current"]
+            print(f"  ratio current/previous, {subject.rsplit('/', 1)[-1]} [{client}]: "
+                  f"p50 {new['p50_ms'] / old['p50_ms']:.2f}, p95 {new['p95_ms'] / old['p95_ms']:.2f}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--edits", type=int, default=200)
@@ -493,7 +676,17 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="OUT")
     ap.add_argument("--steady-wait", type=float, default=75.0,
                     help="seconds to wait before the second memory sample (the extra worker retires after 60 s idle)")
+    ap.add_argument("--interleaved", action="store_true",
+                    help="only the edits-during-background-work mode (current vs previous design)")
+    ap.add_argument("--subject", action="append", help="a modeling file inside the 5.23.0 wheel (repeatable)")
+    ap.add_argument("--wheel", help="the transformers 5.23.0 wheel (else looked up, or downloaded)")
+    ap.add_argument("--pauses", default="0.2,0.6,1.2", help="seconds before each edit, cycled")
+    ap.add_argument("--busy", action="store_true", help="keep one core busy with another process")
     args = ap.parse_args(argv)
+    if args.interleaved:
+        if "--edits" not in (argv or sys.argv):
+            args.edits = 24
+        return interleaved_main(args)
     whl = wheel()
     files = modeling_files(whl, args.files)
     subject_text = files[0][1]

@@ -49,6 +49,10 @@ async def test_diagnostics_land_in_the_right_cell(nb):
     related = sorted((r.location.uri, r.location.range.start.line) for r in d.related_information)
     assert (cells[1].uri, 1) in related  # sigmoid saves y: cell 2, line 2
     assert (cells[3].uri, 1) in related  # the backward: cell 4, line 2
+    # The message speaks of cells, not of the rows of the joined program (sigmoid is on its
+    # row 5, the backward on its row 7): another cell by number, its own cell by line.
+    assert "`sigmoid` (cell 2, line 2)" in d.message and "backward at line 2" in d.message, d.message
+    assert "line 5" not in d.message and "line 7" not in d.message
     s.close_notebook(nb_uri)
 
 
@@ -77,6 +81,8 @@ async def test_hover_in_a_cell_labels_other_cells(nb):
     text = h.contents.value
     assert "cell 2, line 2" in text  # created and saved by sigmoid, in another cell
     assert "line 1" in text and "version to 1" in text
+    # the summary quotes the message in cell terms too (program rows 5 and 7 appear nowhere)
+    assert "line 5" not in text and "line 7" not in text, text
     assert h.range.start.line == 0
     s.close_notebook(nb_uri)
 

@@ -210,6 +210,14 @@ def test_settings_resolver_layers(tmp_path):
 HOLD_MAX = 120.0  # a held job gives up after this long (False) so that a broken pool fails, not hangs
 
 
+async def until_file(path, guard: float = HOLD_MAX) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + guard
+    while not path.exists():
+        assert loop.time() < deadline, f"{path} never appeared (hang guard)"
+        await asyncio.sleep(0.01)
+
+
 class Gate:
     def __init__(self, tmp_path, name: str) -> None:
         self.path = tmp_path / f"gate-{name}"
@@ -237,23 +245,64 @@ async def test_worker_pool_crash_timeout_and_stale_kill(tmp_path):
         assert pool.timeouts == 1
         with pytest.raises(JobFailed):
             await pool.run("no-such-job")
-        # A stale job (its caller gave up) is killed once it has run kill_after seconds.
+        # A stale job (its caller gave up) is stopped inside its worker, which lives on.
+        pids = pool.pids()
         task = asyncio.ensure_future(pool.run("_hold", *Gate(tmp_path, "stale").args(), lane=DIAGNOSTICS,
                                               kill_after=0.2))
         await pool.wait_until(lambda: pool.running("_hold") == 1)
         task.cancel()
-        await pool.wait_until(lambda: pool.kills == 1 and pool.running("_hold") == 0)
+        await pool.wait_until(lambda: pool.cancelled == 1 and pool.running("_hold") == 0)
+        assert pool.kills == 0 and pool.pids() == pids
+        # A job that cannot be interrupted (blocked in native code) is killed with its worker
+        # once the grace after the cancel has passed.
+        started = tmp_path / "sleep-started"
+        task = asyncio.ensure_future(pool.run("_sleep", 600, str(started), lane=DIAGNOSTICS, kill_after=0.2))
+        await until_file(started)  # running inside the worker (a cancel sent earlier skips the job)
+        task.cancel()
+        await pool.wait_until(lambda: pool.kills == 1 and pool.running("_sleep") == 0)
         assert await pool.run("ping") == "pong"
-        # Background jobs never take the last worker: an interactive job gets one (a second
-        # worker is started for it) while the two background jobs wait for each other.
+        # Background jobs never take the last worker, and give theirs up: an interactive job
+        # stops the running one (it runs again afterwards) while the other waits its turn.
         gate = Gate(tmp_path, "background")
         bg = [asyncio.ensure_future(pool.run("_hold", *gate.args(), lane=BACKGROUND)) for _ in range(2)]
         await pool.wait_until(lambda: pool.running("_hold") == 1 and len(pool.queue) == 1)
         assert await pool.run("ping") == "pong"
         assert not any(t.done() for t in bg)  # answered while both background jobs still wait
-        assert pool.alive() == 2
+        assert pool.preemptions == 1
         gate.open()
         assert await asyncio.gather(*bg) == [True, True]
+    finally:
+        await pool.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("foreground_first", [True, False])
+async def test_background_job_is_preempted_for_foreground_work(tmp_path, foreground_first):
+    """One worker, busy with background work (a prefetch, a workspace check): a foreground job
+    stops it (the worker lives on) and runs first; the background job runs again afterwards.
+    ``foreground_first=False`` (the old scheduling) is the negative control: the foreground job
+    waits until the background job is done."""
+    from gradwarden.lsp.worker import BACKGROUND, DIAGNOSTICS, WorkerPool
+
+    pool = WorkerPool(1, foreground_first=foreground_first)
+    pool.start()
+    try:
+        gate = Gate(tmp_path, "prefetch")
+        bg = asyncio.ensure_future(pool.run("_hold", *gate.args(), lane=BACKGROUND))
+        await pool.wait_until(lambda: pool.running("_hold") == 1)
+        fg = asyncio.ensure_future(pool.run("ping", lane=DIAGNOSTICS))
+        if foreground_first:
+            assert await fg == "pong"
+            assert not bg.done()  # re-run, waiting on its gate again
+            assert (pool.preemptions, pool.cancelled, pool.kills, pool.alive()) == (1, 1, 0, 1)
+            gate.open()
+            assert await bg is True
+        else:
+            await pool.wait_until(lambda: len(pool.queue) == 1)  # the foreground job waits
+            gate.open()
+            done, _ = await asyncio.wait([bg, fg], return_when=asyncio.FIRST_COMPLETED)
+            assert done == {bg} or bg.done()  # the background job ended first
+            assert await fg == "pong" and pool.preemptions == 0
     finally:
         await pool.close()
 

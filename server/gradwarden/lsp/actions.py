@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 from lsprotocol import types as lsp
 
 from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Span
-from gradwarden.lsp.analysis import Result
+from gradwarden.lsp.analysis import PARSE_ERROR, Result
 from gradwarden.lsp.convert import (
     FIX_ALL_KIND,
     ClientFeatures,
@@ -166,11 +166,11 @@ def _has_safe_fix(item: Located) -> bool:
     return not item.carried and any(f.safe for f in (item.origin or item.diagnostic).fixes)
 
 
-async def fix_edits_cached(ls: "GradwardenServer", result: Result, wanted: Sequence[Tuple[int, int]]
-                           ) -> Dict[Tuple[int, int], Optional[List[Edit]]]:
+async def fix_edits_cached(ls: "GradwardenServer", result: Result, wanted: Sequence[Tuple[int, int]],
+                           lane: int = INTERACTIVE) -> Dict[Tuple[int, int], Optional[List[Edit]]]:
     """The edits of fix ``fi`` of located diagnostic ``n`` of ``result`` for each wanted pair:
-    from the cache the background prefetch fills (``commands.schedule_prefetch``), else
-    computed now, all in one worker round trip."""
+    from the cache the background prefetch fills (``commands.schedule_prefetch``, which asks
+    with ``lane=BACKGROUND``), else computed now, all in one worker round trip."""
     snap = result.snapshot
     stamp = (result.generation, ls.resolver.generation)
     cached = ls.fix_cache.get(snap.key)
@@ -186,7 +186,7 @@ async def fix_edits_cached(ls: "GradwardenServer", result: Result, wanted: Seque
             origin = items[n].origin or items[n].diagnostic
             pairs.append((origin, origin.fixes[fi]))
         try:
-            found = await ls.pool.run("fix_edits_many", snap.text, pairs, lane=INTERACTIVE, affinity=snap.key)
+            found = await ls.pool.run("fix_edits_many", snap.text, pairs, lane=lane, affinity=snap.key)
         except WorkerError as exc:
             log.warning("computing quick-fix edits failed: %s", exc)
             found = [None] * len(missing)
@@ -226,6 +226,8 @@ def program_edits_to_workspace_edit(ls: "GradwardenServer", program: Program, sn
 def _noqa_action(ls: "GradwardenServer", ctx: ActionContext, item: Located, lsp_diag: lsp.Diagnostic
                  ) -> Optional[lsp.CodeAction]:
     d = item.diagnostic
+    if d.code == PARSE_ERROR:
+        return None  # a syntax error is fixed by editing, never silenced (noqa cannot)
     text = ctx.result.snapshot.texts.get(item.uri, "")
     lines = split_lines(text)
     edit = noqa_edit(lines, d.span.row, d.code)
@@ -252,14 +254,15 @@ async def fix_all_action(ls: "GradwardenServer", key: str, result: Result) -> Op
     )
 
 
-async def fix_all_edit(ls: "GradwardenServer", key: str, result: Result) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
+async def fix_all_edit(ls: "GradwardenServer", key: str, result: Result, lane: int = INTERACTIVE
+                       ) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
     """The edit applying every safe fix of the unit's current diagnostics, and how many
     (cached with the quick-fix edits of the same state)."""
     stamp = (result.generation, ls.resolver.generation)
     cached = ls.fix_cache.get(key)
     if cached is not None and cached[0] == stamp and "all" in cached[1]:
         return cached[1]["all"]
-    found = await _compute_fix_all_edit(ls, key, result)
+    found = await _compute_fix_all_edit(ls, key, result, lane)
     cached = ls.fix_cache.get(key)
     if cached is None or cached[0] != stamp:
         cached = (stamp, {})
@@ -268,7 +271,7 @@ async def fix_all_edit(ls: "GradwardenServer", key: str, result: Result) -> Tupl
     return found
 
 
-async def _compute_fix_all_edit(ls: "GradwardenServer", key: str, result: Result
+async def _compute_fix_all_edit(ls: "GradwardenServer", key: str, result: Result, lane: int = INTERACTIVE
                                 ) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
     snap = result.snapshot
     settings = ls.resolver.for_file(snap.filename)
@@ -276,9 +279,9 @@ async def _compute_fix_all_edit(ls: "GradwardenServer", key: str, result: Result
     if not diags:
         return None, 0
     if snap.program.is_notebook:
-        return await _fix_all_notebook(ls, result, diags)
+        return await _fix_all_notebook(ls, result, diags, lane)
     try:
-        new_text, n = await ls.pool.run("fix_all", snap.text, diags, False, lane=INTERACTIVE, affinity=key)
+        new_text, n = await ls.pool.run("fix_all", snap.text, diags, False, lane=lane, affinity=key)
     except WorkerError as exc:
         log.warning("fix-all failed: %s", exc)
         return None, 0
@@ -289,8 +292,8 @@ async def _compute_fix_all_edit(ls: "GradwardenServer", key: str, result: Result
     return workspace_edit({snap.uri: [edit]}, snap.versions, ls.features), n
 
 
-async def _fix_all_notebook(ls: "GradwardenServer", result: Result, diags: Sequence[Diagnostic]
-                            ) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
+async def _fix_all_notebook(ls: "GradwardenServer", result: Result, diags: Sequence[Diagnostic],
+                            lane: int = INTERACTIVE) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
     from gradwarden.lsp.jobs import _overlaps, _Offsets
 
     snap = result.snapshot
@@ -303,7 +306,7 @@ async def _fix_all_notebook(ls: "GradwardenServer", result: Result, diags: Seque
         if fix is None:
             continue
         try:
-            edits = await ls.pool.run("fix_edits", snap.text, d, fix, lane=INTERACTIVE, affinity=snap.key)
+            edits = await ls.pool.run("fix_edits", snap.text, d, fix, lane=lane, affinity=snap.key)
         except WorkerError:
             continue
         if not edits:

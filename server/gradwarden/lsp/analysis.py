@@ -18,7 +18,8 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from collections import deque
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Diagnostic
 from gradwarden.lsp.documents import Snapshot, carry_diagnostics, row_mapping
@@ -27,6 +28,7 @@ from gradwarden.lsp.worker import DIAGNOSTICS, WorkerCrashed, WorkerError, Worke
 log = logging.getLogger("gradwarden.lsp.analysis")
 
 PARSE_ERROR = "GW001"
+INCREMENTAL_MAX_CHARS = 1_000_000  # larger texts are analysed in full on every change
 
 
 @dataclass
@@ -40,6 +42,7 @@ class Result:
     finished_at: float = field(default_factory=time.monotonic)
 
     changed_at: float = 0.0  # when the change that produced this state arrived
+    provisional: bool = False  # an older state's diagnostics carried to this text (pull, pending)
 
     @property
     def generation(self) -> int:
@@ -89,6 +92,9 @@ class AnalysisService:
         self.units: Dict[str, UnitState] = {}
         self.analyses = 0
         self.stale_dropped = 0
+        # the last analyses' costs (worker seconds: parse, analysis; the round trip around
+        # them is transport and queueing), for serverStatus and benchmarks/bench_lsp.py
+        self.timings: "deque[Dict[str, Any]]" = deque(maxlen=500)
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -188,6 +194,20 @@ class AnalysisService:
         finally:
             st.waiters = [(g, f) for g, f in st.waiters if f is not fut]
 
+    def provisional(self, key: str) -> Optional[Result]:
+        """The last result carried to the unit's current text, marked provisional (what a pull
+        request is answered with while the current state's analysis runs); None: no result."""
+        st = self.units.get(key)
+        if st is None or st.result is None:
+            return None
+        if st.result.generation >= st.generation:
+            return st.result
+        carried = self._carried_result(st, st.generation)
+        if carried is None or carried is st.result:
+            return st.result
+        carried.provisional = True
+        return carried
+
     def _carried_result(self, st: UnitState, gen: int) -> Optional[Result]:
         snap = self.snapshot_of(st.key, gen)
         base = st.result
@@ -225,15 +245,26 @@ class AnalysisService:
             return
         started = time.monotonic()
         self.analyses += 1
+        # Incremental (only the definitions an edit can change) unless the server runs the
+        # old scheduling (the benchmark's baseline, see worker.foreground_first_from_env).
+        # A text of megabytes (generated, a data dump) is analysed in full: the first
+        # incremental pass costs more than a full one, and such a file is rarely edited.
+        incremental = self.pool.foreground_first and len(snap.text) <= INCREMENTAL_MAX_CHARS
+        job = "diagnose_incremental" if incremental else "diagnose"
         try:
             try:
-                diags = await self.pool.run("diagnose", snap.text, snap.filename, lane=DIAGNOSTICS,
+                diags = await self.pool.run(job, snap.text, snap.filename, lane=DIAGNOSTICS,
                                             timeout=self.timeout, affinity=st.key, may_spawn=st.active)
             except WorkerCrashed:
                 # Maybe not this text's fault (the worker was killed, or died earlier): once more.
                 log.info("analysis worker died while analysing %s; retrying once", snap.filename)
-                diags = await self.pool.run("diagnose", snap.text, snap.filename, lane=DIAGNOSTICS,
+                diags = await self.pool.run(job, snap.text, snap.filename, lane=DIAGNOSTICS,
                                             timeout=self.timeout, affinity=st.key, may_spawn=st.active)
+            info: Dict[str, Any] = {}
+            if job == "diagnose_incremental":
+                diags, info = diags
+            info = dict(info, roundtrip_s=time.monotonic() - started, chars=len(snap.text))
+            self.timings.append(info)
         except asyncio.CancelledError:
             self.stale_dropped += 1
             raise

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 from lsprotocol import types as lsp
 
 from gradwarden.lsp.documents import display_name, locate, uri_key, uri_to_path
-from gradwarden.lsp.worker import BACKGROUND, WorkerError
+from gradwarden.lsp.worker import BACKGROUND, INTERACTIVE, WorkerError
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradwarden.lsp.analysis import Result
@@ -98,6 +98,9 @@ def server_status(ls: "GradwardenServer") -> Dict[str, Any]:
         "stale_dropped": analysis.stale_dropped if analysis else 0,
         "options": {k: (list(v) if isinstance(v, tuple) else v) for k, v in ls.options.summary().items()},
         "settings_generation": ls.resolver.generation,
+        "pull_refreshes": ls.pull_refreshes,
+        # the last analyses: worker seconds (parse, analysis), round trip, definitions re-analysed
+        "timings": list(analysis.timings) if analysis else [],
     }
 
 
@@ -288,6 +291,21 @@ def _uri_arg(args: Sequence[Any]) -> Optional[str]:
 
 # --------------------------------------------------------------------------- hover prefetch
 _prefetch_timers: Dict[str, asyncio.TimerHandle] = {}
+_prefetch_tasks: Dict[str, "asyncio.Task[None]"] = {}
+
+
+def cancel_prefetch(ls: "GradwardenServer", key: str) -> None:
+    """The unit changed: its prefetch (quick-fix edits, recording for hover) is for a text that
+    is gone. Stop it, so that the edit's analysis never waits behind it (the worker lives on:
+    its job is cancelled inside it, see ``worker.py``). The old scheduling left it running."""
+    if ls.pool is not None and not ls.pool.foreground_first:
+        return
+    timer = _prefetch_timers.pop(key, None)
+    if timer is not None:
+        timer.cancel()
+    task = _prefetch_tasks.pop(key, None)
+    if task is not None and not task.done():
+        task.cancel()
 
 
 def schedule_prefetch(ls: "GradwardenServer", key: str, result: "Result") -> None:
@@ -311,6 +329,10 @@ def schedule_prefetch(ls: "GradwardenServer", key: str, result: "Result") -> Non
             return
         snap = result.snapshot
 
+        # Background work: preempted by any edit's analysis, hover or code action (the old
+        # scheduling ran the fixer's part in the interactive lane, ahead of diagnostics).
+        lane = BACKGROUND if ls.pool.foreground_first else INTERACTIVE
+
         async def go() -> None:
             from gradwarden.lsp.actions import fix_all_edit, fix_edits_cached
 
@@ -320,9 +342,9 @@ def schedule_prefetch(ls: "GradwardenServer", key: str, result: "Result") -> Non
                 wanted = [(n, fi) for n, item in enumerate(items) if not item.carried
                           for fi in range(len((item.origin or item.diagnostic).fixes))]
                 if wanted:
-                    await fix_edits_cached(ls, result, wanted)
+                    await fix_edits_cached(ls, result, wanted, lane=lane)
                     if any(f.safe for item in items for f in (item.origin or item.diagnostic).fixes):
-                        await fix_all_edit(ls, key, result)
+                        await fix_all_edit(ls, key, result, lane=lane)
                 if analysis.current(key) is result:
                     await ls.pool.run("record", snap.text, snap.filename, lane=BACKGROUND, affinity=key)
             except (WorkerError, asyncio.CancelledError):
@@ -330,7 +352,7 @@ def schedule_prefetch(ls: "GradwardenServer", key: str, result: "Result") -> Non
             except Exception:  # noqa: BLE001
                 log.debug("prefetch failed", exc_info=True)
 
-        loop.create_task(go())
+        _prefetch_tasks[key] = loop.create_task(go())
 
     _prefetch_timers[key] = loop.call_later(PREFETCH_QUIET, fire)
 
@@ -339,6 +361,9 @@ def forget_unit(ls: "GradwardenServer", key: str) -> None:
     timer = _prefetch_timers.pop(key, None)
     if timer is not None:
         timer.cancel()
+    task = _prefetch_tasks.pop(key, None)
+    if task is not None and not task.done():
+        task.cancel()
     ls.runtime_findings.pop(key, None)
     ls.fix_cache.pop(key, None)
 

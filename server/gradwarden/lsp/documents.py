@@ -170,6 +170,30 @@ def build_notebook_program(cells: Sequence[Tuple[str, str, bool]]) -> Program:
 
 
 # --------------------------------------------------------------------------- diagnostics per cell
+_LINE_REF = re.compile(r"\b(?P<word>[Ll]ine) (?P<row>\d+)\b")
+
+
+def cell_text(program: Program, text: str, home_uri: Optional[str]) -> str:
+    """A message of the engine (which counts the rows of the joined program) in the words of
+    the notebook: "line 9" becomes "line 2" when that row is in the cell the message is shown
+    in (``home_uri``), else "cell 3, line 2". Plain files are left alone."""
+    if not program.is_notebook or not text:
+        return text
+    home = uri_key(home_uri) if home_uri else None
+
+    def one(m: "re.Match[str]") -> str:
+        where = program.to_cell(int(m.group("row")))
+        if where is None:
+            return m.group(0)
+        cell, row = where
+        if home is not None and uri_key(cell.uri) == home:
+            return f"{m.group('word')} {row}"
+        prefix = "Cell" if m.group("word") == "Line" else "cell"
+        return f"{prefix} {program.cell_number(cell)}, line {row}"
+
+    return _LINE_REF.sub(one, text)
+
+
 def _span_in_cell(span: Span, cell: CellSpan) -> Span:
     """A program span clipped to one cell, in the cell's rows."""
     row = span.row - cell.start + 1
@@ -212,14 +236,17 @@ def locate(program: Program, uri: str, diags: Sequence[Diagnostic], carried: boo
             if where is None:
                 continue
             rcell, _ = where
-            related.append(replace(r, span=_span_in_cell(r.span, rcell)))
+            related.append(replace(r, span=_span_in_cell(r.span, rcell),
+                                   message=cell_text(program, r.message, rcell.uri)))
             related_uris.append(rcell.uri)
-        timeline = tuple(
-            replace(t, span=_span_in_cell(t.span, program.to_cell(t.span.row)[0]))  # type: ignore[index]
-            for t in d.timeline
-            if program.to_cell(t.span.row) is not None
-        )
-        local = replace(d, span=_span_in_cell(d.span, cell), related=tuple(related), timeline=timeline)
+        timeline = []
+        for t in d.timeline:
+            where = program.to_cell(t.span.row)
+            if where is not None:
+                timeline.append(replace(t, span=_span_in_cell(t.span, where[0]),
+                                        message=cell_text(program, t.message, where[0].uri)))
+        local = replace(d, span=_span_in_cell(d.span, cell), related=tuple(related), timeline=tuple(timeline),
+                        message=cell_text(program, d.message, cell.uri))
         out.append(Located(cell.uri, local, tuple(related_uris), carried, d))
     return out
 

@@ -366,6 +366,18 @@ async def provide_hover(ls, params):
             return f"line {crow}"
         return f"cell {program.cell_number(cell)}, line {crow}"
 
+    def in_cells(d: Optional[Diagnostic]) -> Optional[Diagnostic]:
+        """The engine's texts speak of program rows; in a notebook, of this cell's rows."""
+        if d is None or not program.is_notebook:
+            return d
+        from dataclasses import replace
+
+        from gradwarden.lsp.documents import cell_text
+
+        return replace(d, message=cell_text(program, d.message, uri),
+                       related=tuple(replace(r, message=cell_text(program, r.message, uri)) for r in d.related),
+                       timeline=tuple(replace(r, message=cell_text(program, r.message, uri)) for r in d.timeline))
+
     flagged = diagnostic_at([it.origin or it.diagnostic for it in here], prow, col)
     timeline = None
     try:
@@ -379,7 +391,11 @@ async def provide_hover(ls, params):
         timeline = None
     if timeline is not None:
         events = events_of_timeline(timeline)
-        diag = flagged or _diagnostic_for_events([it.origin or it.diagnostic for it in items], events)
+        diag = in_cells(flagged or _diagnostic_for_events([it.origin or it.diagnostic for it in items], events))
+        if program.is_notebook:
+            from gradwarden.lsp.documents import cell_text
+
+            events = [Event(e.span, e.kind, cell_text(program, e.message, uri), e.version) for e in events]
         text = render_timeline_hover(
             name=timeline.name, events=events, label=label, markdown=markdown, here_row=prow,
             requires_grad=timeline.requires_grad, is_leaf=timeline.is_leaf, note=timeline.note, diagnostic=diag,
@@ -387,7 +403,7 @@ async def provide_hover(ls, params):
         return answer(text, to_local(timeline.span))
     target = flagged or diagnostic_touching([it.origin or it.diagnostic for it in items], prow, col)
     if target is not None:
-        return answer(render_diagnostic_hover(target, label, markdown, here_row=prow),
+        return answer(render_diagnostic_hover(in_cells(target), label, markdown, here_row=prow),
                       to_local(target.span) if target is flagged else None)
     return None
 

@@ -45,6 +45,30 @@ def diagnose(text: str, filename: str) -> List[Diagnostic]:
     return run_diagnose(text, filename, None)
 
 
+_ANALYZERS: "OrderedDict[str, Any]" = OrderedDict()
+MAX_ANALYZERS = 4  # per worker: documents being edited (each keeps per-definition results)
+
+
+def diagnose_incremental(text: str, filename: str) -> Tuple[List[Diagnostic], Dict[str, Any]]:
+    """``diagnose`` for a document being edited: only the top-level definitions an edit can
+    change are analysed again (``engine/incremental.py``). Also returns what was done and the
+    worker's seconds (parse, analysis), which the server keeps for ``serverStatus``."""
+    from gradwarden.engine.incremental import IncrementalAnalyzer
+    from gradwarden.noqa import filter_noqa
+
+    analyzer = _ANALYZERS.get(filename)
+    if analyzer is None:
+        analyzer = _ANALYZERS[filename] = IncrementalAnalyzer()
+    _ANALYZERS.move_to_end(filename)
+    while len(_ANALYZERS) > MAX_ANALYZERS:
+        _ANALYZERS.popitem(last=False)
+    diags = filter_noqa(analyzer.analyze(text, filename), text)
+    st = analyzer.last_stats
+    info = {"parse_s": st.parse_s, "analysis_s": st.analysis_s, "groups": st.groups,
+            "analysed": len(st.analysed), "reused": len(st.reused), "full": st.full}
+    return diags, info
+
+
 def explain(text: str, filename: str, row: int, column: int) -> Any:
     """The version timeline at a position; ``EXPLAIN_UNAVAILABLE`` when the engine has no
     explain support. The recording of a text is kept (``record``), so the next hover on the
@@ -271,6 +295,7 @@ def trim() -> bool:
     import gc
 
     _RECORDINGS.clear()
+    _ANALYZERS.clear()
     module = sys.modules.get("gradwarden.fixes")
     cache = getattr(module, "_CACHE", None) if module else None
     if hasattr(cache, "clear"):
@@ -289,9 +314,14 @@ def _crash() -> None:  # for the tests: a worker that dies
     os._exit(3)
 
 
-def _sleep(seconds: float) -> float:  # for the tests: a job that runs long
+def _sleep(seconds: float, started: str = "") -> float:
+    """For the tests: a job that runs long in native code (a cancel cannot interrupt it);
+    ``started``: a file created when it begins."""
     import time
 
+    if started:
+        with open(started, "w") as fh:
+            fh.write("started")
     time.sleep(seconds)
     return seconds
 
@@ -313,6 +343,7 @@ def _hold(gate: str, max_wait: float) -> bool:
 
 JOBS: Dict[str, Callable[..., Any]] = {
     "diagnose": diagnose,
+    "diagnose_incremental": diagnose_incremental,
     "explain": explain,
     "record": record,
     "fix_edits": fix_edits,

@@ -16,7 +16,10 @@ Keys (camelCase as editors send them; ``snake_case`` and ``kebab-case`` are acce
       "useProjectConfig": true,     # false: ignore pyproject.toml / gradwarden.toml
       "interpreter": ["/path/python"],  # the runtime bridge's Python (gradwarden.debugRun)
       "workers": 2,                 # analysis worker processes (0: threads)
-      "analysisTimeout": 60         # seconds before an analysis is abandoned
+      "analysisTimeout": 60,        # seconds before an analysis is abandoned
+      "pullWaitMs": 1000            # pull diagnostics: how long a request waits for a running
+                                    # analysis before it is answered with the last result
+                                    # (a workspace/diagnostic/refresh follows the new one)
     }
 
 Everything may also sit under a ``"gradwarden"`` key (``{"gradwarden": {...}}``), or under
@@ -37,6 +40,7 @@ from gradwarden.config import ConfigError, Settings, check_selector, default_set
 LINT_ON = ("type", "save")
 DIAGNOSTIC_MODES = ("auto", "push", "pull")
 DEFAULT_DEBOUNCE_MS = 100
+DEFAULT_PULL_WAIT_MS = 1000
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,7 @@ class ServerOptions:
     interpreter: Optional[Tuple[str, ...]] = None
     workers: int = 2
     analysis_timeout: float = 60.0
+    pull_wait_ms: int = DEFAULT_PULL_WAIT_MS
 
     def summary(self) -> Dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -75,6 +80,7 @@ _ALIASES = {
     "interpreter": "interpreter",
     "workers": "workers",
     "analysistimeout": "analysis_timeout",
+    "pullwaitms": "pull_wait_ms",
 }
 
 
@@ -144,6 +150,10 @@ def _convert(name: str, value: Any, where: str) -> Any:
         if text in ("type", "save"):
             return text
         raise ConfigError(f"{where}: expected \"type\" or \"save\", got {value!r}")
+    if name == "pull_wait_ms":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value > 60000:
+            raise ConfigError(f"{where}: expected milliseconds between 0 and 60000, got {value!r}")
+        return int(value)
     if name == "debounce_ms":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value > 10000:
             raise ConfigError(f"{where}: expected milliseconds between 0 and 10000, got {value!r}")

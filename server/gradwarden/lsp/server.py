@@ -22,7 +22,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from gradwarden import __version__
 from gradwarden.config import CONFIG_FILENAMES
-from gradwarden.lsp import actions, commands, hover as hover_mod
+from gradwarden.lsp import actions, commands, hover as hover_mod, pull
 from gradwarden.lsp.analysis import AnalysisService, Result
 from gradwarden.lsp.convert import FIX_ALL_KIND, ClientFeatures, to_lsp_diagnostic
 from gradwarden.lsp.documents import (
@@ -39,7 +39,7 @@ from gradwarden.lsp.jobs import forbid_torch
 from gradwarden.lsp.options import ServerOptions, SettingsResolver, parse_options, unwrap
 from gradwarden.lsp.positions import LineIndex, index_for, normalize_encoding
 from gradwarden.lsp.textdoc import upgrade_workspace
-from gradwarden.lsp.worker import WorkerPool
+from gradwarden.lsp.worker import WorkerPool, foreground_first_from_env
 
 log = logging.getLogger("gradwarden.lsp")
 
@@ -114,6 +114,8 @@ class GradwardenServer(LanguageServer):
         self.runtime_generation = 0
         self.errors_reported: Set[str] = set()
         self.fix_cache: Dict[str, Tuple[Tuple[int, int], Dict[Tuple[int, int], Any]]] = {}
+        self.pull_refresh_owed: Set[str] = set()  # units answered with an older result (pull.py)
+        self.pull_refreshes = 0
 
     # ------------------------------------------------------------------ plumbing
     def report_server_error(self, error: Exception, source) -> None:  # type: ignore[override]
@@ -233,6 +235,7 @@ class GradwardenServer(LanguageServer):
             self.errors_reported.discard(key)
         self._report_config_problems()
         if self.pull:
+            pull.after_result(self, key)
             return
         self.publish(key, result)
         if self.analysis is not None:
@@ -294,7 +297,8 @@ class GradwardenServer(LanguageServer):
 
     def start_workers(self) -> None:
         n = self.options.workers
-        self.pool = WorkerPool(max(n, 1), mode="process" if n > 0 else "thread", timeout=self.options.analysis_timeout)
+        self.pool = WorkerPool(max(n, 1), mode="process" if n > 0 else "thread", timeout=self.options.analysis_timeout,
+                               foreground_first=foreground_first_from_env())
         self.pool.start()
         atexit.register(self.pool.close_now)
         self.analysis = AnalysisService(
@@ -392,6 +396,7 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
     def did_change(ls: GradwardenServer, params: lsp.DidChangeTextDocumentParams) -> None:
         key = uri_key(params.text_document.uri)
         if key in ls.languages and ls.analysis:
+            commands.cancel_prefetch(ls, key)
             ls.analysis.changed(key)
 
     @ls.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
@@ -421,6 +426,7 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
     @ls.feature(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
     def nb_change(ls: GradwardenServer, params: lsp.DidChangeNotebookDocumentParams) -> None:
         if ls.analysis:
+            commands.cancel_prefetch(ls, uri_key(params.notebook_document.uri))
             ls.analysis.changed(uri_key(params.notebook_document.uri))
 
     @ls.feature(lsp.NOTEBOOK_DOCUMENT_DID_SAVE)
@@ -438,10 +444,13 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
     async def document_diagnostic(ls: GradwardenServer, params: lsp.DocumentDiagnosticParams):
         uri = params.text_document.uri
         key = ls.unit_of(uri)
-        result = await ls.wait_result(key) if key is not None else None
+        if key is None or ls.analysis is None:
+            return pull.empty_report()  # not a document of ours (or not open)
+        result = await pull.result_for_pull(ls.analysis, key, ls.options.pull_wait_ms / 1000.0, ls.pull_refresh_owed,
+                                            can_refresh=ls.features.diagnostic_refresh)
         if result is None:
-            return lsp.RelatedFullDocumentDiagnosticReport(items=[], result_id=None)
-        result_id = f"{result.generation}.{ls.resolver.generation}.{len(result.carried)}.{ls.runtime_generation}"
+            return pull.empty_report()  # closed meanwhile
+        result_id = pull.result_id(ls, result)
         if params.previous_result_id == result_id:
             return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
         items = [diag for _, _, diag in ls.lsp_items(result, uri)]

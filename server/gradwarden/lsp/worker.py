@@ -53,6 +53,7 @@ _HEADER = struct.Struct(">Q")
 HEAVY_CHARS = 256_000  # jobs on texts larger than this are "heavy" (see the lanes above)
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_KILL_AFTER = 0.5
+CANCEL_GRACE = 1.0  # seconds a cancelled job may take to stop before its worker is killed
 MAX_RESPAWNS = 8  # within RESPAWN_WINDOW seconds, then back off
 RESPAWN_WINDOW = 30.0
 IDLE_RETIRE = 60.0  # seconds an extra worker may stay idle
@@ -70,6 +71,10 @@ class WorkerCrashed(WorkerError):
 
 class JobTimeout(WorkerError):
     pass
+
+
+class JobStopped(WorkerError):
+    """The job was cancelled inside its worker (the worker lives on)."""
 
 
 class JobFailed(WorkerError):
@@ -106,8 +111,34 @@ def _read_exactly(stream: BinaryIO, n: int) -> bytes:
 
 
 # --------------------------------------------------------------------------- child side
+CANCEL = "__cancel__"  # a frame (CANCEL, job id): stop that job if it is still running
+CANCELLED = "cancelled"  # the ``ok`` field of the reply to a job stopped by a cancel frame
+
+
+class JobCancelled(BaseException):
+    """Raised inside a worker's job thread when the server cancels the job (a BaseException:
+    the engine's ``except Exception`` handlers must not swallow it)."""
+
+
+def _raise_in_thread(thread: threading.Thread) -> bool:
+    """Make ``thread`` raise JobCancelled at its next bytecode (cooperative cancellation of
+    pure-Python work, without killing the process)."""
+    import ctypes
+
+    ident = thread.ident
+    if ident is None:
+        return False
+    done = ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(JobCancelled))
+    return done == 1
+
+
 def child_main() -> None:
-    """The worker process: read (id, job, args), run, write (id, ok, payload); exit at EOF."""
+    """The worker process. The main thread reads frames: a job is queued for the runner, a
+    cancel frame stops the running job (an exception raised in its thread, so that the worker
+    survives and keeps its caches); the runner thread runs jobs one at a time, each in a fresh
+    thread with a large stack, and writes (id, ok, payload) replies. Exits at EOF."""
+    import queue
+
     from gradwarden.lsp.jobs import JOBS, forbid_torch, warm_up
 
     forbid_torch()
@@ -122,37 +153,82 @@ def child_main() -> None:
         log.exception("worker warm-up failed")
 
     trim = _malloc_trim()
-    last_trim = time.monotonic()
+    pending: "queue.Queue[Optional[Tuple[int, str, Tuple[Any, ...]]]]" = queue.Queue()
+    lock = threading.Lock()
+    current: Dict[str, Any] = {"id": None, "thread": None, "cancelled": False}
+    # Cancel frames that arrived before their job started (the server writes frames from
+    # several threads, so a cancel may overtake its job): those jobs are answered at once.
+    early: set = set()
 
-    def run_one(job_id: int, name: str, args: Tuple[Any, ...]) -> Tuple[int, bool, Any]:
+    def run_one(box: List[Tuple[int, Any, Any]], job_id: int, name: str, args: Tuple[Any, ...]) -> None:
         try:
-            fn = JOBS[name]
-            return job_id, True, fn(*args)
-        except BaseException as exc:  # noqa: BLE001 - reported to the server, never fatal here
-            import traceback
+            try:
+                box.append((job_id, True, JOBS[name](*args)))
+            except JobCancelled:
+                box.append((job_id, CANCELLED, None))
+            except BaseException as exc:  # noqa: BLE001 - reported to the server, never fatal here
+                import traceback
 
-            return job_id, False, (f"{type(exc).__name__}: {exc}", traceback.format_exc())
+                box.append((job_id, False, (f"{type(exc).__name__}: {exc}", traceback.format_exc())))
+        except JobCancelled:
+            pass  # arrived after the job's own code ended: what it produced stands
 
+    def runner() -> None:
+        last_trim = time.monotonic()
+        while True:
+            item = pending.get()
+            if item is None:
+                return
+            job_id, name, args = item
+            box: List[Tuple[int, Any, Any]] = []
+            thread = threading.Thread(target=run_one, args=(box, job_id, name, args), daemon=True)
+            with lock:
+                skip = job_id in early
+                early.discard(job_id)
+                current.update(id=job_id, thread=thread, cancelled=skip)
+                if not skip:
+                    thread.start()
+            if not skip:
+                thread.join()
+            with lock:
+                cancelled = current["cancelled"]
+                current.update(id=None, thread=None, cancelled=False)
+            if box:
+                reply = box[0]
+            elif cancelled:
+                reply = (job_id, CANCELLED, None)
+            else:
+                reply = (job_id, False, ("worker thread died", ""))
+            try:
+                write_frame(out, reply)
+            except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
+                write_frame(out, (job_id, False, (f"unpicklable result: {type(exc).__name__}: {exc}", "")))
+            except (BrokenPipeError, OSError):
+                os._exit(0)
+            del box, thread, args, item
+            if trim is not None and (name in ("record", "fix_edits_many", "trim") or time.monotonic() - last_trim > 5.0):
+                trim(0)  # give freed memory back to the OS (analyses allocate and free a lot)
+                last_trim = time.monotonic()
+
+    worker = threading.Thread(target=runner, name="gw-runner", daemon=True)
+    worker.start()
     while True:
         try:
-            job_id, name, args = read_frame(inp)
+            frame = read_frame(inp)
         except EOFError:
+            pending.put(None)
+            worker.join()
             return
-        box: List[Tuple[int, bool, Any]] = []
-        runner = threading.Thread(target=lambda: box.append(run_one(job_id, name, args)), daemon=True)
-        runner.start()
-        runner.join()
-        reply = box[0] if box else (job_id, False, ("worker thread died", ""))
-        try:
-            write_frame(out, reply)
-        except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
-            write_frame(out, (job_id, False, (f"unpicklable result: {type(exc).__name__}: {exc}", "")))
-        except (BrokenPipeError, OSError):
-            return
-        del box, runner, args
-        if trim is not None and (name in ("record", "fix_edits_many", "trim") or time.monotonic() - last_trim > 5.0):
-            trim(0)  # give freed memory back to the OS (analyses allocate and free a lot)
-            last_trim = time.monotonic()
+        if frame[0] == CANCEL:
+            with lock:
+                thread = current["thread"]
+                if current["id"] == frame[1] and thread is not None:
+                    if not current["cancelled"]:
+                        current["cancelled"] = _raise_in_thread(thread)
+                elif len(early) < 1000:
+                    early.add(frame[1])
+            continue
+        pending.put(frame)
 
 
 def _malloc_trim():
@@ -185,6 +261,9 @@ class _Job:
     heavy: bool = False
     may_spawn: bool = True
     queued_at: float = field(default_factory=time.monotonic)
+    cancel_sent: bool = False  # a cancel frame went to the worker; the reply says how it ended
+    cancel_at: float = 0.0
+    preempted: bool = False  # stopped to free its worker for a foreground job; runs again later
 
     @property
     def limited(self) -> bool:
@@ -250,6 +329,13 @@ class _Proc:
         with self._write_lock:
             write_frame(stdin, (job.id, job.name, job.args))
 
+    def send_cancel(self, job_id: int) -> None:
+        """Runs in an executor thread, like ``send``."""
+        stdin = self.popen.stdin
+        assert stdin is not None
+        with self._write_lock:
+            write_frame(stdin, (CANCEL, job_id))
+
     def kill(self, why: str) -> None:
         if self.dead:
             return
@@ -265,6 +351,16 @@ class _Proc:
                 self.popen.stdin.close()
         except OSError:
             pass
+
+
+LEGACY_ENV = "GRADWARDEN_LSP_SCHEDULING"
+
+
+def foreground_first_from_env() -> bool:
+    """``GRADWARDEN_LSP_SCHEDULING=legacy`` runs the server with the scheduling of before
+    (stale jobs killed, background work not preempted, prefetch in the interactive lane): the
+    baseline of ``benchmarks/bench_lsp.py``."""
+    return os.environ.get(LEGACY_ENV, "").strip().lower() != "legacy"
 
 
 def worker_command(python: Optional[str] = None) -> List[str]:
@@ -294,7 +390,12 @@ class WorkerPool:
         python: Optional[str] = None,
         min_size: int = 1,
         idle_retire: float = IDLE_RETIRE,
+        foreground_first: bool = True,
     ) -> None:
+        # foreground_first=False: the scheduling before cooperative cancellation (stale jobs
+        # killed with their worker, background work never preempted); kept as the baseline
+        # that benchmarks/bench_lsp.py measures against.
+        self.foreground_first = foreground_first
         self.size = max(1, int(size))
         self.min_size = max(1, min(int(min_size), self.size))
         self.idle_retire = idle_retire
@@ -323,6 +424,8 @@ class WorkerPool:
         self.timeouts = 0
         self.kills = 0
         self.completed = 0
+        self.cancelled = 0  # running jobs stopped inside their worker (no kill)
+        self.preemptions = 0  # background jobs stopped for a foreground one (then re-run)
         self.retired = 0
         self._watchers: List["asyncio.Future[None]"] = []
 
@@ -492,6 +595,13 @@ class WorkerPool:
                 self.queue.remove(job)
             self._changed()
             return
+        if self.foreground_first and self.mode == "process":
+            if not job.cancel_sent:
+                self._send_cancel(job)
+            if job.kill_after is not None:
+                # the fallback for a job that cannot be interrupted (stuck in native code)
+                self.loop.call_later(max(job.kill_after, CANCEL_GRACE), self._kill_stale, job)
+            return
         if job.kill_after is None:
             return
         ran = time.monotonic() - job.started
@@ -499,6 +609,39 @@ class WorkerPool:
             self._kill_stale(job)
         else:
             self.loop.call_later(job.kill_after - ran, self._kill_stale, job)
+
+    def _send_cancel(self, job: _Job) -> None:
+        proc = job.proc
+        if proc is None or proc.dead:
+            return
+        job.cancel_sent = True
+        job.cancel_at = time.monotonic()
+        fut = self.loop.run_in_executor(self._io, proc.send_cancel, job.id)
+        fut.add_done_callback(lambda f: self._sent(proc, job, f))
+
+    def _preempt_for(self, job: _Job) -> bool:
+        """Free a worker for foreground ``job`` by stopping a background job (which is queued
+        again). True when a worker will be free shortly (a preemption is under way)."""
+        running = [p for p in self.procs if not p.dead and p.job is not None]
+        stopping = [p.job for p in running if p.job.preempted]  # type: ignore[union-attr]
+        if stopping:
+            # A job stuck in native code may not stop soon: after the grace, the foreground
+            # job may start a worker of its own (the usual rule below) instead of waiting.
+            waited = time.monotonic() - min(j.cancel_at for j in stopping)  # type: ignore[union-attr]
+            if waited < CANCEL_GRACE:
+                if self._spawn_timer is None:
+                    self._spawn_timer = self.loop.call_later(CANCEL_GRACE - waited + 0.005, self._spawn_due)
+                return True
+            return False
+        victim = next((p for p in running if p.job.lane == BACKGROUND and not p.job.cancel_sent  # type: ignore[union-attr]
+                       and p.job.name != "trim"), None)  # type: ignore[union-attr]
+        if victim is None:
+            return False
+        victim.job.preempted = True  # type: ignore[union-attr]
+        self.preemptions += 1
+        log.debug("preempting background %s for %s", victim.job.name, job.name)  # type: ignore[union-attr]
+        self._send_cancel(victim.job)  # type: ignore[arg-type]
+        return True
 
     def _kill_stale(self, job: _Job) -> None:
         proc = job.proc
@@ -527,6 +670,10 @@ class WorkerPool:
             if not runnable:
                 break
             pick = runnable[0]
+            if not idle and self.foreground_first and self.mode == "process":
+                foreground = next((j for j in runnable if j.lane < BACKGROUND), None)
+                if foreground is not None and self._preempt_for(foreground):
+                    break
             if not idle:
                 # Every worker is busy and a job could run: start another one (up to size) if
                 # the job has already waited a moment (most jobs take tens of milliseconds).
@@ -630,6 +777,16 @@ class WorkerPool:
             proc.trimmed = False
         if job.timer:
             job.timer.cancel()
+        if ok == CANCELLED:
+            self.cancelled += 1
+            if job.preempted and not job.cancelled and not job.future.done():
+                job.proc, job.preempted, job.cancel_sent = None, False, False
+                self.queue.append(job)  # its old place among the background jobs
+            elif not job.future.done():
+                job.future.set_exception(JobStopped(f"{job.name} was cancelled"))
+            self._pump()
+            self._changed()
+            return
         self.completed += 1
         if not job.future.done():
             if ok:
@@ -704,6 +861,10 @@ class WorkerPool:
             "crashes": self.crashes,
             "timeouts": self.timeouts,
             "kills": self.kills,
+            "cancelled": self.cancelled,
+            "preemptions": self.preemptions,
+            "running_jobs": sorted(p.job.name for p in self.procs if not p.dead and p.job is not None),
+            "foreground_first": self.foreground_first,
         }
 
 
