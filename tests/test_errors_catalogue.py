@@ -92,3 +92,20 @@ def test_a_pasted_message_finds_its_rule(pasted, code):
     assert hits, piece
     sections = [md[md.rfind('<a id="', 0, at):md.find('<a id="', at)] for at in hits]
     assert any(code in sec and md.rfind('<a id="', 0, at) >= 0 for sec, at in zip(sections, hits)), piece
+
+
+def test_the_hover_links_each_rule_to_its_torch_messages_in_the_catalogue():
+    """An editor user hovering a diagnostic reaches docs/errors.md, where the message torch
+    prints is explained (issue 10: `gradwarden rule` and the hover link to the catalogue)."""
+    from gradwarden.lsp.hover import rule_summary
+
+    anchors = set(re.findall(r'<a id="([^"]+)"></a>', (Path(__file__).resolve().parents[1] / "docs" / "errors.md").read_text()))
+    linked = 0
+    for rule in all_rules():
+        text = rule_summary(rule.code, markdown=True) or ""
+        for key in re.findall(r"docs/errors\.md#([\w-]+)\)", text):
+            assert key in anchors, f"{rule.code}: the hover links #{key}, which docs/errors.md lacks"
+            linked += 1
+        families = [f for f in FAMILIES if rule.code in f.codes]
+        assert bool(families) == ("errors.md#" in text), rule.code
+    assert linked >= 15

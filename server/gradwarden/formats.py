@@ -26,6 +26,7 @@ OUTPUT_FORMATS = ("text", "json", "json-lines", "sarif", "github")
 
 REPOSITORY_URL = "https://github.com/gradwarden/gradwarden"
 DOCS_URL = REPOSITORY_URL + "/blob/main/docs/rules.md"
+ERRORS_URL = REPOSITORY_URL + "/blob/main/docs/errors.md"  # torch's messages -> the rules that predict them
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 

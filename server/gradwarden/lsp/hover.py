@@ -137,8 +137,22 @@ def rule_summary(code: str, markdown: bool, *, full: bool = False) -> Optional[s
     if url:
         head += f" ([docs]({url}))"
     sev = f"Default severity: {rule.severity.label}."
+    said = _torch_messages(rule.code)
+    if said:
+        sev += f" PyTorch's message: {said}."
     text = f"{head}\n\n{body}\n\n{sev}" if body else f"{head}\n\n{sev}"
     return text if markdown else strip_markdown(text)
+
+
+def _torch_messages(code: str) -> str:
+    """The error/warning texts of torch this rule predicts, linked to their entries in
+    docs/errors.md (the catalogue a user searches with the message they got)."""
+    try:
+        from gradwarden.errgen.render import families_for
+        from gradwarden.formats import ERRORS_URL
+    except Exception:  # noqa: BLE001 - a link is a nicety
+        return ""
+    return "; ".join(f"[{f.title}]({ERRORS_URL}#{f.key})" for f in families_for(code))
 
 
 def _rst_to_md(text: str) -> str:
