@@ -327,20 +327,9 @@ def _file_mode() -> int:
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
-    import tempfile
+    from gradwarden.atomicio import replace_atomically
 
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, _file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace_atomically(path, data, _file_mode(), prefix=".tmp-", suffix=".part")
 
 
 # --------------------------------------------------------------------------- where

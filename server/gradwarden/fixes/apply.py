@@ -14,7 +14,6 @@ import codecs
 import difflib
 import io
 import os
-import tempfile
 import tokenize
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
@@ -194,26 +193,13 @@ def encode(dec: Decoded, text: str) -> bytes:
 def write_atomic(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file in the same folder and a rename,
     keeping the file's permission bits."""
-    directory = os.path.dirname(os.path.abspath(path)) or "."
+    from gradwarden.atomicio import replace_atomically
+
     try:
-        mode = os.stat(path).st_mode & 0o7777
+        mode: Optional[int] = os.stat(path).st_mode & 0o7777
     except OSError:
         mode = None
-    fd, tmp = tempfile.mkstemp(prefix=".gradwarden-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace_atomically(path, data, mode, sync=True)
 
 
 def unified_diff(old: str, new: str, filename: str) -> str:
