@@ -300,6 +300,10 @@ def cancel_prefetch(ls: "GradwardenServer", key: str) -> None:
     its job is cancelled inside it, see ``worker.py``). The old scheduling left it running."""
     if ls.pool is not None and not ls.pool.foreground_first:
         return
+    _cancel_prefetch(key)
+
+
+def _cancel_prefetch(key: str) -> None:
     timer = _prefetch_timers.pop(key, None)
     if timer is not None:
         timer.cancel()
@@ -358,12 +362,7 @@ def schedule_prefetch(ls: "GradwardenServer", key: str, result: "Result") -> Non
 
 
 def forget_unit(ls: "GradwardenServer", key: str) -> None:
-    timer = _prefetch_timers.pop(key, None)
-    if timer is not None:
-        timer.cancel()
-    task = _prefetch_tasks.pop(key, None)
-    if task is not None and not task.done():
-        task.cancel()
+    _cancel_prefetch(key)
     ls.runtime_findings.pop(key, None)
     ls.fix_cache.pop(key, None)
 
