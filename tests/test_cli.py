@@ -888,3 +888,20 @@ def test_diagnose_pipeline_for_the_language_server(project, fake_engine):
     diags = runner.diagnose(src, "doc.py", settings)
     assert [(d.code, d.row, d.severity) for d in diags] == [("GW201", 1, Severity.HINT)]
     assert len(runner.diagnose(src.encode(), "doc.py", None, ignore_noqa=True)) == 3
+
+
+def test_a_deleted_working_directory_is_a_clear_usage_error(tmp_path):
+    """Started from a folder that was removed (a deleted checkout): one clear line, exit 2,
+    never a traceback."""
+    import subprocess
+    import sys
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    target = tmp_path / "t.py"
+    target.write_text("x = 1\n")
+    code = ("import os, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]); "
+            "from gradwarden.cli import main; sys.exit(main(['check', '--no-cache', sys.argv[2]]))")
+    proc = subprocess.run([sys.executable, "-c", code, str(gone), str(target)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "working directory no longer exists" in proc.stderr and "Traceback" not in proc.stderr

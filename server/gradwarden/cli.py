@@ -308,6 +308,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_ERROR
     try:
+        os.getcwd()
+    except OSError:  # the folder we were started in was deleted (a removed checkout)
+        print("error: the working directory no longer exists; cd into an existing folder", file=sys.stderr)
+        return EXIT_ERROR
+    try:
         return handler(args)
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
