@@ -29,6 +29,7 @@ log = logging.getLogger("gradwarden.lsp.analysis")
 
 PARSE_ERROR = "GW001"
 INCREMENTAL_MAX_CHARS = 1_000_000  # larger texts are analysed in full on every change
+CRASH_ATTEMPTS = 3  # tries of one analysis when its worker dies under it
 
 
 @dataclass
@@ -252,14 +253,18 @@ class AnalysisService:
         incremental = self.pool.foreground_first and len(snap.text) <= INCREMENTAL_MAX_CHARS
         job = "diagnose_incremental" if incremental else "diagnose"
         try:
-            try:
-                diags = await self.pool.run(job, snap.text, snap.filename, lane=DIAGNOSTICS,
-                                            timeout=self.timeout, affinity=st.key, may_spawn=st.active)
-            except WorkerCrashed:
-                # Maybe not this text's fault (the worker was killed, or died earlier): once more.
-                log.info("analysis worker died while analysing %s; retrying once", snap.filename)
-                diags = await self.pool.run(job, snap.text, snap.filename, lane=DIAGNOSTICS,
-                                            timeout=self.timeout, affinity=st.key, may_spawn=st.active)
+            for attempt in range(CRASH_ATTEMPTS):
+                try:
+                    diags = await self.pool.run(job, snap.text, snap.filename, lane=DIAGNOSTICS,
+                                                timeout=self.timeout, affinity=st.key, may_spawn=st.active)
+                    break
+                except WorkerCrashed:
+                    # Maybe not this text's fault: the worker was killed, or died before the job
+                    # reached it (several workers killed at once each fail one try). A text that
+                    # kills every worker it meets fails CRASH_ATTEMPTS times and is reported.
+                    if attempt + 1 == CRASH_ATTEMPTS:
+                        raise
+                    log.info("analysis worker died while analysing %s; retrying", snap.filename)
             info: Dict[str, Any] = {}
             if job == "diagnose_incremental":
                 diags, info = diags
