@@ -442,6 +442,16 @@ class Session:
 
 
 # ---------------------------------------------------------------------- the client
+async def end_started_session(lsp_client: LanguageClient) -> None:
+    """Teardown of a fixture whose test calls ``start_session`` itself: end that session (if
+    the test got as far as starting one) and shut the server down."""
+    session = getattr(lsp_client, "session", None)
+    if session is not None:
+        session.end_test()
+        await session.close_all()
+        await lsp_client.shutdown_session()
+
+
 def make_client() -> LanguageClient:
     client = LanguageClient(converter_factory=default_converter)
     features = dict(DEFAULT_CLIENT_FEATURES)

@@ -14,7 +14,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from lsp_fixtures import server_config, start_session
-from lsp_session import HANG_GUARD, codes, eventually
+from lsp_session import HANG_GUARD, codes, end_started_session, eventually
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
@@ -33,11 +33,7 @@ CLEAN = "import torch\n\nx = torch.ones(2)\nprint(x * 2)\n"
 async def raw(lsp_client: LanguageClient, request):
     lsp_client.profile_name = request.param
     yield
-    session = getattr(lsp_client, "session", None)
-    if session is not None:
-        session.end_test()
-        await session.close_all()
-        await lsp_client.shutdown_session()
+    await end_started_session(lsp_client)
 
 
 def make_tree(root: Path, n_clean: int = 30) -> None:

@@ -13,7 +13,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
 from lsp_fixtures import server_config, start_session
-from lsp_session import codes, eventually
+from lsp_session import codes, end_started_session, eventually
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
@@ -37,11 +37,7 @@ LEAF = textwrap.dedent("""\
 async def raw(lsp_client: LanguageClient, request):
     lsp_client.profile_name = request.param
     yield
-    session = getattr(lsp_client, "session", None)
-    if session is not None:
-        session.end_test()
-        await session.close_all()
-        await lsp_client.shutdown_session()
+    await end_started_session(lsp_client)
 
 
 async def start(raw, root: Path, init=None, **kw):

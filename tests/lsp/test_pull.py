@@ -12,7 +12,7 @@ from pygls.capabilities import get_capability
 from pytest_lsp import LanguageClient
 
 from lsp_fixtures import server_config, start_session
-from lsp_session import codes, eventually
+from lsp_session import codes, end_started_session, eventually
 from test_robustness import SIGMOID, big_text
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
@@ -22,11 +22,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="function")
 async def puller(lsp_client: LanguageClient, request):
     lsp_client.profile_name = request.param
     yield
-    session = getattr(lsp_client, "session", None)
-    if session is not None:
-        session.end_test()
-        await session.close_all()
-        await lsp_client.shutdown_session()
+    await end_started_session(lsp_client)
 
 
 async def pull(s, doc, previous=None):
