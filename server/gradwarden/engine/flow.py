@@ -136,6 +136,9 @@ class FlowMixin:
         self.dtypes: Dict[int, str] = {}  # tid -> "bool" | "int" | "float", where the code says
         self.inference: Dict[int, Span] = {}  # tid -> the inference_mode region that made it
         self.inference_reported = False
+        # tensor creation is a hot path: look for inference regions only in files that have one
+        self.mentions_inference = "inference_mode" in self.src.text  # type: ignore[attr-defined]
+        self.own_requires_grad: Optional[bool] = None  # flowchecks._defines_requires_grad, once per file
         self.plain_reported: Set[int] = set()  # optimizers already reported by GW716
         self.attr_unfreeze: Dict[int, Span] = {}  # param tid -> `module.requires_grad = True` that missed it
 
@@ -321,7 +324,7 @@ class FlowMixin:
 
     def new_tensor(self, st: State, **kw: Any) -> TensorV:
         t = super().new_tensor(st, **kw)  # type: ignore[misc]
-        if not st.grad_enabled:
+        if not st.grad_enabled and self.mentions_inference:
             region = self._inference_region(st)
             if region is not None:
                 self.inference[t.tid] = region

@@ -7,6 +7,7 @@ that proves torch raises ends the path (``Halt``), as torch would.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any, List, Optional, Sequence, Tuple
 
 from gradwarden.engine import flowshape as fs
@@ -401,12 +402,11 @@ def _bound_name(self: Any, span: Span) -> str:
     knows it by, rather than the name of what it was copied from)."""
     if self.foreign_stack:
         return ""
-    line = self.src.line(span.row)
-    head, sep, _ = line.partition("=")
-    head = head.strip()
-    if not sep or line[len(line.split("=")[0]) + 1:][:1] == "=" or not head.replace(".", "").replace("_", "").isalnum():
-        return ""
-    return head
+    m = _BOUND.match(self.src.line(span.row))
+    return m.group(1) if m else ""
+
+
+_BOUND = re.compile(r"\s*([A-Za-z_][\w.]*)\s*=(?!=)")  # `name = ...` / `obj.attr = ...`, not `==`
 
 
 def _params_of(st: State, obj: ObjV) -> Tuple[int, ...]:
@@ -465,7 +465,7 @@ def check_module_requires_grad(self: Any, st: State, obj: ObjV, value: Value, ta
 def _defines_requires_grad(self: Any) -> bool:
     """Does this file give a class its own ``requires_grad`` (a method, a class attribute,
     or a read of ``self.requires_grad``)? Then assigning it on a module may be meant."""
-    cached = getattr(self, "_own_requires_grad", None)
+    cached = self.own_requires_grad
     if cached is None:
         cached = False
         for node in ast.walk(self.tree):
@@ -479,7 +479,7 @@ def _defines_requires_grad(self: Any) -> bool:
                         cached = True
                     elif isinstance(item, ast.Name) and item.id == "requires_grad" and isinstance(item.ctx, ast.Store):
                         cached = True
-        self._own_requires_grad = cached
+        self.own_requires_grad = cached
     return cached
 
 
