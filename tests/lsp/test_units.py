@@ -405,3 +405,37 @@ def test_recorded_explain_equals_explain_at():
                 assert at(row, col) == explain_at(text, case.name, row, col), (case.name, row, col)
                 checked += 1
     assert checked > 500
+
+
+def test_a_cancel_wrapped_by_library_code_is_still_a_cancel(monkeypatch):
+    """A cancel raised inside library code may come out wrapped (seen in CI: inside libcst's
+    import, as ``RuntimeError: Error calling __set_name__``); the fix job then reported "fix
+    failed" and answered as if it had finished. A wrapped interruption ends the job as the
+    cancel it was; an ordinary failure of one fix still gives None for that fix only."""
+    from gradwarden.lsp.jobs import fix_edits_many
+    from gradwarden.lsp.worker import JobCancelled, cancellation_in
+
+    try:
+        try:
+            raise JobCancelled()
+        except JobCancelled as inner:
+            raise RuntimeError("Error calling __set_name__") from inner
+    except RuntimeError as wrapped:
+        assert cancellation_in(wrapped)
+        assert not cancellation_in(RuntimeError("an ordinary failure"))
+
+    class Interrupting:  # a fix whose realisation is interrupted inside library code
+        title = "interrupted"
+
+    def interrupted(*_args):
+        try:
+            raise JobCancelled()
+        except JobCancelled as inner:
+            raise RuntimeError("wrapped by a library") from inner
+
+    monkeypatch.setattr("gradwarden.lsp.jobs.fix_edits", interrupted)
+    with pytest.raises(RuntimeError) as info:
+        fix_edits_many("x = 1\n", [(None, Interrupting())])
+    assert cancellation_in(info.value)
+    monkeypatch.setattr("gradwarden.lsp.jobs.fix_edits", lambda *a: (_ for _ in ()).throw(ValueError("broken")))
+    assert fix_edits_many("x = 1\n", [(None, Interrupting())]) == [None]  # an ordinary failure: one None

@@ -120,6 +120,21 @@ class JobCancelled(BaseException):
     the engine's ``except Exception`` handlers must not swallow it)."""
 
 
+def cancellation_in(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was caused by, a cancel: library code may wrap the exception it
+    was interrupted by (seen in CI: a cancel landing inside libcst's import surfaced as
+    ``RuntimeError: Error calling __set_name__``). Python drops the modules whose import was
+    interrupted, so the next job imports them afresh."""
+    seen = set()
+    link: Optional[BaseException] = exc
+    while link is not None and id(link) not in seen:
+        if isinstance(link, JobCancelled):
+            return True
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return False
+
+
 def _raise_in_thread(thread: threading.Thread) -> bool:
     """Make ``thread`` raise JobCancelled at its next bytecode (cooperative cancellation of
     pure-Python work, without killing the process)."""
@@ -167,6 +182,9 @@ def child_main() -> None:
             except JobCancelled:
                 box.append((job_id, CANCELLED, None))
             except BaseException as exc:  # noqa: BLE001 - reported to the server, never fatal here
+                if cancellation_in(exc):
+                    box.append((job_id, CANCELLED, None))
+                    return
                 import traceback
 
                 box.append((job_id, False, (f"{type(exc).__name__}: {exc}", traceback.format_exc())))
