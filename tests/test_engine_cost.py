@@ -166,3 +166,29 @@ def test_call_sites_answer_the_same_with_the_text_and_skip_the_walk_without_no_g
     for fn in plain_tree.body:
         if isinstance(fn, ast.FunctionDef):
             assert skipped.grad_mode_of(fn) is full.grad_mode_of(fn) is None
+
+
+def test_interest_propagates_along_call_chains_of_any_length_and_only_there():
+    """Triggers' fixpoint over calls (a worklist now): every caller up a chain of 60 plain
+    functions ending in an in-place write is interesting, through `self.` calls too; a function
+    calling none of them is not."""
+    from gradwarden.engine.source import SourceText
+    from gradwarden.engine.triggers import Triggers
+
+    lines = ["import torch"]
+    n = 60
+    for i in range(n - 1):
+        lines += [f"def f{i}(x):", f"    return f{i + 1}(x)"]
+    lines += [f"def f{n - 1}(x):", "    x.add_(1)", "    return x"]
+    lines += ["def unrelated(x):", "    return x * 2"]
+    lines += ["class M:", "    def a(self, x):", "        return self.b(x)", "    def b(self, x):", "        return f0(x)",
+              "    def c(self, x):", "        return unrelated(x)"]
+    src = "\n".join(lines) + "\n"
+    tree = ast.parse(src)
+    interesting = Triggers(tree, SourceText(src)).interesting
+    funcs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert all(id(funcs[f"f{i}"]) in interesting for i in range(n))
+    assert id(funcs["a"]) in interesting and id(funcs["b"]) in interesting
+    assert id(funcs["unrelated"]) not in interesting and id(funcs["c"]) not in interesting
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef))
+    assert id(cls) in interesting

@@ -149,18 +149,24 @@ class Triggers:
             if id(f) not in interesting:
                 t = self.text(f)
                 calls[id(f)] = {("func", n) for n in _CALL.findall(t)} | {("self", n) for n in _SELF_CALL.findall(t)}
-        changed = True
-        while changed:  # propagate through calls we can resolve by name
-            changed = False
-            for f in all_funcs:
-                if id(f) in interesting:
-                    continue
-                for kind, name in calls[id(f)]:
-                    targets = funcs.get(name, ()) if kind == "func" else owner.get(id(f), {}).get(name, ())
-                    if any(id(t) in interesting for t in targets):
-                        interesting.add(id(f))
-                        changed = True
-                        break
+        # Propagate through calls we can resolve by name: a function is interesting when a
+        # function it calls is. A worklist over the reversed call edges (the same fixpoint as
+        # re-scanning every function until nothing changes, without the rescans that grow with
+        # the length of call chains in large files).
+        callers: Dict[int, List[int]] = {}
+        for f in all_funcs:
+            if id(f) in interesting:
+                continue
+            for kind, name in calls[id(f)]:
+                targets = funcs.get(name, ()) if kind == "func" else owner.get(id(f), {}).get(name, ())
+                for t in targets:
+                    callers.setdefault(id(t), []).append(id(f))
+        todo = list(interesting)
+        while todo:
+            for caller in callers.get(todo.pop(), ()):
+                if caller not in interesting:
+                    interesting.add(caller)
+                    todo.append(caller)
         for cls, methods, is_fn in classes:
             if is_fn:  # an autograd.Function: forward and backward go together
                 interesting.add(id(cls))
