@@ -100,14 +100,22 @@ _PARSED: "OrderedDict[Tuple[str, bytes], ParsedModule]" = OrderedDict()
 _parsed_bytes = 0
 
 
+def parsed_already(key: Tuple[str, bytes]) -> Optional[ParsedModule]:
+    """The cached parse of (resolved path, bytes), if any (analyze_source asks it first: a
+    module that other files of the run imported is not parsed twice)."""
+    hit = _PARSED.get(key)
+    if hit is not None:
+        _PARSED.move_to_end(key)
+    return hit
+
+
 def _parsed(path: Path, data: bytes) -> Optional[ParsedModule]:
     """The parse of ``data`` (the bytes of ``path``); None when it does not decode. Raises
     SyntaxError, ValueError, RecursionError like ast.parse."""
     global _parsed_bytes
     key = (str(path), data)
-    hit = _PARSED.get(key)
+    hit = parsed_already(key)
     if hit is not None:
-        _PARSED.move_to_end(key)
         return hit
     text, _ = decode_source(data)
     if text is None:
