@@ -274,22 +274,19 @@ def _alarm(_signum, _frame):
 
 
 def time_analyze(sources: Dict[str, bytes], repeat: int, file_timeout: float, root: Optional[Path] = None):
-    """In-process ``analyze_source`` per file: (best total seconds, (best total CPU seconds,
-    CPU seconds of ast.parse of the same files in the same run), per-file seconds,
-    diagnostics, crashes). Each file is named by its path under ``root`` (when given), so that
-    the analysis follows the package's imports as ``gradwarden check`` does; each file's
-    ast.parse is timed right before its analysis, so that both CPU figures see the same load
-    (a shared machine's load changes within seconds). A crash (an exception out of the engine) or a file over ``file_timeout`` seconds
+    """In-process ``analyze_source`` per file: (best total seconds, best total CPU seconds,
+    per-file seconds, diagnostics, crashes). Each file is named by its path under ``root``
+    (when given), so that the analysis follows the package's imports as ``gradwarden check``
+    does. A crash (an exception out of the engine) or a file over ``file_timeout`` seconds
     (SIGALRM, POSIX) is recorded and the run goes on."""
     try:
         from gradwarden.engine.analyze import analyze_source
     except Exception as exc:  # the engine cannot even be imported
-        return None, (None, None), {}, {}, [f"cannot import gradwarden.engine.analyze: {type(exc).__name__}: {exc}"]
+        return None, None, {}, {}, [f"cannot import gradwarden.engine.analyze: {type(exc).__name__}: {exc}"]
     use_alarm = file_timeout > 0 and hasattr(signal, "setitimer")
     if use_alarm:
         old = signal.signal(signal.SIGALRM, _alarm)
     best = best_cpu = float("inf")
-    paired_parse_cpu = 0.0
     per_file: Dict[str, float] = {}
     diags: Dict[str, list] = {}
     crashes: List[str] = []
@@ -297,18 +294,12 @@ def time_analyze(sources: Dict[str, bytes], repeat: int, file_timeout: float, ro
     try:
         for _ in range(repeat):
             crashes = [c for c in crashes if c.endswith("(timeout)")]
-            t_all = cpu_all = parse_all = 0.0
+            t_all = cpu_all = 0.0
             for name, data in sources.items():
                 if name in give_up:
                     t_all += per_file[name]
                     continue
-                c0 = time.process_time()
-                try:
-                    ast.parse(data, filename=name)
-                except (SyntaxError, ValueError):
-                    pass
                 c1 = time.process_time()
-                parse_all += c1 - c0
                 t0 = time.perf_counter()
                 try:
                     if use_alarm:
@@ -332,12 +323,11 @@ def time_analyze(sources: Dict[str, bytes], repeat: int, file_timeout: float, ro
                 per_file[name] = min(per_file.get(name, dt), dt)
                 t_all += dt
             best = min(best, t_all)
-            if cpu_all < best_cpu:
-                best_cpu, paired_parse_cpu = cpu_all, parse_all
+            best_cpu = min(best_cpu, cpu_all)
     finally:
         if use_alarm:
             signal.signal(signal.SIGALRM, old)
-    return best, (best_cpu, paired_parse_cpu), per_file, diags, crashes
+    return best, best_cpu, per_file, diags, crashes
 
 
 def run_gradwarden_cli(files: List[str], cwd: Path, repeat: int, jobs: Optional[int], timeout: float):
@@ -473,8 +463,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     ast_s, ast_cpu, ast_errors = time_ast(sources, repeat)
     log(f"ast.parse: {ast_s:.3f}s")
-    gw_s, (gw_cpu, paired_ast_cpu), gw_per_file, gw_diags, gw_crashes = time_analyze(sources, repeat,
-                                                                                  args.file_timeout, root)
+    gw_s, gw_cpu, gw_per_file, gw_diags, gw_crashes = time_analyze(sources, repeat, args.file_timeout, root)
     log(f"analyze_source in-process: {gw_s if gw_s is None else round(gw_s, 3)}s, {len(gw_crashes)} crash(es)")
     cli = run_gradwarden_cli(files, root, repeat, args.jobs, args.cli_timeout)
     log(f"gradwarden check: {cli['wall_s']:.2f}s wall")
@@ -550,11 +539,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
       f"{'met' if r_cold_ast is not None and r_cold_ast <= TARGET_VS_AST else 'NOT met'}); "
       f"same output cold and warm: {'yes' if cached['same_output'] else 'NO'}\n")
     # CPU time: steadier than wall time on a shared machine (and it counts the CLI's workers)
-    r_cpu_inproc = ratio(gw_cpu, paired_ast_cpu)
+    r_cpu_inproc = ratio(gw_cpu, ast_cpu)
     r_cpu_cold = ratio(cached["cold_cpu_s"], ast_cpu)
     r_cpu_warm = ratio(cached["warm_cpu_s"], cached["cold_cpu_s"])
-    w(f"cpu: analyze_source vs ast.parse of each file just before it: {fmt_ratio(r_cpu_inproc)} "
-      f"({gw_cpu if gw_cpu is None else round(gw_cpu, 2)} s vs {paired_ast_cpu if paired_ast_cpu is None else round(paired_ast_cpu, 2)} s); gradwarden check cold cache vs ast.parse: "
+    w(f"cpu: analyze_source vs ast.parse: {fmt_ratio(r_cpu_inproc)}; gradwarden check cold cache vs ast.parse: "
       f"{fmt_ratio(r_cpu_cold)} (target <= {TARGET_VS_AST:.0f}x: "
       f"{'met' if r_cpu_cold is not None and r_cpu_cold <= TARGET_VS_AST else 'NOT met'}); warm / cold: "
       f"{'n/a' if r_cpu_warm is None else f'{r_cpu_warm:.3f}x'} (target <= {TARGET_WARM_VS_COLD:g}x: "
