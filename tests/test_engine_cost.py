@@ -192,3 +192,22 @@ def test_interest_propagates_along_call_chains_of_any_length_and_only_there():
     assert id(funcs["unrelated"]) not in interesting and id(funcs["c"]) not in interesting
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef))
     assert id(cls) in interesting
+
+
+def test_files_are_parsed_with_the_collector_held_back_and_its_thresholds_restored(monkeypatch):
+    """A parse allocates an object per node; under the default thresholds the collector
+    would traverse everything the process holds several times per file."""
+    import gc
+
+    seen = []
+    real = ast.parse
+
+    def spying(*args, **kwargs):
+        seen.append(gc.get_threshold())
+        return real(*args, **kwargs)
+
+    before = gc.get_threshold()
+    monkeypatch.setattr(ast, "parse", spying)
+    analyze_source("import torch\nx = torch.ones(2, requires_grad=True)\n", "t.py")
+    assert seen and seen[0][0] > before[0]
+    assert gc.get_threshold() == before

@@ -25,7 +25,12 @@ def analyze_source(source: Union[str, bytes], filename: str = "<stdin>") -> List
     else:
         text = source
     try:
-        tree = ast.parse(text, filename=filename, type_comments=False)
+        # Parsing allocates an object per node: with the collector's default thresholds it
+        # would run full collections over everything the process holds (the shared parses of
+        # engine/imports.py included) several times per file, for nothing (a tree has no
+        # garbage cycles to find).
+        with _fewer_collections():
+            tree = ast.parse(text, filename=filename, type_comments=False)
     except SyntaxError as exc:
         return [_parse_error(filename, exc.lineno or 1, (exc.offset or 1), f"syntax error: {exc.msg}")]
     except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
