@@ -211,3 +211,27 @@ def test_files_are_parsed_with_the_collector_held_back_and_its_thresholds_restor
     analyze_source("import torch\nx = torch.ones(2, requires_grad=True)\n", "t.py")
     assert seen and seen[0][0] > before[0]
     assert gc.get_threshold() == before
+
+
+def test_interest_through_a_name_shared_by_many_methods_is_the_same_fixpoint():
+    """Reverse edges are kept per called name: 300 classes whose `forward` methods all name
+    `forward(` (their own def line) become interesting together when one of them has a
+    trigger, as with the rescanning fixpoint; a class whose methods name nothing does not."""
+    from gradwarden.engine.source import SourceText
+    from gradwarden.engine.triggers import Triggers
+
+    lines = ["import torch"]
+    for k in range(300):
+        body = "        x.add_(1)\n        return x" if k == 7 else "        return self.helper(x) * 2"
+        lines += [f"class Net{k}:", "    def helper(self, x):", "        return x", "    def forward(self, x):", body]
+    lines += ["class Quiet:", "    def run(self, x):", "        return x"]
+    src = "\n".join(lines) + "\n"
+    tree = ast.parse(src)
+    interesting = Triggers(tree, SourceText(src)).interesting
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    forwards = [m for c in classes for m in c.body if isinstance(m, ast.FunctionDef) and m.name == "forward"]
+    assert len(forwards) == 300 and all(id(f) in interesting for f in forwards)
+    assert all(id(c) in interesting for c in classes[:300])
+    assert id(classes[300]) not in interesting
+    helpers = [m for c in classes for m in c.body if isinstance(m, ast.FunctionDef) and m.name == "helper"]
+    assert not any(id(h) in interesting for h in helpers)  # called by forward, calls nothing interesting

@@ -150,20 +150,28 @@ class Triggers:
                 t = self.text(f)
                 calls[id(f)] = {("func", n) for n in _CALL.findall(t)} | {("self", n) for n in _SELF_CALL.findall(t)}
         # Propagate through calls we can resolve by name: a function is interesting when a
-        # function it calls is. A worklist over the reversed call edges (the same fixpoint as
-        # re-scanning every function until nothing changes, without the rescans that grow with
-        # the length of call chains in large files).
-        callers: Dict[int, List[int]] = {}
+        # function it calls is. A worklist over the call edges reversed by name (the same
+        # fixpoint as re-scanning every function until nothing changes). Edges are kept per
+        # name, not per target: in a large file every `def forward(` names all the file's
+        # `forward` methods, and an edge per pair would be quadratic in time and memory.
+        by_name: Dict[str, List[int]] = {}  # name -> functions calling name(...)
+        by_self_name: Dict[Tuple[int, str], List[int]] = {}  # (class's methods, name) -> callers of self.name(...)
         for f in all_funcs:
             if id(f) in interesting:
                 continue
             for kind, name in calls[id(f)]:
-                targets = funcs.get(name, ()) if kind == "func" else owner.get(id(f), {}).get(name, ())
-                for t in targets:
-                    callers.setdefault(id(t), []).append(id(f))
+                if kind == "func":
+                    by_name.setdefault(name, []).append(id(f))
+                elif id(f) in owner:
+                    by_self_name.setdefault((id(owner[id(f)]), name), []).append(id(f))
+        node_of = {id(f): f for f in all_funcs}
         todo = list(interesting)
         while todo:
-            for caller in callers.get(todo.pop(), ()):
+            fn = node_of[todo.pop()]
+            waiting = by_name.pop(fn.name, [])  # once a name's callers are in, they stay in
+            if id(fn) in owner:
+                waiting += by_self_name.pop((id(owner[id(fn)]), fn.name), [])
+            for caller in waiting:
                 if caller not in interesting:
                     interesting.add(caller)
                     todo.append(caller)
