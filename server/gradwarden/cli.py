@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO
 
 from gradwarden import __version__
+from gradwarden.checkrun import CheckRun
 from gradwarden.config import ConfigError, Settings, apply_inline_options, load_settings, parse_inline_option
 from gradwarden.discovery import discover, display_path
 from gradwarden.engine.diagnostic import Diagnostic
@@ -339,20 +340,6 @@ def error(message: str) -> None:
 
 
 # --------------------------------------------------------------------------- check
-@dataclass
-class CheckRun:
-    """Everything ``check`` gathered before reporting (a fix stage can work on it)."""
-
-    settings: Settings
-    diagnostics: List[Diagnostic] = field(default_factory=list)
-    errors: List[str] = field(default_factory=list)  # internal errors, unreadable files
-    usage_errors: List[str] = field(default_factory=list)  # missing paths
-    sources: Dict[str, Optional[str]] = field(default_factory=dict)  # filename -> text (--show-source)
-    files_checked: int = 0
-    stdin_data: Optional[bytes] = None  # what was read from standard input (the fix stage writes it back)
-    result_cache: Optional[Any] = None  # gradwarden.cache.ResultCache, unless --no-cache
-
-
 def resolve_settings(args: argparse.Namespace, first_path: Optional[Path]) -> Settings:
     """The config file (searched from the first path, or named with --config), then the
     command-line overrides on top. Raises ConfigError."""

@@ -8,8 +8,10 @@ import ast
 from dataclasses import replace
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
+from gradwarden.engine.body import own_nodes as _own_nodes
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
+from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import (
     UNKNOWN, Backward, ConstV, Node, ObjV, Saved, SeqV, State, TensorV, TInfo, Value, Write, fresh_id, walk_nodes,
 )
@@ -320,7 +322,6 @@ class AutogradMixin:
         Returns how the write landed: "data" (through .data: no version bump), "bumped".
         Raises Halt where PyTorch raises at once.
         """
-        from gradwarden.engine.interpreter import Halt
 
         info = st.t[target.tid]
         name = name or info.name or "tensor"
@@ -567,7 +568,6 @@ class AutogradMixin:
     def do_backward(self, st: State, roots: Sequence[Value], span: Span, *, retain: bool, accumulate: bool = True,
                     implicit: bool = False, inputs: Sequence[Value] = (), user_grad: bool = False) -> List[Node]:
         """Run a backward from ``roots``; returns the nodes it ran (latest first)."""
-        from gradwarden.engine.interpreter import Halt
 
         root_nodes: List[Node] = []
         root_names: List[str] = []
@@ -747,7 +747,6 @@ class AutogradMixin:
         """Hook for the hover recorder (engine/recorder.py); nothing to do in a plain run."""
 
     def implicit_backward(self, ret: Value, st: State, span: Span, user_grad: bool = False) -> None:
-        from gradwarden.engine.interpreter import Halt
 
         tensors: List[TensorV] = []
         if isinstance(ret, TensorV):
@@ -1158,7 +1157,6 @@ class AutogradMixin:
         if not bad:
             return
 
-        from gradwarden.engine.interpreter import _own_nodes
 
         for node in _own_nodes(fdef):
             if not isinstance(node, ast.Return) or node.value is None:

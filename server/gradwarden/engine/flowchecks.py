@@ -11,9 +11,11 @@ import re
 from typing import Any, List, Optional, Sequence, Tuple
 
 from gradwarden.engine import flowshape as fs
+from gradwarden.engine.body import own_nodes as _own_nodes
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.flowfacts import Cut
+from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import ConstV, ObjV, RefV, SeqV, State, TensorV, Value, walk_nodes
 
 API_TEXT = {"backward": "`.backward()`", "autograd.backward": "`torch.autograd.backward`",
@@ -21,8 +23,6 @@ API_TEXT = {"backward": "`.backward()`", "autograd.backward": "`torch.autograd.b
 
 
 def _halt() -> None:
-    from gradwarden.engine.interpreter import Halt
-
     raise Halt()
 
 
@@ -598,7 +598,6 @@ def check_backward_uses_grad(self: Any, info: Any) -> None:
         params.append(bwd.args.vararg.arg)
     if not params:
         return
-    from gradwarden.engine.interpreter import _own_nodes
 
     nodes = list(_own_nodes(bwd))
     tainted = set(params)

@@ -28,10 +28,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.autograd import AutogradMixin
+from gradwarden.engine.body import own_nodes as _own_nodes
 from gradwarden.engine.budget import Budget, BudgetExceeded
 from gradwarden.engine.diagnostic import Diagnostic, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.flow import FlowMixin
+from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value,
     fresh_id, join_states,
@@ -52,10 +54,6 @@ MAX_UNROLL_MODULES = 64
 # a nested sequence is walked like a loop of unknown length (twice)
 MAX_UNROLL_PRODUCT = 128
 MAX_INIT_DEPTH = 3  # nested module constructions followed; deeper submodules stay opaque
-
-
-class Halt(Exception):
-    """The current path raises here (an error PyTorch throws immediately)."""
 
 
 @dataclass
@@ -1861,16 +1859,6 @@ def _not_a_tensor(ann: ast.expr) -> bool:
         return head in _NON_TENSOR_TYPES
     name = ann.attr if isinstance(ann, ast.Attribute) else getattr(ann, "id", "")
     return name in _NON_TENSOR_TYPES
-
-
-def _own_nodes(fdef: ast.AST):
-    """The nodes of a function body, not descending into nested defs and lambdas."""
-    stack = list(ast.iter_child_nodes(fdef))
-    while stack:
-        n = stack.pop()
-        yield n
-        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(n))
 
 
 def _origin(st: State, loop_id: int) -> int:

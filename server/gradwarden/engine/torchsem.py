@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from gradwarden.engine import optable
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
+from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, Write, fresh_id,
     walk_nodes,
@@ -584,7 +585,6 @@ class TorchMixin:
                     "name": name, "desc": f"the right-hand side is a view of `{name}` itself; the copy overlaps "
                                           "its own destination and raises"},
                                 fix_facts={"rhs_span": self.span_of(stmt.value)}))
-                from gradwarden.engine.interpreter import Halt
 
                 raise Halt()
         fix_facts = {"stmt_span": span, "target_text": name, "op": "slice assignment", "form": "setitem",
