@@ -17,6 +17,7 @@ from gradwarden.engine.events import Event
 from gradwarden.engine.flowfacts import Cut
 from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import ConstV, ObjV, RefV, SeqV, State, TensorV, Value, walk_nodes
+from gradwarden.engine.zerograd import check_zero_gradient
 
 API_TEXT = {"backward": "`.backward()`", "autograd.backward": "`torch.autograd.backward`",
             "autograd.grad": "`torch.autograd.grad`"}
@@ -98,6 +99,7 @@ def check_backward(self: Any, st: State, roots: Sequence[TensorV], span: Span, g
                            "gradients stay unchanged)"},
                 related=(Related(span, "this backward computes a gradient for that new leaf only", "backward"),),
                 fix_facts={"cut_kind": "rewrap_rg", "backward_span": span}, severity=2))
+    check_zero_gradient(self, st, roots, span, api)
     if given:
         return
     for r in roots:

@@ -1808,6 +1808,10 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                 self.call_function(init[1], [obj] + args, kwargs, st, span, bound_self=True)
             finally:
                 self.init_depth -= 1
+        elif run_init and info.is_module and _concrete_torch_module(info.torch_base):
+            # ``class QuantLinear(nn.Linear)`` without an ``__init__``: nn.Linear's own builds
+            # the parameters from the constructor's arguments
+            self.adopt_torch_module(obj, info.torch_base, args, kwargs, st, _SpanNode(span))
         return obj
 
 
@@ -1821,6 +1825,13 @@ class _SpanNode(ast.AST):
         self.lineno, self.end_lineno = span.row, span.end_row
         self.col_offset, self.end_col_offset = span.column - 1, span.end_column - 1
         self.args = []
+
+
+def _concrete_torch_module(qual: str) -> bool:
+    """A torch module class with parameters or settings of its own (not a container)."""
+    return qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1] not in ("Module", "ModuleList", "ModuleDict",
+                                                                             "Sequential", "ParameterList",
+                                                                             "ParameterDict")
 
 
 def _returned_count(v: ast.expr) -> Optional[int]:
