@@ -285,7 +285,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if self.callsites is None:
             from gradwarden.engine.callsites import CallSites
 
-            self.callsites = CallSites(self.tree)
+            self.callsites = CallSites(self.tree, self.src.text)
         if self.callsites.grad_mode_of(fn) is False:
             st.grad_enabled = False  # every call in this file runs it under no_grad
         # Containers that exist before an analysed-alone function starts (its object's
@@ -574,10 +574,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             return UNKNOWN
         resolver = self.resolver
         if self.foreign_stack:
-            from gradwarden.engine.imports import ImportResolver
-
-            resolver = ImportResolver(str(self.foreign_stack[-1][0].path))
-            resolver.cache = self.resolver.cache
+            resolver = resolver.for_module(str(self.foreign_stack[-1][0].path))
         path = resolver.find(mod, level, None)
         fm = resolver.load(path) if path is not None else None
         if fm is None:
@@ -593,9 +590,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
 
         for node, _ in _defs(fm.tree.body, None):
             self.foreign_defs[id(node)] = fm
-        for node in ast.walk(fm.tree):
-            if isinstance(node, ast.stmt):
-                self.foreign_stmts[id(node)] = fm
+        self.foreign_stmts.update(dict.fromkeys(map(id, fm.parsed.statements), fm))
         body = [s for s in fm.tree.body if isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef,
                                                          ast.AsyncFunctionDef, ast.ClassDef, ast.Assign))]
         st = State()
