@@ -37,6 +37,7 @@ log = logging.getLogger("gradwarden.lsp.actions")
 
 QUICKFIX = "quickfix"
 APPLY_EDIT_COMMAND = "gradwarden.applyWorkspaceEdit"
+APPLY_FIX_COMMAND = "gradwarden.applyFix"
 
 
 # --------------------------------------------------------------------------- noqa
@@ -102,6 +103,13 @@ def _wrap(action: lsp.CodeAction, features: ClientFeatures) -> Any:
 
 
 async def code_actions(ls: "GradwardenServer", params: lsp.CodeActionParams) -> Optional[List[Any]]:
+    """The actions at a range, from the unit's latest result and the edits prepared for it;
+    never waits for an analysis. A fix whose edits are not prepared yet is offered lazily where
+    the client can resolve it (``codeAction/resolve`` computes the edit when it is picked) and
+    prepared in the background meanwhile; other clients get its edits computed now (the fixer
+    only, for the diagnostics at the range)."""
+    from gradwarden.lsp import prefetch
+
     uri = params.text_document.uri
     key = ls.unit_of(uri)
     if key is None:
@@ -111,7 +119,7 @@ async def code_actions(ls: "GradwardenServer", params: lsp.CodeActionParams) -> 
     want_all = kind_matches(FIX_ALL_KIND, only)
     if not (want_fix or want_all):
         return []
-    result = await ls.wait_result(key, urgent=True)
+    result = ls.latest_for_request(key)
     if result is None:
         return []
     features = ls.features
@@ -129,18 +137,27 @@ async def code_actions(ls: "GradwardenServer", params: lsp.CodeActionParams) -> 
     if want_fix:
         wanted = [(n, fi) for n, item, _ in ctx.items if not item.carried
                   for fi in range(len((item.origin or item.diagnostic).fixes))]
-        edits = await fix_edits_cached(ls, result, wanted)
+        edits = prepared_fix_edits(ls, result, wanted)
+        if not _can_resolve(features):
+            # A client that cannot resolve gets the edits computed now (the fixer, in the
+            # interactive lane: no analysis), as few as asked for.
+            edits = await fix_edits_cached(ls, result, wanted)
         for n, item, lsp_diag in ctx.items:
             origin = item.origin or item.diagnostic
             seen = set()
-            for fi, fix in enumerate(origin.fixes):
-                fix_edits_ = edits.get((n, fi)) if not item.carried else None
-                if not fix_edits_:
+            for fi, fix in enumerate(origin.fixes if not item.carried else ()):
+                if (n, fi) not in edits:
+                    if fix.title in seen:
+                        continue
+                    seen.add(fix.title)
+                    lazy = _lazy_fix_action(ls, ctx, item, lsp_diag, n, fi, fix)
+                    if lazy is not None:
+                        actions.append(lazy)
                     continue
-                identity = (fix.title, tuple(fix_edits_))
-                if identity in seen:
-                    continue  # the same change offered twice (a safe and an unsafe variant)
-                seen.add(identity)
+                fix_edits_ = edits[(n, fi)]
+                if not fix_edits_ or fix.title in seen:
+                    continue  # not fixable here, or the same change offered twice (safe and unsafe)
+                seen.add(fix.title)
                 wedit = program_edits_to_workspace_edit(ls, result.snapshot.program, result.snapshot, fix_edits_)
                 if wedit is None:
                     continue
@@ -155,11 +172,69 @@ async def code_actions(ls: "GradwardenServer", params: lsp.CodeActionParams) -> 
             if noqa is not None:
                 actions.append(noqa)
     explicit_all = bool(only) and any(str(getattr(o, "value", o)).startswith("source") for o in only)
-    if want_all and (explicit_all or any(_has_safe_fix(it) for _, it, _ in ctx.items)):
-        fix_all = await fix_all_action(ls, key, result)
+    if want_all and not result.provisional and (explicit_all or any(_has_safe_fix(it) for _, it, _ in ctx.items)):
+        fix_all = _prepared_fix_all_action(ls, key, result)
+        if fix_all is None and not _fix_all_prepared(ls, key, result):
+            if _can_resolve(features):
+                fix_all = _lazy_fix_all_action(ls, key, result)
+            else:
+                await fix_all_edit(ls, key, result)
+                fix_all = _prepared_fix_all_action(ls, key, result)
         if fix_all is not None:
             actions.append(fix_all)
+    if not _fix_all_prepared(ls, key, result):
+        prefetch.prepare_now(ls, key, result)  # for the next request; this one answers now
     return [a for a in (_wrap(a, features) for a in actions) if a is not None]
+
+
+def prepared_fix_edits(ls: "GradwardenServer", result: Result, wanted: Sequence[Tuple[int, int]]
+                       ) -> Dict[Tuple[int, int], Optional[List[Edit]]]:
+    """The prepared edits of the wanted (diagnostic index, fix index) pairs of ``result``;
+    pairs not prepared yet are left out."""
+    cached = ls.fix_cache.get(result.snapshot.key)
+    if cached is None or cached[0] != (result.generation, ls.resolver.generation):
+        return {}
+    return {pair: cached[1][pair] for pair in wanted if pair in cached[1]}
+
+
+def _can_resolve(features: ClientFeatures) -> bool:
+    """Whether actions may be sent without their edit, for ``codeAction/resolve`` to add it."""
+    return features.resolve_edit and features.code_action_data and features.code_action_literals
+
+
+def _lazy_fix_action(ls: "GradwardenServer", ctx: ActionContext, item: Located, lsp_diag: lsp.Diagnostic,
+                     n: int, fi: int, fix: Fix) -> Optional[lsp.CodeAction]:
+    data = {"key": ctx.key, "generation": ctx.result.generation, "index": n, "fix": fi}
+    return lsp.CodeAction(
+        title=_title(item.diagnostic.code, fix.title),
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=[lsp_diag],
+        is_preferred=True if (fix.preferred and ls.features.is_preferred) else None,
+        data=data,
+    )
+
+
+def _fix_all_prepared(ls: "GradwardenServer", key: str, result: Result) -> bool:
+    cached = ls.fix_cache.get(key)
+    return cached is not None and cached[0] == (result.generation, ls.resolver.generation) and "all" in cached[1]
+
+
+def _prepared_fix_all_action(ls: "GradwardenServer", key: str, result: Result) -> Optional[lsp.CodeAction]:
+    if not _fix_all_prepared(ls, key, result):
+        return None
+    edit, n = ls.fix_cache[key][1]["all"]
+    if edit is None or n == 0:
+        return None
+    return lsp.CodeAction(title=f"gradwarden: Fix all safe fixes ({n})", kind=FIX_ALL_KIND, edit=edit)
+
+
+def _lazy_fix_all_action(ls: "GradwardenServer", key: str, result: Result) -> Optional[lsp.CodeAction]:
+    settings = ls.resolver.for_file(result.snapshot.filename)
+    n = sum(1 for d in settings.apply(result.diagnostics) if any(f.safe for f in d.fixes))
+    if n == 0:
+        return None
+    data = {"key": key, "generation": result.generation, "fixAll": True}
+    return lsp.CodeAction(title=f"gradwarden: Fix all safe fixes ({n})", kind=FIX_ALL_KIND, data=data)
 
 
 def _has_safe_fix(item: Located) -> bool:
@@ -195,19 +270,6 @@ async def fix_edits_cached(ls: "GradwardenServer", result: Result, wanted: Seque
     return {pair: table.get(pair) for pair in wanted}
 
 
-async def fix_workspace_edit(ls: "GradwardenServer", result: Result, item: Located, fix: Fix) -> Optional[lsp.WorkspaceEdit]:
-    snap = result.snapshot
-    origin = item.origin or item.diagnostic
-    try:
-        edits = await ls.pool.run("fix_edits", snap.text, origin, fix, lane=INTERACTIVE, affinity=snap.key)
-    except WorkerError as exc:
-        log.warning("computing the edits of %r failed: %s", fix.title, exc)
-        return None
-    if not edits:
-        return None
-    return program_edits_to_workspace_edit(ls, snap.program, snap, edits)
-
-
 def program_edits_to_workspace_edit(ls: "GradwardenServer", program: Program, snap, edits: Sequence[Edit]
                                     ) -> Optional[lsp.WorkspaceEdit]:
     if program.is_notebook:
@@ -240,17 +302,6 @@ def _noqa_action(ls: "GradwardenServer", ctx: ActionContext, item: Located, lsp_
         kind=lsp.CodeActionKind.QuickFix,
         diagnostics=[lsp_diag],
         edit=wedit,
-    )
-
-
-async def fix_all_action(ls: "GradwardenServer", key: str, result: Result) -> Optional[lsp.CodeAction]:
-    edit, n = await fix_all_edit(ls, key, result)
-    if edit is None or n == 0:
-        return None
-    return lsp.CodeAction(
-        title=f"gradwarden: Fix all safe fixes ({n})",
-        kind=FIX_ALL_KIND,
-        edit=edit,
     )
 
 
@@ -333,11 +384,29 @@ async def resolve(ls: "GradwardenServer", action: lsp.CodeAction) -> lsp.CodeAct
     if result is None or result.generation != data.get("generation"):
         log.info("code action %r: the document changed since; not resolved", action.title)
         return action
+    action.edit = await lazy_edit(ls, result, data)
+    if action.edit is None:
+        # offered before the fixer had seen the code, and it cannot realise the fix here: the
+        # command tells the user so when the action is picked (instead of doing nothing)
+        action.command = lsp.Command(title=action.title, command=APPLY_FIX_COMMAND, arguments=[data])
+    return action
+
+
+async def lazy_edit(ls: "GradwardenServer", result: Result, data: Dict[str, Any]) -> Optional[lsp.WorkspaceEdit]:
+    """The edit of a lazily offered action (its ``data``) for ``result``, computed now."""
+    if data.get("fixAll"):
+        edit, _ = await fix_all_edit(ls, result.snapshot.key, result)
+        return edit
     items = ls.located(result)
     try:
-        item = items[int(data["index"])]
-        fix = (item.origin or item.diagnostic).fixes[int(data["fix"])]
+        n, fi = int(data["index"]), int(data["fix"])
+        item = items[n]
+        (item.origin or item.diagnostic).fixes[fi]
     except (KeyError, IndexError, ValueError, TypeError):
-        return action
-    action.edit = await fix_workspace_edit(ls, result, item, fix)
-    return action
+        return None
+    if item.carried:
+        return None
+    edits = (await fix_edits_cached(ls, result, [(n, fi)])).get((n, fi))
+    if not edits:
+        return None
+    return program_edits_to_workspace_edit(ls, result.snapshot.program, result.snapshot, edits)

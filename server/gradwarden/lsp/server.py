@@ -22,7 +22,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from gradwarden import __version__
 from gradwarden.config import CONFIG_FILENAMES
-from gradwarden.lsp import actions, commands, hover as hover_mod, pull
+from gradwarden.lsp import actions, commands, hover_answer, prefetch, pull
 from gradwarden.lsp.analysis import AnalysisService, Result
 from gradwarden.lsp.convert import FIX_ALL_KIND, ClientFeatures, to_lsp_diagnostic
 from gradwarden.lsp.documents import (
@@ -116,6 +116,8 @@ class GradwardenServer(LanguageServer):
         self.fix_cache: Dict[str, Tuple[Tuple[int, int], Dict[Tuple[int, int], Any]]] = {}
         self.pull_refresh_owed: Set[str] = set()  # units answered with an older result (pull.py)
         self.pull_refreshes = 0
+        self.prepared = prefetch.Prepared()  # hover tables and the tasks preparing them
+        self.hovers_answered = 0
 
     # ------------------------------------------------------------------ plumbing
     def report_server_error(self, error: Exception, source) -> None:  # type: ignore[override]
@@ -216,6 +218,14 @@ class GradwardenServer(LanguageServer):
             data = {"unit": snap.key, "generation": snap.generation, "index": n}
             yield n, item, to_lsp_diagnostic(item, index, self.features, indexes=indexes, label=label, data=data)
 
+    def latest_for_request(self, key: str) -> Optional[Result]:
+        """What hover and code actions answer from, at once: the result of the unit's current
+        state, else the last one carried to the current text (provisional); None before the
+        first analysis of the unit ends."""
+        if self.analysis is None:
+            return None
+        return self.analysis.current(key) or self.analysis.provisional(key)
+
     async def wait_result(self, key: str, urgent: bool = False) -> Optional[Result]:
         if self.analysis is None:
             return None
@@ -239,7 +249,7 @@ class GradwardenServer(LanguageServer):
             return
         self.publish(key, result)
         if self.analysis is not None:
-            commands.schedule_prefetch(self, key, result)
+            prefetch.schedule(self, key, result)
 
     def publish(self, key: str, result: Result) -> None:
         by_uri: Dict[str, List[lsp.Diagnostic]] = {u: [] for u in result.snapshot.documents}
@@ -396,7 +406,7 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
     def did_change(ls: GradwardenServer, params: lsp.DidChangeTextDocumentParams) -> None:
         key = uri_key(params.text_document.uri)
         if key in ls.languages and ls.analysis:
-            commands.cancel_prefetch(ls, key)
+            prefetch.cancel(ls, key)
             ls.analysis.changed(key)
 
     @ls.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
@@ -426,7 +436,7 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
     @ls.feature(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
     def nb_change(ls: GradwardenServer, params: lsp.DidChangeNotebookDocumentParams) -> None:
         if ls.analysis:
-            commands.cancel_prefetch(ls, uri_key(params.notebook_document.uri))
+            prefetch.cancel(ls, uri_key(params.notebook_document.uri))
             ls.analysis.changed(uri_key(params.notebook_document.uri))
 
     @ls.feature(lsp.NOTEBOOK_DOCUMENT_DID_SAVE)
@@ -456,13 +466,30 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         items = [diag for _, _, diag in ls.lsp_items(result, uri)]
         items = commands.merge_runtime(items, commands.runtime_diagnostics(ls, key, result).get(uri, []))
         if ls.analysis is not None:
-            commands.schedule_prefetch(ls, key, result)
+            prefetch.schedule(ls, key, result)
         return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
     # ------------------------------------------------------------------ hover
     @ls.feature(lsp.TEXT_DOCUMENT_HOVER)
-    async def hover(ls: GradwardenServer, params: lsp.HoverParams) -> Optional[lsp.Hover]:
-        return await hover_mod.provide_hover(ls, params)
+    def hover(ls: GradwardenServer, params: lsp.HoverParams) -> Optional[lsp.Hover]:
+        # From the latest result and what was prepared for it; never waits for an analysis.
+        uri = params.text_document.uri
+        key = ls.unit_of(uri)
+        doc = ls.workspace._text_documents.get(uri_key(uri))
+        if key is None or doc is None:
+            return None
+        result = ls.latest_for_request(key)
+        table = None
+        if result is not None:
+            table = ls.prepared.hover_table(key, result.generation)
+            if table is None:
+                prefetch.prepare_now(ls, key, result)  # for the next hover; this one answers now
+        ls.hovers_answered += 1
+        return hover_answer.answer_hover(
+            uri=uri, text=doc.source, line=params.position.line, character=params.position.character,
+            encoding=ls.features.encoding, markdown=ls.features.hover_markdown,
+            program=result.snapshot.program if result is not None else None,
+            items=ls.located(result) if result is not None else [], table=table)
 
     # ------------------------------------------------------------------ code actions
     @ls.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
