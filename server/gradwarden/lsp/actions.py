@@ -9,29 +9,36 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
 
 from lsprotocol import types as lsp
 
-from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Span
+from gradwarden.engine.diagnostic import Edit, Fix, Span
+from gradwarden.lsp import prefetch
 from gradwarden.lsp.analysis import PARSE_ERROR, Result
 from gradwarden.lsp.convert import (
     FIX_ALL_KIND,
     ClientFeatures,
     kind_matches,
-    minimal_edit,
     ranges_overlap,
     same_diagnostic,
     text_edit,
     workspace_edit,
 )
-from gradwarden.lsp.documents import Located, Program, edits_to_cells
+from gradwarden.lsp.documents import Located
+from gradwarden.lsp.fix_edits import (
+    fix_all_edit,
+    fix_all_prepared,
+    fix_edits_cached,
+    lazy_edit,
+    prepared_fix_edits,
+    program_edits_to_workspace_edit,
+)
 from gradwarden.lsp.hover import _comment_start
 from gradwarden.lsp.positions import index_for, split_lines
-from gradwarden.lsp.worker import INTERACTIVE, WorkerError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gradwarden.lsp.server import GradwardenServer
+    from gradwarden.lsp.context import ServerContext
 
 log = logging.getLogger("gradwarden.lsp.actions")
 
@@ -102,14 +109,12 @@ def _wrap(action: lsp.CodeAction, features: ClientFeatures) -> Any:
                        arguments=[get_converter().unstructure(action.edit)])
 
 
-async def code_actions(ls: "GradwardenServer", params: lsp.CodeActionParams) -> Optional[List[Any]]:
+async def code_actions(ls: "ServerContext", params: lsp.CodeActionParams) -> Optional[List[Any]]:
     """The actions at a range, from the unit's latest result and the edits prepared for it;
     never waits for an analysis. A fix whose edits are not prepared yet is offered lazily where
     the client can resolve it (``codeAction/resolve`` computes the edit when it is picked) and
     prepared in the background meanwhile; other clients get its edits computed now (the fixer
     only, for the diagnostics at the range)."""
-    from gradwarden.lsp import prefetch
-
     uri = params.text_document.uri
     key = ls.unit_of(uri)
     if key is None:
@@ -174,7 +179,7 @@ async def code_actions(ls: "GradwardenServer", params: lsp.CodeActionParams) -> 
     explicit_all = bool(only) and any(str(getattr(o, "value", o)).startswith("source") for o in only)
     if want_all and not result.provisional and (explicit_all or any(_has_safe_fix(it) for _, it, _ in ctx.items)):
         fix_all = _prepared_fix_all_action(ls, key, result)
-        if fix_all is None and not _fix_all_prepared(ls, key, result):
+        if fix_all is None and not fix_all_prepared(ls, key, result):
             if _can_resolve(features):
                 fix_all = _lazy_fix_all_action(ls, key, result)
             else:
@@ -182,19 +187,9 @@ async def code_actions(ls: "GradwardenServer", params: lsp.CodeActionParams) -> 
                 fix_all = _prepared_fix_all_action(ls, key, result)
         if fix_all is not None:
             actions.append(fix_all)
-    if not _fix_all_prepared(ls, key, result):
+    if not fix_all_prepared(ls, key, result):
         prefetch.prepare_now(ls, key, result)  # for the next request; this one answers now
     return [a for a in (_wrap(a, features) for a in actions) if a is not None]
-
-
-def prepared_fix_edits(ls: "GradwardenServer", result: Result, wanted: Sequence[Tuple[int, int]]
-                       ) -> Dict[Tuple[int, int], Optional[List[Edit]]]:
-    """The prepared edits of the wanted (diagnostic index, fix index) pairs of ``result``;
-    pairs not prepared yet are left out."""
-    cached = ls.fix_cache.get(result.snapshot.key)
-    if cached is None or cached[0] != (result.generation, ls.resolver.generation):
-        return {}
-    return {pair: cached[1][pair] for pair in wanted if pair in cached[1]}
 
 
 def _can_resolve(features: ClientFeatures) -> bool:
@@ -202,7 +197,7 @@ def _can_resolve(features: ClientFeatures) -> bool:
     return features.resolve_edit and features.code_action_data and features.code_action_literals
 
 
-def _lazy_fix_action(ls: "GradwardenServer", ctx: ActionContext, item: Located, lsp_diag: lsp.Diagnostic,
+def _lazy_fix_action(ls: "ServerContext", ctx: ActionContext, item: Located, lsp_diag: lsp.Diagnostic,
                      n: int, fi: int, fix: Fix) -> Optional[lsp.CodeAction]:
     data = {"key": ctx.key, "generation": ctx.result.generation, "index": n, "fix": fi}
     return lsp.CodeAction(
@@ -214,13 +209,8 @@ def _lazy_fix_action(ls: "GradwardenServer", ctx: ActionContext, item: Located, 
     )
 
 
-def _fix_all_prepared(ls: "GradwardenServer", key: str, result: Result) -> bool:
-    cached = ls.fix_cache.get(key)
-    return cached is not None and cached[0] == (result.generation, ls.resolver.generation) and "all" in cached[1]
-
-
-def _prepared_fix_all_action(ls: "GradwardenServer", key: str, result: Result) -> Optional[lsp.CodeAction]:
-    if not _fix_all_prepared(ls, key, result):
+def _prepared_fix_all_action(ls: "ServerContext", key: str, result: Result) -> Optional[lsp.CodeAction]:
+    if not fix_all_prepared(ls, key, result):
         return None
     edit, n = ls.fix_cache[key][1]["all"]
     if edit is None or n == 0:
@@ -228,7 +218,7 @@ def _prepared_fix_all_action(ls: "GradwardenServer", key: str, result: Result) -
     return lsp.CodeAction(title=f"gradwarden: Fix all safe fixes ({n})", kind=FIX_ALL_KIND, edit=edit)
 
 
-def _lazy_fix_all_action(ls: "GradwardenServer", key: str, result: Result) -> Optional[lsp.CodeAction]:
+def _lazy_fix_all_action(ls: "ServerContext", key: str, result: Result) -> Optional[lsp.CodeAction]:
     settings = ls.resolver.for_file(result.snapshot.filename)
     n = sum(1 for d in settings.apply(result.diagnostics) if any(f.safe for f in d.fixes))
     if n == 0:
@@ -241,51 +231,7 @@ def _has_safe_fix(item: Located) -> bool:
     return not item.carried and any(f.safe for f in (item.origin or item.diagnostic).fixes)
 
 
-async def fix_edits_cached(ls: "GradwardenServer", result: Result, wanted: Sequence[Tuple[int, int]],
-                           lane: int = INTERACTIVE) -> Dict[Tuple[int, int], Optional[List[Edit]]]:
-    """The edits of fix ``fi`` of located diagnostic ``n`` of ``result`` for each wanted pair:
-    from the cache the background prefetch fills (``commands.schedule_prefetch``, which asks
-    with ``lane=BACKGROUND``), else computed now, all in one worker round trip."""
-    snap = result.snapshot
-    stamp = (result.generation, ls.resolver.generation)
-    cached = ls.fix_cache.get(snap.key)
-    if cached is None or cached[0] != stamp:
-        cached = (stamp, {})
-        ls.fix_cache[snap.key] = cached
-    table = cached[1]
-    missing = [pair for pair in wanted if pair not in table]
-    if missing:
-        items = ls.located(result)
-        pairs = []
-        for n, fi in missing:
-            origin = items[n].origin or items[n].diagnostic
-            pairs.append((origin, origin.fixes[fi]))
-        try:
-            found = await ls.pool.run("fix_edits_many", snap.text, pairs, lane=lane, affinity=snap.key)
-        except WorkerError as exc:
-            log.warning("computing quick-fix edits failed: %s", exc)
-            found = [None] * len(missing)
-        for pair, edits in zip(missing, found):
-            table[pair] = edits
-    return {pair: table.get(pair) for pair in wanted}
-
-
-def program_edits_to_workspace_edit(ls: "GradwardenServer", program: Program, snap, edits: Sequence[Edit]
-                                    ) -> Optional[lsp.WorkspaceEdit]:
-    if program.is_notebook:
-        per_cell = edits_to_cells(program, edits)
-        if per_cell is None:
-            return None
-    else:
-        per_cell = {snap.uri: list(edits)}
-    by_uri: Dict[str, List[lsp.TextEdit]] = {}
-    for uri, cell_edits in per_cell.items():
-        index = index_for(snap.texts.get(uri, ""), ls.features.encoding)
-        by_uri[uri] = [text_edit(e, index) for e in cell_edits]
-    return workspace_edit(by_uri, snap.versions, ls.features)
-
-
-def _noqa_action(ls: "GradwardenServer", ctx: ActionContext, item: Located, lsp_diag: lsp.Diagnostic
+def _noqa_action(ls: "ServerContext", ctx: ActionContext, item: Located, lsp_diag: lsp.Diagnostic
                  ) -> Optional[lsp.CodeAction]:
     d = item.diagnostic
     if d.code == PARSE_ERROR:
@@ -305,77 +251,7 @@ def _noqa_action(ls: "GradwardenServer", ctx: ActionContext, item: Located, lsp_
     )
 
 
-async def fix_all_edit(ls: "GradwardenServer", key: str, result: Result, lane: int = INTERACTIVE
-                       ) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
-    """The edit applying every safe fix of the unit's current diagnostics, and how many
-    (cached with the quick-fix edits of the same state)."""
-    stamp = (result.generation, ls.resolver.generation)
-    cached = ls.fix_cache.get(key)
-    if cached is not None and cached[0] == stamp and "all" in cached[1]:
-        return cached[1]["all"]
-    found = await _compute_fix_all_edit(ls, key, result, lane)
-    cached = ls.fix_cache.get(key)
-    if cached is None or cached[0] != stamp:
-        cached = (stamp, {})
-        ls.fix_cache[key] = cached
-    cached[1]["all"] = found
-    return found
-
-
-async def _compute_fix_all_edit(ls: "GradwardenServer", key: str, result: Result, lane: int = INTERACTIVE
-                                ) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
-    snap = result.snapshot
-    settings = ls.resolver.for_file(snap.filename)
-    diags = [d for d in settings.apply(result.diagnostics) if any(f.safe for f in d.fixes)]
-    if not diags:
-        return None, 0
-    if snap.program.is_notebook:
-        return await _fix_all_notebook(ls, result, diags, lane)
-    try:
-        new_text, n = await ls.pool.run("fix_all", snap.text, diags, False, lane=lane, affinity=key)
-    except WorkerError as exc:
-        log.warning("fix-all failed: %s", exc)
-        return None, 0
-    index = index_for(snap.text, ls.features.encoding)
-    edit = minimal_edit(snap.text, new_text, index)
-    if edit is None or n == 0:
-        return None, 0
-    return workspace_edit({snap.uri: [edit]}, snap.versions, ls.features), n
-
-
-async def _fix_all_notebook(ls: "GradwardenServer", result: Result, diags: Sequence[Diagnostic],
-                            lane: int = INTERACTIVE) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
-    from gradwarden.lsp.jobs import _overlaps, _Offsets
-
-    snap = result.snapshot
-    offsets = _Offsets(snap.text)
-    taken: List[Tuple[int, int]] = []
-    chosen: List[Edit] = []
-    n = 0
-    for d in diags:
-        fix = next((f for f in d.fixes if f.safe and f.preferred), None) or next((f for f in d.fixes if f.safe), None)
-        if fix is None:
-            continue
-        try:
-            edits = await ls.pool.run("fix_edits", snap.text, d, fix, lane=lane, affinity=snap.key)
-        except WorkerError:
-            continue
-        if not edits:
-            continue
-        spans = [(offsets.of(e.span.row, e.span.column), offsets.of(e.span.end_row, e.span.end_column)) for e in edits]
-        if any(_overlaps(a, b, c, e) for a, b in spans for c, e in taken):
-            continue
-        if edits_to_cells(snap.program, edits) is None:
-            continue
-        taken.extend(spans)
-        chosen.extend(edits)
-        n += 1
-    if not chosen:
-        return None, 0
-    return program_edits_to_workspace_edit(ls, snap.program, snap, chosen), n
-
-
-async def resolve(ls: "GradwardenServer", action: lsp.CodeAction) -> lsp.CodeAction:
+async def resolve(ls: "ServerContext", action: lsp.CodeAction) -> lsp.CodeAction:
     data = action.data if isinstance(action.data, dict) else None
     if action.edit is not None or data is None:
         return action
@@ -392,21 +268,3 @@ async def resolve(ls: "GradwardenServer", action: lsp.CodeAction) -> lsp.CodeAct
     return action
 
 
-async def lazy_edit(ls: "GradwardenServer", result: Result, data: Dict[str, Any]) -> Optional[lsp.WorkspaceEdit]:
-    """The edit of a lazily offered action (its ``data``) for ``result``, computed now."""
-    if data.get("fixAll"):
-        edit, _ = await fix_all_edit(ls, result.snapshot.key, result)
-        return edit
-    items = ls.located(result)
-    try:
-        n, fi = int(data["index"]), int(data["fix"])
-        item = items[n]
-        (item.origin or item.diagnostic).fixes[fi]
-    except (KeyError, IndexError, ValueError, TypeError):
-        return None
-    if item.carried:
-        return None
-    edits = (await fix_edits_cached(ls, result, [(n, fi)])).get((n, fi))
-    if not edits:
-        return None
-    return program_edits_to_workspace_edit(ls, result.snapshot.program, result.snapshot, edits)

@@ -34,7 +34,7 @@ from gradwarden.lsp.worker import BACKGROUND, WorkerError
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradwarden.lsp.analysis import Result
-    from gradwarden.lsp.server import GradwardenServer
+    from gradwarden.lsp.context import ServerContext
 
 log = logging.getLogger("gradwarden.lsp.commands")
 
@@ -48,41 +48,17 @@ STATUS = "gradwarden.serverStatus"
 _cancellers: Dict[str, Any] = {}
 
 
-def register(ls: "GradwardenServer") -> None:
-    # No annotations on the handlers: pygls resolves them with typing.get_type_hints to
-    # structure the arguments, and the arguments are plain JSON here.
-    @ls.command(CHECK_WORKSPACE)
-    async def check_workspace(ls, *args):  # noqa: ANN001
-        return await run_workspace_check(ls, args)
+async def apply_workspace_edit(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
+    from lsprotocol.converters import get_converter
 
-    @ls.command(FIX_ALL)
-    async def fix_all(ls, *args):  # noqa: ANN001
-        return await run_fix_all(ls, args)
-
-    @ls.command(APPLY_EDIT)
-    async def apply_edit(ls, *args):  # noqa: ANN001
-        from lsprotocol.converters import get_converter
-
-        if not args:
-            raise ValueError("gradwarden.applyWorkspaceEdit needs a WorkspaceEdit")
-        edit = get_converter().structure(args[0], lsp.WorkspaceEdit)
-        res = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="gradwarden"))
-        return {"applied": bool(res and res.applied)}
-
-    @ls.command(APPLY_FIX)
-    async def apply_fix(ls, *args):  # noqa: ANN001
-        return await run_apply_fix(ls, args)
-
-    @ls.command(DEBUG_RUN)
-    async def debug_run(ls, *args):  # noqa: ANN001
-        return await run_debug(ls, args)
-
-    @ls.command(STATUS)
-    def status(ls, *args):  # noqa: ANN001
-        return server_status(ls)
+    if not args:
+        raise ValueError("gradwarden.applyWorkspaceEdit needs a WorkspaceEdit")
+    edit = get_converter().structure(args[0], lsp.WorkspaceEdit)
+    res = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="gradwarden"))
+    return {"applied": bool(res and res.applied)}
 
 
-def server_status(ls: "GradwardenServer") -> Dict[str, Any]:
+def server_status(ls: "ServerContext") -> Dict[str, Any]:
     import sys
 
     from gradwarden import __version__
@@ -121,7 +97,7 @@ def server_status(ls: "GradwardenServer") -> Dict[str, Any]:
 class Progress:
     """``$/progress`` when the client supports it (server-created token), silent otherwise."""
 
-    def __init__(self, ls: "GradwardenServer", title: str, token: Optional[Any] = None) -> None:
+    def __init__(self, ls: "ServerContext", title: str, token: Optional[Any] = None) -> None:
         self.ls = ls
         self.title = title
         self.token = token
@@ -166,7 +142,7 @@ class Progress:
         return token in self.ls.progress_cancelled or bool(fut is not None and fut.cancelled())
 
 
-def cancel_token(ls: "GradwardenServer", token: str) -> None:
+def cancel_token(ls: "ServerContext", token: str) -> None:
     cancel = _cancellers.get(token)
     if cancel is not None:
         try:
@@ -175,13 +151,13 @@ def cancel_token(ls: "GradwardenServer", token: str) -> None:
             log.exception("cancelling %s failed", token)
 
 
-def cancel_all(ls: "GradwardenServer") -> None:
+def cancel_all(ls: "ServerContext") -> None:
     for token in list(_cancellers):
         cancel_token(ls, token)
 
 
 # --------------------------------------------------------------------------- workspace check
-def _folders(ls: "GradwardenServer", args: Sequence[Any]) -> List[Path]:
+def _folders(ls: "ServerContext", args: Sequence[Any]) -> List[Path]:
     if args and isinstance(args[0], str):
         path = uri_to_path(args[0]) or args[0]
         return [Path(path)]
@@ -192,7 +168,7 @@ def _folders(ls: "GradwardenServer", args: Sequence[Any]) -> List[Path]:
     return out or [ls.resolver.root]
 
 
-async def run_workspace_check(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, Any]:
+async def run_workspace_check(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
     from gradwarden.discovery import discover
     from gradwarden.engine.source import decode_source
     from gradwarden.lsp.convert import to_lsp_diagnostic
@@ -273,8 +249,8 @@ def _plain(text: str):
 
 
 # --------------------------------------------------------------------------- fix all (command)
-async def run_fix_all(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, Any]:
-    from gradwarden.lsp.actions import fix_all_edit
+async def run_fix_all(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
+    from gradwarden.lsp.fix_edits import fix_all_edit
 
     uri = _uri_arg(args)
     key = ls.unit_of(uri) if uri else None
@@ -290,8 +266,8 @@ async def run_fix_all(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, 
     return {"applied": bool(res and res.applied), "fixes": n}
 
 
-async def run_apply_fix(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, Any]:
-    from gradwarden.lsp.actions import lazy_edit
+async def run_apply_fix(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
+    from gradwarden.lsp.fix_edits import lazy_edit
 
     data = args[0] if args and isinstance(args[0], dict) else None
     key = data.get("key") if data else None
@@ -321,7 +297,7 @@ def _uri_arg(args: Sequence[Any]) -> Optional[str]:
     return None
 
 
-def forget_unit(ls: "GradwardenServer", key: str) -> None:
+def forget_unit(ls: "ServerContext", key: str) -> None:
     ls.prepared.forget(key)
     ls.runtime_findings.pop(key, None)
     ls.fix_cache.pop(key, None)
@@ -339,7 +315,7 @@ def merge_runtime(static: List[lsp.Diagnostic], runtime_diags: List[lsp.Diagnost
     return [d for d in static if key(d) not in confirmed] + list(runtime_diags)
 
 
-def runtime_diagnostics(ls: "GradwardenServer", key: str, result: "Result") -> Dict[str, List[lsp.Diagnostic]]:
+def runtime_diagnostics(ls: "ServerContext", key: str, result: "Result") -> Dict[str, List[lsp.Diagnostic]]:
     """The findings of the last debug run of this unit, carried to the current text."""
     found = ls.runtime_findings.get(key)
     if not found:
@@ -361,7 +337,7 @@ def runtime_diagnostics(ls: "GradwardenServer", key: str, result: "Result") -> D
     return out
 
 
-async def run_debug(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, Any]:
+async def run_debug(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
     """Run the document's file under the runtime bridge (``gradwarden.runtime.DebugSession``):
     the configured interpreter (``interpreter`` setting; default: the server's own) runs it in a
     child process; nothing of it runs here, and torch is never imported here. Runtime-only
@@ -465,4 +441,4 @@ async def run_debug(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, An
     }
 
 
-__all__ = ["register", "run_workspace_check", "run_debug", "runtime_diagnostics", "display_name"]
+__all__ = ["run_workspace_check", "run_debug", "runtime_diagnostics", "display_name"]

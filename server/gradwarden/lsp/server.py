@@ -1,4 +1,11 @@
-"""The pygls server: each LSP message mapped to the helper that answers it.
+"""The pygls server: each LSP message mapped to the helper that answers it (the wiring only; the
+helpers never import this module: they see the server through ``context.ServerContext``).
+
+- diagnostics: ``analysis`` (scheduling), ``pull`` (pull answers and refresh), ``convert``;
+- hover: ``hover_answer`` (pure: text, latest result, prepared table), ``hover_table``;
+- code actions: ``actions`` (building them), ``fix_edits`` (the fixer's edits and their cache),
+  ``prefetch`` / ``prepared`` (what is prepared in the background for both);
+- commands: ``commands``.
 
 Threads and processes: the event loop only moves messages, converts and renders; the engine
 runs in worker processes (``worker.WorkerPool``), so a large file never blocks hover or code
@@ -38,6 +45,7 @@ from gradwarden.lsp.documents import (
 from gradwarden.lsp.jobs import forbid_torch
 from gradwarden.lsp.options import ServerOptions, SettingsResolver, parse_options, unwrap
 from gradwarden.lsp.positions import LineIndex, index_for, normalize_encoding
+from gradwarden.lsp.prepared import Prepared
 from gradwarden.lsp.textdoc import upgrade_workspace
 from gradwarden.lsp.worker import WorkerPool, foreground_first_from_env
 
@@ -116,7 +124,7 @@ class GradwardenServer(LanguageServer):
         self.fix_cache: Dict[str, Tuple[Tuple[int, int], Dict[Tuple[int, int], Any]]] = {}
         self.pull_refresh_owed: Set[str] = set()  # units answered with an older result (pull.py)
         self.pull_refreshes = 0
-        self.prepared = prefetch.Prepared()  # hover tables and the tasks preparing them
+        self.prepared = Prepared()  # hover tables and the tasks preparing them
         self.hovers_answered = 0
 
     # ------------------------------------------------------------------ plumbing
@@ -528,7 +536,31 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         commands.cancel_token(ls, str(params.token))
 
     # ------------------------------------------------------------------ commands
-    commands.register(ls)
+    # No annotations on the handlers: pygls resolves them with typing.get_type_hints to
+    # structure the arguments, and the arguments are plain JSON here.
+    @ls.command(commands.CHECK_WORKSPACE)
+    async def check_workspace(ls, *args):  # noqa: ANN001
+        return await commands.run_workspace_check(ls, args)
+
+    @ls.command(commands.FIX_ALL)
+    async def fix_all(ls, *args):  # noqa: ANN001
+        return await commands.run_fix_all(ls, args)
+
+    @ls.command(commands.APPLY_EDIT)
+    async def apply_edit(ls, *args):  # noqa: ANN001
+        return await commands.apply_workspace_edit(ls, args)
+
+    @ls.command(commands.APPLY_FIX)
+    async def apply_fix(ls, *args):  # noqa: ANN001
+        return await commands.run_apply_fix(ls, args)
+
+    @ls.command(commands.DEBUG_RUN)
+    async def debug_run(ls, *args):  # noqa: ANN001
+        return await commands.run_debug(ls, args)
+
+    @ls.command(commands.STATUS)
+    def status(ls, *args):  # noqa: ANN001
+        return commands.server_status(ls)
 
 
 async def _pull_configuration(ls: GradwardenServer, startup: bool = True) -> None:
