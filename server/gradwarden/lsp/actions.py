@@ -182,9 +182,12 @@ async def code_actions(ls: "ServerContext", params: lsp.CodeActionParams) -> Opt
         if fix_all is None and not fix_all_prepared(ls, key, result):
             if _can_resolve(features):
                 fix_all = _lazy_fix_all_action(ls, key, result)
-            else:
+            elif explicit_all:
+                # asked for by kind (fix-all on save, a menu entry): worth the fixer's time now
                 await fix_all_edit(ls, key, result)
                 fix_all = _prepared_fix_all_action(ls, key, result)
+            # else (a cursor's actions, a client that cannot resolve): fix-all appears once
+            # prepared; computing it here would run the fixer over the whole file
         if fix_all is not None:
             actions.append(fix_all)
     if not fix_all_prepared(ls, key, result):
