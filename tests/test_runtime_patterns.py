@@ -161,6 +161,23 @@ PROGRAMS: Dict[str, str] = {
             loss.backward(retain_graph=True)
             opt.step()
     """,
+    # a custom backward that overwrites its grad_output and returns it: the nodes below get
+    # that buffer as their gradient, which is what it is for
+    "own_grad_ok": """
+        import torch
+        class Double(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+            @staticmethod
+            def backward(ctx, g):
+                g *= 2.0
+                return g
+        lin = torch.nn.Linear(3, 3)
+        out = Double.apply(lin(torch.randn(2, 3))) * 4.0
+        out.mean().backward()
+        print(lin.weight.grad.sum().item())
+    """,
     # retained graph backwarded twice with no step in between, then a fresh forward: correct
     "stale_retained_ok": """
         import torch

@@ -1830,8 +1830,11 @@ def _watch_shared_grads(node, args, writes):
     if not written or not roots:
         return
     nodes, _, _ = _walk(roots, limit=20000)
+    # the nodes below the writer get what it returns (often the written buffer itself): that is
+    # its gradient, not a shared one
+    below, _, _ = _walk([node], limit=20000)
     for other in nodes.values():
-        if other is node:
+        if id(other) in below:
             continue
         try:
             _grad_watch.append(other.register_prehook(_shared_grad_hook(other, node, written)))
