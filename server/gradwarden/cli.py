@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO
 
+    from gradwarden.checkrun import CheckRun
     from gradwarden.config import Settings
     from gradwarden.engine.diagnostic import Diagnostic
 
@@ -339,26 +340,6 @@ def error(message: str) -> None:
 
 
 # --------------------------------------------------------------------------- check
-class CheckRun:
-    """Everything ``check`` gathered before reporting (a fix stage can work on it). A plain
-    class, not a dataclass: importing ``dataclasses`` (and its ``inspect``) would cost every
-    ``--version`` and ``rules`` run."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.diagnostics: List[Diagnostic] = []
-        self.errors: List[str] = []  # internal errors, unreadable files
-        self.usage_errors: List[str] = []  # missing paths
-        self.sources: Dict[str, Optional[str]] = {}  # filename -> text (--show-source)
-        self.files_checked = 0
-        self.stdin_data: Optional[bytes] = None  # what was read from standard input (the fix stage writes it back)
-        self.result_cache: Optional[Any] = None  # gradwarden.cache.ResultCache, unless --no-cache
-
-    def __repr__(self) -> str:
-        return (f"CheckRun({self.files_checked} file(s), {len(self.diagnostics)} diagnostic(s), "
-                f"{len(self.errors)} error(s))")
-
-
 def resolve_settings(args: argparse.Namespace, first_path: Optional[Path]) -> Settings:
     """The config file (searched from the first path, or named with --config), then the
     command-line overrides on top. Raises ConfigError."""
@@ -431,6 +412,8 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
     started = time.monotonic()
     found = discover([Path(p) for p in paths if p != "-"], exclude=settings.exclude,
                      respect_gitignore=settings.respect_gitignore, include_notebooks=True)
+    from gradwarden.checkrun import CheckRun
+
     run = CheckRun(settings)
     for missing in found.missing:
         run.usage_errors.append(f"{missing}: no such file or directory")
