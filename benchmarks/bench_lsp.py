@@ -34,6 +34,11 @@ stale analyses killed with their worker, background work never preempted, prefet
 interactive lane, full re-analysis on every edit). Prints didChange -> diagnostics p50/p95 per
 pause, and the new design's split of an edit's cost: parse (and grouping), analysis, and the rest
 of the round trip (transport, queueing). ``--busy`` adds a process spinning on one core.
+Hover and code actions are measured in the same run, each asked twice per edit: with the edit
+(sent right after the didChange, while its analysis runs) and at the end of the pause before
+the next edit. ``--baseline REV`` adds the server of git revision REV (extracted under
+``benchmarks/.cache``, run with PYTHONPATH on it) as a third design, e.g. the commit before hover
+and code actions answered from prepared data; ``--skip-legacy`` leaves the legacy scheduling out.
 """
 from __future__ import annotations
 
@@ -547,11 +552,35 @@ def probe_row(text: str) -> int:
     raise SystemExit("no place for the probe found in the subject")
 
 
-async def interleaved_run(caps_name: str, text: str, legacy: bool, n_edits: int, pauses: List[float],
-                          root: Path) -> Dict[str, Any]:
+def baseline_tree(rev: str) -> Path:
+    """The server of git revision ``rev`` (the design before hover and code actions answered
+    from prepared data), extracted once under benchmarks/.cache; run with PYTHONPATH on it."""
+    sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", rev], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    dest = CACHE / f"baseline-{sha}"
+    if not (dest / "server" / "gradwarden").is_dir():
+        dest.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", sha, "server"], capture_output=True, check=True)
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    return dest / "server"
+
+
+async def timed(coro) -> float:
+    t0 = time.perf_counter()
+    await coro
+    return time.perf_counter() - t0
+
+
+async def interleaved_run(caps_name: str, text: str, design: str, n_edits: int, pauses: List[float],
+                          root: Path, baseline: Optional[Path] = None) -> Dict[str, Any]:
+    """``design``: "current"; "previous (legacy)" (this code with the old scheduling); or
+    "previous (<rev>)" (the server of ``baseline``, an older revision)."""
     root.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
+    legacy = design == "previous (legacy)"
     env["GRADWARDEN_LSP_SCHEDULING"] = "legacy" if legacy else "foreground"
+    if baseline is not None:
+        env["PYTHONPATH"] = str(baseline) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     b = Bench(caps_name, root, env=env)
     await b.start()
     uri = b.open("subject.py", text)
@@ -564,9 +593,18 @@ async def interleaved_run(caps_name: str, text: str, legacy: bool, n_edits: int,
     version = b.change(uri, row, 0, row + 1, 0, "", text)
     await b.diagnostics(uri, version, timeout=600)
     by_pause: Dict[float, List[float]] = {p: [] for p in pauses}
+    n_names = max(n_edits, 1)
+    hover_typing: List[float] = []  # asked with the edit, before its diagnostics
+    action_typing: List[float] = []
+    hover_paused: List[float] = []  # asked at the end of the pause, before the next edit
+    action_paused: List[float] = []
     for i in range(n_edits):
         pause = pauses[i % len(pauses)]
         await asyncio.sleep(pause)  # the user pauses; the server may start background work
+        names = name_positions(b.texts[uri], n_names)
+        hline, hcol = names[i % len(names)]
+        hover_paused.append(await timed(b.hover(uri, hline, hcol)))
+        action_paused.append(await timed(b.code_actions(uri, row + 1)))
         cur = b.texts[uri]
         lines = cur.splitlines(True)
         if i % 2 == 0:  # insert the probe (a GW201 hazard, three lines; a new text every time)
@@ -579,8 +617,15 @@ async def interleaved_run(caps_name: str, text: str, legacy: bool, n_edits: int,
         b.refreshed.clear()
         t0 = time.perf_counter()
         version = b.change(uri, *args, new_text)
+        # an editor asks for hover and code actions while the edit's analysis runs
+        names = name_positions(b.texts[uri], n_names)
+        hline, hcol = names[i % len(names)]
+        hover_task = asyncio.ensure_future(timed(b.hover(uri, hline, hcol)))
+        action_task = asyncio.ensure_future(timed(b.code_actions(uri, row + 1)))
         await interleaved_diagnostics(b, uri, version)
         by_pause[pause].append(time.perf_counter() - t0)
+        hover_typing.append(await hover_task)
+        action_typing.append(await action_task)
     status = await b.status()
     await b.stop()
     timings = [t for t in status.get("timings", []) if "parse_s" in t][-n_edits:]
@@ -593,8 +638,10 @@ async def interleaved_run(caps_name: str, text: str, legacy: bool, n_edits: int,
                  "definitions_reanalysed_p50": pct([t["analysed"] for t in timings], 50),
                  "groups": timings[-1]["groups"]}
     all_lat = [x for v in by_pause.values() for x in v]
-    return {"design": "previous (legacy)" if legacy else "current", "client": caps_name,
+    return {"design": design, "client": caps_name,
             "mode": "pull" if b.pull else "push", "all": summary(all_lat),
+            "hover": {"during_edit": summary(hover_typing), "after_pause": summary(hover_paused)},
+            "code_action": {"during_edit": summary(action_typing), "after_pause": summary(action_paused)},
             "by_pause": {str(p): summary(v) for p, v in by_pause.items()}, "split": split,
             "workers": status["workers"]}
 
@@ -623,6 +670,11 @@ def interleaved_main(args) -> int:
     subjects = args.subject or INTERLEAVED_SUBJECTS[:1]
     pauses = [float(p) for p in args.pauses.split(",")]
     profiles = {"push": ["emacs"], "pull": ["vscode"], "both": ["vscode", "emacs"]}[args.profile]
+    designs: List[Tuple[str, Optional[Path]]] = [("previous (legacy)", None), ("current", None)]
+    if args.skip_legacy:
+        designs = designs[1:]
+    if args.baseline:
+        designs.insert(1, (f"previous ({args.baseline})", baseline_tree(args.baseline)))
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
     results = []
     try:
@@ -630,11 +682,10 @@ def interleaved_main(args) -> int:
             texts = {s: z.read(s).decode("utf-8") for s in subjects}
         for subject, text in texts.items():
             for caps in profiles:
-                for legacy in (True, False):
-                    root = CACHE / "bench-lsp-interleaved" / ("legacy" if legacy else "current") / caps
-                    log(f"[{subject.rsplit('/', 1)[-1]}, {caps}, {'previous' if legacy else 'current'} design] "
-                        f"{args.edits} edits...")
-                    res = asyncio.run(interleaved_run(caps, text, legacy, args.edits, pauses, root))
+                for design, tree in designs:
+                    root = CACHE / "bench-lsp-interleaved" / re.sub(r"\W+", "-", design).strip("-") / caps
+                    log(f"[{subject.rsplit('/', 1)[-1]}, {caps}, {design}] {args.edits} edits...")
+                    res = asyncio.run(interleaved_run(caps, text, design, args.edits, pauses, root, tree))
                     res["subject"] = subject
                     results.append(res)
     finally:
@@ -650,19 +701,32 @@ def interleaved_main(args) -> int:
         print(f"  {r['subject'].rsplit('/', 1)[-1]} [{r['client']}, {r['mode']}] {r['design']}: "
               f"p50 {a['p50_ms']} ms, p95 {a['p95_ms']} ms, max {a['max_ms']} ms ({pauses_txt}); "
               f"worker kills {w.get('kills')}, cancelled {w.get('cancelled')}, preempted {w.get('preemptions')}")
+        hv, ca = r["hover"], r["code_action"]
+        print(f"      hover p50/p95: with the edit {hv['during_edit']['p50_ms']} / {hv['during_edit']['p95_ms']} ms, "
+              f"after the pause {hv['after_pause']['p50_ms']} / {hv['after_pause']['p95_ms']} ms; "
+              f"code action: with the edit {ca['during_edit']['p50_ms']} / {ca['during_edit']['p95_ms']} ms, "
+              f"after the pause {ca['after_pause']['p50_ms']} / {ca['after_pause']['p95_ms']} ms "
+              f"[target p95 <= 50 ms]")
         sp = r["split"]
         if sp:
             print(f"      split (worker p50): parse {sp['parse']['p50_ms']} ms, analysis {sp['analysis']['p50_ms']} ms, "
                   f"transport+queue {sp['transport_and_queue']['p50_ms']} ms; "
                   f"{sp['definitions_reanalysed_p50']} of the statements in {sp['groups']} group(s) re-analysed (p50)")
-    pairs = {}
+    pairs: Dict[Tuple[str, str], Dict[str, Any]] = {}
     for r in results:
-        pairs.setdefault((r["subject"], r["client"]), {})[r["design"]] = r["all"]
+        pairs.setdefault((r["subject"], r["client"]), {})[r["design"]] = r
     for (subject, client), d in pairs.items():
-        if len(d) == 2:
-            old, new = d["previous (legacy)"], d["current"]
-            print(f"  ratio current/previous, {subject.rsplit('/', 1)[-1]} [{client}]: "
-                  f"p50 {new['p50_ms'] / old['p50_ms']:.2f}, p95 {new['p95_ms'] / old['p95_ms']:.2f}")
+        new = d.get("current")
+        for design, old in d.items():
+            if design == "current" or new is None:
+                continue
+            ratio = lambda a, b: f"{a / b:.2f}" if b else "n/a"  # noqa: E731
+            print(f"  ratio current / {design}, {subject.rsplit('/', 1)[-1]} [{client}]: didChange p95 "
+                  f"{ratio(new['all']['p95_ms'], old['all']['p95_ms'])}; hover p95 with the edit "
+                  f"{ratio(new['hover']['during_edit']['p95_ms'], old['hover']['during_edit']['p95_ms'])}, after the pause "
+                  f"{ratio(new['hover']['after_pause']['p95_ms'], old['hover']['after_pause']['p95_ms'])}; code action p95 "
+                  f"with the edit {ratio(new['code_action']['during_edit']['p95_ms'], old['code_action']['during_edit']['p95_ms'])}, "
+                  f"after the pause {ratio(new['code_action']['after_pause']['p95_ms'], old['code_action']['after_pause']['p95_ms'])}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0
@@ -682,6 +746,11 @@ def main(argv=None) -> int:
     ap.add_argument("--wheel", help="the transformers 5.23.0 wheel (else looked up, or downloaded)")
     ap.add_argument("--pauses", default="0.2,0.6,1.2", help="seconds before each edit, cycled")
     ap.add_argument("--busy", action="store_true", help="keep one core busy with another process")
+    ap.add_argument("--baseline", metavar="REV",
+                    help="also run the server of this git revision (--interleaved), e.g. the commit before "
+                         "hover and code actions answered from prepared data")
+    ap.add_argument("--skip-legacy", action="store_true",
+                    help="--interleaved: leave out this code with the old scheduling (GRADWARDEN_LSP_SCHEDULING=legacy)")
     args = ap.parse_args(argv)
     if args.interleaved:
         if "--edits" not in (argv or sys.argv):

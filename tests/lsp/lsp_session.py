@@ -372,6 +372,29 @@ class Session:
         return await self.client.text_document_hover_async(lsp.HoverParams(
             text_document=lsp.TextDocumentIdentifier(uri=doc.uri), position=self.position(doc, line, col)))
 
+    async def hover_ready(self, doc: Doc, unit_uri: Optional[str] = None) -> None:
+        """Hover answers at once from what the server holds; the first hover on a state asks it
+        to prepare the unit's timelines in the background. Ask once, then wait until they are
+        prepared for the unit's current state (``unit_uri``: the notebook of a cell)."""
+        from gradwarden.lsp.documents import uri_key
+
+        await self.hover(doc, 0, 0)
+        key = uri_key(unit_uri or doc.uri)
+        await self.until_status(lambda st: key in st["hover_tables"]
+                                and st["hover_tables"][key] == st["generations"].get(key),
+                                f"hover table of {key}")
+
+    async def fixes_ready(self, doc: Doc, unit_uri: Optional[str] = None) -> None:
+        """Code actions answer at once; fixes whose edits are not prepared yet are offered
+        lazily and prepared in the background. Ask once, then wait until the edits of the
+        unit's current state are prepared (what an editor sees after a pause)."""
+        from gradwarden.lsp.documents import uri_key
+
+        await self.code_actions(doc)
+        key = uri_key(unit_uri or doc.uri)
+        await self.until_status(lambda st: st["fixes_prepared"].get(key) == st["generations"].get(key),
+                                f"fix edits of {key}")
+
     async def code_actions(self, doc: Doc, rng: Optional[lsp.Range] = None, *, only: Optional[List[str]] = None,
                            diagnostics: Optional[List[lsp.Diagnostic]] = None) -> List[Any]:
         if rng is None:

@@ -47,18 +47,22 @@ async def test_each_quick_fix_applied_and_reanalysed(session):
             continue
         probe = s.open(s.unique(case.stem), text)
         diags = await s.diagnostics(probe, lambda ds, n=len(want): len(ds) == n)
+        await s.fixes_ready(probe)  # the fixes the fixer can realise here (what a user sees)
         titles = []
         for d in diags:
             actions = quickfixes(await s.code_actions(probe, d.range, diagnostics=[d]))
             titles += [(d, a.title) for a in actions if not is_noqa(a) and a.diagnostics and
                        (a.diagnostics[0].range, a.diagnostics[0].code) == (d.range, d.code)]
         s.close(probe)
-        for d, title in titles:
+        for k, (d, title) in enumerate(titles):
             doc = s.open(s.unique(case.stem), text)
             fresh = await s.diagnostics(doc, lambda ds, n=len(want): len(ds) == n)
+            if k % 2:
+                await s.fixes_ready(doc)  # half the fixes applied from prepared edits, half lazily
             target = next(x for x in fresh if (x.range, x.code) == (d.range, d.code))
-            action = next(a for a in quickfixes(await s.code_actions(doc, target.range, diagnostics=[target]))
-                          if a.title == title)
+            offered = await s.code_actions(doc, target.range, diagnostics=[target])
+            action = next((a for a in quickfixes(offered) if a.title == title), None)
+            assert action is not None, (title, [(type(a).__name__, a.title) for a in offered])
             assert action.title.startswith(f"gradwarden ({d.code}): "), action.title
             before = doc.version
             await s.apply_action(action)
@@ -205,8 +209,14 @@ async def test_edits_carry_the_version_they_were_computed_for(session):
     s.change(doc, "# v2\n" + doc.text)
     s.change(doc, "# v3\n" + doc.text)
     [d] = await s.diagnostics(doc, lambda ds: len(ds) == 1)
+    lazy = [a for a in quickfixes(await s.code_actions(doc, d.range)) if not is_noqa(a)]
+    await s.fixes_ready(doc)
     actions = [a for a in quickfixes(await s.code_actions(doc, d.range)) if not is_noqa(a)]
     assert actions and all(a.edit is not None for a in actions)
+    # offered before the edits were prepared, the same fixes resolve (or apply) to the same edits
+    assert [a.title for a in lazy] == [a.title for a in actions]
+    if "edit" in (get_capability(s.caps, "text_document.code_action.resolve_support.properties", []) or []):
+        assert [(await s.resolve(a)).edit for a in lazy] == [a.edit for a in actions]
     for a in actions:
         if get_capability(s.caps, "workspace.workspace_edit.document_changes", False):
             assert [c.text_document.version for c in a.edit.document_changes] == [3]

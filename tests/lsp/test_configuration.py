@@ -141,3 +141,40 @@ async def test_lint_on_save(raw, tmp_path):
 
 async def _eventually(pred) -> None:
     await eventually(pred)
+
+
+async def test_hover_and_code_actions_never_start_an_analysis(raw, tmp_path):
+    """Hover and code actions answer from the latest result: with lintOn = "save" a change is
+    not analysed, and neither hover nor a code action analyses it either (the old hover waited
+    for an analysis it started itself). They answer from the last diagnostics carried to the
+    new text; the hover's timelines and the fix edits are prepared in the background, from
+    where the following requests answer. Counts of analyses and worker jobs, not time."""
+    s = await start(raw, tmp_path, {"lintOn": "save"})
+    doc = s.open("a.py", SIGMOID)
+    [d] = await s.diagnostics(doc, lambda ds: codes(ds) == [("GW201", 5)])
+    status = await s.until_status(lambda st: not st["pending"], "the first analysis stored")
+    s.change(doc, "# header\n" + SIGMOID)  # not analysed (lint on save)
+    [moved] = await s.diagnostics(doc, lambda ds: codes(ds) == [("GW201", 6)])
+    h = await s.hover(doc, 5, 0)  # `y` of `y += 1`, now on line 6
+    assert h is not None and "GW201" in h.contents.value
+    actions = await s.code_actions(doc, moved.range)
+    assert [a.title for a in actions if "Disable GW201" in a.title]  # carried: noqa only
+    after = await s.status()
+    assert after["analyses"] == status["analyses"], after
+    started = after["workers"]["jobs_started"]
+    assert {n for n in started if n.startswith("diagnose")} == {"diagnose_incremental"}
+    assert started["diagnose_incremental"] == status["workers"]["jobs_started"]["diagnose_incremental"]
+    assert after["hovers"] == status["hovers"] + 1
+    # Saved and analysed: the hover's first answer comes from the diagnostics (it asks for the
+    # timelines in the background); once prepared, the tensor's full timeline.
+    s.save(doc)
+    before = await s.until_status(lambda st: st["analyses"] > status["analyses"] and not st["pending"],
+                                  "the save analysed")
+    await s.hover(doc, 3, 0)  # `y` where it is created (None until its timeline is prepared)
+    await s.hover_ready(doc)
+    full = await s.hover(doc, 3, 0)
+    assert full is not None and "version counter" in full.contents.value
+    done = await s.status()
+    assert done["analyses"] == before["analyses"], done
+    asked = {n: c - before["workers"]["jobs_started"].get(n, 0) for n, c in done["workers"]["jobs_started"].items()}
+    assert {n for n, c in asked.items() if c} <= {"hover_table", "fix_edits_many", "fix_all"}, asked

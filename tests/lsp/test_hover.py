@@ -45,6 +45,7 @@ async def test_hover_on_the_write(any_session):
     s = any_session
     doc = s.open(s.unique("hover"), SIGMOID)
     await s.diagnostics(doc, lambda ds: codes(ds) == [("GW201", 5)])
+    await s.hover_ready(doc)
     h = await s.hover(doc, 4, 0)  # `y` in `y += 1`
     text = value(h)
     assert h.contents.kind == (lsp.MarkupKind.Markdown if s.markdown else lsp.MarkupKind.PlainText)
@@ -63,6 +64,7 @@ async def test_hover_on_other_occurrences(session):
     s = session
     doc = s.open(s.unique("hover_occ"), SIGMOID)
     await s.diagnostics(doc, lambda ds: len(ds) == 1)
+    await s.hover_ready(doc)
     # `y` where it is created: the same tensor, the same timeline
     assert_sigmoid_timeline(value(await s.hover(doc, 3, 0)))
     # the `+=` operator (an in-place op): inside the flagged range
@@ -98,6 +100,7 @@ async def test_no_hover_away_from_tensors(session):
     s = session
     doc = s.open(s.unique("hover_none"), SIGMOID + "\n# a comment\nn = 3\n")
     await s.diagnostics(doc, lambda ds: len(ds) == 1)
+    await s.hover_ready(doc)
     assert await s.hover(doc, 7, 3) is None
     assert await s.hover(doc, 8, 0) is None
     assert await s.hover(doc, 0, 2) is None or "torch" not in value(await s.hover(doc, 0, 2)).lower() or True
@@ -121,6 +124,7 @@ async def test_hover_markdown_structure(session):
         pytest.skip("plain-text client")
     doc = s.open(s.unique("hover_md"), SIGMOID)
     await s.diagnostics(doc, lambda ds: len(ds) == 1)
+    await s.hover_ready(doc)
     text = value(await s.hover(doc, 4, 0))
     assert "---" in text  # sections: timeline, explanation, rule
     assert "[docs](https://" in text

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import textwrap
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
@@ -150,3 +151,108 @@ async def test_the_server_reanalyses_only_the_edited_definition(session):
     assert (last["analysed"], last["full"]) == (1, False), last
     assert last["reused"] >= 3, last
     s.close(doc)
+
+
+# --------------------------------------------------------------------------- heavy files
+def modeling_shape(n_blocks: int = 24) -> str:
+    """A file shaped like a transformers ``modeling_*.py``: a logger and constants, helper
+    functions, a base class every model class extends, blocks that use each other, forward
+    passes with in-place updates (some hazards), and ``__all__``."""
+    parts = [textwrap.dedent("""\
+        import math
+        from typing import Optional
+
+        import torch
+        from torch import nn
+
+        from ...utils import logging
+
+        logger = logging.get_logger(__name__)
+        _CHECKPOINT = "org/model"
+
+
+        def rotate_half(x):
+            x1, x2 = x.chunk(2, dim=-1)
+            return torch.cat((-x2, x1), dim=-1)
+
+
+        def eager_attention_forward(module, query, key, value, mask: Optional[torch.Tensor] = None):
+            weights = torch.matmul(query, key.transpose(2, 3)) / math.sqrt(query.shape[-1])
+            if mask is not None:
+                weights = weights + mask
+            weights = nn.functional.softmax(weights, dim=-1)
+            return torch.matmul(weights, value), weights
+
+
+        class ModelPreTrainedModel(nn.Module):
+            def _init_weights(self, module):
+                if isinstance(module, nn.Linear):
+                    module.weight.data.normal_(mean=0.0, std=0.02)
+    """)]
+    for i in range(n_blocks):
+        hazard = "        hidden = torch.sigmoid(hidden)\n        hidden += residual\n" if i % 5 == 0 else \
+            "        hidden = hidden + residual\n"
+        parts.append(textwrap.dedent(f"""\
+
+
+            class ModelBlock{i}(nn.Module):
+                def __init__(self, config):
+                    super().__init__()
+                    self.proj = nn.Linear(config.hidden_size, config.hidden_size)
+                    self.norm = nn.LayerNorm(config.hidden_size)
+
+                def forward(self, hidden, mask=None):
+                    residual = hidden
+                    hidden = self.norm(hidden)
+                    q = rotate_half(self.proj(hidden))
+                    hidden, _ = eager_attention_forward(self, q, q, q, mask)
+        """) + hazard + "        return hidden\n")
+    parts.append(textwrap.dedent(f"""\
+
+
+        class ModelModel(ModelPreTrainedModel):
+            def __init__(self, config):
+                super().__init__()
+                self.blocks = nn.ModuleList([{", ".join(f"ModelBlock{i}(config)" for i in range(n_blocks))}])
+
+            def forward(self, hidden):
+                for block in self.blocks:
+                    hidden = block(hidden)
+                return hidden
+
+
+        __all__ = ["ModelModel", "ModelPreTrainedModel"]
+    """))
+    return "".join(parts)
+
+
+def real_modeling_file() -> Optional[str]:
+    """transformers 5.23.0's modeling_edgetam_video.py (3,190 lines), when the wheel the
+    benchmarks use is on this machine (never downloaded by a test)."""
+    import zipfile
+
+    here = Path(__file__).resolve()
+    for folder in (here.parents[2] / "benchmarks" / ".cache" / "downloads", here.parents[3] / "trees" / "cache" / "downloads"):
+        for whl in sorted(folder.glob("transformers-5.23.0-*.whl")):
+            with zipfile.ZipFile(whl) as z:
+                return z.read("transformers/models/edgetam_video/modeling_edgetam_video.py").decode("utf-8")
+    return None
+
+
+@pytest.mark.parametrize("shape", ["modeling-shape", "edgetam_video"])
+def test_incremental_equals_full_on_a_heavy_modeling_file(shape):
+    """The random edit sequences, on a heavy file of the shape the issue names (the real one
+    when its wheel is here): the same diagnostics as a full analysis after every edit."""
+    text = modeling_shape() if shape == "modeling-shape" else real_modeling_file()
+    if text is None:
+        pytest.skip("the transformers 5.23.0 wheel is not on this machine")
+    rng = random.Random(12)
+    inc = IncrementalAnalyzer()
+    flagged = 0
+    for step in range(5):
+        got = inc.analyze(text, "modeling_x.py")
+        want = full(text, "modeling_x.py")
+        assert facts(got) == facts(want), (shape, step)
+        flagged += len(want)
+        text = random_edit(rng, text)
+    assert flagged > 0

@@ -77,6 +77,7 @@ async def test_hover_in_a_cell_labels_other_cells(nb):
     s = nb
     nb_uri, cells = s.open_notebook(s.unique("hover", ".ipynb"), CELLS)
     await s.diagnostics(cells[3], lambda ds: len(ds) == 1)
+    await s.hover_ready(cells[3], nb_uri)
     h = await s.hover(cells[3], 0, 0)
     text = h.contents.value
     assert "cell 2, line 2" in text  # created and saved by sigmoid, in another cell

@@ -1,6 +1,6 @@
 """The language server's helpers without a client: positions in UTF-8/16/32, LSP line splitting,
 notebook programs and magics, carrying diagnostics across edits, noqa edits, minimal edits,
-editor settings, the worker pool (crash, timeout, stale kill, lanes), the explain cache."""
+editor settings, the worker pool (crash, timeout, stale kill, lanes), the hover table."""
 from __future__ import annotations
 
 import asyncio
@@ -365,7 +365,7 @@ async def test_idle_worker_drops_its_caches(monkeypatch):
     pool = worker.WorkerPool(1, idle_retire=0.3)
     pool.start()
     try:
-        assert await pool.run("record", "import torch\nx = torch.ones(2, requires_grad=True)\n", "t.py")
+        assert await pool.run("hover_table", "import torch\nx = torch.ones(2, requires_grad=True)\n", "t.py")
         done = pool.completed
         await pool.wait_until(lambda: pool.completed > done)  # the trim job, sent by the pool itself
         assert pool.completed == done + 1 and all(p.trimmed for p in pool.procs)
@@ -386,25 +386,33 @@ async def test_thread_mode_runs_the_same_jobs():
         await pool.close()
 
 
-# --------------------------------------------------------------------------- explain cache
-def test_recorded_explain_equals_explain_at():
-    """The worker records a text once and answers many positions; it must give exactly what the
-    engine's explain_at gives."""
+# --------------------------------------------------------------------------- hover table
+def test_hover_table_lookup_equals_explain_at():
+    """Hover answers from a table recorded once per text (a background job); every lookup must
+    give exactly what the engine's explain_at gives for the same position."""
     from gradwarden.engine.explain import explain_at
-    from gradwarden.lsp import jobs
+    from gradwarden.lsp.hover_table import build, lookup
     from lsp_session import seed_cases
 
-    factory = jobs._recorder_factory()
-    assert factory is not None
-    checked = 0
+    checked = found = 0
     for case in seed_cases():
         text = case.read_text()
-        at = factory(text, case.name)
+        table = build(text, case.name)
+        assert table is not None
         for row, line in enumerate(text.splitlines(), 1):
             for col in range(1, len(line) + 1, 3):
-                assert at(row, col) == explain_at(text, case.name, row, col), (case.name, row, col)
+                want = explain_at(text, case.name, row, col)
+                assert lookup(table, row, col) == want, (case.name, row, col)
                 checked += 1
-    assert checked > 500
+                found += want is not None
+    assert checked > 500 and found > 100
+
+
+def test_hover_table_of_a_text_that_does_not_parse_is_empty():
+    from gradwarden.lsp.hover_table import build, lookup
+
+    table = build("import torch\nx = torch.exp(\n", "t.py")
+    assert table is not None and len(table) == 0 and lookup(table, 2, 1) is None
 
 
 def test_a_cancel_wrapped_by_library_code_is_still_a_cancel(monkeypatch):
@@ -439,3 +447,38 @@ def test_a_cancel_wrapped_by_library_code_is_still_a_cancel(monkeypatch):
     assert cancellation_in(info.value)
     monkeypatch.setattr("gradwarden.lsp.jobs.fix_edits", lambda *a: (_ for _ in ()).throw(ValueError("broken")))
     assert fix_edits_many("x = 1\n", [(None, Interrupting())]) == [None]  # an ordinary failure: one None
+
+
+# --------------------------------------------------------------------------- module structure
+def lsp_imports():
+    """module -> the gradwarden.lsp modules it imports, anywhere in it (module level, inside
+    functions, under TYPE_CHECKING)."""
+    import ast
+    from pathlib import Path
+
+    import gradwarden.lsp
+
+    folder = Path(gradwarden.lsp.__file__).parent
+    graph = {}
+    for path in sorted(folder.glob("*.py")):
+        name = path.stem
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                if node.module == "gradwarden.lsp":
+                    found.update(a.name for a in node.names)
+                elif node.module.startswith("gradwarden.lsp."):
+                    found.add(node.module.split(".")[2])
+            elif isinstance(node, ast.Import):
+                found.update(a.name.split(".")[2] for a in node.names if a.name.startswith("gradwarden.lsp."))
+        graph[name] = found - {name}
+    return graph
+
+
+def test_server_is_the_only_wiring():
+    """server.py maps requests to helpers; no helper imports the server (not even for type
+    hints: they see it through ``context.ServerContext``). That no module of the package
+    imports another in a circle is tests/test_import_graph.py's."""
+    graph = lsp_imports()
+    importers_of_server = sorted(m for m, deps in graph.items() if "server" in deps)
+    assert importers_of_server == ["cli"], importers_of_server

@@ -9,34 +9,42 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
 
 from lsprotocol import types as lsp
 
-from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Span
+from gradwarden.engine.diagnostic import Edit, Fix, Span
+from gradwarden.lsp import prefetch
 from gradwarden.lsp.analysis import PARSE_ERROR, Result
 from gradwarden.lsp.convert import (
     FIX_ALL_KIND,
     ClientFeatures,
     kind_matches,
-    minimal_edit,
     ranges_overlap,
     same_diagnostic,
     text_edit,
     workspace_edit,
 )
-from gradwarden.lsp.documents import Located, Program, edits_to_cells
+from gradwarden.lsp.documents import Located
+from gradwarden.lsp.fix_edits import (
+    fix_all_edit,
+    fix_all_prepared,
+    fix_edits_cached,
+    lazy_edit,
+    prepared_fix_edits,
+    program_edits_to_workspace_edit,
+)
 from gradwarden.lsp.hover import _comment_start
 from gradwarden.lsp.positions import index_for, split_lines
-from gradwarden.lsp.worker import INTERACTIVE, WorkerError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gradwarden.lsp.server import GradwardenServer
+    from gradwarden.lsp.context import ServerContext
 
 log = logging.getLogger("gradwarden.lsp.actions")
 
 QUICKFIX = "quickfix"
 APPLY_EDIT_COMMAND = "gradwarden.applyWorkspaceEdit"
+APPLY_FIX_COMMAND = "gradwarden.applyFix"
 
 
 # --------------------------------------------------------------------------- noqa
@@ -101,7 +109,12 @@ def _wrap(action: lsp.CodeAction, features: ClientFeatures) -> Any:
                        arguments=[get_converter().unstructure(action.edit)])
 
 
-async def code_actions(ls: "GradwardenServer", params: lsp.CodeActionParams) -> Optional[List[Any]]:
+async def code_actions(ls: "ServerContext", params: lsp.CodeActionParams) -> Optional[List[Any]]:
+    """The actions at a range, from the unit's latest result and the edits prepared for it;
+    never waits for an analysis. A fix whose edits are not prepared yet is offered lazily where
+    the client can resolve it (``codeAction/resolve`` computes the edit when it is picked) and
+    prepared in the background meanwhile; other clients get its edits computed now (the fixer
+    only, for the diagnostics at the range)."""
     uri = params.text_document.uri
     key = ls.unit_of(uri)
     if key is None:
@@ -111,7 +124,7 @@ async def code_actions(ls: "GradwardenServer", params: lsp.CodeActionParams) -> 
     want_all = kind_matches(FIX_ALL_KIND, only)
     if not (want_fix or want_all):
         return []
-    result = await ls.wait_result(key, urgent=True)
+    result = ls.latest_for_request(key)
     if result is None:
         return []
     features = ls.features
@@ -129,18 +142,27 @@ async def code_actions(ls: "GradwardenServer", params: lsp.CodeActionParams) -> 
     if want_fix:
         wanted = [(n, fi) for n, item, _ in ctx.items if not item.carried
                   for fi in range(len((item.origin or item.diagnostic).fixes))]
-        edits = await fix_edits_cached(ls, result, wanted)
+        edits = prepared_fix_edits(ls, result, wanted)
+        if not _can_resolve(features):
+            # A client that cannot resolve gets the edits computed now (the fixer, in the
+            # interactive lane: no analysis), as few as asked for.
+            edits = await fix_edits_cached(ls, result, wanted)
         for n, item, lsp_diag in ctx.items:
             origin = item.origin or item.diagnostic
             seen = set()
-            for fi, fix in enumerate(origin.fixes):
-                fix_edits_ = edits.get((n, fi)) if not item.carried else None
-                if not fix_edits_:
+            for fi, fix in enumerate(origin.fixes if not item.carried else ()):
+                if (n, fi) not in edits:
+                    if fix.title in seen:
+                        continue
+                    seen.add(fix.title)
+                    lazy = _lazy_fix_action(ls, ctx, item, lsp_diag, n, fi, fix)
+                    if lazy is not None:
+                        actions.append(lazy)
                     continue
-                identity = (fix.title, tuple(fix_edits_))
-                if identity in seen:
-                    continue  # the same change offered twice (a safe and an unsafe variant)
-                seen.add(identity)
+                fix_edits_ = edits[(n, fi)]
+                if not fix_edits_ or fix.title in seen:
+                    continue  # not fixable here, or the same change offered twice (safe and unsafe)
+                seen.add(fix.title)
                 wedit = program_edits_to_workspace_edit(ls, result.snapshot.program, result.snapshot, fix_edits_)
                 if wedit is None:
                     continue
@@ -155,75 +177,64 @@ async def code_actions(ls: "GradwardenServer", params: lsp.CodeActionParams) -> 
             if noqa is not None:
                 actions.append(noqa)
     explicit_all = bool(only) and any(str(getattr(o, "value", o)).startswith("source") for o in only)
-    if want_all and (explicit_all or any(_has_safe_fix(it) for _, it, _ in ctx.items)):
-        fix_all = await fix_all_action(ls, key, result)
+    if want_all and not result.provisional and (explicit_all or any(_has_safe_fix(it) for _, it, _ in ctx.items)):
+        fix_all = _prepared_fix_all_action(ls, key, result)
+        if fix_all is None and not fix_all_prepared(ls, key, result):
+            if _can_resolve(features):
+                fix_all = _lazy_fix_all_action(ls, key, result)
+            elif explicit_all:
+                # asked for by kind (fix-all on save, a menu entry): worth the fixer's time now
+                await fix_all_edit(ls, key, result)
+                fix_all = _prepared_fix_all_action(ls, key, result)
+            # else (a cursor's actions, a client that cannot resolve): fix-all appears once
+            # prepared; computing it here would run the fixer over the whole file
         if fix_all is not None:
             actions.append(fix_all)
+    if not fix_all_prepared(ls, key, result):
+        prefetch.prepare_now(ls, key, result)  # for the next request; this one answers now
     return [a for a in (_wrap(a, features) for a in actions) if a is not None]
+
+
+def _can_resolve(features: ClientFeatures) -> bool:
+    """Whether actions may be sent without their edit, for ``codeAction/resolve`` to add it."""
+    return features.resolve_edit and features.code_action_data and features.code_action_literals
+
+
+def _lazy_fix_action(ls: "ServerContext", ctx: ActionContext, item: Located, lsp_diag: lsp.Diagnostic,
+                     n: int, fi: int, fix: Fix) -> Optional[lsp.CodeAction]:
+    data = {"key": ctx.key, "generation": ctx.result.generation, "index": n, "fix": fi}
+    return lsp.CodeAction(
+        title=_title(item.diagnostic.code, fix.title),
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=[lsp_diag],
+        is_preferred=True if (fix.preferred and ls.features.is_preferred) else None,
+        data=data,
+    )
+
+
+def _prepared_fix_all_action(ls: "ServerContext", key: str, result: Result) -> Optional[lsp.CodeAction]:
+    if not fix_all_prepared(ls, key, result):
+        return None
+    edit, n = ls.fix_cache[key][1]["all"]
+    if edit is None or n == 0:
+        return None
+    return lsp.CodeAction(title=f"gradwarden: Fix all safe fixes ({n})", kind=FIX_ALL_KIND, edit=edit)
+
+
+def _lazy_fix_all_action(ls: "ServerContext", key: str, result: Result) -> Optional[lsp.CodeAction]:
+    settings = ls.resolver.for_file(result.snapshot.filename)
+    n = sum(1 for d in settings.apply(result.diagnostics) if any(f.safe for f in d.fixes))
+    if n == 0:
+        return None
+    data = {"key": key, "generation": result.generation, "fixAll": True}
+    return lsp.CodeAction(title=f"gradwarden: Fix all safe fixes ({n})", kind=FIX_ALL_KIND, data=data)
 
 
 def _has_safe_fix(item: Located) -> bool:
     return not item.carried and any(f.safe for f in (item.origin or item.diagnostic).fixes)
 
 
-async def fix_edits_cached(ls: "GradwardenServer", result: Result, wanted: Sequence[Tuple[int, int]],
-                           lane: int = INTERACTIVE) -> Dict[Tuple[int, int], Optional[List[Edit]]]:
-    """The edits of fix ``fi`` of located diagnostic ``n`` of ``result`` for each wanted pair:
-    from the cache the background prefetch fills (``commands.schedule_prefetch``, which asks
-    with ``lane=BACKGROUND``), else computed now, all in one worker round trip."""
-    snap = result.snapshot
-    stamp = (result.generation, ls.resolver.generation)
-    cached = ls.fix_cache.get(snap.key)
-    if cached is None or cached[0] != stamp:
-        cached = (stamp, {})
-        ls.fix_cache[snap.key] = cached
-    table = cached[1]
-    missing = [pair for pair in wanted if pair not in table]
-    if missing:
-        items = ls.located(result)
-        pairs = []
-        for n, fi in missing:
-            origin = items[n].origin or items[n].diagnostic
-            pairs.append((origin, origin.fixes[fi]))
-        try:
-            found = await ls.pool.run("fix_edits_many", snap.text, pairs, lane=lane, affinity=snap.key)
-        except WorkerError as exc:
-            log.warning("computing quick-fix edits failed: %s", exc)
-            found = [None] * len(missing)
-        for pair, edits in zip(missing, found):
-            table[pair] = edits
-    return {pair: table.get(pair) for pair in wanted}
-
-
-async def fix_workspace_edit(ls: "GradwardenServer", result: Result, item: Located, fix: Fix) -> Optional[lsp.WorkspaceEdit]:
-    snap = result.snapshot
-    origin = item.origin or item.diagnostic
-    try:
-        edits = await ls.pool.run("fix_edits", snap.text, origin, fix, lane=INTERACTIVE, affinity=snap.key)
-    except WorkerError as exc:
-        log.warning("computing the edits of %r failed: %s", fix.title, exc)
-        return None
-    if not edits:
-        return None
-    return program_edits_to_workspace_edit(ls, snap.program, snap, edits)
-
-
-def program_edits_to_workspace_edit(ls: "GradwardenServer", program: Program, snap, edits: Sequence[Edit]
-                                    ) -> Optional[lsp.WorkspaceEdit]:
-    if program.is_notebook:
-        per_cell = edits_to_cells(program, edits)
-        if per_cell is None:
-            return None
-    else:
-        per_cell = {snap.uri: list(edits)}
-    by_uri: Dict[str, List[lsp.TextEdit]] = {}
-    for uri, cell_edits in per_cell.items():
-        index = index_for(snap.texts.get(uri, ""), ls.features.encoding)
-        by_uri[uri] = [text_edit(e, index) for e in cell_edits]
-    return workspace_edit(by_uri, snap.versions, ls.features)
-
-
-def _noqa_action(ls: "GradwardenServer", ctx: ActionContext, item: Located, lsp_diag: lsp.Diagnostic
+def _noqa_action(ls: "ServerContext", ctx: ActionContext, item: Located, lsp_diag: lsp.Diagnostic
                  ) -> Optional[lsp.CodeAction]:
     d = item.diagnostic
     if d.code == PARSE_ERROR:
@@ -243,88 +254,7 @@ def _noqa_action(ls: "GradwardenServer", ctx: ActionContext, item: Located, lsp_
     )
 
 
-async def fix_all_action(ls: "GradwardenServer", key: str, result: Result) -> Optional[lsp.CodeAction]:
-    edit, n = await fix_all_edit(ls, key, result)
-    if edit is None or n == 0:
-        return None
-    return lsp.CodeAction(
-        title=f"gradwarden: Fix all safe fixes ({n})",
-        kind=FIX_ALL_KIND,
-        edit=edit,
-    )
-
-
-async def fix_all_edit(ls: "GradwardenServer", key: str, result: Result, lane: int = INTERACTIVE
-                       ) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
-    """The edit applying every safe fix of the unit's current diagnostics, and how many
-    (cached with the quick-fix edits of the same state)."""
-    stamp = (result.generation, ls.resolver.generation)
-    cached = ls.fix_cache.get(key)
-    if cached is not None and cached[0] == stamp and "all" in cached[1]:
-        return cached[1]["all"]
-    found = await _compute_fix_all_edit(ls, key, result, lane)
-    cached = ls.fix_cache.get(key)
-    if cached is None or cached[0] != stamp:
-        cached = (stamp, {})
-        ls.fix_cache[key] = cached
-    cached[1]["all"] = found
-    return found
-
-
-async def _compute_fix_all_edit(ls: "GradwardenServer", key: str, result: Result, lane: int = INTERACTIVE
-                                ) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
-    snap = result.snapshot
-    settings = ls.resolver.for_file(snap.filename)
-    diags = [d for d in settings.apply(result.diagnostics) if any(f.safe for f in d.fixes)]
-    if not diags:
-        return None, 0
-    if snap.program.is_notebook:
-        return await _fix_all_notebook(ls, result, diags, lane)
-    try:
-        new_text, n = await ls.pool.run("fix_all", snap.text, diags, False, lane=lane, affinity=key)
-    except WorkerError as exc:
-        log.warning("fix-all failed: %s", exc)
-        return None, 0
-    index = index_for(snap.text, ls.features.encoding)
-    edit = minimal_edit(snap.text, new_text, index)
-    if edit is None or n == 0:
-        return None, 0
-    return workspace_edit({snap.uri: [edit]}, snap.versions, ls.features), n
-
-
-async def _fix_all_notebook(ls: "GradwardenServer", result: Result, diags: Sequence[Diagnostic],
-                            lane: int = INTERACTIVE) -> Tuple[Optional[lsp.WorkspaceEdit], int]:
-    from gradwarden.lsp.jobs import _overlaps, _Offsets
-
-    snap = result.snapshot
-    offsets = _Offsets(snap.text)
-    taken: List[Tuple[int, int]] = []
-    chosen: List[Edit] = []
-    n = 0
-    for d in diags:
-        fix = next((f for f in d.fixes if f.safe and f.preferred), None) or next((f for f in d.fixes if f.safe), None)
-        if fix is None:
-            continue
-        try:
-            edits = await ls.pool.run("fix_edits", snap.text, d, fix, lane=lane, affinity=snap.key)
-        except WorkerError:
-            continue
-        if not edits:
-            continue
-        spans = [(offsets.of(e.span.row, e.span.column), offsets.of(e.span.end_row, e.span.end_column)) for e in edits]
-        if any(_overlaps(a, b, c, e) for a, b in spans for c, e in taken):
-            continue
-        if edits_to_cells(snap.program, edits) is None:
-            continue
-        taken.extend(spans)
-        chosen.extend(edits)
-        n += 1
-    if not chosen:
-        return None, 0
-    return program_edits_to_workspace_edit(ls, snap.program, snap, chosen), n
-
-
-async def resolve(ls: "GradwardenServer", action: lsp.CodeAction) -> lsp.CodeAction:
+async def resolve(ls: "ServerContext", action: lsp.CodeAction) -> lsp.CodeAction:
     data = action.data if isinstance(action.data, dict) else None
     if action.edit is not None or data is None:
         return action
@@ -333,11 +263,11 @@ async def resolve(ls: "GradwardenServer", action: lsp.CodeAction) -> lsp.CodeAct
     if result is None or result.generation != data.get("generation"):
         log.info("code action %r: the document changed since; not resolved", action.title)
         return action
-    items = ls.located(result)
-    try:
-        item = items[int(data["index"])]
-        fix = (item.origin or item.diagnostic).fixes[int(data["fix"])]
-    except (KeyError, IndexError, ValueError, TypeError):
-        return action
-    action.edit = await fix_workspace_edit(ls, result, item, fix)
+    action.edit = await lazy_edit(ls, result, data)
+    if action.edit is None:
+        # offered before the fixer had seen the code, and it cannot realise the fix here: the
+        # command tells the user so when the action is picked (instead of doing nothing)
+        action.command = lsp.Command(title=action.title, command=APPLY_FIX_COMMAND, arguments=[data])
     return action
+
+

@@ -1,5 +1,5 @@
 """``workspace/executeCommand``: workspace-wide check (with ``$/progress``), fix-all, the runtime
-debug run; and the small background duties around results (hover prefetch, runtime findings).
+debug run; and the runtime findings merged into a unit's diagnostics.
 
 Commands (arguments in brackets):
 
@@ -8,6 +8,9 @@ Commands (arguments in brackets):
   progress; cancellable. Returns ``{"files", "checked", "diagnostics", "errors", "cancelled"}``.
 - ``gradwarden.fixAll`` [document URI]: apply every safe fix through ``workspace/applyEdit``.
 - ``gradwarden.applyWorkspaceEdit`` [WorkspaceEdit]: for clients without code-action literals.
+- ``gradwarden.applyFix`` [{"key", "generation", "index", "fix"} | {"key", "generation", "fixAll"}]:
+  the command of a lazily offered fix that resolved to no edit (the fixer cannot realise it
+  here): computes it again and applies it through ``workspace/applyEdit``, or says why not.
 - ``gradwarden.debugRun`` [document URI | {"uri", "timeout"}]: run the file under the runtime
   bridge (``gradwarden.runtime``, in the configured interpreter) and show its findings. The
   only way the server ever causes user code to run, and only on this explicit command.
@@ -27,56 +30,35 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 from lsprotocol import types as lsp
 
 from gradwarden.lsp.documents import display_name, locate, uri_key, uri_to_path
-from gradwarden.lsp.worker import BACKGROUND, INTERACTIVE, WorkerError
+from gradwarden.lsp.worker import BACKGROUND, WorkerError
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradwarden.lsp.analysis import Result
-    from gradwarden.lsp.server import GradwardenServer
+    from gradwarden.lsp.context import ServerContext
 
 log = logging.getLogger("gradwarden.lsp.commands")
 
 CHECK_WORKSPACE = "gradwarden.checkWorkspace"
 FIX_ALL = "gradwarden.fixAll"
 APPLY_EDIT = "gradwarden.applyWorkspaceEdit"
+APPLY_FIX = "gradwarden.applyFix"
 DEBUG_RUN = "gradwarden.debugRun"
 STATUS = "gradwarden.serverStatus"
-PREFETCH_QUIET = 0.3  # seconds a document must stay unchanged before its hover data is prepared
-PREFETCH_MAX_CHARS = 1_000_000
 
 _cancellers: Dict[str, Any] = {}
 
 
-def register(ls: "GradwardenServer") -> None:
-    # No annotations on the handlers: pygls resolves them with typing.get_type_hints to
-    # structure the arguments, and the arguments are plain JSON here.
-    @ls.command(CHECK_WORKSPACE)
-    async def check_workspace(ls, *args):  # noqa: ANN001
-        return await run_workspace_check(ls, args)
+async def apply_workspace_edit(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
+    from lsprotocol.converters import get_converter
 
-    @ls.command(FIX_ALL)
-    async def fix_all(ls, *args):  # noqa: ANN001
-        return await run_fix_all(ls, args)
-
-    @ls.command(APPLY_EDIT)
-    async def apply_edit(ls, *args):  # noqa: ANN001
-        from lsprotocol.converters import get_converter
-
-        if not args:
-            raise ValueError("gradwarden.applyWorkspaceEdit needs a WorkspaceEdit")
-        edit = get_converter().structure(args[0], lsp.WorkspaceEdit)
-        res = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="gradwarden"))
-        return {"applied": bool(res and res.applied)}
-
-    @ls.command(DEBUG_RUN)
-    async def debug_run(ls, *args):  # noqa: ANN001
-        return await run_debug(ls, args)
-
-    @ls.command(STATUS)
-    def status(ls, *args):  # noqa: ANN001
-        return server_status(ls)
+    if not args:
+        raise ValueError("gradwarden.applyWorkspaceEdit needs a WorkspaceEdit")
+    edit = get_converter().structure(args[0], lsp.WorkspaceEdit)
+    res = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="gradwarden"))
+    return {"applied": bool(res and res.applied)}
 
 
-def server_status(ls: "GradwardenServer") -> Dict[str, Any]:
+def server_status(ls: "ServerContext") -> Dict[str, Any]:
     import sys
 
     from gradwarden import __version__
@@ -99,6 +81,13 @@ def server_status(ls: "GradwardenServer") -> Dict[str, Any]:
         "options": {k: (list(v) if isinstance(v, tuple) else v) for k, v in ls.options.summary().items()},
         "settings_generation": ls.resolver.generation,
         "pull_refreshes": ls.pull_refreshes,
+        # unit -> the generation its hover table is for; hovers answered (never waiting)
+        "hover_tables": ls.prepared.ready(),
+        "generations": {k: st.generation for k, st in analysis.units.items()} if analysis else {},
+        "hovers": ls.hovers_answered,
+        # unit -> the generation whose quick-fix and fix-all edits are prepared
+        "fixes_prepared": {k: stamp[0] for k, (stamp, table) in ls.fix_cache.items()
+                           if stamp[1] == ls.resolver.generation and "all" in table},
         # the last analyses: worker seconds (parse, analysis), round trip, definitions re-analysed
         "timings": list(analysis.timings) if analysis else [],
     }
@@ -108,7 +97,7 @@ def server_status(ls: "GradwardenServer") -> Dict[str, Any]:
 class Progress:
     """``$/progress`` when the client supports it (server-created token), silent otherwise."""
 
-    def __init__(self, ls: "GradwardenServer", title: str, token: Optional[Any] = None) -> None:
+    def __init__(self, ls: "ServerContext", title: str, token: Optional[Any] = None) -> None:
         self.ls = ls
         self.title = title
         self.token = token
@@ -153,7 +142,7 @@ class Progress:
         return token in self.ls.progress_cancelled or bool(fut is not None and fut.cancelled())
 
 
-def cancel_token(ls: "GradwardenServer", token: str) -> None:
+def cancel_token(ls: "ServerContext", token: str) -> None:
     cancel = _cancellers.get(token)
     if cancel is not None:
         try:
@@ -162,13 +151,13 @@ def cancel_token(ls: "GradwardenServer", token: str) -> None:
             log.exception("cancelling %s failed", token)
 
 
-def cancel_all(ls: "GradwardenServer") -> None:
+def cancel_all(ls: "ServerContext") -> None:
     for token in list(_cancellers):
         cancel_token(ls, token)
 
 
 # --------------------------------------------------------------------------- workspace check
-def _folders(ls: "GradwardenServer", args: Sequence[Any]) -> List[Path]:
+def _folders(ls: "ServerContext", args: Sequence[Any]) -> List[Path]:
     if args and isinstance(args[0], str):
         path = uri_to_path(args[0]) or args[0]
         return [Path(path)]
@@ -179,7 +168,7 @@ def _folders(ls: "GradwardenServer", args: Sequence[Any]) -> List[Path]:
     return out or [ls.resolver.root]
 
 
-async def run_workspace_check(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, Any]:
+async def run_workspace_check(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
     from gradwarden.discovery import discover
     from gradwarden.engine.source import decode_source
     from gradwarden.lsp.convert import to_lsp_diagnostic
@@ -260,8 +249,8 @@ def _plain(text: str):
 
 
 # --------------------------------------------------------------------------- fix all (command)
-async def run_fix_all(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, Any]:
-    from gradwarden.lsp.actions import fix_all_edit
+async def run_fix_all(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
+    from gradwarden.lsp.fix_edits import fix_all_edit
 
     uri = _uri_arg(args)
     key = ls.unit_of(uri) if uri else None
@@ -277,6 +266,25 @@ async def run_fix_all(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, 
     return {"applied": bool(res and res.applied), "fixes": n}
 
 
+async def run_apply_fix(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
+    from gradwarden.lsp.fix_edits import lazy_edit
+
+    data = args[0] if args and isinstance(args[0], dict) else None
+    key = data.get("key") if data else None
+    result = ls.analysis.latest(key) if isinstance(key, str) and ls.analysis else None
+    if result is None or result.generation != data.get("generation"):
+        ls.show("gradwarden: the document changed since this fix was offered; ask for the fixes again",
+                lsp.MessageType.Info)
+        return {"applied": False, "reason": "changed"}
+    edit = await lazy_edit(ls, result, data)
+    if edit is None:
+        ls.show("gradwarden: this fix cannot be applied to the code as it is here; edit it by hand",
+                lsp.MessageType.Info)
+        return {"applied": False, "reason": "no edit"}
+    res = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="gradwarden"))
+    return {"applied": bool(res and res.applied)}
+
+
 def _uri_arg(args: Sequence[Any]) -> Optional[str]:
     if not args:
         return None
@@ -289,80 +297,8 @@ def _uri_arg(args: Sequence[Any]) -> Optional[str]:
     return None
 
 
-# --------------------------------------------------------------------------- hover prefetch
-_prefetch_timers: Dict[str, asyncio.TimerHandle] = {}
-_prefetch_tasks: Dict[str, "asyncio.Task[None]"] = {}
-
-
-def cancel_prefetch(ls: "GradwardenServer", key: str) -> None:
-    """The unit changed: its prefetch (quick-fix edits, recording for hover) is for a text that
-    is gone. Stop it, so that the edit's analysis never waits behind it (the worker lives on:
-    its job is cancelled inside it, see ``worker.py``). The old scheduling left it running."""
-    if ls.pool is not None and not ls.pool.foreground_first:
-        return
-    _cancel_prefetch(key)
-
-
-def _cancel_prefetch(key: str) -> None:
-    timer = _prefetch_timers.pop(key, None)
-    if timer is not None:
-        timer.cancel()
-    task = _prefetch_tasks.pop(key, None)
-    if task is not None and not task.done():
-        task.cancel()
-
-
-def schedule_prefetch(ls: "GradwardenServer", key: str, result: "Result") -> None:
-    """Once a document being edited has been quiet for a moment, let a worker compute its
-    quick-fix edits and record it for hover (so that both are lookups when asked for). Files
-    that are only open are not prepared: that would hold memory for nothing."""
-    st = ls.analysis.units.get(key) if ls.analysis else None
-    if st is None or not st.active:
-        return
-    if len(result.snapshot.text) > PREFETCH_MAX_CHARS or result.parse_failed or result.error:
-        return
-    old = _prefetch_timers.pop(key, None)
-    if old is not None:
-        old.cancel()
-    loop = asyncio.get_running_loop()
-
-    def fire() -> None:
-        _prefetch_timers.pop(key, None)
-        analysis = ls.analysis
-        if analysis is None or analysis.current(key) is not result or ls.pool is None:
-            return
-        snap = result.snapshot
-
-        # Background work: preempted by any edit's analysis, hover or code action (the old
-        # scheduling ran the fixer's part in the interactive lane, ahead of diagnostics).
-        lane = BACKGROUND if ls.pool.foreground_first else INTERACTIVE
-
-        async def go() -> None:
-            from gradwarden.lsp.actions import fix_all_edit, fix_edits_cached
-
-            try:
-                # quick-fix and fix-all edits first (code actions), then the recording (hover)
-                items = ls.located(result)
-                wanted = [(n, fi) for n, item in enumerate(items) if not item.carried
-                          for fi in range(len((item.origin or item.diagnostic).fixes))]
-                if wanted:
-                    await fix_edits_cached(ls, result, wanted, lane=lane)
-                    if any(f.safe for item in items for f in (item.origin or item.diagnostic).fixes):
-                        await fix_all_edit(ls, key, result, lane=lane)
-                if analysis.current(key) is result:
-                    await ls.pool.run("record", snap.text, snap.filename, lane=BACKGROUND, affinity=key)
-            except (WorkerError, asyncio.CancelledError):
-                pass
-            except Exception:  # noqa: BLE001
-                log.debug("prefetch failed", exc_info=True)
-
-        _prefetch_tasks[key] = loop.create_task(go())
-
-    _prefetch_timers[key] = loop.call_later(PREFETCH_QUIET, fire)
-
-
-def forget_unit(ls: "GradwardenServer", key: str) -> None:
-    _cancel_prefetch(key)
+def forget_unit(ls: "ServerContext", key: str) -> None:
+    ls.prepared.forget(key)
     ls.runtime_findings.pop(key, None)
     ls.fix_cache.pop(key, None)
 
@@ -379,7 +315,7 @@ def merge_runtime(static: List[lsp.Diagnostic], runtime_diags: List[lsp.Diagnost
     return [d for d in static if key(d) not in confirmed] + list(runtime_diags)
 
 
-def runtime_diagnostics(ls: "GradwardenServer", key: str, result: "Result") -> Dict[str, List[lsp.Diagnostic]]:
+def runtime_diagnostics(ls: "ServerContext", key: str, result: "Result") -> Dict[str, List[lsp.Diagnostic]]:
     """The findings of the last debug run of this unit, carried to the current text."""
     found = ls.runtime_findings.get(key)
     if not found:
@@ -401,7 +337,7 @@ def runtime_diagnostics(ls: "GradwardenServer", key: str, result: "Result") -> D
     return out
 
 
-async def run_debug(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, Any]:
+async def run_debug(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
     """Run the document's file under the runtime bridge (``gradwarden.runtime.DebugSession``):
     the configured interpreter (``interpreter`` setting; default: the server's own) runs it in a
     child process; nothing of it runs here, and torch is never imported here. Runtime-only
@@ -505,5 +441,4 @@ async def run_debug(ls: "GradwardenServer", args: Sequence[Any]) -> Dict[str, An
     }
 
 
-__all__ = ["register", "run_workspace_check", "run_debug", "schedule_prefetch", "runtime_diagnostics",
-           "display_name"]
+__all__ = ["run_workspace_check", "run_debug", "runtime_diagnostics", "display_name"]

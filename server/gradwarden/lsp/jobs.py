@@ -13,9 +13,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Span
 
-EXPLAIN_UNAVAILABLE = "explain-unavailable"
-
-
 class _NoTorch:
     """A meta-path finder that refuses ``import torch`` (and its submodules) in the server and
     its workers: the analysis is static by design, and a stray import would take seconds and
@@ -69,98 +66,12 @@ def diagnose_incremental(text: str, filename: str) -> Tuple[List[Diagnostic], Di
     return diags, info
 
 
-def explain(text: str, filename: str, row: int, column: int) -> Any:
-    """The version timeline at a position; ``EXPLAIN_UNAVAILABLE`` when the engine has no
-    explain support. The recording of a text is kept (``record``), so the next hover on the
-    same text is a lookup."""
-    rec = _recording(text, filename)
-    if rec is not None:
-        return rec(row, column)
-    try:
-        from gradwarden.engine.explain import explain_at
-    except ImportError:
-        return EXPLAIN_UNAVAILABLE
-    try:
-        return explain_at(text, filename, row, column)
-    except (ImportError, NotImplementedError):
-        return EXPLAIN_UNAVAILABLE
+def hover_table(text: str, filename: str) -> Any:
+    """Every timeline hover may show for ``text`` (``hover_table.build``), sent back to the
+    server, which answers hovers from it without a worker. None: the engine has no recorder."""
+    from gradwarden.lsp.hover_table import build
 
-
-def record(text: str, filename: str) -> bool:
-    """Record ``text`` ahead of a hover (the server asks when a document has been quiet)."""
-    return _recording(text, filename) is not None
-
-
-_RECORDINGS: "OrderedDict[Tuple[str, int, int], Callable[[int, int], Any]]" = OrderedDict()
-MAX_RECORDINGS = 2  # per worker: the documents being hovered now
-
-
-def _recording(text: str, filename: str) -> Optional[Callable[[int, int], Any]]:
-    """A position -> Timeline function for ``text``, recorded once (None: the engine offers no
-    way to record once and ask many times; the caller falls back to ``explain_at``)."""
-    key = (filename, len(text), hash(text))
-    found = _RECORDINGS.get(key)
-    if found is not None:
-        _RECORDINGS.move_to_end(key)
-        return found
-    make = _recorder_factory()
-    if make is None:
-        return None
-    fn = make(text, filename)
-    if fn is None:
-        return None
-    _RECORDINGS[key] = fn
-    while len(_RECORDINGS) > MAX_RECORDINGS:
-        _RECORDINGS.popitem(last=False)
-    return fn
-
-
-def _recorder_factory() -> Optional[Callable[[str, str], Optional[Callable[[int, int], Any]]]]:
-    """``explain.explainer(source, filename)`` when the engine has it; else the same steps as
-    ``recorder.explain`` split in two (record, then look up) — tests/lsp/test_units.py checks
-    that this gives exactly what ``explain_at`` gives."""
-    try:
-        from gradwarden.engine import explain as explain_mod
-    except ImportError:
-        return None
-    public = getattr(explain_mod, "explainer", None)
-    if public is not None:
-        return public
-    try:
-        from gradwarden.engine import recorder
-    except ImportError:
-        return None
-    if not (hasattr(recorder, "RecordingInterpreter") and hasattr(recorder, "_timeline")):
-        return None
-    return _split_recorder
-
-
-def _split_recorder(text: str, filename: str) -> Optional[Callable[[int, int], Any]]:
-    import ast
-
-    from gradwarden.engine import recorder
-    from gradwarden.engine.source import SourceText
-
-    try:
-        tree = ast.parse(text, filename=filename)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return lambda row, column: None
-    src = SourceText(text)
-    interp = recorder.RecordingInterpreter(tree, src, filename)
-    try:
-        interp.run()
-    except RecursionError:
-        return lambda row, column: None
-
-    def at(row: int, column: int):
-        hits = [h for h in interp.seen if h[0].contains(row, column)]
-        if not hits:
-            return None
-        hits.sort(key=lambda h: (h[4], (h[0].end_row - h[0].row, h[0].end_column - h[0].column)))
-        span, tid, counter, st, _ = hits[0]
-        return recorder._timeline(interp, src, span, tid, counter, st)
-
-    return at
+    return build(text, filename)
 
 
 FIXER_CACHE = 1  # parsed (libcst) documents the fixer may keep per worker: tens of MB each
@@ -303,11 +214,10 @@ def warm_up() -> bool:
 
 
 def trim() -> bool:
-    """Drop what a worker keeps for quick answers (recordings, the fixer's parsed document) and
-    give the memory back; sent to a worker that has been idle for a while."""
+    """Drop what a worker keeps for quick answers (incremental analyzers, the fixer's parsed
+    document) and give the memory back; sent to a worker that has been idle for a while."""
     import gc
 
-    _RECORDINGS.clear()
     _ANALYZERS.clear()
     module = sys.modules.get("gradwarden.fixes")
     cache = getattr(module, "_CACHE", None) if module else None
@@ -357,8 +267,7 @@ def _hold(gate: str, max_wait: float) -> bool:
 JOBS: Dict[str, Callable[..., Any]] = {
     "diagnose": diagnose,
     "diagnose_incremental": diagnose_incremental,
-    "explain": explain,
-    "record": record,
+    "hover_table": hover_table,
     "fix_edits": fix_edits,
     "fix_edits_many": fix_edits_many,
     "fix_all": fix_all,
@@ -370,4 +279,4 @@ JOBS: Dict[str, Callable[..., Any]] = {
     "_hold": _hold,
 }
 
-__all__ = ["JOBS", "EXPLAIN_UNAVAILABLE", "forbid_torch", "Span"]
+__all__ = ["JOBS", "forbid_torch", "Span"]

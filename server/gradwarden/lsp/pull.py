@@ -19,7 +19,7 @@ from lsprotocol import types as lsp
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradwarden.lsp.analysis import AnalysisService, Result
-    from gradwarden.lsp.server import GradwardenServer
+    from gradwarden.lsp.context import ServerContext
 
 log = logging.getLogger("gradwarden.lsp.pull")
 
@@ -51,12 +51,12 @@ async def _wait_or_latest(analysis: "AnalysisService", key: str, owed: Set[str])
     return provisional
 
 
-def result_id(ls: "GradwardenServer", result: "Result") -> str:
+def result_id(ls: "ServerContext", result: "Result") -> str:
     mark = "p" if result.provisional else ""
     return f"{result.generation}{mark}.{ls.resolver.generation}.{len(result.carried)}.{ls.runtime_generation}"
 
 
-def after_result(ls: "GradwardenServer", key: str) -> None:
+def after_result(ls: "ServerContext", key: str) -> None:
     """A result was stored for ``key``: send the refresh a provisional answer promised."""
     if key not in ls.pull_refresh_owed:
         return

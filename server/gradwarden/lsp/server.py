@@ -1,4 +1,11 @@
-"""The pygls server: each LSP message mapped to the helper that answers it.
+"""The pygls server: each LSP message mapped to the helper that answers it (the wiring only; the
+helpers never import this module: they see the server through ``context.ServerContext``).
+
+- diagnostics: ``analysis`` (scheduling), ``pull`` (pull answers and refresh), ``convert``;
+- hover: ``hover_answer`` (pure: text, latest result, prepared table), ``hover_table``;
+- code actions: ``actions`` (building them), ``fix_edits`` (the fixer's edits and their cache),
+  ``prefetch`` / ``prepared`` (what is prepared in the background for both);
+- commands: ``commands``.
 
 Threads and processes: the event loop only moves messages, converts and renders; the engine
 runs in worker processes (``worker.WorkerPool``), so a large file never blocks hover or code
@@ -22,7 +29,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from gradwarden import __version__
 from gradwarden.config import CONFIG_FILENAMES
-from gradwarden.lsp import actions, commands, hover as hover_mod, pull
+from gradwarden.lsp import actions, commands, hover_answer, prefetch, pull
 from gradwarden.lsp.analysis import AnalysisService, Result
 from gradwarden.lsp.convert import FIX_ALL_KIND, ClientFeatures, to_lsp_diagnostic
 from gradwarden.lsp.documents import (
@@ -38,6 +45,7 @@ from gradwarden.lsp.documents import (
 from gradwarden.lsp.jobs import forbid_torch
 from gradwarden.lsp.options import ServerOptions, SettingsResolver, parse_options, unwrap
 from gradwarden.lsp.positions import LineIndex, index_for, normalize_encoding
+from gradwarden.lsp.prepared import Prepared
 from gradwarden.lsp.textdoc import upgrade_workspace
 from gradwarden.lsp.worker import WorkerPool, foreground_first_from_env
 
@@ -116,6 +124,8 @@ class GradwardenServer(LanguageServer):
         self.fix_cache: Dict[str, Tuple[Tuple[int, int], Dict[Tuple[int, int], Any]]] = {}
         self.pull_refresh_owed: Set[str] = set()  # units answered with an older result (pull.py)
         self.pull_refreshes = 0
+        self.prepared = Prepared()  # hover tables and the tasks preparing them
+        self.hovers_answered = 0
 
     # ------------------------------------------------------------------ plumbing
     def report_server_error(self, error: Exception, source) -> None:  # type: ignore[override]
@@ -216,6 +226,14 @@ class GradwardenServer(LanguageServer):
             data = {"unit": snap.key, "generation": snap.generation, "index": n}
             yield n, item, to_lsp_diagnostic(item, index, self.features, indexes=indexes, label=label, data=data)
 
+    def latest_for_request(self, key: str) -> Optional[Result]:
+        """What hover and code actions answer from, at once: the result of the unit's current
+        state, else the last one carried to the current text (provisional); None before the
+        first analysis of the unit ends."""
+        if self.analysis is None:
+            return None
+        return self.analysis.current(key) or self.analysis.provisional(key)
+
     async def wait_result(self, key: str, urgent: bool = False) -> Optional[Result]:
         if self.analysis is None:
             return None
@@ -239,7 +257,7 @@ class GradwardenServer(LanguageServer):
             return
         self.publish(key, result)
         if self.analysis is not None:
-            commands.schedule_prefetch(self, key, result)
+            prefetch.schedule(self, key, result)
 
     def publish(self, key: str, result: Result) -> None:
         by_uri: Dict[str, List[lsp.Diagnostic]] = {u: [] for u in result.snapshot.documents}
@@ -396,7 +414,7 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
     def did_change(ls: GradwardenServer, params: lsp.DidChangeTextDocumentParams) -> None:
         key = uri_key(params.text_document.uri)
         if key in ls.languages and ls.analysis:
-            commands.cancel_prefetch(ls, key)
+            prefetch.cancel(ls, key)
             ls.analysis.changed(key)
 
     @ls.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
@@ -426,7 +444,7 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
     @ls.feature(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
     def nb_change(ls: GradwardenServer, params: lsp.DidChangeNotebookDocumentParams) -> None:
         if ls.analysis:
-            commands.cancel_prefetch(ls, uri_key(params.notebook_document.uri))
+            prefetch.cancel(ls, uri_key(params.notebook_document.uri))
             ls.analysis.changed(uri_key(params.notebook_document.uri))
 
     @ls.feature(lsp.NOTEBOOK_DOCUMENT_DID_SAVE)
@@ -456,13 +474,30 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         items = [diag for _, _, diag in ls.lsp_items(result, uri)]
         items = commands.merge_runtime(items, commands.runtime_diagnostics(ls, key, result).get(uri, []))
         if ls.analysis is not None:
-            commands.schedule_prefetch(ls, key, result)
+            prefetch.schedule(ls, key, result)
         return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
     # ------------------------------------------------------------------ hover
     @ls.feature(lsp.TEXT_DOCUMENT_HOVER)
-    async def hover(ls: GradwardenServer, params: lsp.HoverParams) -> Optional[lsp.Hover]:
-        return await hover_mod.provide_hover(ls, params)
+    def hover(ls: GradwardenServer, params: lsp.HoverParams) -> Optional[lsp.Hover]:
+        # From the latest result and what was prepared for it; never waits for an analysis.
+        uri = params.text_document.uri
+        key = ls.unit_of(uri)
+        doc = ls.workspace._text_documents.get(uri_key(uri))
+        if key is None or doc is None:
+            return None
+        result = ls.latest_for_request(key)
+        table = None
+        if result is not None:
+            table = ls.prepared.hover_table(key, result.generation)
+            if table is None:
+                prefetch.prepare_now(ls, key, result)  # for the next hover; this one answers now
+        ls.hovers_answered += 1
+        return hover_answer.answer_hover(
+            uri=uri, text=doc.source, line=params.position.line, character=params.position.character,
+            encoding=ls.features.encoding, markdown=ls.features.hover_markdown,
+            program=result.snapshot.program if result is not None else None,
+            items=ls.located(result) if result is not None else [], table=table)
 
     # ------------------------------------------------------------------ code actions
     @ls.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
@@ -501,7 +536,31 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         commands.cancel_token(ls, str(params.token))
 
     # ------------------------------------------------------------------ commands
-    commands.register(ls)
+    # No annotations on the handlers: pygls resolves them with typing.get_type_hints to
+    # structure the arguments, and the arguments are plain JSON here.
+    @ls.command(commands.CHECK_WORKSPACE)
+    async def check_workspace(ls, *args):  # noqa: ANN001
+        return await commands.run_workspace_check(ls, args)
+
+    @ls.command(commands.FIX_ALL)
+    async def fix_all(ls, *args):  # noqa: ANN001
+        return await commands.run_fix_all(ls, args)
+
+    @ls.command(commands.APPLY_EDIT)
+    async def apply_edit(ls, *args):  # noqa: ANN001
+        return await commands.apply_workspace_edit(ls, args)
+
+    @ls.command(commands.APPLY_FIX)
+    async def apply_fix(ls, *args):  # noqa: ANN001
+        return await commands.run_apply_fix(ls, args)
+
+    @ls.command(commands.DEBUG_RUN)
+    async def debug_run(ls, *args):  # noqa: ANN001
+        return await commands.run_debug(ls, args)
+
+    @ls.command(commands.STATUS)
+    def status(ls, *args):  # noqa: ANN001
+        return commands.server_status(ls)
 
 
 async def _pull_configuration(ls: GradwardenServer, startup: bool = True) -> None:

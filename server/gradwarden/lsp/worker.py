@@ -224,7 +224,7 @@ def child_main() -> None:
             except (BrokenPipeError, OSError):
                 os._exit(0)
             del box, thread, args, item
-            if trim is not None and (name in ("record", "fix_edits_many", "trim") or time.monotonic() - last_trim > 5.0):
+            if trim is not None and (name in ("hover_table", "fix_edits_many", "trim") or time.monotonic() - last_trim > 5.0):
                 trim(0)  # give freed memory back to the OS (analyses allocate and free a lot)
                 last_trim = time.monotonic()
 
@@ -445,6 +445,7 @@ class WorkerPool:
         self.cancelled = 0  # running jobs stopped inside their worker (no kill)
         self.preemptions = 0  # background jobs stopped for a foreground one (then re-run)
         self.retired = 0
+        self.started: Dict[str, int] = {}  # job name -> jobs asked for (tests count them)
         self._watchers: List["asyncio.Future[None]"] = []
 
     # ---- observing (tests and benchmarks wait for states, never for durations)
@@ -560,6 +561,7 @@ class WorkerPool:
         the busy worker is on a heavy text."""
         if self._closed:
             raise WorkerError("the analysis workers are shut down")
+        self.started[name] = self.started.get(name, 0) + 1
         timeout = self.timeout if timeout is None else timeout
         if self.mode == "thread":
             return await self._run_in_thread(name, args, timeout)
@@ -881,6 +883,7 @@ class WorkerPool:
             "kills": self.kills,
             "cancelled": self.cancelled,
             "preemptions": self.preemptions,
+            "jobs_started": dict(self.started),  # job name -> how many were asked for
             "running_jobs": sorted(p.job.name for p in self.procs if not p.dead and p.job is not None),
             "foreground_first": self.foreground_first,
         }
