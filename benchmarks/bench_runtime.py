@@ -7,8 +7,10 @@
 
 ``--cases DIR``: the bridge on every labelled case of DIR (``# expect:``/``# line:`` headers,
 as ``shared/tools/score.py`` reads them): version-counter errors whose write line is the
-case's line, the other error and silent cases found at the case's line, and correct files
-with a finding (false alarms). Prints the misses; exit status 1 when a correct file has one.
+case's line, the other error and silent cases found at the case's line (the line a finding is
+shown at or one of its sites), and correct files with a finding (false alarms); "shown at it"
+counts the cases whose finding is shown at the case's line. Prints the misses; exit status 1
+when a correct file has one.
 
 ``--examples``: every correct program of ``tests/runtime_examples`` (pytorch/examples made tiny
 and offline, LSTMCell/GRU/LSTM loops, spawn, torch.compile ...) run plainly and under
@@ -171,7 +173,7 @@ def score_cases(folder: Path) -> int:
 
         with ThreadPoolExecutor(2) as pool:
             runs = list(pool.map(one, cases))
-    tallies = {"version-counter": [0, 0], "other error": [0, 0], "silent": [0, 0]}
+    tallies = {"version-counter": [0, 0, 0], "other error": [0, 0, 0], "silent": [0, 0, 0]}
     false_alarms = []
     misses = []
     for case, result in runs:
@@ -190,11 +192,14 @@ def score_cases(folder: Path) -> int:
                       for f in found)
         tallies[group][0] += hit
         tallies[group][1] += 1
+        # stricter: the line the finding is shown at (its row) is the case's line
+        tallies[group][2] += any(f.row in case.cause_lines for f in (versions or found))
         if not hit:
             misses.append((case.rel, case.expect, sorted(case.cause_lines), [(f.code, f.row) for f in found]))
     print(f"bridge on {len(cases)} labelled cases of {folder}")
-    for group, (hit, n) in tallies.items():
-        print(f"  {group:16s} {hit}/{n} found at the case's line" + (f" ({100 * hit / n:.0f}%)" if n else ""))
+    for group, (hit, n, shown) in tallies.items():
+        print(f"  {group:16s} {hit}/{n} found at the case's line" + (f" ({100 * hit / n:.0f}%)" if n else "")
+              + f"; {shown}/{n} shown at it")
     n_ok = sum(1 for c, _ in runs if c.expect == "ok")
     print(f"  correct files    {len(false_alarms)} of {n_ok} with a finding")
     for rel, expect, lines, got in misses:

@@ -874,7 +874,7 @@ def test_unexpected_exception_in_the_cli_is_exit_2(capsys, project, monkeypatch)
     def broken(*a, **k):
         raise ValueError("bug")
 
-    monkeypatch.setattr(cli, "discover", broken)
+    monkeypatch.setattr("gradwarden.discovery.discover", broken)  # cli imports it when check runs
     rc, _, err = run_cli(capsys, "check", ".")
     assert rc == 2
     assert "error: internal error: ValueError: bug" in err

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gradwarden.engine.diagnostic import Severity
-from gradwarden.fixes.apply import fix_text
+from gradwarden.fixes.pipeline import fix_text
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))

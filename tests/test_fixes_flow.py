@@ -18,7 +18,7 @@ from gradwarden.fixes.apply import fix_until_stable
 from gradwarden.rules import all_rules
 
 FIXED_CODES = ("GW701", "GW702", "GW703", "GW704", "GW705", "GW706", "GW708", "GW709", "GW710", "GW711", "GW712", "GW713",
-               "GW714", "GW715", "GW716")
+               "GW714", "GW715", "GW716", "GW718")
 
 
 def _src(snippet: str) -> str:

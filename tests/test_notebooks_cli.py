@@ -16,7 +16,7 @@ from typing import List, Tuple, Union
 import pytest
 
 from gradwarden import cli
-from gradwarden.fixes.apply import fix_text
+from gradwarden.fixes.pipeline import fix_text
 from gradwarden.notebook import fix_notebook, mask_magics, read_notebook
 from gradwarden.runner import diagnose
 

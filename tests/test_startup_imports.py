@@ -67,6 +67,21 @@ def test_commands_that_analyse_nothing_import_neither_the_engine_nor_heavy_modul
     assert "tomllib" not in modules  # no configuration is read
 
 
+def test_version_imports_only_the_cli_module(project):
+    """``--version`` answers before the parser is built: no other gradwarden module (nor the
+    configuration, discovery, formats, or the stdlib modules they pull in) is imported."""
+    rc, modules, out = imported(["--version"], project)
+    assert rc == 0 and out.startswith("gradwarden ")
+    assert [m for m in modules if m.startswith("gradwarden")] == ["gradwarden", "gradwarden.cli"]
+    assert not {"dataclasses", "pathlib", "typing", "inspect"} & set(modules)
+
+
+def test_rules_does_not_import_configuration_or_discovery(project):
+    rc, modules, out = imported(["rules"], project)
+    assert rc == 0 and "GW201" in out
+    assert not {"gradwarden.config", "gradwarden.discovery", "gradwarden.cache"} & set(modules)
+
+
 @pytest.mark.parametrize("argv, expected_rc", [
     (["clean.py"], 0),
     # A finding, in a format that does not show fixability: its fix suggestion stays data.

@@ -22,27 +22,21 @@ import io
 import os
 import sys
 import time
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO
 
 from gradwarden import __version__
-from gradwarden.config import ConfigError, Settings, apply_inline_options, load_settings, parse_inline_option
-from gradwarden.discovery import discover, display_path
-from gradwarden.engine.diagnostic import Diagnostic
-from gradwarden.formats import (
-    OUTPUT_FORMATS,
-    format_github,
-    format_json,
-    format_json_lines,
-    format_sarif,
-    format_statistics,
-    format_text,
-    rules_json,
-    rules_markdown,
-    rules_table,
-    summary_line,
-)
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (type checkers treat it alike)
+
+# Only what `--version` and building the parser need is imported here: configuration, file
+# discovery, the engine and the output formats are imported by the commands that use them
+# (tests/test_startup_imports.py holds that as a fact; benchmarks/bench_startup.py times it).
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO
+
+    from gradwarden.checkrun import CheckRun
+    from gradwarden.config import Settings
+    from gradwarden.engine.diagnostic import Diagnostic
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -51,8 +45,9 @@ EXIT_ERROR = 2
 COLOR_CHOICES = ("auto", "always", "never")
 PROGRESS_THRESHOLD = 50  # a progress bar only for more files than this (and only on a TTY)
 
-Handler = Callable[[argparse.Namespace], int]
-SubcommandRegistrar = Callable[["argparse._SubParsersAction"], None]
+if TYPE_CHECKING:
+    Handler = Callable[[argparse.Namespace], int]
+    SubcommandRegistrar = Callable[["argparse._SubParsersAction"], None]
 
 # "module:function" entries, imported when the parser is built; a module that does not exist
 # (yet) is skipped. ``function(subparsers)`` adds a parser and sets ``handler=`` as default.
@@ -63,7 +58,8 @@ _CHECK_OPTION_HOOKS: List[Callable[[argparse.ArgumentParser], None]] = []
 # (a module that does not exist is skipped); the function calls register_check_options /
 # register_check_stage, once per list (it must be idempotent).
 CHECK_EXTENSION_MODULES: List[str] = ["gradwarden.fixes.cli:register"]
-CheckStage = Callable[[argparse.Namespace, "CheckRun", TextIO, TextIO], Optional[int]]
+if TYPE_CHECKING:
+    CheckStage = Callable[[argparse.Namespace, "CheckRun", TextIO, TextIO], Optional[int]]
 _CHECK_STAGES: List[CheckStage] = []
 
 
@@ -183,6 +179,8 @@ def build_parser(subcommand_modules: Optional[Sequence[str]] = None) -> argparse
 
 
 def _add_check_parser(sub: "argparse._SubParsersAction") -> argparse.ArgumentParser:
+    from gradwarden.formats import OUTPUT_FORMATS
+
     p = sub.add_parser(
         "check",
         help="analyse files and folders",
@@ -298,6 +296,9 @@ def _bare_color_flag(argv: List[str]) -> List[str]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args_list = _bare_color_flag(list(sys.argv[1:] if argv is None else argv))
+    if args_list[:1] == ["--version"]:  # what argparse would print, without building the parser
+        print(f"gradwarden {__version__}")
+        return EXIT_OK
     parser = build_parser(subcommand_modules=_subcommand_modules_for(args_list))
     try:
         args = parser.parse_args(args_list)
@@ -339,23 +340,13 @@ def error(message: str) -> None:
 
 
 # --------------------------------------------------------------------------- check
-@dataclass
-class CheckRun:
-    """Everything ``check`` gathered before reporting (a fix stage can work on it)."""
-
-    settings: Settings
-    diagnostics: List[Diagnostic] = field(default_factory=list)
-    errors: List[str] = field(default_factory=list)  # internal errors, unreadable files
-    usage_errors: List[str] = field(default_factory=list)  # missing paths
-    sources: Dict[str, Optional[str]] = field(default_factory=dict)  # filename -> text (--show-source)
-    files_checked: int = 0
-    stdin_data: Optional[bytes] = None  # what was read from standard input (the fix stage writes it back)
-    result_cache: Optional[Any] = None  # gradwarden.cache.ResultCache, unless --no-cache
-
-
 def resolve_settings(args: argparse.Namespace, first_path: Optional[Path]) -> Settings:
     """The config file (searched from the first path, or named with --config), then the
     command-line overrides on top. Raises ConfigError."""
+    from pathlib import Path
+
+    from gradwarden.config import ConfigError, apply_inline_options, load_settings, parse_inline_option
+
     explicit: Optional[Path] = None
     inline: List[str] = []
     for value in args.config:
@@ -396,6 +387,11 @@ def resolve_settings(args: argparse.Namespace, first_path: Optional[Path]) -> Se
 
 def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
     """Stage 1: settings, files, analysis, noqa, selection. Raises ConfigError."""
+    from pathlib import Path
+
+    from gradwarden.config import ConfigError
+    from gradwarden.discovery import discover, display_path
+
     paths: List[str] = list(args.paths)
     if not paths:
         paths = ["-"] if args.stdin_filename else ["."]
@@ -416,6 +412,8 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
     started = time.monotonic()
     found = discover([Path(p) for p in paths if p != "-"], exclude=settings.exclude,
                      respect_gitignore=settings.respect_gitignore, include_notebooks=True)
+    from gradwarden.checkrun import CheckRun
+
     run = CheckRun(settings)
     for missing in found.missing:
         run.usage_errors.append(f"{missing}: no such file or directory")
@@ -477,6 +475,7 @@ def report(args: argparse.Namespace, run: CheckRun, stdout: TextIO, stderr: Text
     fmt = args.output_format
     if not args.silent:
         from gradwarden.cli_report import extras, fixable_summary
+        from gradwarden.formats import summary_line
 
         found = extras(args, run)  # notebook cells, and what a fix run would do
         text = _render(args, run, stdout, found)
@@ -484,6 +483,8 @@ def report(args: argparse.Namespace, run: CheckRun, stdout: TextIO, stderr: Text
             text += summary_line(diags) + "\n"  # never "All checks passed!" when files were missed
             text += fixable_summary(run, found)
         if args.output_file:
+            from pathlib import Path
+
             try:
                 Path(args.output_file).parent.mkdir(parents=True, exist_ok=True)
                 Path(args.output_file).write_text(text, encoding="utf-8")
@@ -508,6 +509,9 @@ def error_to(stream: TextIO, message: str) -> None:
 
 
 def _render(args: argparse.Namespace, run: CheckRun, stdout: TextIO, found) -> str:
+    from gradwarden.formats import (format_github, format_json, format_json_lines, format_sarif,
+                                    format_statistics, format_text)
+
     diags = run.diagnostics
     fmt = args.output_format
     nbs, fixes = found.notebooks, found.fixes
@@ -527,6 +531,9 @@ def _render(args: argparse.Namespace, run: CheckRun, stdout: TextIO, found) -> s
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from gradwarden.config import ConfigError
+    from gradwarden.formats import OUTPUT_FORMATS
+
     stdout, stderr = sys.stdout, sys.stderr
     if args.output_format not in OUTPUT_FORMATS:  # only possible through the environment
         error_to(stderr, f"GRADWARDEN_OUTPUT_FORMAT: unknown output format {args.output_format!r} "
@@ -609,6 +616,7 @@ def _find_rule(key: str):
 
 
 def cmd_rule(args: argparse.Namespace) -> int:
+    from gradwarden.formats import rules_json
     from gradwarden.rules import all_rules
 
     if args.all:
@@ -639,6 +647,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
+    from gradwarden.formats import rules_json, rules_markdown, rules_table
     from gradwarden.rules import all_rules
 
     rules = all_rules()

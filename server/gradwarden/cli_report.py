@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Sequence
 from gradwarden.engine.diagnostic import Diagnostic
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gradwarden.cli import CheckRun
+    from gradwarden.checkrun import CheckRun
     from gradwarden.fixability import FixIndex
     from gradwarden.notebook import CellMap
 

@@ -64,9 +64,12 @@ def _ensure_vsix(repo: Path, log_dir: Path = None) -> Path:
     log_dir.mkdir(parents=True, exist_ok=True)
     log = log_dir / "npm-run-package.log"
     t = time.monotonic()
+    # The bundled third-party libraries are cached beside the editor stack (outside the clone),
+    # so a fresh CI checkout reinstalls only gradwarden itself.
+    env = npm_env(stack_dir(), GRADWARDEN_BUNDLE_CACHE=str(stack_dir() / "bundle-deps-cache"))
     with log.open("w") as fh:
         proc = subprocess.run(["npm", "run", "package", "--", "--target", TARGET], cwd=repo, stdout=fh,
-                              stderr=subprocess.STDOUT, env=npm_env(stack_dir()), stdin=subprocess.DEVNULL, timeout=900)
+                              stderr=subprocess.STDOUT, env=env, stdin=subprocess.DEVNULL, timeout=900)
     if proc.returncode != 0 or not out.is_file():
         tail = "\n".join(log.read_text(errors="replace").splitlines()[-40:])
         raise StackError(f"`npm run package` failed (exit {proc.returncode}); log: {log}\n{tail}")

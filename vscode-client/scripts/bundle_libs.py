@@ -24,7 +24,7 @@ version for every Python (:data:`CONSTRAINTS`), so that it ships once.
 ``vscode-client/tool/launch.py`` puts ``libs/cp3X`` + ``libs/common`` (and their zips) on the
 path at run time.
 torch is never bundled (it is an optional extra; the debug run uses the user's own torch).
-The third-party part is cached in ``bundled/deps-cache`` under a key of gradwarden's
+The third-party part is cached in ``bundled/deps-cache`` (or ``$GRADWARDEN_BUNDLE_CACHE``) under a key of gradwarden's
 requirements, the target and the versions, so a rebuild after a change to gradwarden's own code
 only reinstalls gradwarden.
 
@@ -48,7 +48,9 @@ from typing import Dict, List, Sequence
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_OUT = REPO / "vscode-client" / "bundled" / "libs"
-DEFAULT_CACHE = REPO / "vscode-client" / "bundled" / "deps-cache"
+# GRADWARDEN_BUNDLE_CACHE: a cache that outlives the checkout (the tests point it into the
+# editor-stack cache, so that a fresh CI clone does not reinstall the same libraries).
+DEFAULT_CACHE = Path(os.environ.get("GRADWARDEN_BUNDLE_CACHE") or REPO / "vscode-client" / "bundled" / "deps-cache")
 DEFAULT_PYTHONS = ("3.9", "3.10", "3.11", "3.12", "3.13", "3.14")
 # One version for every bundled Python, so that each ships once: jedi 0.20 needs Python 3.10+,
 # 0.19.2 runs on all of them (and resolves project imports, all gradwarden asks of it).

@@ -16,22 +16,49 @@ def analyze_source(source: Union[str, bytes], filename: str = "<stdin>") -> List
     """Analyse one module. Never raises on bad input: a file that cannot be decoded or parsed
     yields one GW001 diagnostic."""
     if isinstance(source, bytes):
+        parsed = _imported_already(filename, source)
+        if parsed is not None:
+            return _analyze(parsed.tree, parsed.src, filename)
         text, decode_error = decode_source(source)
         if text is None:
             return [_parse_error(filename, 1, 1, f"cannot decode file: {decode_error}")]
     else:
         text = source
     try:
-        tree = ast.parse(text, filename=filename, type_comments=False)
+        # Parsing allocates an object per node: with the collector's default thresholds it
+        # would run full collections over everything the process holds (the shared parses of
+        # engine/imports.py included) several times per file, for nothing (a tree has no
+        # garbage cycles to find).
+        with _fewer_collections():
+            tree = ast.parse(text, filename=filename, type_comments=False)
     except SyntaxError as exc:
         return [_parse_error(filename, exc.lineno or 1, (exc.offset or 1), f"syntax error: {exc.msg}")]
     except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
         return [_parse_error(filename, 1, 1, f"cannot parse file: {type(exc).__name__}: {exc}")]
-    src = SourceText(text)
+    return _analyze(tree, SourceText(text), filename)
+
+
+def _analyze(tree: ast.Module, src: SourceText, filename: str) -> List[Diagnostic]:
     from gradwarden.engine.interpreter import analyze_module  # late: keeps import light
 
     with _fewer_collections():
         return analyze_module(tree, src, filename)
+
+
+def _imported_already(filename: str, data: bytes):
+    """The parse of this very file (same path, same bytes) that an earlier analysis of this
+    process made when it followed an import of it (engine/imports.py), if still held."""
+    import os
+
+    from gradwarden.engine import imports
+
+    if not imports._PARSED:
+        return None
+    try:
+        path = os.path.realpath(filename)
+    except (OSError, ValueError):
+        return None
+    return imports.parsed_already((path, data))
 
 
 class _FewerCollections:

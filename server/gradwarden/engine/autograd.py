@@ -8,10 +8,14 @@ import ast
 from dataclasses import replace
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
+from gradwarden.engine.body import own_nodes as _own_nodes
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
+from gradwarden.engine.flowfacts import NumberV
+from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import (
-    UNKNOWN, Backward, ConstV, Node, ObjV, Saved, SeqV, State, TensorV, TInfo, Value, Write, fresh_id, walk_nodes,
+    UNKNOWN, Backward, ConstV, Node, ObjV, RefV, Saved, SeqV, State, TensorV, TInfo, UnknownV, Value, Write, fresh_id,
+    walk_nodes,
 )
 
 
@@ -115,7 +119,8 @@ class AutogradMixin:
                     saved.extend(self.saved_rec(st, t, seq, maybe=kept is None) for t in ts)
             saved.extend(self.saved_rec(st, t, seq) for t in extra_saved)
             node = self.make_node(st, opname, span, [t for ts in tensors for t in ts], saved, seq,
-                                  report_span=report_span, call_span=call_span)
+                                  report_span=report_span, call_span=call_span,
+                                  opaque=any(_may_hide_tensor(v) for v, ts in zip(slots, tensors) if not ts))
 
         n_out = max(1, info.n_outputs if info is not None else 1)
         nondiff = set(info.nondiff_outputs) if info is not None else set()
@@ -169,7 +174,7 @@ class AutogradMixin:
 
     def make_node(self, st: State, opname: str, span: Span, inputs: Sequence[TensorV], saved: Sequence[Saved],
                   seq: int, *, report_span: Optional[Span] = None, call_span: Optional[Span] = None,
-                  custom: Any = None) -> Node:
+                  custom: Any = None, opaque: bool = False) -> Node:
         parents: List[Node] = []
         names: List[str] = []
         tids: List[int] = []
@@ -188,10 +193,13 @@ class AutogradMixin:
                     stale_site = self.passed_in_at(st, t.tid)
             elif ti.rg and ti.leaf:
                 leaves.append(self.leaf_root(st, t.tid))
+            elif ti.rg is None:
+                opaque = True
         return Node(op=opname, span=span, inputs=tuple(parents), leaves=tuple(leaves), saved=tuple(saved),
                     seq=seq, loop_ctx=st.loop_ctx, report_span=report_span, call_span=call_span, custom=custom,
                     stack=tuple(self.call_spans), input_names=tuple(names), stale_site=stale_site,
-                    input_tids=tuple(tids), defs=tuple(self.call_stack), frame_args=tuple(self.call_args))
+                    input_tids=tuple(tids), defs=tuple(self.call_stack), frame_args=tuple(self.call_args),
+                    opaque=opaque)
 
     def passed_in_at(self, st: State, tid: int) -> Optional[Span]:
         """The call through which an outer frame's variable holding ``tid`` reached this code.
@@ -320,7 +328,6 @@ class AutogradMixin:
         Returns how the write landed: "data" (through .data: no version bump), "bumped".
         Raises Halt where PyTorch raises at once.
         """
-        from gradwarden.engine.interpreter import Halt
 
         info = st.t[target.tid]
         name = name or info.name or "tensor"
@@ -567,7 +574,6 @@ class AutogradMixin:
     def do_backward(self, st: State, roots: Sequence[Value], span: Span, *, retain: bool, accumulate: bool = True,
                     implicit: bool = False, inputs: Sequence[Value] = (), user_grad: bool = False) -> List[Node]:
         """Run a backward from ``roots``; returns the nodes it ran (latest first)."""
-        from gradwarden.engine.interpreter import Halt
 
         root_nodes: List[Node] = []
         root_names: List[str] = []
@@ -747,7 +753,6 @@ class AutogradMixin:
         """Hook for the hover recorder (engine/recorder.py); nothing to do in a plain run."""
 
     def implicit_backward(self, ret: Value, st: State, span: Span, user_grad: bool = False) -> None:
-        from gradwarden.engine.interpreter import Halt
 
         tensors: List[TensorV] = []
         if isinstance(ret, TensorV):
@@ -1158,7 +1163,6 @@ class AutogradMixin:
         if not bad:
             return
 
-        from gradwarden.engine.interpreter import _own_nodes
 
         for node in _own_nodes(fdef):
             if not isinstance(node, ast.Return) or node.value is None:
@@ -1201,6 +1205,14 @@ LOGPROB_KEEPERS = frozenset({"squeeze", "unsqueeze", "view", "reshape", "sum", "
 
 # ops whose forward-mode derivative writes into their output in place (measured, torch 2.13)
 JVP_WRITES_OUTPUT = frozenset({"softmax", "log_softmax", "_softmax", "_log_softmax", "Softmax", "LogSoftmax"})
+
+
+def _may_hide_tensor(v: Value) -> bool:
+    """An op argument that is not a tensor the analysis follows but may be one at run time: an
+    unknown value (not a number derived from a tensor), or an object attribute never seen set."""
+    if isinstance(v, NumberV):
+        return False
+    return isinstance(v, UnknownV) or isinstance(v, RefV) and v.kind == "omethod"
 
 
 def _any_rg(rgs: Sequence[Optional[bool]]) -> Optional[bool]:

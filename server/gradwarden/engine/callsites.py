@@ -25,24 +25,46 @@ def _is_no_grad(expr: ast.expr) -> bool:
 class CallSites:
     """Calls by name (``f(...)``, ``self.f(...)``, ``obj.f(...)``) with their grad mode."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, text: Optional[str] = None) -> None:
         self.calls: Dict[str, List[tuple]] = {}  # name -> [(enclosing def or None, under no_grad)]
-        self._walk(tree, None, False)
+        # Only calls under a no-grad region can change an answer of grad_mode_of, and such a
+        # region names one of these words in the module's text (``text``: the source, when
+        # known); without them the walk would find nothing but calls made with grad on.
+        if text is None or any(word in text for word in _NO_GRAD + ("set_grad_enabled",)):
+            self._walk(tree, None, False)
 
-    def _walk(self, node: ast.AST, fdef: Optional[ast.AST], no_grad: bool) -> None:
-        for child in ast.iter_child_nodes(node):
-            child_def, child_ng = fdef, no_grad
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                child_def = child
-                child_ng = any(_is_no_grad(d) for d in child.decorator_list)
-            elif isinstance(child, (ast.With, ast.AsyncWith)) and any(_is_no_grad(i.context_expr) for i in child.items):
-                child_ng = True
-            elif isinstance(child, ast.Call):
-                f = child.func
-                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
-                if name:
-                    self.calls.setdefault(name, []).append((fdef, no_grad))
-            self._walk(child, child_def, child_ng)
+    def _walk(self, tree: ast.AST, fdef: Optional[ast.AST], no_grad: bool) -> None:
+        # Iterative, with the fields read directly: ast.iter_child_nodes' generators cost more
+        # than the rest of this walk on large modules. (The order of the calls recorded does
+        # not matter: grad_mode_of only asks whether any / all of them are under no_grad.)
+        AST, FuncDefs, Withs, Call, Attribute = ast.AST, (ast.FunctionDef, ast.AsyncFunctionDef), \
+            (ast.With, ast.AsyncWith), ast.Call, ast.Attribute
+        calls = self.calls
+        todo = [(tree, fdef, no_grad)]
+        while todo:
+            node, fdef, no_grad = todo.pop()
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if isinstance(value, list):
+                    children = [c for c in value if isinstance(c, AST)]
+                elif isinstance(value, AST):
+                    children = [value]
+                else:
+                    continue
+                for child in children:
+                    child_def, child_ng = fdef, no_grad
+                    if isinstance(child, FuncDefs):
+                        child_def = child
+                        child_ng = any(_is_no_grad(d) for d in child.decorator_list)
+                    elif isinstance(child, Withs) and any(_is_no_grad(i.context_expr) for i in child.items):
+                        child_ng = True
+                    elif isinstance(child, Call):
+                        f = child.func
+                        name = f.attr if isinstance(f, Attribute) else getattr(f, "id", None)
+                        if name:
+                            calls.setdefault(name, []).append((fdef, no_grad))
+                    if child._fields:
+                        todo.append((child, child_def, child_ng))
 
     def grad_mode_of(self, fn: ast.AST) -> Optional[bool]:
         """False when ``fn`` is called in this file, and only under no_grad (calls from its

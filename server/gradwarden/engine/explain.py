@@ -7,28 +7,11 @@ in-place write that bumped its version, and each backward that went through it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Optional
 
-from gradwarden.engine.diagnostic import Span
+from gradwarden.engine.timeline import Timeline, TimelineEvent
 
-
-@dataclass(frozen=True)
-class TimelineEvent:
-    span: Span
-    kind: str  # created | save | write | data_write | backward | freed | step
-    message: str
-    version: Optional[int] = None
-
-
-@dataclass(frozen=True)
-class Timeline:
-    name: str  # the expression under the cursor
-    span: Span  # its range
-    events: Tuple[TimelineEvent, ...]
-    requires_grad: Optional[bool] = None
-    is_leaf: Optional[bool] = None
-    note: str = ""  # aliasing facts: "a view of `x`", "shares its version counter with ..."
+__all__ = ["Timeline", "TimelineEvent", "explain_at"]
 
 
 def explain_at(source: str, filename: str, row: int, column: int) -> Optional[Timeline]:

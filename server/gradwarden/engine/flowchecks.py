@@ -11,18 +11,19 @@ import re
 from typing import Any, List, Optional, Sequence, Tuple
 
 from gradwarden.engine import flowshape as fs
+from gradwarden.engine.body import own_nodes as _own_nodes
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.flowfacts import Cut
+from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import ConstV, ObjV, RefV, SeqV, State, TensorV, Value, walk_nodes
+from gradwarden.engine.zerograd import check_zero_gradient
 
 API_TEXT = {"backward": "`.backward()`", "autograd.backward": "`torch.autograd.backward`",
             "autograd.grad": "`torch.autograd.grad`"}
 
 
 def _halt() -> None:
-    from gradwarden.engine.interpreter import Halt
-
     raise Halt()
 
 
@@ -98,6 +99,7 @@ def check_backward(self: Any, st: State, roots: Sequence[TensorV], span: Span, g
                            "gradients stay unchanged)"},
                 related=(Related(span, "this backward computes a gradient for that new leaf only", "backward"),),
                 fix_facts={"cut_kind": "rewrap_rg", "backward_span": span}, severity=2))
+    check_zero_gradient(self, st, roots, span, api)
     if given:
         return
     for r in roots:
@@ -598,7 +600,6 @@ def check_backward_uses_grad(self: Any, info: Any) -> None:
         params.append(bwd.args.vararg.arg)
     if not params:
         return
-    from gradwarden.engine.interpreter import _own_nodes
 
     nodes = list(_own_nodes(bwd))
     tainted = set(params)

@@ -10,13 +10,13 @@ from typing import Any, List, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
+from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import ConstV, SeqV, State, TensorV, Value
 
 MAX_FREEZE_ITEMS = 4096
 
 
 def _halt() -> None:
-    from gradwarden.engine.interpreter import Halt
 
     raise Halt()
 

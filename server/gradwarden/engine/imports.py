@@ -14,10 +14,11 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+from collections import OrderedDict
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Dict, Iterator, Optional
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from gradwarden.engine.source import SourceText, decode_source
 
@@ -47,16 +48,37 @@ def _record(path: Path, data: Optional[bytes]) -> None:
         followed[os.path.abspath(path)] = hashlib.sha256(data).hexdigest() if data is not None else None
 
 
-class ForeignModule:
-    """A project module whose definitions a script uses."""
+class ParsedModule:
+    """What parsing a project module gives, independent of the analysis that imports it: its
+    text, tree, statements and trigger index. Shared by the analyses of one process (see
+    _parsed); the analyses only read it."""
 
-    def __init__(self, path: Path, text: str, tree: ast.Module) -> None:
-        self.path = path
+    def __init__(self, text: str, tree: ast.Module) -> None:
         self.src = SourceText(text)
         self.tree = tree
-        self.globals: Dict[str, object] = {}
-        self.loaded = False
+        self._statements: Optional[List[ast.stmt]] = None
         self._triggers = None
+
+    @property
+    def statements(self) -> List[ast.stmt]:
+        """Every statement of the module, nested ones included (statements only sit in the
+        bodies of statements, handlers and match cases, so expressions are not descended)."""
+        if self._statements is None:
+            out: List[ast.stmt] = []
+            todo = list(self.tree.body)
+            while todo:
+                stmt = todo.pop()
+                out.append(stmt)
+                for field in ("body", "orelse", "finalbody"):
+                    sub = getattr(stmt, field, None)
+                    if sub:
+                        todo.extend(sub)
+                for handler in getattr(stmt, "handlers", ()):
+                    todo.extend(handler.body)
+                for case in getattr(stmt, "cases", ()):
+                    todo.extend(case.body)
+            self._statements = out
+        return self._statements
 
     @property
     def triggers(self):
@@ -66,6 +88,63 @@ class ForeignModule:
 
             self._triggers = Triggers(self.tree, self.src)
         return self._triggers
+
+
+# Parsed project modules by (path, bytes): the files of one project import the same modules
+# (a lint run over a package parses its __init__ files once instead of once per importer; a
+# language-server worker re-analyses on every edit). Keyed by the bytes read, so an edited
+# module is parsed afresh; bounded by the size of the sources held (a tree takes ~50-100x its
+# source in memory), least recently used first out.
+MAX_PARSED_BYTES = 1_500_000
+_PARSED: "OrderedDict[Tuple[str, bytes], ParsedModule]" = OrderedDict()
+_parsed_bytes = 0
+
+
+def parsed_already(key: Tuple[str, bytes]) -> Optional[ParsedModule]:
+    """The cached parse of (resolved path, bytes), if any (analyze_source asks it first: a
+    module that other files of the run imported is not parsed twice)."""
+    hit = _PARSED.get(key)
+    if hit is not None:
+        _PARSED.move_to_end(key)
+    return hit
+
+
+def _parsed(path: Path, data: bytes) -> Optional[ParsedModule]:
+    """The parse of ``data`` (the bytes of ``path``); None when it does not decode. Raises
+    SyntaxError, ValueError, RecursionError like ast.parse."""
+    global _parsed_bytes
+    key = (str(path), data)
+    hit = parsed_already(key)
+    if hit is not None:
+        return hit
+    text, _ = decode_source(data)
+    if text is None:
+        return None
+    parsed = ParsedModule(text, ast.parse(text, filename=str(path)))
+    if len(data) <= MAX_PARSED_BYTES:
+        _PARSED[key] = parsed
+        _parsed_bytes += len(data)
+        while _parsed_bytes > MAX_PARSED_BYTES:
+            (_, old), _ = _PARSED.popitem(last=False)
+            _parsed_bytes -= len(old)
+    return parsed
+
+
+class ForeignModule:
+    """A project module whose definitions a script uses: its parse (shared) and what this
+    analysis made of it (its globals)."""
+
+    def __init__(self, path: Path, parsed: ParsedModule) -> None:
+        self.path = path
+        self.parsed = parsed
+        self.src = parsed.src
+        self.tree = parsed.tree
+        self.globals: Dict[str, object] = {}
+        self.loaded = False
+
+    @property
+    def triggers(self):
+        return self.parsed.triggers
 
 
 def project_root(filename: str) -> Optional[Path]:
@@ -79,24 +158,51 @@ def project_root(filename: str) -> Optional[Path]:
     return here
 
 
+class _Lookups:
+    """File-system answers shared by the resolvers of one analysis (the script's and those of
+    the modules it follows): a followed package's modules ask the same questions many times.
+    Per analysis only, so that a long-running process sees files appear and change."""
+
+    def __init__(self) -> None:
+        self.roots: Dict[str, Optional[Path]] = {}
+        self.found: Dict[tuple, Optional[Path]] = {}
+        self.resolved: Dict[Path, Path] = {}
+
+    def resolve(self, path: Path) -> Path:
+        out = self.resolved.get(path)
+        if out is None:
+            out = self.resolved[path] = path.resolve()
+        return out
+
+
 class ImportResolver:
-    def __init__(self, filename: str) -> None:
+    def __init__(self, filename: str, lookups: Optional[_Lookups] = None) -> None:
         self.filename = filename
-        self.root = project_root(filename) if filename and os.path.exists(filename) else None
+        self._lookups = lookups if lookups is not None else _Lookups()
+        roots = self._lookups.roots
+        if filename not in roots:
+            roots[filename] = project_root(filename) if filename and os.path.exists(filename) else None
+        self.root = roots[filename]
         self.cache: Dict[Path, Optional[ForeignModule]] = {}
-        self._found: Dict[tuple, Optional[Path]] = {}
+
+    def for_module(self, filename: str) -> "ImportResolver":
+        """The resolver of a followed module's own imports: same analysis, same caches."""
+        nested = ImportResolver(filename, self._lookups)
+        nested.cache = self.cache
+        return nested
 
     def find(self, module: str, level: int, name: Optional[str] = None) -> Optional[Path]:
         """The file of ``module`` (or of ``module.name`` when that is a submodule)."""
         if self.root is None:
             return None
-        key = (module, level, name)
-        if key not in self._found:
-            self._found[key] = self._find(module, level, name)
-        return self._found[key]
+        key = (self.filename, module, level, name)
+        found = self._lookups.found
+        if key not in found:
+            found[key] = self._find(module, level, name)
+        return found[key]
 
     def _find(self, module: str, level: int, name: Optional[str]) -> Optional[Path]:
-        here = Path(self.filename).resolve().parent
+        here = self._lookups.resolve(Path(self.filename)).parent
         if level:
             base = here
             for _ in range(level - 1):
@@ -124,7 +230,7 @@ class ImportResolver:
 
     def _inside(self, f: Path) -> bool:
         try:
-            f.resolve().relative_to(self.root)  # type: ignore[arg-type]
+            self._lookups.resolve(f).relative_to(self.root)  # type: ignore[arg-type]
         except ValueError:
             return False
         return "site-packages" not in f.parts
@@ -145,17 +251,17 @@ class ImportResolver:
         return None
 
     def load(self, path: Path) -> Optional[ForeignModule]:
-        path = path.resolve()
+        path = self._lookups.resolve(path)
         if path in self.cache:
             return self.cache[path]
         mod: Optional[ForeignModule] = None
         try:
             data = path.read_bytes()
             _record(path, data)
-            if len(data) <= MAX_FOREIGN_BYTES and path != Path(self.filename).resolve():
-                text, _ = decode_source(data)
-                if text is not None:
-                    mod = ForeignModule(path, text, ast.parse(text, filename=str(path)))
+            if len(data) <= MAX_FOREIGN_BYTES and path != self._lookups.resolve(Path(self.filename)):
+                parsed = _parsed(path, data)
+                if parsed is not None:
+                    mod = ForeignModule(path, parsed)
         except OSError:
             _record(path, None)
             mod = None

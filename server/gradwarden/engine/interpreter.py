@@ -28,10 +28,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.autograd import AutogradMixin
+from gradwarden.engine.body import own_nodes as _own_nodes
 from gradwarden.engine.budget import Budget, BudgetExceeded
 from gradwarden.engine.diagnostic import Diagnostic, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.flow import FlowMixin
+from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value,
     fresh_id, join_states,
@@ -52,10 +54,6 @@ MAX_UNROLL_MODULES = 64
 # a nested sequence is walked like a loop of unknown length (twice)
 MAX_UNROLL_PRODUCT = 128
 MAX_INIT_DEPTH = 3  # nested module constructions followed; deeper submodules stay opaque
-
-
-class Halt(Exception):
-    """The current path raises here (an error PyTorch throws immediately)."""
 
 
 @dataclass
@@ -287,7 +285,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if self.callsites is None:
             from gradwarden.engine.callsites import CallSites
 
-            self.callsites = CallSites(self.tree)
+            self.callsites = CallSites(self.tree, self.src.text)
         if self.callsites.grad_mode_of(fn) is False:
             st.grad_enabled = False  # every call in this file runs it under no_grad
         # Containers that exist before an analysed-alone function starts (its object's
@@ -576,10 +574,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             return UNKNOWN
         resolver = self.resolver
         if self.foreign_stack:
-            from gradwarden.engine.imports import ImportResolver
-
-            resolver = ImportResolver(str(self.foreign_stack[-1][0].path))
-            resolver.cache = self.resolver.cache
+            resolver = resolver.for_module(str(self.foreign_stack[-1][0].path))
         path = resolver.find(mod, level, None)
         fm = resolver.load(path) if path is not None else None
         if fm is None:
@@ -595,9 +590,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
 
         for node, _ in _defs(fm.tree.body, None):
             self.foreign_defs[id(node)] = fm
-        for node in ast.walk(fm.tree):
-            if isinstance(node, ast.stmt):
-                self.foreign_stmts[id(node)] = fm
+        self.foreign_stmts.update(dict.fromkeys(map(id, fm.parsed.statements), fm))
         body = [s for s in fm.tree.body if isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef,
                                                          ast.AsyncFunctionDef, ast.ClassDef, ast.Assign))]
         st = State()
@@ -1810,6 +1803,10 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                 self.call_function(init[1], [obj] + args, kwargs, st, span, bound_self=True)
             finally:
                 self.init_depth -= 1
+        elif run_init and info.is_module and _concrete_torch_module(info.torch_base):
+            # ``class QuantLinear(nn.Linear)`` without an ``__init__``: nn.Linear's own builds
+            # the parameters from the constructor's arguments
+            self.adopt_torch_module(obj, info.torch_base, args, kwargs, st, _SpanNode(span))
         return obj
 
 
@@ -1823,6 +1820,13 @@ class _SpanNode(ast.AST):
         self.lineno, self.end_lineno = span.row, span.end_row
         self.col_offset, self.end_col_offset = span.column - 1, span.end_column - 1
         self.args = []
+
+
+def _concrete_torch_module(qual: str) -> bool:
+    """A torch module class with parameters or settings of its own (not a container)."""
+    return qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1] not in ("Module", "ModuleList", "ModuleDict",
+                                                                             "Sequential", "ParameterList",
+                                                                             "ParameterDict")
 
 
 def _returned_count(v: ast.expr) -> Optional[int]:
@@ -1861,16 +1865,6 @@ def _not_a_tensor(ann: ast.expr) -> bool:
         return head in _NON_TENSOR_TYPES
     name = ann.attr if isinstance(ann, ast.Attribute) else getattr(ann, "id", "")
     return name in _NON_TENSOR_TYPES
-
-
-def _own_nodes(fdef: ast.AST):
-    """The nodes of a function body, not descending into nested defs and lambdas."""
-    stack = list(ast.iter_child_nodes(fdef))
-    while stack:
-        n = stack.pop()
-        yield n
-        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack.extend(ast.iter_child_nodes(n))
 
 
 def _origin(st: State, loop_id: int) -> int:

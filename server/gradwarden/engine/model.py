@@ -174,6 +174,9 @@ class Node:
     holds: bool = False
     defs: Tuple[Any, ...] = ()  # the functions running (outermost first) when it was recorded
     frame_args: Tuple[FrozenSet[int], ...] = ()  # the tensors each of those calls was given
+    # an input the analysis cannot see into fed it (a value of unknown kind, a tensor whose
+    # requires_grad is unknown): gradient may reach leaves through it that ``leaves`` lacks
+    opaque: bool = False
     id: int = field(default_factory=fresh_id)
 
 

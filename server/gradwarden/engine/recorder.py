@@ -6,7 +6,7 @@ import ast
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.diagnostic import Span
-from gradwarden.engine.explain import Timeline, TimelineEvent
+from gradwarden.engine.timeline import Timeline, TimelineEvent
 from gradwarden.engine.interpreter import Interpreter
 from gradwarden.engine.model import Node, State, TensorV, walk_nodes
 from gradwarden.engine.source import SourceText

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from gradwarden.engine import optable
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
+from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, Write, fresh_id,
     walk_nodes,
@@ -584,7 +585,6 @@ class TorchMixin:
                     "name": name, "desc": f"the right-hand side is a view of `{name}` itself; the copy overlaps "
                                           "its own destination and raises"},
                                 fix_facts={"rhs_span": self.span_of(stmt.value)}))
-                from gradwarden.engine.interpreter import Halt
 
                 raise Halt()
         fix_facts = {"stmt_span": span, "target_text": name, "op": "slice assignment", "form": "setitem",
@@ -1741,15 +1741,21 @@ class TorchMixin:
                 return NONE  # abstract: the subclass's own step does the work
             return self.optimizer_method(self_v, ref.name.rsplit(".", 1)[-1], args, kwargs, st, node)
         if ref.name.endswith("__init__"):
-            built = self.construct_torch_module(ref.target, args, kwargs, st, node)
-            if isinstance(built, ObjV):
-                for k, v in st.attrs(built.oid).items():
-                    if k not in ("__span__", "training", "__module__"):
-                        st.set_attr(self_v.oid, k, v)
-                        if isinstance(v, TensorV) and st.t[v.tid].param:
-                            st.update_t(v.tid, name=f"self.{k}")
+            self.adopt_torch_module(self_v, ref.target, args, kwargs, st, node)
             return NONE
         return self.call_torch_module(self_v, ref.target, args, kwargs, st, node, None)
+
+    def adopt_torch_module(self, self_v: ObjV, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                           node: ast.AST) -> None:
+        """Give ``self_v`` the parameters and settings the torch module ``qual`` would build
+        from these arguments (its ``__init__`` ran on ``self``)."""
+        built = self.construct_torch_module(qual, args, kwargs, st, node)
+        if isinstance(built, ObjV):
+            for k, v in st.attrs(built.oid).items():
+                if k not in ("__span__", "training", "__module__"):
+                    st.set_attr(self_v.oid, k, v)
+                    if isinstance(v, TensorV) and st.t[v.tid].param:
+                        st.update_t(v.tid, name=f"self.{k}")
 
     def deepcopy(self, v: Value, st: State, memo: Dict[int, Value]) -> Value:
         if isinstance(v, TensorV):

@@ -149,18 +149,32 @@ class Triggers:
             if id(f) not in interesting:
                 t = self.text(f)
                 calls[id(f)] = {("func", n) for n in _CALL.findall(t)} | {("self", n) for n in _SELF_CALL.findall(t)}
-        changed = True
-        while changed:  # propagate through calls we can resolve by name
-            changed = False
-            for f in all_funcs:
-                if id(f) in interesting:
-                    continue
-                for kind, name in calls[id(f)]:
-                    targets = funcs.get(name, ()) if kind == "func" else owner.get(id(f), {}).get(name, ())
-                    if any(id(t) in interesting for t in targets):
-                        interesting.add(id(f))
-                        changed = True
-                        break
+        # Propagate through calls we can resolve by name: a function is interesting when a
+        # function it calls is. A worklist over the call edges reversed by name (the same
+        # fixpoint as re-scanning every function until nothing changes). Edges are kept per
+        # name, not per target: in a large file every `def forward(` names all the file's
+        # `forward` methods, and an edge per pair would be quadratic in time and memory.
+        by_name: Dict[str, List[int]] = {}  # name -> functions calling name(...)
+        by_self_name: Dict[Tuple[int, str], List[int]] = {}  # (class's methods, name) -> callers of self.name(...)
+        for f in all_funcs:
+            if id(f) in interesting:
+                continue
+            for kind, name in calls[id(f)]:
+                if kind == "func":
+                    by_name.setdefault(name, []).append(id(f))
+                elif id(f) in owner:
+                    by_self_name.setdefault((id(owner[id(f)]), name), []).append(id(f))
+        node_of = {id(f): f for f in all_funcs}
+        todo = list(interesting)
+        while todo:
+            fn = node_of[todo.pop()]
+            waiting = by_name.pop(fn.name, [])  # once a name's callers are in, they stay in
+            if id(fn) in owner:
+                waiting += by_self_name.pop((id(owner[id(fn)]), fn.name), [])
+            for caller in waiting:
+                if caller not in interesting:
+                    interesting.add(caller)
+                    todo.append(caller)
         for cls, methods, is_fn in classes:
             if is_fn:  # an autograd.Function: forward and backward go together
                 interesting.add(id(cls))

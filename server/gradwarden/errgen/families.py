@@ -9,7 +9,7 @@ no rule can find it statically.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Tuple
+from typing import List, Tuple
 
 # Why a family is out of reach (reused wording).
 INTERNAL = ("an internal consistency check of PyTorch (an assert, a call on an undefined tensor, an API meant for "
@@ -256,3 +256,8 @@ FAMILIES: Tuple[Family, ...] = (
       r"attr_version|creation_meta|promote_types|unable to register|is not currently supported for|Unknown layout|"
       r"^File a bug|register extra index|Tracing a list|_rev_view_func|tensor_meta", reason=INTERNAL),
 )
+
+
+def families_for(code: str) -> List[Family]:
+    """The families a rule finds (for `gradwarden rule` and the rule docs)."""
+    return [f for f in FAMILIES if code in f.codes]

@@ -36,11 +36,6 @@ def group(texts: Dict[str, List[str]]) -> "OrderedDict[str, List[Tuple[str, List
     return out
 
 
-def families_for(code: str) -> List[Family]:
-    """The families a rule finds (for `gradwarden rule` and the rule docs)."""
-    return [f for f in FAMILIES if code in f.codes]
-
-
 def _bridge(fam: Family) -> str:
     from gradwarden.rules.messages import TORCH_MESSAGES
 

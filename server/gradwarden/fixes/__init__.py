@@ -21,13 +21,14 @@ for custom autograd.Function definitions); each registers a realiser with :func:
 """
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
 
-from typing import TYPE_CHECKING, Any
+from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix
+from gradwarden.fixes.registry import REALISERS, FixContext, Realiser, parse_span, realiser, span_param
 
-from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Span
+__all__ = ["REALISERS", "FixContext", "Realiser", "parse_span", "realiser", "span_param", "allowed",
+           "candidate_fixes", "choose_fix", "doc_for", "edits_for", "fix_source", "plan", "text_edits_for"]
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradwarden.fixes._doc import Doc, TextEdit
@@ -43,62 +44,6 @@ def __getattr__(name: str) -> Any:  # PEP 562: ``from gradwarden.fixes import Do
 
         return getattr(_doc, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-Realiser = Callable[["FixContext"], List["TextEdit"]]
-REALISERS: Dict[str, Realiser] = {}
-
-
-def realiser(kind: str) -> Callable[[Realiser], Realiser]:
-    def deco(fn: Realiser) -> Realiser:
-        REALISERS[kind] = fn
-        return fn
-
-    return deco
-
-
-class FixContext:
-    """What a realiser gets: the parsed source, the diagnostic and the fix."""
-
-    def __init__(self, doc: Doc, diagnostic: Diagnostic, fix: Fix) -> None:
-        self.doc = doc
-        self.diag = diagnostic
-        self.fix = fix
-
-    def param(self, key: str, default: str = "") -> str:
-        return self.fix.param(key, default)
-
-    def span_param(self, key: str) -> Optional[Span]:
-        return parse_span(self.fix.param(key, ""))
-
-    def related(self, kind: str) -> Optional[Span]:
-        for r in self.diag.related:
-            if r.kind == kind and r.filename in (None, self.diag.filename):
-                return r.span
-        return None
-
-    def related_row(self, kind: str) -> Optional[int]:
-        s = self.related(kind)
-        return s.row if s is not None else None
-
-    @property
-    def target(self) -> Span:
-        return self.fix.target or self.diag.span
-
-
-def span_param(span: Optional[Span]) -> str:
-    """Encode a span for ``Fix.params`` (``row:col:end_row:end_col``)."""
-    if span is None:
-        return ""
-    return f"{span.row}:{span.column}:{span.end_row}:{span.end_column}"
-
-
-def parse_span(text: str) -> Optional[Span]:
-    m = re.fullmatch(r"(\d+):(\d+):(\d+):(\d+)", text or "")
-    if not m:
-        return None
-    r, c, er, ec = (int(x) for x in m.groups())
-    return Span(r, c, er, ec)
-
 
 # --------------------------------------------------------------------------- parse cache
 _CACHE: "OrderedDict[str, Doc]" = OrderedDict()

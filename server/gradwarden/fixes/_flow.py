@@ -478,3 +478,29 @@ def operands(doc: Doc, expr: cst.CSTNode) -> List[cst.CSTNode]:
 def references(names: Set[str], target: str) -> bool:
     """Does a set of dotted names use ``target`` (``model`` also matches ``model.fc``)?"""
     return any(n == target or n.startswith(target + ".") for n in names)
+
+
+def deps_closure(doc: Doc, idx: ScopeIndex, names: Set[str], before: int, stop: int = 0,
+                 limit: int = 60) -> List[cst.CSTNode]:
+    """The statements (after ``stop``) that bind what ``names`` are, as read at ``before``,
+    transitively; in text order."""
+    seen: Dict[int, cst.CSTNode] = {}
+    work: List[Tuple[str, int]] = [(n, before) for n in names]
+    while work and len(seen) < limit:
+        name, at = work.pop()
+        ev = idx.binding_before(name, at)
+        if ev is None:
+            continue
+        st = ev.stmt
+        b = idx.binding(ev)
+        if b is None or b.kind in ("param", "import", "def"):
+            continue
+        if isinstance(st, (cst.For, cst.With, cst.FunctionDef)):
+            continue
+        if doc.offsets(st)[0] < stop or id(st) in seen:
+            continue
+        seen[id(st)] = st
+        start = doc.offsets(st)[0]
+        for r in idx.names_read_by(st):
+            work.append((r, start))
+    return sorted(seen.values(), key=lambda s: doc.offsets(s)[0])

@@ -214,20 +214,6 @@ def unified_diff(old: str, new: str, filename: str) -> str:
     return "".join(out)
 
 
-def fix_text(text: str, filename: str, *, unsafe: bool = False, analyze: Optional[Analyze] = None,
-             settings=None, ignore_noqa: bool = False, max_passes: int = MAX_PASSES,
-             diagnostics: Optional[List[Diagnostic]] = None) -> FixOutcome:
-    """Fix one document's text with the whole pipeline (engine, noqa, ``settings``);
-    ``diagnostics``: those of ``text`` when already known (saves one analysis)."""
-    if analyze is None:
-        from gradwarden.runner import diagnose
-
-        def analyze(t: str) -> List[Diagnostic]:
-            return diagnose(t, filename, settings, ignore_noqa=ignore_noqa)
-
-    return fix_until_stable(text, analyze, unsafe=unsafe, max_passes=max_passes, diagnostics=diagnostics)
-
-
 def counts_by_code(applied: Sequence[AppliedFix]) -> Dict[str, int]:
     out: Dict[str, int] = {}
     for a in applied:

@@ -48,7 +48,8 @@ def fix_stage(args: argparse.Namespace, run: "cli.CheckRun", stdout: TextIO, std
     unsafe = bool(getattr(args, "unsafe_fixes", False))
     if not (fix or diff or fix_only):
         return None
-    from gradwarden.fixes.apply import decode, encode, fix_text, unified_diff, write_atomic
+    from gradwarden.fixes.apply import decode, encode, unified_diff, write_atomic
+    from gradwarden.fixes.pipeline import fix_text
     from gradwarden.runner import diagnose
 
     by_file: Dict[str, List[Diagnostic]] = {}

@@ -25,7 +25,7 @@ from typing import List
 
 import libcst as cst
 
-from gradwarden.fixes import FixContext, realiser
+from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._common import alias_set, assignable, find_call_at, find_write
 from gradwarden.fixes._doc import CannotFix, TextEdit, dotted
 from gradwarden.fixes._flow import ScopeIndex, param_names

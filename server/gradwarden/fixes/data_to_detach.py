@@ -8,7 +8,7 @@ from typing import List
 
 import libcst as cst
 
-from gradwarden.fixes import FixContext, realiser
+from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._common import find_write
 from gradwarden.fixes._doc import CannotFix, Doc, TextEdit
 from gradwarden.fixes._flow import ScopeIndex, view_source

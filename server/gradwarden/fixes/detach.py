@@ -22,10 +22,11 @@ from typing import List, Set
 
 import libcst as cst
 
-from gradwarden.fixes import FixContext, realiser
+from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._common import find_call_at
 from gradwarden.fixes._doc import CannotFix, Doc, TextEdit, base_of, dotted
 from gradwarden.fixes._flow import ScopeIndex, operands, references
+from gradwarden.fixes.stepplan import StepPlan
 
 
 @realiser("detach")
@@ -132,7 +133,7 @@ def _may_be_number(doc: Doc, name: str, idx: "ScopeIndex | None" = None, at: int
 
 
 # --------------------------------------------------------------------------- stale_use
-def _stale_operands(ctx: FixContext, idx: ScopeIndex, expr: cst.CSTNode, stmt: cst.CSTNode) -> List[cst.CSTNode]:
+def stale_operands(ctx: FixContext, idx: ScopeIndex, expr: cst.CSTNode, stmt: cst.CSTNode) -> List[cst.CSTNode]:
     doc = ctx.doc
     skip = _self_names(doc, stmt)
     ops = [o for o in operands(doc, use_expr(expr)) if dotted(o) not in skip]
@@ -238,7 +239,7 @@ def _stale_use(ctx: FixContext) -> List[TextEdit]:
         return detach_expr(doc, stored)
     scope = doc.scope_of(stmt)
     idx = ScopeIndex(doc, scope)
-    stale = _stale_operands(ctx, idx, expr, stmt)
+    stale = stale_operands(ctx, idx, expr, stmt)
     first = stale[0]
     name = dotted(base_of(first)) or ""
     if isinstance(first, cst.Subscript):
@@ -374,8 +375,6 @@ def _later_loss(ctx: FixContext) -> List[TextEdit]:
     """Detach, in the statements that build the later loss after the step, the values that
     were computed before the step through the stepped model; refused when the later loss
     trains a model that it reaches only through those values (recompute instead)."""
-    from gradwarden.fixes.recompute import StepPlan
-
     p = StepPlan(ctx)
     if p.loop_carried:
         raise CannotFix("loop-carried: recompute in the loop instead")

@@ -18,7 +18,9 @@
 - ``use_reentrant``: ``checkpoint(..., use_reentrant=False)``;
 - ``chain_rule``: ``return 2 * x`` -> ``return grad_output * (2 * x)`` in a custom backward;
 - ``zero_grad``: ``opt.zero_grad()`` right after ``opt.step()``;
-- ``requires_grad_method``: ``module.requires_grad = flag`` -> ``module.requires_grad_(flag)``.
+- ``requires_grad_method``: ``module.requires_grad = flag`` -> ``module.requires_grad_(flag)``;
+- ``straight_through``: ``torch.round(w / s)`` -> ``(w / s + (torch.round(w / s) - w / s).detach())``
+  (same forward value; the gradient passes straight through), when the operand calls nothing.
 
 Each realiser checks the shape of the code it rewrites and refuses (CannotFix) otherwise.
 """
@@ -28,7 +30,7 @@ from typing import List, Optional
 
 import libcst as cst
 
-from gradwarden.fixes import FixContext, realiser
+from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._doc import CannotFix, Doc, TextEdit, dotted, is_primary
 
 _REWRAP = ("tensor", "as_tensor", "Tensor", "FloatTensor")
@@ -361,3 +363,40 @@ def requires_grad_method(ctx: FixContext) -> List[TextEdit]:
     target = stmt.targets[0].target
     s, e = doc.offsets(stmt)
     return [TextEdit(s, e, f"{doc.code(target.value)}.requires_grad_({doc.code(stmt.value)})")]
+
+
+_EFFECTFUL = (cst.Call, cst.Await, cst.Yield, cst.NamedExpr, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+              cst.GeneratorExp)
+
+
+def _pure(node: cst.CSTNode) -> bool:
+    """No call, await, walrus or comprehension inside: evaluating it again computes the same
+    value and runs nothing (a call would run twice)."""
+    if isinstance(node, _EFFECTFUL):
+        return False
+    return all(_pure(child) for child in node.children)
+
+
+@realiser("straight_through")
+def straight_through(ctx: FixContext) -> List[TextEdit]:
+    """``torch.round(e)`` / ``e.round()`` -> ``(e + (torch.round(e) - e).detach())``: the
+    forward value is the rounded one, the backward passes the gradient straight through."""
+    doc = ctx.doc
+    op = ctx.param("op").rstrip("_")
+    call = doc.find(ctx.target, cst.Call)
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or call.func.attr.value != op:
+        raise CannotFix(f"no `{op}` call here")
+    if dotted(call.func.value) == "torch":
+        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+            raise CannotFix("not `torch.{op}(x)` with one argument")
+        operand: cst.CSTNode = call.args[0].value
+    elif not call.args:
+        operand = call.func.value
+    else:
+        raise CannotFix(f"`.{op}(...)` with arguments")
+    if not _pure(operand):
+        raise CannotFix("the operand would be evaluated again (it calls something)")
+    e = doc.code(operand)
+    e_par = e if is_primary(operand) else f"({e})"
+    s, end = doc.full_offsets(call)
+    return [TextEdit(s, end, f"({e_par} + ({doc.code(call)} - {e_par}).detach())")]

@@ -15,7 +15,7 @@ from typing import List, Optional
 
 import libcst as cst
 
-from gradwarden.fixes import FixContext, realiser
+from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._doc import CannotFix, Doc, TextEdit, dotted, npar
 
 

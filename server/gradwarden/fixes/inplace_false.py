@@ -7,7 +7,7 @@ from typing import List
 
 import libcst as cst
 
-from gradwarden.fixes import FixContext, realiser
+from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._common import find_call_at
 from gradwarden.fixes._doc import CannotFix, TextEdit, dotted
 

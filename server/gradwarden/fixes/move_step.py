@@ -11,7 +11,7 @@ from typing import List, Optional
 
 import libcst as cst
 
-from gradwarden.fixes import FixContext, realiser
+from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._common import find_call_at, optimizer_model
 from gradwarden.fixes._doc import CannotFix, Doc, TextEdit, dotted
 from gradwarden.fixes._flow import ScopeIndex, references

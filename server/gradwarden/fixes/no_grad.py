@@ -12,7 +12,7 @@ from typing import List
 
 import libcst as cst
 
-from gradwarden.fixes import FixContext, realiser
+from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._doc import CannotFix, Doc, TextEdit, dotted
 
 

@@ -10,7 +10,7 @@ from typing import List
 
 import libcst as cst
 
-from gradwarden.fixes import FixContext, realiser
+from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._common import assignable, find_write
 from gradwarden.fixes._doc import CannotFix, TextEdit
 from gradwarden.fixes._flow import ScopeIndex

@@ -15,14 +15,15 @@ Modes:
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import List, Optional, Sequence, Set
 
 import libcst as cst
 
-from gradwarden.fixes import FixContext, realiser
-from gradwarden.fixes._common import backward_roots, find_call_at, optimizer_model
+from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._doc import LOOPS, CannotFix, Doc, TextEdit, dotted
-from gradwarden.fixes._flow import ScopeIndex, references
+from gradwarden.fixes._flow import ScopeIndex, deps_closure, references
+from gradwarden.fixes.detach import stale_operands
+from gradwarden.fixes.stepplan import StepPlan
 
 
 @realiser("recompute")
@@ -109,36 +110,8 @@ def relocate(doc: Doc, idx: ScopeIndex, stmts: Sequence[cst.CSTNode], where: cst
     return edits
 
 
-def deps_closure(doc: Doc, idx: ScopeIndex, names: Set[str], before: int, stop: int = 0,
-                 limit: int = 60) -> List[cst.CSTNode]:
-    """The statements (after ``stop``) that bind what ``names`` are, as read at ``before``,
-    transitively; in text order."""
-    seen: Dict[int, cst.CSTNode] = {}
-    work: List[Tuple[str, int]] = [(n, before) for n in names]
-    while work and len(seen) < limit:
-        name, at = work.pop()
-        ev = idx.binding_before(name, at)
-        if ev is None:
-            continue
-        st = ev.stmt
-        b = idx.binding(ev)
-        if b is None or b.kind in ("param", "import", "def"):
-            continue
-        if isinstance(st, (cst.For, cst.With, cst.FunctionDef)):
-            continue
-        if doc.offsets(st)[0] < stop or id(st) in seen:
-            continue
-        seen[id(st)] = st
-        start = doc.offsets(st)[0]
-        for r in idx.names_read_by(st):
-            work.append((r, start))
-    return sorted(seen.values(), key=lambda s: doc.offsets(s)[0])
-
-
 # --------------------------------------------------------------------------- before_use
 def _before_use(ctx: FixContext) -> List[TextEdit]:
-    from gradwarden.fixes.detach import _stale_operands
-
     doc = ctx.doc
     expr = doc.find(ctx.target)
     if expr is None:
@@ -146,7 +119,7 @@ def _before_use(ctx: FixContext) -> List[TextEdit]:
     stmt = doc.small_stmt_of(expr) or doc.stmt_of(expr)
     scope = doc.scope_of(stmt)
     idx = ScopeIndex(doc, scope)
-    stale = _stale_operands(ctx, idx, expr, stmt)
+    stale = stale_operands(ctx, idx, expr, stmt)
     names = {dotted(o) for o in stale}
     if len(names) != 1 or None in names:
         raise CannotFix("not one stale name")
@@ -258,101 +231,6 @@ def _into_loop(ctx: FixContext) -> List[TextEdit]:
 
 
 # --------------------------------------------------------------------------- after_step
-class StepPlan:
-    """What a GW501/GW502 fix needs to know about ``opt.step()`` and the later backward."""
-
-    def __init__(self, ctx: FixContext) -> None:
-        doc = ctx.doc
-        self.doc = doc
-        node = doc.find(ctx.diag.span)
-        step = doc.small_stmt_of(node) if node is not None else None
-        if step is None:
-            raise CannotFix("no step statement")
-        self.step = step
-        call = doc.find(ctx.diag.span, cst.Call)
-        opt = ctx.param("opt")
-        if not opt and isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute):
-            opt = dotted(call.func.value) or ""
-        self.opt = opt
-        self.model = optimizer_model(doc, opt) if opt else None
-        bspan = ctx.span_param("backward_span") or ctx.related("backward")
-        bcall = find_call_at(doc, bspan) if bspan is not None else None
-        if bcall is None:
-            raise CannotFix("no later backward")
-        self.bcall = bcall
-        self.bstmt = doc.small_stmt_of(bcall)
-        if self.bstmt is None:
-            raise CannotFix("backward inside an expression")
-        self.scope = doc.scope_of(step)
-        if doc.scope_of(self.bstmt) is not self.scope:
-            raise CannotFix("step and backward in different functions")
-        self.idx = ScopeIndex(doc, self.scope)
-        self.roots = set(backward_roots(doc, bcall))
-        if not self.roots:
-            raise CannotFix("cannot tell what is backwarded")
-        self.step_start, self.step_end = doc.offsets(step)
-        self.b_start, self.b_end = doc.offsets(self.bstmt)
-        self.loop_carried = self.b_start < self.step_start
-        self.later_model = self._later_model()
-
-    def _later_model(self) -> Optional[str]:
-        doc = self.doc
-        for node in doc.walk(self.scope):
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and \
-                    node.func.attr.value == "step" and doc.has_pos(node):
-                s = doc.offsets(node)[0]
-                name = dotted(node.func.value)
-                if s > self.b_end and name and name != self.opt:
-                    return optimizer_model(doc, name)
-        return None
-
-    # ---- the later loss built after the step from values computed before it
-    def chain(self) -> List[cst.CSTNode]:
-        return deps_closure(self.doc, self.idx, set(self.roots), self.b_start)
-
-    def before_step(self) -> List[cst.CSTNode]:
-        return [s for s in self.chain() if self.doc.offsets(s)[1] <= self.step_start]
-
-    def after_step_deps(self) -> List[cst.CSTNode]:
-        out = [s for s in self.chain() if self.doc.offsets(s)[0] >= self.step_end]
-        return out
-
-    def stale_statements(self) -> List[cst.CSTNode]:
-        """Statements before the step, in the later loss's dependencies, that run the stepped
-        model (or use what such a statement computed)."""
-        if self.model is None:
-            raise CannotFix("cannot tell which model the optimizer trains")
-        stale: List[cst.CSTNode] = []
-        bound: Set[str] = set()
-        for s in self.before_step():
-            reads = self.idx.names_read_by(s)
-            if references(reads, self.model) or reads & bound:
-                stale.append(s)
-                bound |= self.idx.names_bound_by(s)
-        return stale
-
-    def stale_names_used_after_step(self) -> Set[str]:
-        names: Set[str] = set()
-        for s in self.stale_statements():
-            names |= self.idx.names_bound_by(s)
-        used: Set[str] = set()
-        for s in self.after_step_deps():
-            used |= self.idx.names_read_by(s) & names
-        return used
-
-    def reaches_later_model(self, names: Set[str]) -> bool:
-        """Do these values depend on the model that the later loss trains?"""
-        if self.later_model is None:
-            return True
-        if self.later_model == self.model:
-            return True
-        closure = deps_closure(self.doc, self.idx, names, self.step_start)
-        for s in closure:
-            if references(self.idx.names_read_by(s), self.later_model):
-                return True
-        return False
-
-
 def _after_step(ctx: FixContext) -> List[TextEdit]:
     p = StepPlan(ctx)
     doc = p.doc

@@ -148,7 +148,7 @@ def _torch_messages(code: str) -> str:
     """The error/warning texts of torch this rule predicts, linked to their entries in
     docs/errors.md (the catalogue a user searches with the message they got)."""
     try:
-        from gradwarden.errgen.render import families_for
+        from gradwarden.errgen.families import families_for
         from gradwarden.formats import ERRORS_URL
     except Exception:  # noqa: BLE001 - a link is a nicety
         return ""

@@ -12,6 +12,7 @@ import textwrap
 from typing import ClassVar, List, Tuple
 
 from gradwarden.engine.diagnostic import Severity
+from gradwarden.errgen.families import families_for
 
 
 class Rule:
@@ -44,8 +45,6 @@ class Rule:
         out: List[str] = [f"## {cls.code} `{cls.name}`", "", f"*{cls.summary}*  ",
                           f"Default severity: **{cls.severity.label}** · family {cls.family}", "",
                           cls.doc(), ""]
-        from gradwarden.errgen.render import families_for  # late: the catalogue imports the rules
-
         said = families_for(cls.code)
         if said:
             out += ["PyTorch's message: " + "; ".join(f"[{f.title}](errors.md#{f.key})" for f in said), ""]

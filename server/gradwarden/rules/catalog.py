@@ -20,7 +20,7 @@ from gradwarden.rules.data import DataWriteToSaved, HiddenWrite
 from gradwarden.rules.flow import (
     BackwardWithoutGrad, NonScalarBackward, GradInputNotInGraph, RequiresGradOnNonLeaf, GradOfNonLeaf, OptimizeNonLeaf,
     OptimizerWithoutGrad, CheckpointWithoutGrad, BackwardIgnoresGradOutput, GradientsNeverZeroed,
-    ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved,
+    ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved, ZeroGradientOp,
 )
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
@@ -68,6 +68,7 @@ RULES: Tuple[Type[Rule], ...] = (
     GradientsNeverZeroed,
     ModuleRequiresGradAttribute,
     InferenceTensorSaved,
+    ZeroGradientOp,
     NoGradViewInplace,
     DetachViewInplace,
     SelfOverlappingWrite,

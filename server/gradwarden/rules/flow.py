@@ -747,3 +747,66 @@ class InferenceTensorSaved(Rule):
             preds = head(feats).argmax(1)
         """,
     )
+
+
+class ZeroGradientOp(Rule):
+    """A parameter reaches the loss only through ``round``, ``floor``, ``ceil``, ``trunc`` or
+    ``sign``.
+
+    These ops have a zero derivative everywhere, yet their output requires grad, so nothing
+    raises: the backward gives the parameter an all-zero gradient and it never trains.
+    Quantization-aware training and binarized layers need a straight-through estimator,
+    ``w + (torch.round(w) - w).detach()`` (forward: the rounded value; backward: the identity);
+    a loss should be computed on the unrounded prediction. Reported at the op, when the
+    analysis sees every path from the loss to the parameter; a parameter that also reaches the
+    loss another way (the fractional part of a coordinate) trains and is not reported.
+    """
+
+    event = "zero_gradient"
+    code = "GW718"
+    name = "zero-gradient-op"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "A parameter reaches the loss only through round/floor/ceil/trunc/sign (zero gradient)."
+    message = "{names} {verb} the loss only through `{op}`, whose derivative is zero everywhere: the backward at line {line} gives a zero gradient and nothing trains through here; pass the gradient straight through (`x + (x.{op}() - x).detach()`) or keep `{op}` out of the loss"
+    # the second: the loss belongs on the unrounded prediction (a choice the code does not state)
+    NO_FIX = (1,)
+    INVALID = (
+        """
+        import torch
+        w = torch.randn(4, 8, requires_grad=True)
+        x = torch.randn(16, 8)
+        scale = w.detach().abs().max() / 7
+        w_q = torch.round(w / scale) * scale  # <-
+        loss = (x @ w_q.t()).pow(2).mean()
+        loss.backward()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(6, 1)
+        feats, counts = torch.randn(8, 6), torch.randint(0, 5, (8, 1)).float()
+        loss = ((model(feats).round() - counts) ** 2).mean()  # <-
+        loss.backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        w = torch.randn(4, 8, requires_grad=True)
+        x = torch.randn(16, 8)
+        scale = w.detach().abs().max() / 7
+        w_q = w + (torch.round(w / scale) * scale - w).detach()
+        loss = (x @ w_q.t()).pow(2).mean()
+        loss.backward()
+        """,
+        """
+        import torch
+        pos = torch.rand(4, requires_grad=True)
+        table = torch.randn(8)
+        lo = torch.floor(pos * 5)
+        frac = pos * 5 - lo
+        i = lo.long()
+        (table[i] * (1 - frac) + table[i + 1] * frac).sum().backward()
+        """,
+    )

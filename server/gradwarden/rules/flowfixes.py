@@ -80,6 +80,10 @@ def flow_fixes(code: str, ev: Event) -> List[Fix]:
         text = f"{ff['module_text']}.requires_grad_({ff['value_text']})"
         out.append(Fix("requires_grad_method", f"Set the flag on its parameters: `{text}`", safe=False,
                        preferred=True, target=ev.span))
+    elif code == "GW718":
+        op = str(ff.get("op", "round")).rstrip("_")
+        out.append(Fix("straight_through", f"Pass the gradient straight through `{op}`: `x + (x.{op}() - x).detach()`",
+                       safe=False, preferred=True, target=ev.span, params=_p(op=op)))
     elif code == "GW711":
         out.append(Fix("no_grad", "Do the write under `with torch.no_grad():` too, like the view (not recorded)",
                        safe=False, preferred=True, target=ev.span))

@@ -364,6 +364,8 @@ class _State:
         self.bw_count = 0  # top-level backward calls
         self.bw_depth = 0
         self.cur_bw = None  # (n, site, retain) of the running backward
+        self.cur_roots = None  # its root nodes
+        self.retained = False  # a backward with retain_graph=True ran: later ones may reuse its graph
         self.max_steps = None
         self.reported = set()  # dedup keys of findings
         self.last_progress = 0.0
@@ -396,7 +398,8 @@ class _Rec(object):
 class _Write(object):
     """One mutating op that touched the storage of a live saved tensor."""
 
-    __slots__ = ("op", "site", "call_site", "module", "module_site", "step", "fused", "in_backward", "via")
+    __slots__ = ("op", "site", "call_site", "module", "module_site", "step", "fused", "in_backward", "via",
+                 "internal")
 
 
 def _emit(ev, **fields):
@@ -556,9 +559,37 @@ def _pack_record(t):
         else:
             refs.append(_weakref(r))
     _packs[0] += 1
+    _recent.append(r)
     if _packs[0] % SWEEP_EVERY == 0:
         _sweep()
     return r
+
+
+_recent = None  # deque of the last records packed (bound in install())
+
+
+def _check_packed_during(func, packs):
+    """``func`` (a call that is not in-place) saved tensors for backward: when one of them
+    is already at another version when the call returns, the call itself wrote it after saving
+    it (an in-place write inside torch's implementation, pytorch#162350): that write is the one
+    to name if backward later finds the version moved."""
+    try:
+        n = min(_packs[0] - packs, len(_recent))
+        w = None
+        for i in range(1, n + 1):
+            r = _recent[-i]
+            if r.version is None or r.first is not None:
+                continue
+            cur = r.t._version
+            if cur != r.version:
+                if w is None:
+                    w = _make_write(func, _caller(2))
+                    w.internal = True
+                r.first = w
+                r.first_from = r.version
+                r.first_to = r.last = cur
+    except Exception:  # noqa: BLE001
+        _internal_error("internal write")
 
 
 def _unpack(r):
@@ -629,7 +660,10 @@ def _version_error(r, cur, node, bw):
         if w.step:
             sites.append({"kind": "step", "site": w.site, "message": "%s.step() updates the parameter in place" % w.step})
         where = "%s:%s" % (wsite[0], wsite[1]) if wsite else "an unknown line"
-        note = " %s the in-place write is %s at %s" % (ERROR_MARK, w.op, where)
+        if w.internal:
+            note = " %s the in-place write is inside torch's implementation of %s at %s" % (ERROR_MARK, w.op, where)
+        else:
+            note = " %s the in-place write is %s at %s" % (ERROR_MARK, w.op, where)
         if r.site:
             note += "; the tensor was saved at %s:%s" % (r.site[0], r.site[1])
         note += " (version %d -> %d)." % (r.first_from, r.first_to)
@@ -654,6 +688,9 @@ def _short_version_message(w, r, node_name, cur):
     if w is None:
         return ("a tensor that %s saved for backward was modified in place (version %d -> %d); "
                 "the write was not observed" % (saver, r.version, cur))
+    if w.internal:
+        return ("%s writes in place, inside torch's own implementation, a tensor that %s saved for backward "
+                "(saved at version %d, now %d); backward raises" % (w.op, saver, r.version, cur))
     what = "%s.step()" % w.step if w.step else w.op
     return ("in-place %s modifies a tensor that %s saved for backward (saved at version %d, now %d); "
             "backward raises" % (what, saver, r.version, cur))
@@ -673,6 +710,7 @@ def _silent_finding(r, node, bw):
                    "its version counter (.data): this backward silently used the modified values" % (
                        w.op, name or "a node"))
     key = ("silent", code, tuple(wsite or ()), tuple(r.site or ()))
+    _silent_sites.add(tuple(wsite or ()))
     _finding(key, code=code, kind=kind, message=message, severity="warning", write_site=wsite,
              save_site=r.site, backward_site=bw[1] if bw else None, save_op=name, write_op=w.op,
              sites=extra, versions={"saved": r.version, "current": r.t._version}, tensor=_describe(r.t))
@@ -733,8 +771,22 @@ def _before_write(func, targets):
             reason = _grad_outputs[-1].get(key, False)
             if reason is not False:
                 go_hit = reason or True
+                if reason is None:  # a private buffer, unless autograd also hands it to another node
+                    writes = _grad_outputs[-1].setdefault("writes", {})
+                    if key not in writes:
+                        writes[key] = _write_sites(_make_write(func, _caller(3)))[0]
     if len(targets) == 1 and not go_hit:
         _check_expanded_base(func, targets[0])
+    if _aliases:
+        for t in targets:
+            _check_hidden_write(func, t)
+    if _leaf_writes is not None:
+        site = None
+        for t in targets:
+            if t.requires_grad and t.is_leaf:
+                if site is None:
+                    site = _write_sites(_make_write(func, _caller(3)))
+                _leaf_writes[t] = (_built_count[0], site[0])
     if hits:
         _pending.extend(hits)
     return go_hit
@@ -761,6 +813,7 @@ def _make_write(func, frame):
     w.fused = False
     w.module = w.module_site = w.call_site = w.via = None
     w.in_backward = False
+    w.internal = False
     modules = []
     f = frame
     nn_module = torch.nn.Module
@@ -885,6 +938,16 @@ def _write_error(exc, func, targets, grad_output):
                                   "message": ".data replaced by an expanded tensor here"})
                     site = cause
                     break
+                made = _expand_made.get(t) if _expand_made is not None else None
+                if made is not None:
+                    sites.append({"kind": "created", "site": made[0],
+                                  "message": "the expanded tensor written into was made here"})
+                    if not (id(f) == made[1] and f is not None and f.f_code is made[2]):
+                        # made in another call (a buffer built in __init__, written in forward):
+                        # the expand is the line to change, the write is where it fails
+                        sites.append({"kind": "write", "site": site, "message": "the write that fails"})
+                        site = made[0]
+                    break
     _mark(exc)
     _report_error(code, kind[1], msg, site or _site(f), sites, write_op=_op_name(func))
 
@@ -897,6 +960,7 @@ def _mark(exc):
 
 
 _expanded = {}  # id(tensor) -> weakref: expands of tensors that require grad, and views of those
+_expand_made = None  # WeakIdKeyDictionary: expanded tensor -> (site, id of the frame, code) where expand made it
 _expand_funcs = set()
 
 
@@ -909,6 +973,10 @@ def _track_views(func, args, kwargs):
         if not isinstance(src, _Tensor):
             return out
         if func in _expand_funcs:
+            if _expand_made is not None and isinstance(out, _Tensor) and _internal_overlap(out):
+                f = _user_frame(_caller(2))
+                if f is not None:
+                    _expand_made[out] = (_site(f), id(f), f.f_code)
             if src.requires_grad and isinstance(out, _Tensor) and _internal_overlap(out):
                 _expanded[id(out)] = _weakref(out)
                 if len(_expanded) > 4096:
@@ -1117,6 +1185,17 @@ def _wrap_backward(orig, kind):
             _stop("max-steps")
         if _pending:
             _finalize()
+        if top and st.retained:
+            try:
+                _check_stale_graph([t.grad_fn for t in _roots(args, kwargs, roots_name) if t.grad_fn is not None],
+                                   _site(_user_frame(_caller(1))))
+            except Exception:  # noqa: BLE001
+                _internal_error("stale graph")
+        if _hidden and top:
+            try:
+                _check_hidden_uses(_roots(args, kwargs, roots_name), _site(_user_frame(_caller(1))))
+            except Exception:  # noqa: BLE001
+                _internal_error("hidden write")
         retain = kwargs.get("retain_graph", args[retain_pos] if len(args) > retain_pos else None)
         create = kwargs.get("create_graph", args[create_pos] if len(args) > create_pos else False)
         if retain is None:
@@ -1133,11 +1212,28 @@ def _wrap_backward(orig, kind):
                         st.user_grads.add(k)
         if top:
             st.bw_count += 1
+            if retain:
+                st.retained = True
+            else:
+                try:
+                    _remember_roots(st.bw_count, _roots(args, kwargs, roots_name))
+                except Exception:  # noqa: BLE001
+                    _internal_error("roots")
         prev = st.cur_bw
+        prev_roots = st.cur_roots
         st.cur_bw = (st.bw_count, site, bool(retain))
+        st.cur_roots = None
+        try:
+            st.cur_roots = [t.grad_fn for t in _roots(args, kwargs, roots_name) if t.grad_fn is not None]
+        except Exception:  # noqa: BLE001
+            pass
         st.bw_depth += 1
         try:
-            return orig(*args, **kwargs)
+            out = orig(*args, **kwargs)
+            if top and _stale_found:
+                for fields in list(_stale_found):
+                    _finding(fields.pop("key"), **fields)
+            return out
         except RuntimeError as exc:
             if "backward through the graph a second time" in str(exc) and not getattr(exc, "_gradwarden_reported", 0):
                 try:
@@ -1148,8 +1244,14 @@ def _wrap_backward(orig, kind):
         finally:
             st.bw_depth -= 1
             st.cur_bw = prev
+            st.cur_roots = prev_roots
             st.user_grads = saved_user
             if top:
+                del _stale_found[:]
+                if _grad_watch:
+                    _unwatch_grads()
+                if _hidden_found:
+                    _emit_hidden()
                 _sweep()
                 if _expanded:
                     _sweep_expanded()
@@ -1166,64 +1268,397 @@ def _wrap_backward(orig, kind):
     return wrapper
 
 
-def _freed_graph(exc, roots, site, current):
-    """A backward ran into a node whose saved tensors an earlier backward freed: find that node
-    (the unpack hook tagged every node it ran with the backward that ran it)."""
+def _unpack_tag(node):
+    """(save site, backward number, backward site, retained) of the last backward that ran
+    ``node`` (set when it unpacked its saved tensors), or None."""
+    try:
+        return node.metadata.get("_gradwarden")
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _next_nodes(node):
+    try:
+        return [n for n, _ in node.next_functions if n is not None]
+    except Exception:  # noqa: BLE001
+        return []
+
+
+def _walk(starts, stop=None, limit=200000):
+    """Breadth-first over the graph below ``starts``: (nodes by id, parent by id, the first node
+    for which ``stop`` is true or None). The nodes are kept alive, so their ids stay unique."""
     from collections import deque
 
-    seen = set()
+    nodes, parent = {}, {}
     queue = deque()
-    for t in roots:
-        fn = t.grad_fn
-        if fn is not None:
-            queue.append((fn, None))
-    found = None
-    root_nodes = set(id(q[0]) for q in queue)
+    for n in starts:
+        if n is not None and id(n) not in nodes:
+            nodes[id(n)] = n
+            parent[id(n)] = None
+            queue.append(n)
     steps = 0
-    while queue and steps < 200000:
-        node, parent = queue.popleft()
+    while queue and steps < limit:
+        node = queue.popleft()
         steps += 1
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        try:
-            tag = node.metadata.get("_gradwarden")
-        except Exception:  # noqa: BLE001
-            tag = None
-        if tag is not None and not tag[3] and tag[1] != current:
-            found = (node, parent, tag)
-            break
-        try:
-            nexts = node.next_functions
-        except Exception:  # noqa: BLE001
-            nexts = ()
-        for nxt, _ in nexts:
-            if nxt is not None:
-                queue.append((nxt, node))
-    sites = []
-    if found is not None:
-        node, parent, tag = found
-        built, freed_n, freed_site, _ = tag
-        code = "GW401" if id(node) in root_nodes else "GW402"
-        if freed_site:
-            sites.append({"kind": "freed", "site": freed_site,
-                          "message": "backward #%d freed this graph (no retain_graph=True)" % freed_n})
-        if built:
-            sites.append({"kind": "save", "site": built, "message": "the freed part of the graph was built here (%s)"
-                          % _node_name(node)})
-        message = ("backward through a graph that an earlier backward freed: %s (built at line %s) was freed by "
-                   "backward #%d at line %s; %s" % (
-                       _node_name(node), built[1] if built else "?", freed_n, freed_site[1] if freed_site else "?",
-                       "reusing a tensor of that graph" if code == "GW402" else "backward twice through it"))
-        key = ("freed", tuple(built or ()), tuple(freed_site or ()), tuple(site or ()))
-        _finding(key, code=code, kind="freed-graph", severity="error", message=message,
-                 save_site=built, backward_site=site, freed_site=freed_site, save_op=_node_name(node),
-                 sites=sites, error=str(exc).splitlines()[0])
-    else:
+        if stop is not None and stop(node):
+            return nodes, parent, node
+        for nxt in _next_nodes(node):
+            if id(nxt) not in nodes:
+                nodes[id(nxt)] = nxt
+                parent[id(nxt)] = node
+                queue.append(nxt)
+    return nodes, parent, None
+
+
+def _add_built(sites, kind, node, message):
+    """Append the sites where ``node`` was built (inner, and the outer call when different):
+    the mode's tag, else (a node made inside a C++ implementation) where it saved tensors."""
+    built = _built_sites(node)
+    if built is None or built[0] is None:
+        tag = _unpack_tag(node)
+        if tag is None or not tag[0]:
+            return None
+        built = (tag[0], None, None)
+    sites.append({"kind": kind, "site": built[0], "message": message})
+    if built[1] is not None:
+        sites.append({"kind": kind, "site": built[1], "message": message + " (the call)"})
+    return built[0]
+
+
+def _freed_graph(exc, roots, site, current):
+    """A backward ran into a node whose saved tensors an earlier backward freed. Find that node
+    (the unpack hook tagged every node it ran with the backward that ran it), then, on the path
+    from the root to it, the boundary between this backward's graph and the freed one: the
+    node that reuses the stale tensor (built after the freeing backward, or run by this one)
+    and the node that made the stale tensor. No path node on this side: the root itself is
+    stale, backward goes twice through one graph."""
+    def freed(node):
+        tag = _unpack_tag(node)
+        return tag is not None and not tag[3] and tag[1] != current
+
+    nodes, parent, found = _walk([t.grad_fn for t in roots], freed)
+    if found is None:
         _finding(("freed", tuple(site or ())), code="GW402", kind="freed-graph", severity="error",
                  message="backward through a graph that an earlier backward freed (the freed node was not seen)",
                  backward_site=site, error=str(exc).splitlines()[0])
+        _mark(exc)
+        return
+    tag = _unpack_tag(found)
+    built, freed_n, freed_site, _ = tag
+    path = [found]
+    while parent[id(path[-1])] is not None:
+        path.append(parent[id(path[-1])])
+    path.reverse()  # root ... found
+
+    def live(node):
+        t = _unpack_tag(node)
+        if t is not None and t[1] == current:
+            return True
+        b = _built_sites(node)
+        return b is not None and b[2] >= freed_n
+
+    boundary = None
+    for i in range(len(path) - 2, -1, -1):
+        if live(path[i]):
+            boundary = i
+            break
+    sites = []
+    if freed_site:
+        sites.append({"kind": "freed", "site": freed_site,
+                      "message": "backward #%d freed this graph (no retain_graph=True)" % freed_n})
+    if built:
+        sites.append({"kind": "save", "site": built, "message": "the freed part of the graph was built here (%s)"
+                      % _node_name(found)})
+    primary = None
+    if boundary is not None:
+        code = "GW402"
+        consumer, stale = path[boundary], path[boundary + 1]
+        primary = None
+        for node in reversed(path[:boundary + 1]):  # the consumer, else the nearest node above it with a site
+            primary = _add_built(sites, "reuse", node, "backward #%d reuses here (%s) a tensor of the graph that "
+                                 "backward #%d freed" % (current, _node_name(consumer), freed_n))
+            if primary is not None:
+                break
+        made = None
+        for node in path[boundary + 1:]:  # the stale tensor's node, else the nearest one below with a site
+            made = _add_built(sites, "created", node, "the stale tensor (%s) was made here, before backward #%d"
+                              % (_node_name(stale), freed_n))
+            if made is not None:
+                break
+        first = _first_use(freed_n, stale)
+        if first is not None:
+            _add_built(sites, "first-use", first, "backward #%d went through the stale tensor from here (%s) and "
+                       "freed its graph" % (freed_n, _node_name(first)))
+        message = "backward #%d reuses a tensor of a graph that backward #%d (line %s) freed: %s" % (
+            current, freed_n, freed_site[1] if freed_site else "?", _node_name(stale))
+        if made is not None:
+            message += " made at line %s" % made[1]
+        if primary is not None:
+            message += ", reused at line %s" % primary[1]
+    else:
+        code = "GW401"
+        origin = _origin(path[0], freed_n)
+        if origin is not None:
+            primary = _add_built(sites, "created", origin, "the freed graph starts here (%s)" % _node_name(origin))
+        message = ("backward #%d goes through a graph that backward #%d (line %s) already went through and freed "
+                   "(no retain_graph=True)%s" % (current, freed_n, freed_site[1] if freed_site else "?",
+                                                  ("; the graph starts at line %s" % primary[1]) if primary else ""))
+    key = ("freed", tuple(built or ()), tuple(freed_site or ()), tuple(site or ()))
+    _finding(key, code=code, kind="freed-graph", severity="error", message=message, site=primary or built,
+             save_site=built, backward_site=site, freed_site=freed_site, save_op=_node_name(found),
+             sites=sites, error=str(exc).splitlines()[0])
     _mark(exc)
+
+
+def _first_use(freed_n, stale):
+    """The node of backward #freed_n's graph that took ``stale`` in (its roots are kept for the
+    last few backward calls), or None."""
+    roots = _bw_roots.get(freed_n)
+    if not roots:
+        return None
+    _, _, hit = _walk(roots, lambda node: any(n is stale for n in _next_nodes(node)))
+    return hit
+
+
+def _origin(root, freed_n):
+    """The first-built node (lowest sequence number) of the stale graph below ``root``."""
+    nodes, _, _ = _walk([root], limit=50000)
+    best = None
+    for node in nodes.values():
+        b = _built_sites(node)
+        if b is None or b[0] is None or b[2] >= freed_n:
+            continue
+        try:
+            seq = node._sequence_nr()
+        except Exception:  # noqa: BLE001
+            continue
+        if best is None or seq < best[0]:
+            best = (seq, node)
+    return best[1] if best else None
+
+
+_bw_roots = {}  # backward number -> root nodes of that top-level backward without retain_graph (the last few)
+
+
+def _remember_roots(n, roots):
+    nodes = [t.grad_fn for t in roots if t.grad_fn is not None]
+    if nodes:
+        _bw_roots[n] = nodes
+        for old in [k for k in _bw_roots if k <= n - 2]:
+            del _bw_roots[old]
+
+
+# =========================================================================== writes hidden from autograd
+_aliases = None  # WeakIdKeyDictionary: x.detach() / x.data of a graph tensor x -> weakref to x
+_silent_sites = set()  # write sites of the GW601/GW502 findings (the saved tensor's report says it all)
+_hidden_found = []  # GW602 findings of the running backward, emitted when it ends: (key, fields)
+_hidden = []  # writes through such an alias: [weakref to x, x's node, x's output_nr, write, build count, site]
+
+
+def _note_alias(src, out):
+    """``out`` is ``src.detach()`` or ``src.data``: a write through it changes ``src``'s values
+    without autograd recording it (it shares the memory, not the graph)."""
+    try:
+        if _aliases is not None and isinstance(src, _Tensor) and src.grad_fn is not None and out is not src:
+            _aliases[out] = _weakref(src)
+    except Exception:  # noqa: BLE001
+        _internal_error("alias")
+
+
+def _check_hidden_write(func, t):
+    ref = _aliases.get(t)
+    if ref is None:
+        base = t._base
+        ref = _aliases.get(base) if base is not None else None
+    src = ref() if ref is not None else None
+    if src is None or src.grad_fn is None:
+        return
+    w = _make_write(func, _caller(4))
+    site, _ = _write_sites(w)
+    _hidden.append([ref, src.grad_fn, src.output_nr, w, _built_count[0], site])
+    if len(_hidden) > 64:
+        del _hidden[0]
+
+
+def _check_hidden_uses(roots, bw_site):
+    """Before a backward: a node built after a hidden write that takes the written tensor in
+    used the new values, while backward differentiates the producer of the old ones."""
+    for item in list(_hidden):
+        ref, node, nr, w, count, site = item
+        if ref() is None:
+            _hidden.remove(item)
+            continue
+
+        def uses(n):
+            if _BUILT_COUNT(n) <= count:
+                return False
+            try:
+                return any(nxt is node and k == nr for nxt, k in n.next_functions)
+            except Exception:  # noqa: BLE001
+                return False
+
+        _, _, consumer = _walk([t.grad_fn for t in roots], uses, limit=100000)
+        if consumer is None:
+            continue
+        _hidden.remove(item)
+        sites = []
+        used = _add_built(sites, "use", consumer, "%s uses the written values here" % _node_name(consumer))
+        made = _built_sites(node)
+        if made is not None and made[0] is not None:
+            sites.append({"kind": "created", "site": made[0],
+                          "message": "autograd differentiates the values %s made here" % _node_name(node)})
+        _hidden_found.append((("hidden", tuple(site or ())), dict(code="GW602", kind="data-write", severity="warning",
+                 message="%s wrote through .detach()/.data into a tensor of the graph (%s): autograd did not record "
+                         "it, so this backward differentiates the old values while the values used%s are the new "
+                         "ones" % (w.op, _node_name(node), (" at line %s" % used[1]) if used else ""),
+                 write_site=site, backward_site=bw_site, sites=sites, write_op=w.op)))
+
+
+def _emit_hidden():
+    """After the backward: the hidden writes whose saved-tensor report (GW601) did not say it."""
+    items = list(_hidden_found)
+    del _hidden_found[:]
+    for key, fields in items:
+        if tuple(fields.get("write_site") or ()) not in _silent_sites:
+            _finding(key, **fields)
+
+
+def _BUILT_COUNT(node):
+    try:
+        tag = node.metadata.get(_BUILT)
+    except Exception:  # noqa: BLE001
+        return -1
+    return tag[3] if tag is not None else -1
+
+
+# =========================================================================== stale retained graphs
+_leaf_writes = None  # WeakIdKeyDictionary: leaf that requires grad -> (build count, site) of its last in-place write
+
+
+def _check_stale_graph(roots, bw_site):
+    """Before a backward that follows a ``retain_graph=True`` one: a node built before an
+    in-place update of a parameter it takes in (an optimizer step) holds values computed from
+    the old parameter; this backward differentiates those stale values (no error when the
+    node did not save the parameter itself)."""
+    if not _leaf_writes:
+        return
+
+    def stale(node):
+        count = _BUILT_COUNT(node)
+        if count < 0:
+            return None
+        todo = _next_nodes(node)
+        for _ in range(3):  # through the untagged nodes (t(), a view) to the leaves
+            more = []
+            for n in todo:
+                var = getattr(n, "variable", None)
+                if var is not None:
+                    hit = _leaf_writes.get(var)
+                    if hit is not None and hit[0] > count:
+                        return hit
+                elif _BUILT_COUNT(n) < 0:
+                    more.extend(_next_nodes(n))
+            todo = more
+        return None
+
+    nodes, _, _ = _walk(roots, limit=20000)
+    for node in nodes.values():
+        hit = stale(node)
+        if hit is None:
+            continue
+        sites = []
+        made = _add_built(sites, "created", node, "%s computed these values from the old parameter" %
+                          _node_name(node))
+        if hit[1] is not None:
+            sites.append({"kind": "step", "site": hit[1], "message": "the parameter was updated in place here"})
+        if made is None:
+            continue
+        # said once the backward returned: if it raises (the node saved the parameter), the
+        # version-counter error says it better
+        _stale_found.append(dict(code="GW405", kind="stale-graph", severity="warning", site=made, key=("stale", tuple(made)),
+                 backward_site=bw_site, sites=sites,
+                 message="this backward goes through %s, built at line %s from a parameter that was updated in place "
+                         "afterwards (line %s): its values, and the gradients computed from them, are stale" % (
+                             _node_name(node), made[1], hit[1][1] if hit[1] else "?")))
+        return
+
+
+_stale_found = []
+
+
+# =========================================================================== graph build sites
+_BUILT = "_gradwarden_built"  # node.metadata key: (inner code, line, outer code, line, backward count)
+
+
+def _tag_built(out):
+    """Tag the autograd nodes a call created with where the user made them (the innermost and
+    the outermost of the user's frames) and how many backward calls had started then: a
+    freed-graph error can then say where the stale tensor was made and where it was reused."""
+    try:
+        if isinstance(out, _Tensor):
+            g = out.grad_fn
+            if g is None:
+                return
+            md = g.metadata
+            if _BUILT not in md:
+                md[_BUILT] = _build_tag(_caller(1))
+        elif isinstance(out, (tuple, list)):
+            tag = None
+            for o in out:
+                for t in (o if isinstance(o, (tuple, list)) else (o,)):
+                    if isinstance(t, _Tensor):
+                        g = t.grad_fn
+                        if g is not None:
+                            md = g.metadata
+                            if _BUILT not in md:
+                                if tag is None:
+                                    tag = _build_tag(_caller(1))
+                                md[_BUILT] = tag
+    except Exception:  # noqa: BLE001
+        _internal_error("build tag")
+
+
+def _build_tag(f):
+    inner = outer = None
+    cache = _ucache
+    while f is not None:
+        code = f.f_code
+        u = cache.get(code.co_filename)
+        if u is None:
+            u = _USER.classify(code.co_filename)
+        if u:
+            if inner is None:
+                inner = (code, f.f_lineno)
+            else:
+                outer = (code, f.f_lineno)
+        f = f.f_back
+    _built_count[0] += 1
+    return (inner, outer, _state.bw_count, _built_count[0])
+
+
+_built_count = [0]  # build tags handed out (orders the nodes the mode saw made)
+
+
+def _code_site(pair):
+    if pair is None:
+        return None
+    code, line = pair
+    return [_display_file(code.co_filename), line, code.co_name]
+
+
+def _built_sites(node):
+    """(inner site, outer site or None, backward count) where ``node`` was built, or None."""
+    try:
+        tag = node.metadata.get(_BUILT)
+    except Exception:  # noqa: BLE001
+        return None
+    if tag is None:
+        return None
+    inner = _code_site(tag[0])
+    outer = _code_site(tag[1])
+    if outer is not None and inner is not None and outer[:2] == inner[:2]:
+        outer = None
+    return inner, outer, tag[2]
 
 
 # =========================================================================== patches
@@ -1307,10 +1742,17 @@ def _patch_data_setter():
     if WeakIdKeyDictionary is None:
         return
     _data_sites = WeakIdKeyDictionary()
+    global _expand_made, _aliases, _leaf_writes
+    _expand_made = WeakIdKeyDictionary()
+    _aliases = WeakIdKeyDictionary()
+    _leaf_writes = WeakIdKeyDictionary()
     base = torch._C.TensorBase.data
 
     def _get(self):
-        return base.__get__(self, type(self))
+        out = base.__get__(self, type(self))
+        if self.grad_fn is not None:
+            _note_alias(self, out)
+        return out
 
     def _set(self, value):
         base.__set__(self, value)
@@ -1354,13 +1796,87 @@ def _patch_custom_backward():
             # there): a custom backward is user code, so its writes are watched again
             if _MODE is not None and not _state.suspended and _user_function(self) and not _mode_active():
                 with _MODE:
-                    return orig(self, *args)
-            return orig(self, *args)
+                    out = orig(self, *args)
+            else:
+                out = orig(self, *args)
         finally:
             _grad_outputs.pop()
+        if keys.get("writes"):
+            try:
+                _watch_shared_grads(self, args, keys["writes"])
+            except Exception:  # noqa: BLE001
+                _internal_error("shared grad")
+        return out
 
     apply.__wrapped__ = orig
     cls.apply = apply
+
+
+_grad_watch = []  # hook handles on the nodes that may receive a gradient buffer a custom backward overwrote
+
+
+def _watch_shared_grads(node, args, writes):
+    """A custom backward wrote one of its grad_outputs in place. Harmless when the buffer is its
+    own; but autograd hands one gradient tensor to several nodes (the two inputs of an ``a + b``
+    get the same one): every node of this backward that has yet to run is watched, and one
+    that receives the overwritten buffer is proof that it computes with the wrong gradient."""
+    written = []
+    for a in args:
+        if isinstance(a, _Tensor):
+            site = writes.get(_storage_key(a))
+            if site is not None:
+                written.append((a, site))
+    roots = _state.cur_roots
+    if not written or not roots:
+        return
+    nodes, _, _ = _walk(roots, limit=20000)
+    # the nodes below the writer get what it returns (often the written buffer itself): that is
+    # its gradient, not a shared one
+    below, _, _ = _walk([node], limit=20000)
+    for other in nodes.values():
+        if id(other) in below:
+            continue
+        try:
+            _grad_watch.append(other.register_prehook(_shared_grad_hook(other, node, written)))
+        except Exception:  # noqa: BLE001
+            continue
+
+
+def _shared_grad_hook(other, writer, written):
+    def hook(grad_outputs):
+        try:
+            for g in grad_outputs:
+                if g is None:
+                    continue
+                for t, site in written:
+                    if g is t or (_storage_key(g) == _storage_key(t) and _overlaps(g, t)):
+                        sites = []
+                        used = _add_built(sites, "use", other, "%s receives the overwritten gradient" %
+                                          _node_name(other))
+                        _finding(("shared-grad", tuple(site or ())), code="GW303", kind="grad-output-write",
+                                 severity="warning", write_site=site, sites=sites,
+                                 backward_site=_state.cur_bw[1] if _state.cur_bw else None,
+                                 message="the custom backward of %s writes into grad_output in place, but autograd "
+                                         "hands the same gradient buffer to %s%s: that node computes with the "
+                                         "overwritten values (silently wrong gradients)" % (
+                                             _node_name(writer), _node_name(other),
+                                             (" (line %s)" % used[1]) if used else ""))
+                        return None
+        except Exception:  # noqa: BLE001
+            _internal_error("shared grad hook")
+        return None
+
+    return hook
+
+
+def _unwatch_grads():
+    handles = list(_grad_watch)
+    del _grad_watch[:]
+    for h in handles:
+        try:
+            h.remove()
+        except Exception:  # noqa: BLE001
+            pass
 
 
 # Tensor methods whose name ends in "_" that do not write data (no version bump)
@@ -1450,6 +1966,7 @@ def _make_mode():
 
     kinds = _write_kind
     expand_funcs = _expand_funcs
+    detach = torch.Tensor.detach
     for f in (getattr(torch.Tensor, "expand", None), getattr(torch.Tensor, "expand_as", None),
               getattr(torch.Tensor, "broadcast_to", None), getattr(torch, "broadcast_to", None)):
         if f is not None:
@@ -1472,12 +1989,24 @@ def _make_mode():
                     elif kwargs.get("out") is not None:
                         kind = 3
                 if kind == 0:
+                    if func is detach:
+                        out = func(*args, **kwargs) if kwargs else func(*args)
+                        _note_alias(args[0] if args else None, out)
+                        return out
+                    packs = _packs[0]
                     if _expanded or func in expand_funcs:
-                        return _track_views(func, args, kwargs)
-                    if kwargs:
-                        return func(*args, **kwargs)
-                    return func(*args)
-            return _on_write(func, kind, args, kwargs)
+                        out = _track_views(func, args, kwargs)
+                    elif kwargs:
+                        out = func(*args, **kwargs)
+                    else:
+                        out = func(*args)
+                    if packs != _packs[0]:
+                        _check_packed_during(func, packs)
+                    _tag_built(out)
+                    return out
+            out = _on_write(func, kind, args, kwargs)
+            _tag_built(out)
+            return out
 
     return GradwardenMode()
 
@@ -1564,10 +2093,12 @@ def _patch_compile():
 
 def install(config):
     """Install every hook (torch is imported)."""
-    global _current_node, _weakref
+    global _current_node, _weakref, _recent
     import weakref
+    from collections import deque
 
     _weakref = weakref.ref
+    _recent = deque(maxlen=64)
     _current_node = getattr(torch._C, "_current_autograd_node", lambda: None)
     _state.max_steps = config.get("max_steps")
     _patch_module_init()

@@ -384,7 +384,8 @@ def finding_from_event(ev: Mapping[str, Any]) -> Finding:
         related.append(RelatedSite(kind, site, str(item.get("message", ""))))
     code = str(ev.get("code", ""))
     kind = str(ev.get("kind") or kind_of(code))
-    where = _primary(kind, write, save, backward, freed)
+    # the child names the primary site when it is none of the four (a freed graph: the reuse)
+    where = Site.from_event(ev.get("site")) or _primary(kind, write, save, backward, freed)
     evidence = {k: ev[k] for k in ("versions", "tensor", "save_op", "write_op", "module", "error",
                                    "backward_calls") if ev.get(k) is not None}
     try:

@@ -1,0 +1,237 @@
+"""Work the engine shares or skips (issue 13), as counts and results, never timings:
+
+- a project module that several scripts import is parsed once per process, and parsed again
+  when its bytes change (the finding that depends on it follows the edit);
+- the followed modules' statements are registered without walking their expressions;
+- the no-grad call-site walk is skipped in a module that names no no-grad region, and gives
+  the same answer as before where it runs.
+
+Times are measured by ``benchmarks/lint_timm.py`` and ``benchmarks/bench_bounded.py``.
+"""
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+from typing import List, Tuple
+
+import pytest
+
+from gradwarden.engine import imports
+from gradwarden.engine.analyze import analyze_source
+from gradwarden.engine.callsites import CallSites
+
+MODELS = """
+    import torch.nn as nn
+    class D(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 1)
+        def forward(self, x):
+            return self.fc(x)
+"""
+# The same script as tests/test_engine.py's project-import case: GW501 needs the imported model.
+TRAIN = """
+    import torch
+    from models import D
+    d = D()
+    opt = torch.optim.SGD(d.parameters(), lr=0.1)
+    x = torch.randn(8, 4, requires_grad=True)
+    out = d(x)
+    out.sum().backward(retain_graph=True)
+    opt.step()
+    out.mean().backward()
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "models.py").write_text(textwrap.dedent(MODELS))
+    for name in ("train_a.py", "train_b.py"):
+        (tmp_path / name).write_text(textwrap.dedent(TRAIN))
+    return tmp_path
+
+
+@pytest.fixture
+def parses(monkeypatch) -> List[str]:
+    """The files ast.parse is asked to parse, in order."""
+    seen: List[str] = []
+    real = ast.parse
+
+    def counting(source, filename="<unknown>", *args, **kwargs):
+        seen.append(str(filename))
+        return real(source, filename, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counting)
+    monkeypatch.setattr(imports, "_PARSED", type(imports._PARSED)())
+    monkeypatch.setattr(imports, "_parsed_bytes", 0)
+    return seen
+
+
+def findings(path: Path) -> List[Tuple[int, str]]:
+    return [(d.row, d.code) for d in analyze_source(path.read_bytes(), str(path))]
+
+
+def test_a_module_imported_by_two_scripts_is_parsed_once(project, parses):
+    assert findings(project / "train_a.py") == [(9, "GW501")]
+    assert findings(project / "train_b.py") == [(9, "GW501")]
+    models = str((project / "models.py").resolve())
+    assert parses.count(models) == 1
+    assert parses.count(str(project / "train_a.py")) == 1 and parses.count(str(project / "train_b.py")) == 1
+
+
+def test_an_edited_module_is_parsed_again_and_its_new_text_counts(project, parses):
+    assert findings(project / "train_a.py") == [(9, "GW501")]
+    # D stops being an nn.Module with parameters: `d.parameters()` is unknown, so is the step
+    (project / "models.py").write_text("class D:\n    pass\n")
+    models = str((project / "models.py").resolve())
+    assert findings(project / "train_a.py") == []
+    assert parses.count(models) == 2
+    (project / "models.py").write_text(textwrap.dedent(MODELS))  # back: the first parse is reused
+    assert findings(project / "train_a.py") == [(9, "GW501")]
+    assert parses.count(models) == 2
+
+
+def test_the_parse_cache_holds_at_most_its_byte_bound(project, parses, monkeypatch):
+    monkeypatch.setattr(imports, "MAX_PARSED_BYTES", 10)  # smaller than models.py: never kept
+    findings(project / "train_a.py")
+    findings(project / "train_b.py")
+    assert len(imports._PARSED) == 0 and imports._parsed_bytes == 0
+    assert parses.count(str((project / "models.py").resolve())) == 2
+
+
+def test_statements_of_a_followed_module_are_every_statement_and_nothing_else():
+    src = textwrap.dedent("""
+        import torch
+        def f(x):
+            if x:
+                for i in range(3):
+                    x = x + i
+                else:
+                    pass
+            try:
+                y = lambda: 1
+            except ValueError:
+                raise
+            finally:
+                del x
+            match x:
+                case 1:
+                    return 2
+        class C:
+            a = 1
+            def g(self):
+                while True:
+                    with open("f") as fh:
+                        break
+    """)
+    parsed = imports.ParsedModule(src, ast.parse(src))
+    expected = sorted(id(n) for n in ast.walk(parsed.tree) if isinstance(n, ast.stmt))
+    assert sorted(map(id, parsed.statements)) == expected
+    assert len(expected) == 18
+
+
+GRAD_MODES = """
+    import torch
+    def copy_weights(dst, src):
+        dst.data.copy_(src.data)
+    def helper(x):
+        return x * 2
+    @torch.no_grad()
+    def update(a, b):
+        copy_weights(a, b)
+    def train(a, b):
+        with torch.no_grad():
+            copy_weights(a, b)
+        helper(a)
+    def other(a):
+        helper(a)
+"""
+
+
+def test_call_sites_answer_the_same_with_the_text_and_skip_the_walk_without_no_grad():
+    src = textwrap.dedent(GRAD_MODES)
+    tree = ast.parse(src)
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    walked, with_text = CallSites(tree), CallSites(tree, src)
+    assert with_text.calls == walked.calls and walked.calls  # the walk ran: "no_grad" is named
+    assert walked.grad_mode_of(defs["copy_weights"]) is False  # only ever called under no_grad
+    assert walked.grad_mode_of(defs["helper"]) is None
+    plain = src.replace("@torch.no_grad()\n", "").replace("with torch.no_grad():", "if True:")
+    plain_tree = ast.parse(plain)
+    skipped = CallSites(plain_tree, plain)
+    assert skipped.calls == {}  # no no-grad region named: nothing to find
+    full = CallSites(plain_tree)
+    for fn in plain_tree.body:
+        if isinstance(fn, ast.FunctionDef):
+            assert skipped.grad_mode_of(fn) is full.grad_mode_of(fn) is None
+
+
+def test_interest_propagates_along_call_chains_of_any_length_and_only_there():
+    """Triggers' fixpoint over calls (a worklist now): every caller up a chain of 60 plain
+    functions ending in an in-place write is interesting, through `self.` calls too; a function
+    calling none of them is not."""
+    from gradwarden.engine.source import SourceText
+    from gradwarden.engine.triggers import Triggers
+
+    lines = ["import torch"]
+    n = 60
+    for i in range(n - 1):
+        lines += [f"def f{i}(x):", f"    return f{i + 1}(x)"]
+    lines += [f"def f{n - 1}(x):", "    x.add_(1)", "    return x"]
+    lines += ["def unrelated(x):", "    return x * 2"]
+    lines += ["class M:", "    def a(self, x):", "        return self.b(x)", "    def b(self, x):", "        return f0(x)",
+              "    def c(self, x):", "        return unrelated(x)"]
+    src = "\n".join(lines) + "\n"
+    tree = ast.parse(src)
+    interesting = Triggers(tree, SourceText(src)).interesting
+    funcs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert all(id(funcs[f"f{i}"]) in interesting for i in range(n))
+    assert id(funcs["a"]) in interesting and id(funcs["b"]) in interesting
+    assert id(funcs["unrelated"]) not in interesting and id(funcs["c"]) not in interesting
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef))
+    assert id(cls) in interesting
+
+
+def test_files_are_parsed_with_the_collector_held_back_and_its_thresholds_restored(monkeypatch):
+    """A parse allocates an object per node; under the default thresholds the collector
+    would traverse everything the process holds several times per file."""
+    import gc
+
+    seen = []
+    real = ast.parse
+
+    def spying(*args, **kwargs):
+        seen.append(gc.get_threshold())
+        return real(*args, **kwargs)
+
+    before = gc.get_threshold()
+    monkeypatch.setattr(ast, "parse", spying)
+    analyze_source("import torch\nx = torch.ones(2, requires_grad=True)\n", "t.py")
+    assert seen and seen[0][0] > before[0]
+    assert gc.get_threshold() == before
+
+
+def test_interest_through_a_name_shared_by_many_methods_is_the_same_fixpoint():
+    """Reverse edges are kept per called name: 300 classes whose `forward` methods all name
+    `forward(` (their own def line) become interesting together when one of them has a
+    trigger, as with the rescanning fixpoint; a class whose methods name nothing does not."""
+    from gradwarden.engine.source import SourceText
+    from gradwarden.engine.triggers import Triggers
+
+    lines = ["import torch"]
+    for k in range(300):
+        body = "        x.add_(1)\n        return x" if k == 7 else "        return self.helper(x) * 2"
+        lines += [f"class Net{k}:", "    def helper(self, x):", "        return x", "    def forward(self, x):", body]
+    lines += ["class Quiet:", "    def run(self, x):", "        return x"]
+    src = "\n".join(lines) + "\n"
+    tree = ast.parse(src)
+    interesting = Triggers(tree, SourceText(src)).interesting
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    forwards = [m for c in classes for m in c.body if isinstance(m, ast.FunctionDef) and m.name == "forward"]
+    assert len(forwards) == 300 and all(id(f) in interesting for f in forwards)
+    assert all(id(c) in interesting for c in classes[:300])
+    assert id(classes[300]) not in interesting
+    helpers = [m for c in classes for m in c.body if isinstance(m, ast.FunctionDef) and m.name == "helper"]
+    assert not any(id(h) in interesting for h in helpers)  # called by forward, calls nothing interesting
