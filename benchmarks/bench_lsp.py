@@ -34,9 +34,9 @@ stale analyses killed with their worker, background work never preempted, prefet
 interactive lane, full re-analysis on every edit). Prints didChange -> diagnostics p50/p95 per
 pause, and the new design's split of an edit's cost: parse (and grouping), analysis, and the rest
 of the round trip (transport, queueing). ``--busy`` adds a process spinning on one core.
-Hover and code actions are measured in the same run, each asked twice per edit: with the edit
-(sent right after the didChange, while its analysis runs) and at the end of the pause before
-the next edit. ``--baseline REV`` adds the server of git revision REV (extracted under
+Hover and code actions are measured in the same run, each asked twice per edit, both at once:
+with the edit (sent right after the didChange, while its analysis runs) and at the end of the
+pause before the next edit. ``--baseline REV`` adds the server of git revision REV (extracted under
 ``benchmarks/.cache``, run with PYTHONPATH on it) as a third design, e.g. the commit before hover
 and code actions answered from prepared data; ``--skip-legacy`` leaves the legacy scheduling out.
 """
@@ -603,8 +603,10 @@ async def interleaved_run(caps_name: str, text: str, design: str, n_edits: int, 
         await asyncio.sleep(pause)  # the user pauses; the server may start background work
         names = name_positions(b.texts[uri], n_names)
         hline, hcol = names[i % len(names)]
-        hover_paused.append(await timed(b.hover(uri, hline, hcol)))
-        action_paused.append(await timed(b.code_actions(uri, row + 1)))
+        # both at once, as an editor asks when the cursor lands (neither waits for the other)
+        took = await asyncio.gather(timed(b.hover(uri, hline, hcol)), timed(b.code_actions(uri, row + 1)))
+        hover_paused.append(took[0])
+        action_paused.append(took[1])
         cur = b.texts[uri]
         lines = cur.splitlines(True)
         if i % 2 == 0:  # insert the probe (a GW201 hazard, three lines; a new text every time)

@@ -51,10 +51,60 @@ def test_parent_side_never_imports_torch():
     assert out.stdout.strip() == "False"
 
 
+CHILD_PACKAGE = CHILD.with_name("child")
+TORCH_FREE_PARTS = {"events", "userfiles", "coverage", "device", "report"}
+
+
 def test_child_is_standalone():
     """The child must not import gradwarden (it runs under the project's interpreter)."""
-    text = CHILD.read_text()
-    assert "import gradwarden" not in text and "from gradwarden" not in text
+    files = [CHILD, *sorted(CHILD_PACKAGE.glob("*.py"))]
+    assert len(files) > 10
+    for path in files:
+        text = path.read_text()
+        assert "import gradwarden" not in text and "from gradwarden" not in text, path
+
+
+def _child_imports():
+    """module of the child package -> the modules of the package it imports (at its top)."""
+    import ast
+
+    out = {}
+    for path in CHILD_PACKAGE.glob("*.py"):
+        names = set()
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                names.update([node.module] if node.module else [a.name for a in node.names])
+            elif isinstance(node, ast.Import):
+                names.update("torch" for a in node.names if a.name == "torch")
+        out[path.stem] = names
+    return out
+
+
+def test_child_package_has_no_import_circle_and_its_torch_free_part_needs_no_torch():
+    imports = _child_imports()
+    for name in TORCH_FREE_PARTS:
+        seen, todo = set(), [name]
+        while todo:
+            m = todo.pop()
+            if m in seen:
+                continue
+            seen.add(m)
+            assert "torch" not in imports[m], f"{name} needs {m}, which imports torch"
+            todo.extend(n for n in imports[m] if n != "torch")
+    state = {}
+
+    def visit(m, path):
+        if state.get(m) == "done":
+            return
+        assert state.get(m) != "open", "import circle: " + " -> ".join(path + [m])
+        state[m] = "open"
+        for n in imports.get(m, ()):
+            if n != "torch":
+                visit(n, path + [m])
+        state[m] = "done"
+
+    for m in imports:
+        visit(m, [])
 
 
 # --------------------------------------------------------------------------- child: device (mocked CUDA)

@@ -246,6 +246,9 @@ class FlowMixin:
         self.unknown_derived.add(t.tid)
         return t
 
+    def output_marked_nondiff(self, st: State, out: TensorV, where: Span) -> None:
+        self.cuts[out.tid] = self._cut_here("marked", where, "`ctx.mark_non_differentiable`")
+
     def apply_op(self, st: State, info: Any, slots: Sequence[Value], span: Span, opname: str, **kw: Any) -> List[TensorV]:
         outs = super().apply_op(st, info, slots, span, opname, **kw)  # type: ignore[misc]
         ins = [t for v in slots for t in self.slot_tensors(st, v)]  # type: ignore[attr-defined]

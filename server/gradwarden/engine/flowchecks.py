@@ -65,6 +65,8 @@ def why_no_grad(self: Any, cut: Cut, loc: Optional[Span]) -> str:
         return f"`.data` at line {line} takes its values without the graph"
     if k == "nondiff":
         return f"{cut.what} at line {line} is not differentiable (its result never requires grad)"
+    if k == "marked":
+        return f"{cut.what} at line {line} marks the custom Function's output it is computed from as non-differentiable"
     if k == "frozen":
         return f"every parameter it depends on is frozen ({cut.what} at line {line})"
     if k == "checkpoint":

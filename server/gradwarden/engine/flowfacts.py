@@ -2,7 +2,8 @@
 
 - ``Cut``: why a tensor certainly does not require grad, and where its gradient path was cut
   (``no_grad``, ``.detach()``, ``.item()`` re-wrapped by ``torch.tensor``, a non-differentiable
-  op, a frozen parameter), or ``DATA`` when it never required grad (a factory without
+  op, an output a custom Function marked non-differentiable (``marked``), a frozen parameter),
+  or ``DATA`` when it never required grad (a factory without
   ``requires_grad=True``). A tensor without a Cut is *unknown*: the checks stay silent on it.
   ``sure=False`` marks a cut that something unknown (an argument the analysis cannot see
   into) may have bypassed: findings built on it are information, not errors.
@@ -19,7 +20,7 @@ from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.model import UnknownV
 
 # kinds of cut, most telling first (the one a combination keeps)
-KINDS = ("nograd", "detach", "rewrap", "item", "data_attr", "nondiff", "checkpoint", "frozen", "data")
+KINDS = ("nograd", "detach", "rewrap", "item", "data_attr", "marked", "nondiff", "checkpoint", "frozen", "data")
 
 
 @dataclass(frozen=True)

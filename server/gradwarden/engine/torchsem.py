@@ -1368,6 +1368,10 @@ class TorchMixin:
         return self.apply_op(st, _SAVES_ALL, slots, span, name)[0]
 
     # ================================================================== custom autograd.Function
+    def output_marked_nondiff(self, st: State, out: TensorV, where: Span) -> None:
+        """A custom Function's output that ``ctx.mark_non_differentiable`` cut from the graph
+        (the gradient-flow facts note where)."""
+
     def apply_custom_function(self, info: Any, args: List[Value], kwargs: Dict[str, Value], st: State,
                               span: Span) -> Value:
         self.applied_functions.add(info.name)
@@ -1421,8 +1425,9 @@ class TorchMixin:
             if out.tid in nondiff:
                 # ctx.mark_non_differentiable: no gradient flows back through this output
                 where = st.attrs(ctx.oid).get("__nondiff_at__")
-                st.update_t(out.tid, rg=False, grad_fn=None, leaf=True,
-                            created=where.value if isinstance(where, ConstV) else span)
+                at = where.value if isinstance(where, ConstV) else span
+                st.update_t(out.tid, rg=False, grad_fn=None, leaf=True, created=at)
+                self.output_marked_nondiff(st, out, at)
                 new_outputs.append(out)
                 continue
             if out.tid not in input_tids and out.tid not in dirty and st.t[out.tid].counter in input_counters:

@@ -68,16 +68,17 @@ def prepare_now(ls: "ServerContext", key: str, result: "Result") -> None:
     analysis, pool = ls.analysis, ls.pool
     if analysis is None or pool is None or analysis.current(key) is not result or not preparable(result):
         return
-    running = ls.prepared.tasks.get(key)
-    if running is not None and running[0] == result.generation and not running[1].done():
-        return
+    stamp = (result.generation, ls.resolver.generation)
+    tried = ls.prepared.tasks.get(key)
+    if tried is not None and tried[0] == stamp:
+        return  # being prepared, or prepared as far as it goes (a failed table is not retried per hover)
     if ls.prepared.hover_table(key, result.generation) is not None and fix_all_prepared(ls, key, result):
         return
     # Background work: preempted by any edit's analysis (the old scheduling ran the fixer's
     # part in the interactive lane, ahead of diagnostics).
     lane = BACKGROUND if pool.foreground_first else INTERACTIVE
     task = asyncio.get_running_loop().create_task(_prepare(ls, key, result, lane))
-    ls.prepared.tasks[key] = (result.generation, task)
+    ls.prepared.tasks[key] = (stamp, task)
 
 
 async def _prepare(ls: "ServerContext", key: str, result: "Result", lane: int) -> None:

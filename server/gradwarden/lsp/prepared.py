@@ -20,7 +20,8 @@ class Prepared:
     def __init__(self) -> None:
         self.hover_tables: "OrderedDict[str, Tuple[int, HoverTable]]" = OrderedDict()
         self.timers: Dict[str, asyncio.TimerHandle] = {}
-        self.tasks: Dict[str, Tuple[int, "asyncio.Task[None]"]] = {}  # unit -> (generation, task)
+        # unit -> ((result generation, settings generation), the task preparing that state)
+        self.tasks: Dict[str, Tuple[Tuple[int, int], "asyncio.Task[None]"]] = {}
         self.tables_built = 0
 
     def hover_table(self, key: str, generation: int) -> Optional["HoverTable"]:

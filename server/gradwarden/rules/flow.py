@@ -33,7 +33,9 @@ class BackwardWithoutGrad(Rule):
     severity = Severity.ERROR
     summary = "backward() of a tensor that does not require grad (its gradient path was cut)."
     message = "`{name}` {state}: {why}; {outcome}"
-    NO_FIX = (2, 3)  # a loss through argmax, a fully frozen model: the fix depends on what was meant
+    # a loss through argmax, a fully frozen model, outputs marked non-differentiable: the fix
+    # depends on what was meant
+    NO_FIX = (2, 3, 5)
     INVALID = (
         """
         import torch
@@ -77,6 +79,21 @@ class BackwardWithoutGrad(Rule):
         w = torch.randn(3, requires_grad=True)
         loss = (w * 2).sum().detach()  # <-
         loss.backward()
+        """,
+        """
+        import torch
+        class TopK(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                values, idx = x.topk(k)
+                ctx.mark_non_differentiable(values, idx)  # <-
+                return values, idx
+            @staticmethod
+            def backward(ctx, grad_values, grad_idx):
+                return None, None
+        x = torch.randn(6, requires_grad=True)
+        hard, _ = TopK.apply(x * 2, 3)
+        hard.mean().backward()
         """,
     )
     VALID = (

@@ -1,0 +1,129 @@
+"""Freed-graph errors: where the stale tensor was reused, made and first used, which
+backward freed it."""
+import torch
+
+from .graphtags import _add_built, _built_sites, _next_nodes, _unpack_tag, _walk
+from .records import _node_name
+from .report import _finding, _mark
+
+
+def _freed_graph(exc, roots, site, current):
+    """A backward ran into a node whose saved tensors an earlier backward freed. Find that node
+    (the unpack hook tagged every node it ran with the backward that ran it), then, on the path
+    from the root to it, the boundary between this backward's graph and the freed one: the
+    node that reuses the stale tensor (built after the freeing backward, or run by this one)
+    and the node that made the stale tensor. No path node on this side: the root itself is
+    stale, backward goes twice through one graph."""
+    def freed(node):
+        tag = _unpack_tag(node)
+        return tag is not None and not tag[3] and tag[1] != current
+
+    nodes, parent, found = _walk([t.grad_fn for t in roots], freed)
+    if found is None:
+        _finding(("freed", tuple(site or ())), code="GW402", kind="freed-graph", severity="error",
+                 message="backward through a graph that an earlier backward freed (the freed node was not seen)",
+                 backward_site=site, error=str(exc).splitlines()[0])
+        _mark(exc)
+        return
+    tag = _unpack_tag(found)
+    built, freed_n, freed_site, _ = tag
+    path = [found]
+    while parent[id(path[-1])] is not None:
+        path.append(parent[id(path[-1])])
+    path.reverse()  # root ... found
+
+    def live(node):
+        t = _unpack_tag(node)
+        if t is not None and t[1] == current:
+            return True
+        b = _built_sites(node)
+        return b is not None and b[2] >= freed_n
+
+    boundary = None
+    for i in range(len(path) - 2, -1, -1):
+        if live(path[i]):
+            boundary = i
+            break
+    sites = []
+    if freed_site:
+        sites.append({"kind": "freed", "site": freed_site,
+                      "message": "backward #%d freed this graph (no retain_graph=True)" % freed_n})
+    if built:
+        sites.append({"kind": "save", "site": built, "message": "the freed part of the graph was built here (%s)"
+                      % _node_name(found)})
+    primary = None
+    if boundary is not None:
+        code = "GW402"
+        consumer, stale = path[boundary], path[boundary + 1]
+        primary = None
+        for node in reversed(path[:boundary + 1]):  # the consumer, else the nearest node above it with a site
+            primary = _add_built(sites, "reuse", node, "backward #%d reuses here (%s) a tensor of the graph that "
+                                 "backward #%d freed" % (current, _node_name(consumer), freed_n))
+            if primary is not None:
+                break
+        made = None
+        for node in path[boundary + 1:]:  # the stale tensor's node, else the nearest one below with a site
+            made = _add_built(sites, "created", node, "the stale tensor (%s) was made here, before backward #%d"
+                              % (_node_name(stale), freed_n))
+            if made is not None:
+                break
+        first = _first_use(freed_n, stale)
+        if first is not None:
+            _add_built(sites, "first-use", first, "backward #%d went through the stale tensor from here (%s) and "
+                       "freed its graph" % (freed_n, _node_name(first)))
+        message = "backward #%d reuses a tensor of a graph that backward #%d (line %s) freed: %s" % (
+            current, freed_n, freed_site[1] if freed_site else "?", _node_name(stale))
+        if made is not None:
+            message += " made at line %s" % made[1]
+        if primary is not None:
+            message += ", reused at line %s" % primary[1]
+    else:
+        code = "GW401"
+        origin = _origin(path[0], freed_n)
+        if origin is not None:
+            primary = _add_built(sites, "created", origin, "the freed graph starts here (%s)" % _node_name(origin))
+        message = ("backward #%d goes through a graph that backward #%d (line %s) already went through and freed "
+                   "(no retain_graph=True)%s" % (current, freed_n, freed_site[1] if freed_site else "?",
+                                                  ("; the graph starts at line %s" % primary[1]) if primary else ""))
+    key = ("freed", tuple(built or ()), tuple(freed_site or ()), tuple(site or ()))
+    _finding(key, code=code, kind="freed-graph", severity="error", message=message, site=primary or built,
+             save_site=built, backward_site=site, freed_site=freed_site, save_op=_node_name(found),
+             sites=sites, error=str(exc).splitlines()[0])
+    _mark(exc)
+
+
+def _first_use(freed_n, stale):
+    """The node of backward #freed_n's graph that took ``stale`` in (its roots are kept for the
+    last few backward calls), or None."""
+    roots = _bw_roots.get(freed_n)
+    if not roots:
+        return None
+    _, _, hit = _walk(roots, lambda node: any(n is stale for n in _next_nodes(node)))
+    return hit
+
+
+def _origin(root, freed_n):
+    """The first-built node (lowest sequence number) of the stale graph below ``root``."""
+    nodes, _, _ = _walk([root], limit=50000)
+    best = None
+    for node in nodes.values():
+        b = _built_sites(node)
+        if b is None or b[0] is None or b[2] >= freed_n:
+            continue
+        try:
+            seq = node._sequence_nr()
+        except Exception:  # noqa: BLE001
+            continue
+        if best is None or seq < best[0]:
+            best = (seq, node)
+    return best[1] if best else None
+
+_bw_roots = {}  # backward number -> root nodes of that top-level backward without retain_graph (the last few)
+
+
+def _remember_roots(n, roots):
+    nodes = [t.grad_fn for t in roots if t.grad_fn is not None]
+    if nodes:
+        _bw_roots[n] = nodes
+        for old in [k for k in _bw_roots if k <= n - 2]:
+            del _bw_roots[old]

@@ -1,0 +1,28 @@
+"""Installs every hook of the child (torch is imported)."""
+import torch
+
+from . import mode as _md
+from .backward import _wrap_backward
+from .compile import _patch_compile
+from .mode import _make_mode
+from .patches import _patch_custom_backward, _patch_data_setter, _patch_module_init, _patch_module_setattr
+from .report import _patch_warnings, _state
+from .saved import _pack, _unpack
+
+
+def install(config):
+    """Install every hook (torch is imported)."""
+    _state.max_steps = config.get("max_steps")
+    _patch_module_init()
+    _patch_module_setattr()
+    _patch_data_setter()
+    _patch_custom_backward()
+    _patch_compile()
+    _patch_warnings()
+    torch.autograd.backward = _wrap_backward(torch.autograd.backward, "backward")
+    torch.autograd.grad = _wrap_backward(torch.autograd.grad, "grad")
+    hooks = torch.autograd.graph.saved_tensors_hooks(_pack, _unpack)
+    hooks.__enter__()
+    mode = _md._MODE = _make_mode()
+    mode.__enter__()
+    return hooks, mode

@@ -1,0 +1,80 @@
+"""The TorchFunctionMode that sees every torch call made from Python."""
+import torch
+
+from .graphtags import _tag_built
+from .hidden import _note_alias
+from .records import _packs
+from .saved import _check_packed_during
+from .writes import _expand_funcs, _expanded, _kind_of_function, _on_write, _track_views, _write_kind
+
+
+def _make_mode():
+    """A ``TorchFunctionMode``: it sees the calls made from Python (the user's code, torch's own
+    Python code: nn modules, optimizers), above autograd, and none of the aten ops that C++
+    kernels and composite implementations run internally (an LSTM cell's ``sigmoid_`` on its
+    private gates). Unlike a dispatch mode, it does not make torch take its "tensor subclass"
+    code paths (out-of-place derivative formulas), so the program runs as it does plainly."""
+    from torch.overrides import TorchFunctionMode
+
+    kinds = _write_kind
+    expand_funcs = _expand_funcs
+    detach = torch.Tensor.detach
+    for f in (getattr(torch.Tensor, "expand", None), getattr(torch.Tensor, "expand_as", None),
+              getattr(torch.Tensor, "broadcast_to", None), getattr(torch, "broadcast_to", None)):
+        if f is not None:
+            expand_funcs.add(f)
+
+    class GradwardenMode(TorchFunctionMode):
+        """Only mutating calls cost more than a dict lookup."""
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            try:
+                kind = kinds.get(func)
+            except TypeError:
+                kind = 0
+            if kind is None:
+                kind = _kind_of_function(func)
+            if kind == 0:
+                if kwargs:
+                    if kwargs.get("inplace") is True:
+                        kind = 1
+                    elif kwargs.get("out") is not None:
+                        kind = 3
+                if kind == 0:
+                    if func is detach:
+                        out = func(*args, **kwargs) if kwargs else func(*args)
+                        _note_alias(args[0] if args else None, out)
+                        return out
+                    packs = _packs[0]
+                    if _expanded or func in expand_funcs:
+                        out = _track_views(func, args, kwargs)
+                    elif kwargs:
+                        out = func(*args, **kwargs)
+                    else:
+                        out = func(*args)
+                    if packs != _packs[0]:
+                        _check_packed_during(func, packs)
+                    _tag_built(out)
+                    return out
+            out = _on_write(func, kind, args, kwargs)
+            _tag_built(out)
+            return out
+
+    return GradwardenMode()
+
+_MODE = None
+
+
+def _user_function(node):
+    """False for the Functions of torch's compiler stack (AOTAutograd's compiled backward)."""
+    cls = getattr(node, "_forward_cls", None)
+    module = getattr(cls, "__module__", "") or ""
+    return not module.startswith(("torch._functorch", "torch._dynamo", "torch._inductor", "torch._higher_order_ops"))
+
+
+def _mode_active():
+    try:
+        stack = torch._C._len_torch_function_stack()
+        return any(torch._C._get_function_stack_at(i) is _MODE for i in range(stack))
+    except Exception:  # noqa: BLE001
+        return True

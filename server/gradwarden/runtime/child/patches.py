@@ -1,0 +1,133 @@
+"""Patches of torch classes: where modules were built or made in-place, Tensor.data's
+setter, custom Functions' backward."""
+import torch
+
+from . import mode as _md
+from .hidden import _aliases, _leaf_writes, _note_alias, _watch_shared_grads
+from .mode import _mode_active, _user_function
+from .records import _inplace_sites, _mod_sites
+from .report import _internal_error, _state
+from .tensors import _internal_overlap, _storage_key
+from .userfiles import _caller, _is_user, _site, _user_frame
+from .writes import _data_sites, _expand_made, _grad_outputs
+
+_Tensor = torch.Tensor
+
+
+def _patch_module_init():
+    Module = torch.nn.Module
+    orig = Module.__init__
+
+    def __init__(self, *args, **kwargs):
+        orig(self, *args, **kwargs)
+        try:
+            f = _caller(1)
+            while f is not None:
+                if f.f_code.co_name == "__init__" and f.f_locals.get("self") is self:
+                    f = f.f_back
+                    continue
+                if _is_user(f.f_code.co_filename):
+                    break
+                f = f.f_back
+            if f is not None and self not in _mod_sites:
+                _mod_sites[self] = _site(f)
+        except Exception:  # noqa: BLE001
+            pass
+
+    __init__.__wrapped__ = orig
+    Module.__init__ = __init__
+
+
+def _patch_module_setattr():
+    """``m.inplace = True`` after construction (``for m in model.modules(): ...``) is where the
+    module became in-place: remember that line (the write is reported there, not at the
+    construction)."""
+    Module = torch.nn.Module
+    orig = Module.__setattr__
+
+    def __setattr__(self, name, value):
+        orig(self, name, value)
+        if name == "inplace" and value is True:
+            try:
+                f = _caller(1)
+                while f is not None:
+                    if f.f_code.co_name == "__init__" and f.f_locals.get("self") is self:
+                        return  # chosen at construction: the construction site says it
+                    if _is_user(f.f_code.co_filename):
+                        _inplace_sites[self] = _site(f)
+                        return
+                    f = f.f_back
+            except Exception:  # noqa: BLE001
+                pass
+
+    __setattr__.__wrapped__ = orig
+    Module.__setattr__ = __setattr__
+
+
+def _patch_data_setter():
+    if _data_sites is None:  # older torch: no registry keyed by tensors
+        return
+    base = torch._C.TensorBase.data
+
+    def _get(self):
+        out = base.__get__(self, type(self))
+        if self.grad_fn is not None:
+            _note_alias(self, out)
+        return out
+
+    def _set(self, value):
+        base.__set__(self, value)
+        try:
+            if _internal_overlap(value):
+                _data_sites[self] = _site(_user_frame(_caller(1)))
+        except Exception:  # noqa: BLE001
+            pass
+
+    torch.Tensor.data = property(_get, _set, doc=getattr(base, "__doc__", None))
+
+
+def _patch_custom_backward():
+    from torch.autograd import function as F
+
+    cls = getattr(F, "BackwardCFunction", None)
+    if cls is None or not hasattr(cls, "apply"):
+        return
+    orig = cls.apply
+
+    def apply(self, *args):
+        # storage -> why writing it in place is a hazard (None: private buffer, harmless)
+        keys = {}
+        try:
+            user = _state.user_grads
+            for a in args:
+                if isinstance(a, _Tensor):
+                    k = _storage_key(a)
+                    if k is not None:
+                        if _internal_overlap(a):
+                            keys[k] = "expanded"
+                        elif k in user:
+                            keys[k] = "user"
+                        else:
+                            keys[k] = None
+        except Exception:  # noqa: BLE001
+            _internal_error("custom backward")
+        _grad_outputs.append(keys)
+        try:
+            # backward runs inside the mode's handling of ``Tensor.backward`` (the mode is off
+            # there): a custom backward is user code, so its writes are watched again
+            if _md._MODE is not None and not _state.suspended and _user_function(self) and not _mode_active():
+                with _md._MODE:
+                    out = orig(self, *args)
+            else:
+                out = orig(self, *args)
+        finally:
+            _grad_outputs.pop()
+        if keys.get("writes"):
+            try:
+                _watch_shared_grads(self, args, keys["writes"])
+            except Exception:  # noqa: BLE001
+                _internal_error("shared grad")
+        return out
+
+    apply.__wrapped__ = orig
+    cls.apply = apply

@@ -1,0 +1,104 @@
+"""Which files are the user's, and the user's frame and line of a call."""
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # gradwarden/runtime: the bridge's own files
+
+
+class UserFiles:
+    """Which files are the user's: everything but the standard library, installed packages,
+    torch and this file (the target file itself is always the user's)."""
+
+    def __init__(self, include=()):
+        import sysconfig
+
+        prefixes = set()
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            try:
+                path = sysconfig.get_paths().get(key)
+            except Exception:  # noqa: BLE001
+                path = None
+            if path:
+                prefixes.add(os.path.realpath(path))
+        for p in (getattr(sys, "base_prefix", ""), getattr(sys, "prefix", "")):
+            if p:
+                prefixes.add(os.path.realpath(os.path.join(p, "lib")))
+                prefixes.add(os.path.realpath(os.path.join(p, "lib64")))
+        prefixes.add(_HERE)
+        self.prefixes = tuple(sorted(p.rstrip(os.sep) + os.sep for p in prefixes if p))
+        self.include = set(os.path.realpath(p) for p in include if p)
+        self.cache = {}
+
+    def add_excluded(self, folder):
+        folder = os.path.realpath(folder).rstrip(os.sep) + os.sep
+        if folder not in self.prefixes:
+            self.prefixes = self.prefixes + (folder,)
+            self.cache.clear()
+
+    def classify(self, filename):
+        result = self._classify(filename)
+        self.cache[filename] = result
+        return result
+
+    def _classify(self, filename):
+        if not filename or filename[0] == "<":
+            return False
+        real = os.path.realpath(filename) if os.path.isabs(filename) else os.path.realpath(os.path.abspath(filename))
+        if real in self.include:
+            return True
+        if os.sep + "site-packages" + os.sep in real or os.sep + "dist-packages" + os.sep in real:
+            return False
+        for p in self.prefixes:
+            if real.startswith(p):
+                return False
+        return True
+
+_USER = None  # UserFiles
+
+_ucache = {}  # filename -> bool (the UserFiles cache, bound for speed)
+
+
+def _is_user(filename):
+    u = _ucache.get(filename)
+    if u is None:
+        u = _USER.classify(filename)
+    return u
+
+
+def _caller(depth):
+    """``sys._getframe(depth)`` of the function calling this one, or None when the stack is not
+    that deep (code called from a C++ thread, e.g. autograd's CUDA device threads)."""
+    try:
+        return sys._getframe(depth + 1)
+    except ValueError:
+        return None
+
+
+def _user_frame(f):
+    """The innermost frame at or above ``f`` that runs user code (None: none)."""
+    cache = _ucache
+    while f is not None:
+        fn = f.f_code.co_filename
+        u = cache.get(fn)
+        if u is None:
+            u = _USER.classify(fn)
+        if u:
+            return f
+        f = f.f_back
+    return None
+
+
+def _site(f):
+    if f is None:
+        return None
+    return [_display_file(f.f_code.co_filename), f.f_lineno, f.f_code.co_name]
+
+_abs_cache = {}
+
+
+def _display_file(filename):
+    out = _abs_cache.get(filename)
+    if out is None:
+        out = os.path.abspath(filename) if filename and filename[0] != "<" else filename
+        _abs_cache[filename] = out
+    return out
