@@ -839,7 +839,7 @@ class AutogradMixin:
         items.append(Related(n.report_span or n.span, f"saved by `{n.op}` at version {s.version}", "save"))
         for x in st.writes.get(s.counter, ()):
             items.append(Related(x.site or x.span, f"`{x.op}` bumps the version to {x.version_after}", "write"))
-        items.append(Related(span, f"backward expects version {s.version}, finds {st.version(s.counter)}",
+        items.append(Related(span, f"backward expects version {s.version}, finds version {st.version(s.counter)}",
                              "backward"))
         items.sort(key=lambda r: (r.span.row, r.span.column))
         return tuple(items)
