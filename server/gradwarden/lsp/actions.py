@@ -111,7 +111,8 @@ def _wrap(action: lsp.CodeAction, features: ClientFeatures) -> Any:
 
 async def code_actions(ls: "ServerContext", params: lsp.CodeActionParams) -> Optional[List[Any]]:
     """The actions at a range, from the unit's latest result and the edits prepared for it;
-    never waits for an analysis. A fix whose edits are not prepared yet is offered lazily where
+    never waits for an analysis, except fix-all asked for by kind (``source.fixAll``, as on
+    save), which is computed on the current text. A fix whose edits are not prepared yet is offered lazily where
     the client can resolve it (``codeAction/resolve`` computes the edit when it is picked) and
     prepared in the background meanwhile; other clients get its edits computed now (the fixer
     only, for the diagnostics at the range)."""
@@ -124,7 +125,13 @@ async def code_actions(ls: "ServerContext", params: lsp.CodeActionParams) -> Opt
     want_all = kind_matches(FIX_ALL_KIND, only)
     if not (want_fix or want_all):
         return []
-    result = ls.latest_for_request(key)
+    explicit_all = bool(only) and any(str(getattr(o, "value", o)).startswith("source") for o in only)
+    if want_all and explicit_all:
+        # fix-all asked for by kind (on save, a menu entry) rewrites the whole document: it
+        # must be computed on the text being saved, so it waits for that text's analysis
+        result = await ls.wait_result(key, urgent=True)
+    else:
+        result = ls.latest_for_request(key)
     if result is None:
         return []
     features = ls.features
@@ -176,7 +183,6 @@ async def code_actions(ls: "ServerContext", params: lsp.CodeActionParams) -> Opt
             noqa = _noqa_action(ls, ctx, item, lsp_diag)
             if noqa is not None:
                 actions.append(noqa)
-    explicit_all = bool(only) and any(str(getattr(o, "value", o)).startswith("source") for o in only)
     if want_all and not result.provisional and (explicit_all or any(_has_safe_fix(it) for _, it, _ in ctx.items)):
         fix_all = _prepared_fix_all_action(ls, key, result)
         if fix_all is None and not fix_all_prepared(ls, key, result):

@@ -177,22 +177,25 @@ def cmd_debug(args: argparse.Namespace) -> int:
             print(f"gradwarden debug: {p.message}", file=stderr, flush=True)
 
     session = DebugSession(target, options, on_progress=progress)
-    try:
-        session.start()
-    except DebugError as exc:
-        print(f"error: {exc}", file=stderr)
-        return EXIT_ERROR
     cancelled_by: List[int] = []
 
     def on_signal(signum: int, frame: object) -> None:
         cancelled_by.append(signum)
         session.cancel()
 
+    # Installed before the run starts, Ctrl-C included: a signal only sets the cancel flag, so
+    # no KeyboardInterrupt lands in the middle of starting or waiting (seen in CI: a Ctrl-C
+    # during that left `gradwarden debug` waiting forever).
     previous = _install_signal_handlers(on_signal)
     try:
         try:
+            session.start()
+        except DebugError as exc:
+            print(f"error: {exc}", file=stderr)
+            return EXIT_ERROR
+        try:
             result = session.wait()
-        except KeyboardInterrupt:
+        except KeyboardInterrupt:  # a handler could not be installed (not the main thread)
             cancelled_by.append(signal.SIGINT)
             session.cancel()
             result = session.wait()
@@ -206,11 +209,11 @@ def cmd_debug(args: argparse.Namespace) -> int:
 
 
 def _install_signal_handlers(handler: object) -> dict:
-    """SIGTERM (a CI job cancelled) and SIGHUP stop the run like Ctrl-C: the child's whole
-    process tree is ended before gradwarden exits (it runs in its own session, so it does not
-    get the terminal's signals itself)."""
+    """Ctrl-C, SIGTERM (a CI job cancelled) and SIGHUP stop the run: the child's whole process
+    tree is ended before gradwarden exits (it runs in its own session, so it does not get the
+    terminal's signals itself)."""
     previous = {}
-    for name in ("SIGTERM", "SIGHUP"):
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         sig = getattr(signal, name, None)
         if sig is None:
             continue
