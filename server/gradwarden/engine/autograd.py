@@ -328,7 +328,6 @@ class AutogradMixin:
         Returns how the write landed: "data" (through .data: no version bump), "bumped".
         Raises Halt where PyTorch raises at once.
         """
-
         info = st.t[target.tid]
         name = name or info.name or "tensor"
         ff = dict(fix_facts or {})
@@ -574,7 +573,6 @@ class AutogradMixin:
     def do_backward(self, st: State, roots: Sequence[Value], span: Span, *, retain: bool, accumulate: bool = True,
                     implicit: bool = False, inputs: Sequence[Value] = (), user_grad: bool = False) -> List[Node]:
         """Run a backward from ``roots``; returns the nodes it ran (latest first)."""
-
         root_nodes: List[Node] = []
         root_names: List[str] = []
         for r in roots:
@@ -753,7 +751,6 @@ class AutogradMixin:
         """Hook for the hover recorder (engine/recorder.py); nothing to do in a plain run."""
 
     def implicit_backward(self, ret: Value, st: State, span: Span, user_grad: bool = False) -> None:
-
         tensors: List[TensorV] = []
         if isinstance(ret, TensorV):
             tensors = [ret]
@@ -1162,8 +1159,6 @@ class AutogradMixin:
                 bad.add(0)
         if not bad:
             return
-
-
         for node in _own_nodes(fdef):
             if not isinstance(node, ast.Return) or node.value is None:
                 continue

@@ -101,7 +101,7 @@ def check_backward(self: Any, st: State, roots: Sequence[TensorV], span: Span, g
                            "gradients stay unchanged)"},
                 related=(Related(span, "this backward computes a gradient for that new leaf only", "backward"),),
                 fix_facts={"cut_kind": "rewrap_rg", "backward_span": span}, severity=2))
-    check_zero_gradient(self, st, roots, span, api)
+    check_zero_gradient(self, st, roots, span)
     if given:
         return
     for r in roots:

@@ -17,7 +17,6 @@ MAX_FREEZE_ITEMS = 4096
 
 
 def _halt() -> None:
-
     raise Halt()
 
 

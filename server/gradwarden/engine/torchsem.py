@@ -585,7 +585,6 @@ class TorchMixin:
                     "name": name, "desc": f"the right-hand side is a view of `{name}` itself; the copy overlaps "
                                           "its own destination and raises"},
                                 fix_facts={"rhs_span": self.span_of(stmt.value)}))
-
                 raise Halt()
         fix_facts = {"stmt_span": span, "target_text": name, "op": "slice assignment", "form": "setitem",
                      "indent_row": span.row}

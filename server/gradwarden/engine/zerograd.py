@@ -53,7 +53,7 @@ def dead_leaves(roots: Sequence[Node]) -> List[Tuple[Node, Set[int]]]:
     return out
 
 
-def check_zero_gradient(self: Any, st: State, roots: Sequence[TensorV], span: Span, api: str) -> None:
+def check_zero_gradient(self: Any, st: State, roots: Sequence[TensorV], span: Span) -> None:
     """At a backward: report each zero-derivative op that is the only way some leaf requiring
     grad reaches the roots (the leaf then gets a zero gradient from this backward)."""
     nodes = []
@@ -65,11 +65,11 @@ def check_zero_gradient(self: Any, st: State, roots: Sequence[TensorV], span: Sp
     for z, leaves in dead_leaves(nodes):
         names = sorted({_leaf_name(st, t) for t in leaves})
         shown = ", ".join(f"`{n}`" for n in names[:3]) + (" and others" if len(names) > 3 else "")
-        related: List[Related] = [Related(span, "this backward gives them zero gradients", "backward")]
         self.emit(Event("zero_gradient", z.span, {
             "op": z.op.rstrip("_"), "names": shown, "verb": "reaches" if len(names) == 1 else "reach",
             "line": span.row},
-            related=tuple(related), fix_facts={"backward_span": span, "op": z.op}))
+            related=(Related(span, "this backward gives them zero gradients", "backward"),),
+            fix_facts={"backward_span": span, "op": z.op}))
 
 
 def _leaf_name(st: State, tid: int) -> str:
