@@ -12,6 +12,7 @@ from collections import OrderedDict
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Span
+from gradwarden.lsp.cancel import cancellation_in
 
 class _NoTorch:
     """A meta-path finder that refuses ``import torch`` (and its submodules) in the server and
@@ -103,17 +104,6 @@ def fix_edits(text: str, diagnostic: Diagnostic, fix: Fix) -> Optional[List[Edit
     return list(fix.edits) if fix.edits else None
 
 
-def _interrupted(exc: BaseException) -> bool:
-    """Whether ``exc`` wraps an interruption (a cancel raised inside library code that turned
-    it into an ordinary error): that is the job's end, not one broken fix."""
-    link, hops = exc.__cause__ or exc.__context__, 0
-    while link is not None and hops < 20:
-        if not isinstance(link, Exception):
-            return True
-        link, hops = link.__cause__ or link.__context__, hops + 1
-    return False
-
-
 def fix_edits_many(text: str, pairs: Sequence[Tuple[Diagnostic, Fix]]) -> List[Optional[List[Edit]]]:
     """``fix_edits`` for several (diagnostic, fix) pairs of one text, in one round trip (the
     fixer parses the text once). A fix that fails is None; the others are still returned."""
@@ -122,8 +112,8 @@ def fix_edits_many(text: str, pairs: Sequence[Tuple[Diagnostic, Fix]]) -> List[O
         try:
             out.append(fix_edits(text, diagnostic, fix))
         except Exception as exc:  # noqa: BLE001 - one broken fix must not hide the others
-            if _interrupted(exc):
-                raise
+            if cancellation_in(exc):
+                raise  # a cancel that library code wrapped: the job ends here
             import logging
 
             logging.getLogger("gradwarden.lsp.jobs").exception("fix %r failed", fix.title)

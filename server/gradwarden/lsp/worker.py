@@ -43,6 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Dict, List, Optional, Tuple
 
+# JobCancelled is raised in a job thread; cancellation_in recognises it through library wrapping
+from gradwarden.lsp.cancel import JobCancelled, cancellation_in
+
 log = logging.getLogger("gradwarden.lsp.worker")
 
 INTERACTIVE = 0
@@ -113,26 +116,6 @@ def _read_exactly(stream: BinaryIO, n: int) -> bytes:
 # --------------------------------------------------------------------------- child side
 CANCEL = "__cancel__"  # a frame (CANCEL, job id): stop that job if it is still running
 CANCELLED = "cancelled"  # the ``ok`` field of the reply to a job stopped by a cancel frame
-
-
-class JobCancelled(BaseException):
-    """Raised inside a worker's job thread when the server cancels the job (a BaseException:
-    the engine's ``except Exception`` handlers must not swallow it)."""
-
-
-def cancellation_in(exc: BaseException) -> bool:
-    """Whether ``exc`` is, or was caused by, a cancel: library code may wrap the exception it
-    was interrupted by (seen in CI: a cancel landing inside libcst's import surfaced as
-    ``RuntimeError: Error calling __set_name__``). Python drops the modules whose import was
-    interrupted, so the next job imports them afresh."""
-    seen = set()
-    link: Optional[BaseException] = exc
-    while link is not None and id(link) not in seen:
-        if isinstance(link, JobCancelled):
-            return True
-        seen.add(id(link))
-        link = link.__cause__ or link.__context__
-    return False
 
 
 def _raise_in_thread(thread: threading.Thread) -> bool:
