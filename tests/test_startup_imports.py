@@ -152,6 +152,25 @@ SPY = textwrap.dedent("""
 """)
 
 
+# The spy above, and the server's import of lsprotocol held until the file argv[2] exists.
+GATED_SPY = textwrap.dedent("""
+    import os, sys, time
+
+    class Spy:
+        def find_spec(self, name, path=None, target=None):
+            if name == "lsprotocol":
+                while not os.path.exists(sys.argv[2]):
+                    time.sleep(0.01)
+            with open(sys.argv[1], "a") as fh:
+                fh.write(name + "\\n")
+            return None
+
+    sys.meta_path.insert(0, Spy())
+    from gradwarden.cli import main
+    sys.exit(main(["serve"]))
+""")
+
+
 def _frame(message: dict) -> bytes:
     body = json.dumps(message).encode()
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
@@ -187,9 +206,14 @@ def test_the_server_answers_initialize_without_libcst_jedi_the_debugger_or_the_e
         proc.stdin.flush()
         assert "capabilities" in _answer(proc, 1)["result"]
         proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
-        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        # Answered by pygls (the front only answers initialize): the server was imported.
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand",
+                                 "params": {"command": "gradwarden.serverStatus", "arguments": []}}))
         proc.stdin.flush()
-        _answer(proc, 2)
+        assert _answer(proc, 2)["result"]["torch_imported"] is False
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}))
+        proc.stdin.flush()
+        _answer(proc, 3)
         proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
         proc.stdin.flush()
         proc.wait(60)
@@ -201,3 +225,33 @@ def test_the_server_answers_initialize_without_libcst_jedi_the_debugger_or_the_e
     assert "gradwarden.lsp.server" in modules and "lsprotocol" in modules  # the spy saw the server start
     assert [m for m in heavy_in(modules) if not m.startswith(("gradwarden.lsp", "pygls", "lsprotocol"))] == []
     assert "gradwarden.engine.interpreter" not in modules  # analyses run in the worker processes
+
+
+def test_the_front_answers_initialize_before_pygls_or_lsprotocol_is_imported(tmp_path):
+    """The answer to initialize comes from stdlib modules (front.py): the spy has not yet seen
+    pygls nor lsprotocol when it arrives, since their import is held until the answer is read."""
+    log = tmp_path / "imports.txt"
+    gate = tmp_path / "gate"
+    proc = subprocess.Popen([sys.executable, "-c", GATED_SPY, str(log), str(gate)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    try:
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                 "params": {"processId": None, "rootUri": None, "capabilities": {}}}))
+        proc.stdin.flush()
+        assert "capabilities" in _answer(proc, 1)["result"]
+        before = log.read_text().split()
+        gate.touch()
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        proc.stdin.flush()
+        _answer(proc, 2)
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+        proc.stdin.flush()
+        proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "gradwarden.lsp.front" in before and "gradwarden.lsp.initialize_answer" in before
+    assert [m for m in before if m.startswith(("pygls", "lsprotocol", "cattrs", "attrs"))] == []
+    assert "gradwarden.engine.interpreter" not in before
+    assert not {"gradwarden.formats", "gradwarden.fixes", "gradwarden.config"} & set(before)  # no check parser

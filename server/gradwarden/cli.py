@@ -156,10 +156,13 @@ def build_parser(subcommand_modules: Optional[Sequence[str]] = None) -> argparse
     )
     parser.add_argument("--version", action="version", version=f"gradwarden {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    _add_check_parser(sub)
-    _add_rule_parser(sub)
-    _add_rules_parser(sub)
-    _add_clean_parser(sub)
+    # `serve` and `debug` need only their own parser (the check parser imports the formats and
+    # the fixer's options): the language server answers initialize sooner.
+    if not subcommand_modules or len(subcommand_modules) != 1 or subcommand_modules[0] not in SUBCOMMAND_PROVIDERS.values():
+        _add_check_parser(sub)
+        _add_rule_parser(sub)
+        _add_rules_parser(sub)
+        _add_clean_parser(sub)
     for entry in SUBCOMMAND_MODULES if subcommand_modules is None else subcommand_modules:
         module_name, _, func = entry.partition(":")
         try:
