@@ -10,7 +10,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
@@ -23,27 +23,36 @@ HEAVY = ("libcst", "pygls", "lsprotocol", "jedi", "torch", "gradwarden.runtime",
 FIXER = ("libcst", "gradwarden.fixes._doc")
 
 PROBE = textwrap.dedent("""
-    import json, sys
+    import gc, json, sys
     argv = json.loads(sys.argv[1])
     from gradwarden import cli
+    before = sum(s["collections"] for s in gc.get_stats())
     try:
         rc = cli.main(argv)
     except SystemExit as exc:  # --version
         rc = exc.code
+    collections = sum(s["collections"] for s in gc.get_stats()) - before
+    noqa = sys.modules.get("gradwarden.noqa")
     sys.stdout.flush()
-    print("\\n@@MODULES@@" + json.dumps({"rc": rc, "modules": sorted(sys.modules)}))
+    print("\\n@@MODULES@@" + json.dumps({"rc": rc, "modules": sorted(sys.modules), "collections": collections,
+                                         "noqa_compiled": noqa is not None and "_LINE_RE" in vars(noqa)}))
 """)
 
 CLEAN = "import torch\nx = 1\n"
 HAZARD = "import torch\nx = torch.ones(2, requires_grad=True)\nx.add_(1)\n"
 
 
-def imported(argv: List[str], cwd: Path) -> Tuple[int, List[str], str]:
+def probe(argv: List[str], cwd: Path) -> Tuple[Dict[str, Any], str]:
+    """(what the probe reports: rc, modules, gc collections during main, noqa_compiled; stdout)."""
     proc = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv)], capture_output=True, text=True,
                           cwd=cwd)
     out, sep, tail = proc.stdout.rpartition("\n@@MODULES@@")
     assert sep, proc.stderr
-    report = json.loads(tail)
+    return json.loads(tail), out
+
+
+def imported(argv: List[str], cwd: Path) -> Tuple[int, List[str], str]:
+    report, out = probe(argv, cwd)
     return report["rc"], report["modules"], out
 
 
@@ -94,6 +103,42 @@ def test_check_imports_the_engine_and_nothing_heavy(project, argv, expected_rc):
         assert "GW101" in out
     assert "gradwarden.engine.interpreter" in modules  # the file was really analysed
     assert heavy_in(modules) == []
+
+
+# Imported by the check path only when needed: hashing for the result cache (not with
+# --no-cache), "did you mean" hints of the configuration, the PyTorch error families and
+# textwrap of the rule documentation.
+LAZY = ("hashlib", "difflib", "gradwarden.errgen", "gradwarden.errgen.families", "textwrap")
+
+
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_check_of_a_clean_file_without_the_cache_leaves_the_lazy_modules_out(project, output_format):
+    report, out = probe(["check", "--no-cache", "--output-format", output_format, "clean.py"], project)
+    assert report["rc"] == 0, out
+    assert "gradwarden.engine.interpreter" in report["modules"]
+    assert [m for m in LAZY if m in report["modules"]] == []
+    assert report["noqa_compiled"] is False  # no "noqa" in the file: its patterns are never compiled
+
+
+def test_the_lazy_modules_come_when_needed(project):
+    (project / "bad.toml").write_text("selekt = ['GW2']\n")
+    report, out = probe(["check", "--config", "bad.toml", "clean.py"], project)  # cache on, a typo
+    assert report["rc"] == 2 and "difflib" in report["modules"]  # for "did you mean `select`?"
+    report, _ = probe(["check", "clean.py"], project)
+    assert "hashlib" in report["modules"]
+    report, out = probe(["rule", "GW201"], project)
+    assert report["rc"] == 0 and "gradwarden.errgen.families" in report["modules"]
+    (project / "quiet.py").write_text(HAZARD.replace("x.add_(1)", "x.add_(1)  # noqa: GW101"))
+    report, out = probe(["check", "--no-cache", "quiet.py"], project)
+    assert report["rc"] == 0 and report["noqa_compiled"] is True
+
+
+def test_start_up_runs_the_garbage_collector_at_most_once(project):
+    """Imports allocate objects that live as long as the process: the check path raises the
+    collector's threshold instead of scanning them some twenty times (its count before)."""
+    report, out = probe(["check", "--no-cache", "clean.py"], project)
+    assert report["rc"] == 0 and "gradwarden.engine.interpreter" in report["modules"]
+    assert report["collections"] <= 1
 
 
 def test_a_finding_without_a_fix_report_imports_nothing_heavy(project):
