@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Optional, Tuple
+from typing import Callable, Optional, Tuple
 
 
 def _host_port(text: str) -> Tuple[str, int]:
@@ -55,4 +55,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return serve(tcp=args.tcp, workers=workers)
     from gradwarden.lsp.front import serve_stdio
 
-    return serve_stdio(workers=workers)
+    def load_server() -> Callable[..., int]:  # in the main thread, while the front answers
+        from gradwarden.lsp.server import create_server, run_server
+
+        ls = create_server()
+        return lambda **stream: run_server(ls, workers=workers, **stream)
+
+    return serve_stdio(load_server)

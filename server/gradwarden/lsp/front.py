@@ -28,7 +28,7 @@ import os
 import re
 import sys
 import threading
-from typing import Any, BinaryIO, Dict, List, Optional, Tuple
+from typing import Any, BinaryIO, Callable, Dict, List, Optional, Tuple
 
 from gradwarden.lsp.initialize_answer import answer_for, answerable
 
@@ -242,17 +242,17 @@ class Front:
         os._exit(code)
 
 
-def serve_stdio(workers: Optional[int] = None) -> int:
-    """``gradwarden serve`` on stdin/stdout (see the module's docstring)."""
+def serve_stdio(load_server: Callable[[], Callable[..., int]]) -> int:
+    """``gradwarden serve`` on stdin/stdout (see the module's docstring). ``load_server``
+    imports pygls and builds the server (lsp/cli.py: only the command line imports server.py);
+    what it returns serves, given ``stdin=`` (what pygls reads) and ``preanswered=``."""
     front = Front(sys.stdin.buffer, sys.stdout.buffer)
     # The front needs the GIL for a moment while the import holds it: switch threads sooner.
     interval = sys.getswitchinterval()
     sys.setswitchinterval(min(interval, 0.0005))
     front.start()
     try:
-        from gradwarden.lsp import server as server_module
-
-        ls = server_module.create_server()
+        run = load_server()
     except Exception as exc:  # noqa: BLE001 - said to the user and the client; the front keeps answering
         import traceback
 
@@ -266,4 +266,4 @@ def serve_stdio(workers: Optional[int] = None) -> int:
     if not front.hand_over():
         front.wait()  # shut down before pygls was ready: the front ends the process on exit
         return 0
-    return server_module.run_server(ls, workers=workers, stdin=front.input, preanswered=front.preanswered)
+    return run(stdin=front.input, preanswered=front.preanswered)
