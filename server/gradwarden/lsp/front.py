@@ -180,6 +180,10 @@ class Front:
                     self._before_hand_over(raw, message)
             if got is not None:
                 self._forward()
+        except Exception:  # noqa: BLE001 - a bug of ours: said on stderr; pygls then sees the end of input
+            import traceback
+
+            traceback.print_exc(file=self.stderr)
         finally:
             self.input.close()
 
