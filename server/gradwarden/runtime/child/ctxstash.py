@@ -6,7 +6,8 @@ terms of the higher-order gradient that come from it (torch raises nothing).
 
 While a user Function's forward runs, the mode (``mode.py``) reports every call: the tensors
 computed from its inputs (transitively, floating point only: a mask's derivative is zero) are
-"derived". ``ctx.name = derived`` is remembered with its line. When that Function's backward
+"derived". After forward, the ctx attributes holding a derived tensor are remembered, with the
+line of the ``ctx.name =`` store. When that Function's backward
 runs with grad enabled (``create_graph=True``) and its code reads the attribute, the run has
 proof of the hazard.
 """
@@ -15,7 +16,7 @@ import torch
 from .graphtags import _built_sites
 from .records import _node_name
 from .report import _finding, _internal_error, _state
-from .userfiles import _caller, _site, _user_frame
+from .userfiles import _display_file
 
 _Tensor = torch.Tensor
 _STASH = "_gradwarden_stash"  # attribute set on the ctx: [(name, site)] of derived tensors kept there
@@ -31,13 +32,12 @@ _SHAPE_ONLY = frozenset(
 
 
 class _Frame(object):
-    __slots__ = ("ids", "keep", "nseeds", "stashed")
+    __slots__ = ("ids", "keep", "nseeds")
 
     def __init__(self, seeds):
         self.ids = {id(t) for t in seeds}
         self.keep = list(seeds)  # alive while the frame is, so the ids stay theirs
         self.nseeds = len(seeds)  # keep[:nseeds]: the inputs themselves
-        self.stashed = []  # (name, tensor, site)
 
 
 _frames = []  # one per running forward of a user Function with an input that requires grad
@@ -106,7 +106,7 @@ def _patch_apply():
             out = orig(cls, *args, **kwargs)
         finally:
             _frames.pop()
-        if frame.stashed:
+        if len(frame.ids) > frame.nseeds:
             _attach(cls, out, frame)
         return out
 
@@ -115,37 +115,47 @@ def _patch_apply():
 
 
 def _attach(cls, out, frame):
+    """After forward: the ctx attributes that hold a derived tensor (not an input: an input kept
+    on ctx is the real one, with its graph in a create_graph backward) are remembered on it."""
     try:
         for t in _tensors(out):
             node = t.grad_fn
             if node is not None and getattr(node, "_forward_cls", None) is cls:
-                kept = [(name, site) for name, value, site in frame.stashed if getattr(node, name, None) is value]
+                seeds = frame.keep[:frame.nseeds]
+                kept = []
+                for name, value in list(vars(node).items()):
+                    if isinstance(value, _Tensor) and id(value) in frame.ids and \
+                            not any(value is s for s in seeds):
+                        kept.append((name, _store_line(cls, name)))
                 if kept:
-                    object.__setattr__(node, _STASH, kept)
+                    setattr(node, _STASH, kept)
                 return
     except Exception:  # noqa: BLE001
         _internal_error("ctx stash")
 
 
-def _patch_setattr():
-    from torch.autograd.function import FunctionCtx
+def _store_line(cls, name):
+    """[file, line, function] of the ``ctx.<name> = ...`` in the Function's ``forward`` (or
+    ``setup_context``), read from its bytecode: no hook on ctx attributes (Dynamo inlines such a
+    hook when it traces a custom Function in a compiled region), or None."""
+    import dis
 
-    orig = FunctionCtx.__setattr__
-
-    def __setattr__(self, name, value):
-        orig(self, name, value)
-        if _frames and isinstance(value, _Tensor):
-            try:
-                frame = _frames[-1]
-                # an input kept on ctx is the real input, with its graph in a create_graph
-                # backward: not a hazard
-                if id(value) in frame.ids and not any(value is t for t in frame.keep[:frame.nseeds]):
-                    frame.stashed.append((name, value, _site(_user_frame(_caller(1)))))
-            except Exception:  # noqa: BLE001
-                _internal_error("ctx setattr")
-
-    __setattr__.__wrapped__ = orig
-    FunctionCtx.__setattr__ = __setattr__
+    for meth in ("forward", "setup_context"):
+        code = getattr(getattr(cls, meth, None), "__code__", None)
+        if code is None:
+            continue
+        line = code.co_firstlineno
+        try:
+            for ins in dis.get_instructions(code):
+                start = getattr(ins, "line_number", None) or (
+                    ins.starts_line if isinstance(ins.starts_line, int) and ins.starts_line is not True else None)
+                if start:
+                    line = start
+                if ins.opname == "STORE_ATTR" and ins.argval == name:
+                    return [_display_file(code.co_filename), line, code.co_name]
+        except Exception:  # noqa: BLE001
+            continue
+    return None
 
 
 def check_backward(node):
@@ -182,4 +192,3 @@ def check_backward(node):
 
 def install():
     _patch_apply()
-    _patch_setattr()
