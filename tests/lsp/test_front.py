@@ -228,3 +228,18 @@ def test_read_frame_reads_what_pygls_reads(tmp_path):
         assert read_frame(stream) is None
     assert first == (raw[:raw.index(b"{}") + 2], {})  # the first Content-Length counts, as in pygls
     assert second is not None and second[1] is None  # unreadable JSON: passed on as it came
+
+
+def test_params_pygls_cannot_read_after_the_front_answered_are_said(held):
+    """The front reads only what its answer depends on; when pygls then rejects the request,
+    its error is not sent as a second answer: the user is told instead."""
+    held.request(1, "initialize", {"processId": None, "capabilities": {}, "workspaceFolders": "not a list"})
+    assert "capabilities" in held.answer(1)["result"]
+    held.gate.touch()
+    shown = held.read()
+    while shown.get("method") != "window/showMessage":
+        shown = held.read()
+    assert shown["params"]["type"] == 1 and "initialize request could not be read" in shown["params"]["message"]
+    held.request(2, "shutdown")
+    held.answer(2)
+    assert [m.get("id") for m in held.received if "method" not in m] == [1, 2]

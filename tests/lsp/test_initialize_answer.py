@@ -109,3 +109,34 @@ def test_the_stored_capabilities_are_pygls_answer_for_a_full_client():
                                     {"capabilities": {"textDocument": []}}])
 def test_params_the_front_leaves_to_pygls(params):
     assert not answerable(params)
+
+
+def test_the_server_drops_its_own_answer_and_says_when_it_differs(caplog):
+    """After the front answered, pygls' answer is not sent again; a difference between the two
+    (initialize_answer.py out of date) is logged as an error."""
+    params = {"processId": None, "rootUri": None, "capabilities": {}}
+    for sent, differs in ((answer_for(params), False), ({"capabilities": {"hoverProvider": False}}, True)):
+        ls = create_server()
+        ls.workers_override = 0
+        capture = _Capture()
+        ls.protocol.set_writer(capture)
+        ls.protocol.preanswered = (1, sent)
+
+        async def handle() -> None:
+            body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+            ls.protocol.handle_message(json.loads(body, object_hook=ls.protocol.structure_message))
+            for _ in range(10):
+                await asyncio.sleep(0)
+
+        caplog.clear()
+        try:
+            with caplog.at_level("ERROR", logger="gradwarden.lsp"):
+                asyncio.run(handle())
+        finally:
+            if ls.pool is not None:
+                ls.pool.close_now()
+        sent_again = [m for m in (json.loads(f.split(b"\r\n\r\n", 1)[1]) for f in capture.frames) if m.get("id") == 1]
+        assert sent_again == []  # not answered twice
+        assert ls.protocol.preanswered is None
+        logged = [r.getMessage() for r in caplog.records if "differs from pygls" in r.getMessage()]
+        assert bool(logged) == differs, logged
