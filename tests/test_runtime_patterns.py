@@ -161,6 +161,24 @@ PROGRAMS: Dict[str, str] = {
             loss.backward(retain_graph=True)
             opt.step()
     """,
+    # the stale gradient (backward at line 7, through `h` of line 4) is saved, the .grad cleared
+    # and refilled by a fresh backward (line 10), then the saved one put back (line 12) and
+    # stepped with (line 13): a .grad that no observed backward left cannot be shown clean
+    "stale_restored": """
+        import torch
+        lin = torch.nn.Linear(3, 3)
+        opt = torch.optim.SGD(lin.parameters(), lr=0.1)
+        h = lin(torch.randn(5, 3))
+        for _ in range(2):
+            opt.zero_grad()
+            h.pow(2).sum().backward(retain_graph=True)
+            saved = [p.grad.clone() for p in lin.parameters()]
+            opt.zero_grad()
+            lin(torch.randn(5, 3)).sum().backward()
+            for p, g in zip(lin.parameters(), saved):
+                p.grad = g
+            opt.step()
+    """,
     # SAC's temperature: the actor's backward (line 14) goes through `a`, built before the
     # temperature's step (line 12), so log_a gets a gradient of the old value; it is zeroed
     # (line 10) before the temperature's own backward, and the actor's gradient is that of the
@@ -472,3 +490,8 @@ def test_intermediate_kept_on_ctx_in_a_double_backward(runs):
 def test_stale_tensor_cached_on_a_distribution_names_where_it_was_built(runs):
     f = _one(runs["cached_distribution"], "GW402")
     assert f.row == 6 and _rows(f, "holder") == [3] and "`logits`" in f.message + str(f.to_json())
+
+
+def test_a_stale_gradient_saved_and_put_back_is_still_reported(runs):
+    f = _one(runs["stale_restored"], "GW405")
+    assert f.row == 4 and 13 in _rows(f, "step")

@@ -114,17 +114,32 @@ def after_backward(n, roots, site):
         _internal_error("gradients after backward")
 
 
-_deferred = []  # [leaf, backward number, finding fields]: stale-graph findings (GW405) waiting for a step
+_deferred = []  # [leaf, backward number, finding fields]: GW405 findings waiting for a step
 
 
 def defer_stale(leaf, n, fields):
-    """A stale-graph finding whose gradient went into ``leaf``'s .grad (backward #n): held until
-    an optimizer steps ``leaf`` with that gradient; dropped when the gradient is cleared first
-    (SAC's temperature: its stale gradient from the actor's backward is zeroed before its own).
-    False when no optimizer holds ``leaf`` (a manual update: said now)."""
+    """A stale-graph finding whose gradient went into ``leaf``'s .grad (backward #n): decided
+    when an optimizer steps ``leaf`` (``_stepped_with_stale``). False when no optimizer holds
+    ``leaf`` (a manual update: said now)."""
     if _grads is None or not any(any(p is leaf for p in _params(o)) for o in list(_optimizers)):
         return False
     _deferred.append([leaf, n, fields])
+    return True
+
+
+def _stepped_with_stale(leaf, n):
+    """Does the .grad a step is about to use still hold backward #n's stale gradient? No when
+    it is None, or when it is the tensor the backward calls since its last clear left (even if
+    changed in place since, by clipping): then the record says whether #n is among them (SAC's
+    temperature: its stale gradient from the actor's backward is cleared before its own).
+    Yes when it is another tensor, put there by other means (saved and restored): it cannot
+    be shown clean, and the stale gradient went into .grad."""
+    now = _grad_state(leaf)
+    if now is None:
+        return False
+    rec = _grads.get(leaf)
+    if rec is not None and rec[0] == now[0]:
+        return n in rec[2]
     return True
 
 
@@ -132,18 +147,17 @@ def _check_deferred(opt, params, site):
     keep = []
     for entry in _deferred:
         leaf, n, fields = entry
-        rec = _grads.get(leaf)
-        if rec is None or n not in rec[2]:
-            continue  # cleared since: nobody steps with it
-        if any(p is leaf for p in params):
-            fields = dict(fields)
-            if site is not None:
-                fields["sites"] = list(fields.get("sites") or []) + [
-                    {"kind": "step", "site": site, "message": "%s.step() updates with the stale gradient" %
-                     type(opt).__name__}]
-            _finding(fields.pop("key"), **fields)
+        if not any(p is leaf for p in params):
+            keep.append(entry)
             continue
-        keep.append(entry)
+        if not _stepped_with_stale(leaf, n):
+            continue
+        fields = dict(fields)
+        if site is not None:
+            fields["sites"] = list(fields.get("sites") or []) + [
+                {"kind": "step", "site": site, "message": "%s.step() updates with the stale gradient" %
+                 type(opt).__name__}]
+        _finding(fields.pop("key"), **fields)
     _deferred[:] = keep
 
 
