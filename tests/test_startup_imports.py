@@ -241,6 +241,22 @@ def _answer(proc: subprocess.Popen, request_id: int) -> dict:
             return message
 
 
+def _shut_down(proc, request_id):
+    """shutdown (answered), then exit, then wait for the process to end."""
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "id": request_id, "method": "shutdown"}))
+    proc.stdin.flush()
+    _answer(proc, request_id)
+    proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+    proc.stdin.flush()
+    proc.wait(60)
+
+
+def _kill(proc):
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
 def test_the_server_answers_initialize_without_libcst_jedi_the_debugger_or_the_engine(tmp_path):
     log = tmp_path / "imports.txt"
     proc = subprocess.Popen([sys.executable, "-c", SPY, str(log)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -256,16 +272,9 @@ def test_the_server_answers_initialize_without_libcst_jedi_the_debugger_or_the_e
                                  "params": {"command": "gradwarden.serverStatus", "arguments": []}}))
         proc.stdin.flush()
         assert _answer(proc, 2)["result"]["torch_imported"] is False
-        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}))
-        proc.stdin.flush()
-        _answer(proc, 3)
-        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
-        proc.stdin.flush()
-        proc.wait(60)
+        _shut_down(proc, 3)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _kill(proc)
     modules = log.read_text().split()
     assert "gradwarden.lsp.server" in modules and "lsprotocol" in modules  # the spy saw the server start
     assert [m for m in heavy_in(modules) if not m.startswith(("gradwarden.lsp", "pygls", "lsprotocol"))] == []
@@ -286,16 +295,9 @@ def test_the_front_answers_initialize_before_pygls_or_lsprotocol_is_imported(tmp
         assert "capabilities" in _answer(proc, 1)["result"]
         before = log.read_text().split()
         gate.touch()
-        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
-        proc.stdin.flush()
-        _answer(proc, 2)
-        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
-        proc.stdin.flush()
-        proc.wait(60)
+        _shut_down(proc, 2)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        _kill(proc)
     assert "gradwarden.lsp.front" in before and "gradwarden.lsp.initialize_answer" in before
     assert [m for m in before if m.startswith(("pygls", "lsprotocol", "cattrs", "attrs"))] == []
     assert "gradwarden.engine.interpreter" not in before

@@ -52,6 +52,13 @@ def _all_params():
     return out
 
 
+def _followed():
+    """The parameters whose gradients are followed (none without optimizers or registries)."""
+    if _grads is None or not _optimizers:
+        return ()
+    return _all_params() or ()
+
+
 def _grad_state(p):
     g = p.grad
     if g is None:
@@ -65,13 +72,8 @@ def _grad_state(p):
 def before_backward():
     """Before a top-level ``backward``: a ``.grad`` changed since the last backward saw it was
     cleared or set outside backward; its count starts again."""
-    if _grads is None or not _optimizers:
-        return
     try:
-        params = _all_params()
-        if params is None:
-            return
-        for p in params:
+        for p in _followed():
             now = _grad_state(p)
             rec = _grads.get(p)
             if now is None:
@@ -88,10 +90,7 @@ def after_backward(n, roots, site):
     if _grads is None or not _optimizers:
         return
     try:
-        params = _all_params()
-        if params is None:
-            return
-        for p in params:
+        for p in _followed():
             now = _grad_state(p)
             if now is None:
                 continue
