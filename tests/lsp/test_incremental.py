@@ -403,3 +403,85 @@ def test_what_an_earlier_definition_leaves_follows_its_edit():
     assert "Child" in inc.last_stats.reused
     back = inc.analyze(LIBRARY, "lib.py")
     assert facts(back) == facts(full(LIBRARY, "lib.py"))
+
+
+CHARS = ['"', "'", '"""', "(", ")", "[", "]", ":", "\\", "#", "\n", "    ", "x", "def f():\n", "@d\n", "\r\n",
+         "if 1:\n", ";", "from __future__ import annotations\n"]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_reparsing_an_edited_text_gives_the_tree_of_a_full_parse(seed):
+    """``engine/reparse.py`` parses only the region an edit touched: over random line and
+    character edits (brackets and quotes left open, indentation, decorators, CRLF), the tree
+    equals ``ast.parse``'s, rows and columns included, and a text that does not parse raises
+    as ``ast.parse`` does; most edits are parsed incrementally."""
+    import ast
+
+    from gradwarden.engine.incremental import _LINES
+    from gradwarden.engine.reparse import Reparser
+
+    rng = random.Random(seed)
+    incremental = 0
+    for path in corpus()[:25] + [None]:
+        text = modeling_shape() if path is None else path.read_text(encoding="utf-8", errors="replace")
+        parser, good = Reparser(), text
+        for step in range(12):
+            try:
+                want = ast.dump(ast.parse(text), include_attributes=True)
+            except (SyntaxError, ValueError):
+                want = None
+            try:
+                got = ast.dump(parser.parse(text, _LINES.findall(text), "x.py"), include_attributes=True)
+            except (SyntaxError, ValueError):
+                got = None
+            assert got == want, (getattr(path, "name", "modeling-shape"), step)
+            incremental += got is not None and not parser.last_full
+            if want is not None:
+                good = text
+            elif rng.random() < 0.7:
+                text = good
+            if rng.random() < 0.5:
+                text = random_edit(rng, text)
+            else:
+                pos = rng.randrange(len(text) + 1)
+                text = text[:pos] + rng.choice(CHARS) + text[pos:]
+    assert incremental > 50
+
+
+def test_per_statement_trigger_facts_equal_the_whole_texts():
+    """``engine/unittriggers.py`` assembles the trigger rows and the interesting definitions
+    from per-statement parts: the same answers as ``Triggers`` over the whole text, after edits."""
+    import ast
+
+    from gradwarden.engine.incremental import _LINES
+    from gradwarden.engine.source import SourceText
+    from gradwarden.engine.triggers import Triggers, _defs
+
+    rng = random.Random(5)
+    inc = IncrementalAnalyzer()
+    checked = 0
+    for path in corpus()[:30] + [None]:
+        text = modeling_shape() if path is None else path.read_text(encoding="utf-8", errors="replace")
+        for step in range(4):
+            try:
+                tree = inc._reparser.parse(text, _LINES.findall(text), "x.py")
+            except (SyntaxError, ValueError):
+                text = random_edit(rng, text)
+                continue
+            from gradwarden.engine.unitcache import UnitSession
+
+            session = UnitSession(inc._units, tree, [inc._statement(s, _LINES.findall(text)) for s in tree.body], "x.py")
+            src = SourceText(text)
+            whole = ast.parse(text)
+            mine, theirs = session.triggers(src), Triggers(whole, src)
+            # the same answer for every statement (rows between top-level statements, blank or
+            # comments, are never asked about)
+            for a, b in zip(ast.walk(tree), ast.walk(whole)):
+                if isinstance(a, ast.stmt):
+                    assert (mine.has_trigger(a), mine.triggered(a)) == (theirs.has_trigger(b), theirs.triggered(b))
+            places = lambda t, tr: sorted((n.lineno, n.col_offset) for n, _ in _defs(t.body, None) if id(n) in tr.interesting)  # noqa: E731
+            assert places(tree, mine) == places(whole, theirs)
+            assert mine.script_mode(tree) == theirs.script_mode(whole)
+            checked += 1
+            text = random_edit(rng, text)
+    assert checked > 50

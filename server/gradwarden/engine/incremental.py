@@ -32,6 +32,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.diagnostic import Diagnostic
 from gradwarden.engine.rowmove import move_diagnostics
+from gradwarden.engine.unitcache import Statement, UnitCache, UnitSession
 
 MAX_GROUPS_KEPT = 4096  # cached group results per analyzer (a few documents' worth)
 
@@ -72,31 +73,36 @@ class IncrementalAnalyzer:
         # what a statement defines and uses, by its text (an edit walks only what it changed)
         self._names: "OrderedDict[Tuple[int, str], Tuple[Set[str], Set[str], Set[str]]]" = OrderedDict()
         # library modules: per-statement records (engine/unitcache.py)
-        from gradwarden.engine.unitcache import UnitCache
 
         self._units = UnitCache()
+        from gradwarden.engine.reparse import Reparser
+
+        self._reparser = Reparser()
 
     def analyze(self, text: str, filename: str) -> List[Diagnostic]:
         from gradwarden.engine.analyze import analyze_source
 
         started = time.perf_counter()
+        lines = _LINES.findall(text)
         try:
-            tree = ast.parse(text, filename=filename, type_comments=False)
+            # only the statements an edit touched are parsed again (engine/reparse.py)
+            tree = self._reparser.parse(text, lines, filename)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             self.last_stats = Stats(full=True)
             out = list(analyze_source(text, filename))
             self.last_stats.analysis_s = time.perf_counter() - started
             return out
-        lines = _LINES.findall(text)
-        segments = split(tree, lines, self._names)
-        if not segments:
+        if not tree.body:
             self.last_stats = Stats(full=True)
             return list(analyze_source(text, filename))
         # the engine's own test (it runs module code in full only in a script)
-        src, triggers = _triggers(text, tree)
+        statements = [self._statement(stmt, lines) for stmt in tree.body]
+        session = UnitSession(self._units, tree, statements, filename)
+        src, triggers = _triggers(text, tree, session)
         script = triggers is None or bool(triggers.script_mode(tree))
         if not script:
-            return self._analyze_library(tree, src, triggers, lines, filename, started)
+            return self._analyze_library(session, src, triggers, filename, started)
+        segments = split(tree, lines, self._names)
         # Context, given to every group: imports; and in a library module (no module code the
         # engine runs in full: it skips module-level statements that call anything) the
         # module-level code too (constants, loggers).
@@ -152,17 +158,14 @@ class IncrementalAnalyzer:
         return sorted(_unique(out), key=sort_key)
 
 
-    def _analyze_library(self, tree: ast.Module, src, triggers, lines: Sequence[str], filename: str,
-                         started: float) -> List[Diagnostic]:
+    def _analyze_library(self, session, src, triggers, filename: str, started: float) -> List[Diagnostic]:
         """A library module: the engine's own run over the whole tree, each top-level statement
         whose analysis cannot have changed replayed from its record (``unitcache.py``)."""
         from gradwarden.engine.analyze import _fewer_collections
         from gradwarden.engine.interpreter import Interpreter
-        from gradwarden.engine.unitcache import UnitSession
 
-        statements = [self._statement(stmt, lines) for stmt in tree.body]
-        session = UnitSession(self._units, tree, statements, filename)
-        stats = Stats(groups=len(statements), parse_s=time.perf_counter() - started)
+        tree = session.tree
+        stats = Stats(groups=len(session.statements), parse_s=time.perf_counter() - started)
         started = time.perf_counter()
         with _fewer_collections():
             interp = Interpreter(tree, src, filename, triggers=triggers)
@@ -180,9 +183,7 @@ class IncrementalAnalyzer:
         self.last_stats = stats
         return out
 
-    def _statement(self, stmt: ast.stmt, lines: Sequence[str]):
-        from gradwarden.engine.unitcache import Statement
-
+    def _statement(self, stmt: ast.stmt, lines: Sequence[str]) -> Statement:
         start = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
         end = getattr(stmt, "end_lineno", None) or stmt.lineno
         text = "".join(lines[start - 1:end])
@@ -346,15 +347,14 @@ def definers_of(names: Iterable[str], definers: Dict[str, List[int]]) -> List[in
     return found
 
 
-def _triggers(text: str, tree: ast.Module):
+def _triggers(text: str, tree: ast.Module, session):
     """The source and the engine's trigger facts of the whole text (None: they cannot be
     computed; then all module code is treated as one group, which is safe)."""
     from gradwarden.engine.source import SourceText
-    from gradwarden.engine.triggers import Triggers
 
     src = SourceText(text)
     try:
-        return src, Triggers(tree, src)
+        return src, session.triggers(src)
     except Exception:  # noqa: BLE001
         return src, None
 

@@ -78,6 +78,10 @@ class UnitCache:
         self.records: "OrderedDict[Tuple, _Record]" = OrderedDict()
         self._text_ids: Dict[str, int] = {}
         self._requires_grad: Dict[int, bool] = {}  # text id -> gives a class its own requires_grad
+        self._calls: Dict[int, Dict[str, List[Tuple[Optional[Tuple[int, int]], bool]]]] = {}  # text id -> call sites
+        self.trigger_rows: Dict[int, Tuple[Tuple[int, ...], Tuple[int, ...]]] = {}  # text id -> rows (unittriggers)
+        self.function_facts: Dict[Tuple[Tuple[int, int], str], Any] = {}  # ((text id, place), what) -> fact
+        self.def_pairs: Dict[int, Tuple[ast.stmt, List[Tuple[ast.AST, Any]]]] = {}  # id(statement) -> its defs
 
     def text_id(self, text: str) -> int:
         found = self._text_ids.get(text)
@@ -85,6 +89,9 @@ class UnitCache:
             if len(self._text_ids) > 4 * MAX_UNITS_KEPT:
                 self._text_ids.clear()
                 self._requires_grad.clear()
+                self._calls.clear()
+                self.trigger_rows.clear()
+                self.function_facts.clear()
                 self.records.clear()  # keys hold ids: they go with them
             found = self._text_ids[text] = len(self._text_ids) + 1
         return found
@@ -105,6 +112,8 @@ class UnitSession:
         self._covered: Dict[int, List[int]] = {}
         self._node_refs: Optional[Dict[int, Tuple[int, int, int]]] = None
         self._nodes: Dict[Tuple[int, int, int], ast.AST] = {}
+        self._defs: Dict[int, List[ast.AST]] = {}
+        self._call_sites: Optional[StatementCallSites] = None
         self._open: Optional[Tuple[int, Set[int], Set[str], int]] = None
         self._recorded: List[Tuple[int, List[Tuple[EventKey, Any]], List[Tuple[EventKey, Any]],
                                    Optional[Tuple[Tuple[int, int, int], ...]], Tuple[str, ...], bool]] = []
@@ -156,28 +165,26 @@ class UnitSession:
         from gradwarden.engine.flowchecks import _defines_requires_grad
 
         answer = False
-        for stmt, tid in zip(self.tree.body, self.ids):
+        for stmt, info, tid in zip(self.tree.body, self.statements, self.ids):
             known = self.cache._requires_grad.get(tid)
             if known is None:
-                probe = _Probe(ast.Module(body=[stmt], type_ignores=[]))
-                known = self.cache._requires_grad[tid] = bool(_defines_requires_grad(probe))
+                # all three of its cases name `requires_grad` in the statement's text
+                known = self.cache._requires_grad[tid] = "requires_grad" in info.text and bool(
+                    _defines_requires_grad(_Probe(ast.Module(body=[stmt], type_ignores=[]))))
             answer = answer or known
         return answer
 
     def key(self, interp: Any, index: int) -> Optional[Tuple]:
         if index in self._keys:
             return self._keys[index]
-        from gradwarden.engine.triggers import _defs
 
         key: Optional[Tuple] = None
         stopped = self._refs(interp.stopped_defs, None)
         if interp.global_nograd is None and stopped is not None:
             if interp.callsites is None:
-                from gradwarden.engine.callsites import CallSites
-
-                interp.callsites = CallSites(interp.tree, interp.src.text)
+                interp.callsites = self.call_sites()
             flags = []
-            for node, _ in _defs([self.tree.body[index]], None):
+            for node in self.defs(index):
                 nid = id(node)
                 mode = interp.callsites.grad_mode_of(node) if not isinstance(node, ast.ClassDef) else None
                 flags.append((nid in interp.interesting, nid in interp.reached, mode))
@@ -188,6 +195,38 @@ class UnitSession:
         self._keys[index] = key
         return key
 
+    def defs(self, index: int) -> List[ast.AST]:
+        """The functions and classes of statement ``index`` (``triggers._defs``)."""
+        found = self._defs.get(index)
+        if found is None:
+            found = self._defs[index] = [node for node, _ in self.def_pairs(index)]
+        return found
+
+    def def_pairs(self, index: int) -> List[Tuple[ast.AST, Any]]:
+        """``triggers._defs`` of statement ``index``, kept by its node (``reparse`` gives an
+        unchanged statement the same node)."""
+        stmt = self.tree.body[index]
+        kept = self.cache.def_pairs.get(id(stmt))
+        if kept is None or kept[0] is not stmt:
+            from gradwarden.engine.triggers import _defs
+
+            kept = self.cache.def_pairs[id(stmt)] = (stmt, list(_defs([stmt], None)))
+            if len(self.cache.def_pairs) > 2 * MAX_UNITS_KEPT:
+                self.cache.def_pairs.clear()
+        return kept[1]
+
+    def triggers(self, src: Any) -> Any:
+        """The module's ``Triggers``, from per-statement parts kept by text."""
+        from gradwarden.engine.unittriggers import StatementTriggers
+
+        return StatementTriggers(self.tree, src, self)
+
+    def call_sites(self) -> "StatementCallSites":
+        """``CallSites`` of the module, from per-statement walks kept by text."""
+        if self._call_sites is None:
+            self._call_sites = StatementCallSites(self)
+        return self._call_sites
+
     # ------------------------------------------------------------------ hook
     def replay(self, interp: Any, index: int) -> bool:
         """Replay ``index``'s recorded effects when its key is unchanged; False: analyse it."""
@@ -196,14 +235,14 @@ class UnitSession:
         if record is None:
             return False
         cov = self.covered(index)
-        rows: Dict[int, int] = {}
-        for old, j in zip(record.starts, cov):
-            new = self.statements[j].start
-            for k in range(self.statements[j].end - new + 1):
-                rows[old + k] = new + k
-        if all(old == new for old, new in rows.items()):
+        if record.starts == tuple(self.statements[j].start for j in cov):
             emitted, deferred = list(record.emitted), list(record.deferred)
         else:
+            rows: Dict[int, int] = {}
+            for old, j in zip(record.starts, cov):
+                new = self.statements[j].start
+                for k in range(self.statements[j].end - new + 1):
+                    rows[old + k] = new + k
             try:
                 emitted = [_moved(k, d, rows) for k, d in record.emitted]
                 deferred = [_moved(k, d, rows) for k, d in record.deferred]
@@ -300,12 +339,10 @@ class UnitSession:
         if not node_ids:
             return ()
         if self._node_refs is None:
-            from gradwarden.engine.triggers import _defs
-
             self._node_refs = {}
-            for j, stmt in enumerate(self.tree.body):
+            for j in range(len(self.tree.body)):
                 start = self.statements[j].start
-                for node, _ in _defs([stmt], None):
+                for node in self.defs(j):
                     self._node_refs[id(node)] = (j, node.lineno - start, node.col_offset)
         out = []
         for nid in node_ids:
@@ -325,13 +362,54 @@ class UnitSession:
         j = cov[pos]
         found = self._nodes.get((j, row, col))
         if found is None:
-            from gradwarden.engine.triggers import _defs
-
             start = self.statements[j].start
-            for node, _ in _defs([self.tree.body[j]], None):
+            for node in self.defs(j):
                 self._nodes[(j, node.lineno - start, node.col_offset)] = node
             found = self._nodes.get((j, row, col))
         return found
+
+
+class StatementCallSites:
+    """``callsites.CallSites`` of the whole module (same answers), from a walk of each
+    statement kept by its text: an edit walks only the statements it changed."""
+
+    def __init__(self, session: UnitSession) -> None:
+        from gradwarden.engine.callsites import _NO_GRAD
+
+        self.session = session
+        self.starts = [st.start for st in session.statements]
+        self.calls: Dict[str, List[Tuple[int, Optional[Tuple[int, int]], bool]]] = {}
+        text_has_no_grad = any(w in st.text for st in session.statements for w in _NO_GRAD + ("set_grad_enabled",))
+        if not text_has_no_grad:
+            return  # as CallSites: no call is under no_grad, every answer is None
+        known = session.cache._calls
+        for j, (stmt, tid) in enumerate(zip(session.tree.body, session.ids)):
+            found = known.get(tid)
+            if found is None:
+                found = known[tid] = _statement_calls(stmt, session.statements[j].start)
+            for name, sites in found.items():
+                self.calls.setdefault(name, []).extend((j, where, ng) for where, ng in sites)
+
+    def grad_mode_of(self, fn: ast.AST) -> Optional[bool]:
+        import bisect
+
+        row = min([getattr(fn, "lineno", 0)] + [d.lineno for d in getattr(fn, "decorator_list", [])])
+        j = bisect.bisect_right(self.starts, row) - 1
+        me = (j, (fn.lineno - self.starts[j], fn.col_offset)) if j >= 0 else None  # type: ignore[attr-defined]
+        sites = [ng for k, where, ng in self.calls.get(getattr(fn, "name", ""), ()) if (k, where) != me]
+        if sites and not any(s is False for s in sites):
+            return False
+        return None
+
+
+def _statement_calls(stmt: ast.stmt, start: int) -> Dict[str, List[Tuple[Optional[Tuple[int, int]], bool]]]:
+    """``CallSites`` of one statement: name -> (enclosing function as (row in the statement,
+    column), or None; under no_grad)."""
+    from gradwarden.engine.callsites import CallSites
+
+    walked = CallSites(ast.Module(body=[stmt], type_ignores=[]))
+    return {name: [((where.lineno - start, where.col_offset) if where is not None else None, ng)
+                   for where, ng in sites] for name, sites in walked.calls.items()}
 
 
 class _LoggingSet(set):
