@@ -196,6 +196,138 @@ PROGRAMS: Dict[str, str] = {
             opt.step()
         print(loss.item())
     """,
+    # the D loss takes `fake` without detach (line 8): its backward (line 9) adds D's loss to
+    # G's .grad, D steps (line 10), G's backward (line 12) adds to it and G steps (line 13) with
+    # the sum: torch raises nothing
+    "polluted": """
+        import torch
+        g, d = torch.nn.Linear(2, 2), torch.nn.Linear(2, 1)
+        opt_g = torch.optim.SGD(g.parameters(), lr=0.1)
+        opt_d = torch.optim.SGD(d.parameters(), lr=0.1)
+        for _ in range(2):
+            opt_g.zero_grad(); opt_d.zero_grad()
+            fake = g(torch.randn(4, 2))
+            loss_d = d(fake).mean()
+            loss_d.backward()
+            opt_d.step()
+            loss_g = -d(g(torch.randn(4, 2))).mean()
+            loss_g.backward()
+            opt_g.step()
+    """,
+    "polluted_ok": """
+        import torch
+        g, d = torch.nn.Linear(2, 2), torch.nn.Linear(2, 1)
+        opt_g = torch.optim.SGD(g.parameters(), lr=0.1)
+        opt_d = torch.optim.SGD(d.parameters(), lr=0.1)
+        for _ in range(2):
+            opt_g.zero_grad(); opt_d.zero_grad()
+            fake = g(torch.randn(4, 2))
+            loss_d = d(fake.detach()).mean()
+            loss_d.backward()
+            opt_d.step()
+            loss_g = -d(g(torch.randn(4, 2))).mean()
+            loss_g.backward()
+            opt_g.step()
+    """,
+    # no detach, but G's gradients are cleared before its own backward: correct
+    "polluted_zeroed_ok": """
+        import torch
+        g, d = torch.nn.Linear(2, 2), torch.nn.Linear(2, 1)
+        opt_g = torch.optim.SGD(g.parameters(), lr=0.1)
+        opt_d = torch.optim.SGD(d.parameters(), lr=0.1)
+        for _ in range(2):
+            opt_d.zero_grad()
+            d(g(torch.randn(4, 2))).mean().backward()
+            opt_d.step()
+            opt_g.zero_grad()
+            (-d(g(torch.randn(4, 2))).mean()).backward()
+            opt_g.step()
+    """,
+    # gradient accumulation: two backward calls, one optimizer, one step
+    "accumulation_ok": """
+        import torch
+        m = torch.nn.Linear(2, 1)
+        opt = torch.optim.SGD(m.parameters(), lr=0.1)
+        for _ in range(2):
+            opt.zero_grad()
+            for _ in range(2):
+                m(torch.randn(4, 2)).pow(2).mean().backward()
+            opt.step()
+    """,
+    # forward keeps `inp * 2` on ctx (line 5): the create_graph=True gradient (line 13) takes
+    # it as a constant, the penalty's backward (line 14) misses its second-order term
+    "ctx_stash": """
+        import torch
+        class Sq(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, inp):
+                ctx.two_x = inp * 2
+                return inp * inp
+            @staticmethod
+            def backward(ctx, g):
+                return ctx.two_x * g
+        x = torch.randn(3, requires_grad=True)
+        w = torch.randn(3, requires_grad=True)
+        y = Sq.apply(x * w).sum()
+        gx, = torch.autograd.grad(y, x, create_graph=True)
+        gx.pow(2).sum().backward()
+    """,
+    # the same Function, first order only: correct
+    "ctx_stash_first_order_ok": """
+        import torch
+        class Sq(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, inp):
+                ctx.two_x = inp * 2
+                return inp * inp
+            @staticmethod
+            def backward(ctx, g):
+                return ctx.two_x * g
+        x = torch.randn(3, requires_grad=True)
+        Sq.apply(x).sum().backward()
+        print(x.grad)
+    """,
+    # the input itself on ctx (its graph is there in a create_graph backward), a boolean mask
+    # (zero derivative), a factory that reads only the shape: correct
+    "ctx_input_and_mask_ok": """
+        import torch
+        class Relu2(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, inp):
+                ctx.inp = inp
+                ctx.mask = inp > 0
+                ctx.one = inp.new_ones(inp.shape)
+                return inp.clamp(min=0) ** 2
+            @staticmethod
+            def backward(ctx, g):
+                return 2 * ctx.inp * ctx.mask * ctx.one * g
+        x = torch.randn(3, requires_grad=True)
+        gx, = torch.autograd.grad(Relu2.apply(x).sum(), x, create_graph=True)
+        gx.sum().backward()
+        print(x.grad)
+    """,
+    # the distribution (line 3) caches `logits` with its graph on first use; backward #1 (line
+    # 7) frees it and step 2 goes through it again (line 6 builds on the stale logits)
+    "cached_distribution": """
+        import torch
+        p = torch.nn.Parameter(torch.tensor(0.3))
+        pi = torch.distributions.Bernoulli(probs=p)
+        opt = torch.optim.SGD([p], lr=0.01)
+        for r in (1.0, 0.5):
+            loss = -pi.log_prob(torch.tensor(1.0)) * r
+            loss.backward()
+            opt.step()
+    """,
+    "cached_distribution_ok": """
+        import torch
+        p = torch.nn.Parameter(torch.tensor(0.3))
+        opt = torch.optim.SGD([p], lr=0.01)
+        for r in (1.0, 0.5):
+            pi = torch.distributions.Bernoulli(probs=p)
+            loss = -pi.log_prob(torch.tensor(1.0)) * r
+            loss.backward()
+            opt.step()
+    """,
 }
 
 
@@ -283,3 +415,21 @@ def test_custom_backward_overwriting_a_shared_gradient(runs):
 def test_retained_graph_used_after_a_step(runs):
     f = _one(runs["stale_retained"], "GW405")
     assert f.row == 5 and _rows(f, "step") == [10] and f.backward_site.row == 9
+
+
+def test_gradients_polluted_by_another_optimizers_loss(runs):
+    f = _one(runs["polluted"], "GW503")
+    assert f.row == 8 and f.severity == "warning"  # the loss that should have taken fake.detach()
+    assert sorted(set(_rows(f, "backward"))) == [9, 12] and _rows(f, "step") == [10, 13]
+    assert runs["polluted"].status == "ok"
+
+
+def test_intermediate_kept_on_ctx_in_a_double_backward(runs):
+    f = _one(runs["ctx_stash"], "GW310")
+    assert f.row == 5 and f.backward_site.row == 13 and "two_x" in f.message
+    assert runs["ctx_stash"].status == "ok"
+
+
+def test_stale_tensor_cached_on_a_distribution_names_where_it_was_built(runs):
+    f = _one(runs["cached_distribution"], "GW402")
+    assert f.row == 6 and _rows(f, "holder") == [3] and "`logits`" in f.message + str(f.to_json())

@@ -4,6 +4,7 @@ import time
 import torch
 
 from .freed import _freed_graph, _remember_roots
+from . import polluted as _polluted
 from .hidden import (
     _check_hidden_uses, _check_stale_graph, _emit_hidden, _grad_watch, _hidden, _hidden_found,
     _stale_found, _unwatch_grads
@@ -87,9 +88,14 @@ def _wrap_backward(orig, kind):
             st.cur_roots = [t.grad_fn for t in _roots(args, kwargs, roots_name) if t.grad_fn is not None]
         except Exception:  # noqa: BLE001
             pass
+        follow_grads = top and kind == "backward"  # autograd.grad fills no .grad
+        if follow_grads:
+            _polluted.before_backward()
         st.bw_depth += 1
         try:
             out = orig(*args, **kwargs)
+            if follow_grads:
+                _polluted.after_backward(st.bw_count, _roots(args, kwargs, roots_name), site)
             if top and _stale_found:
                 for fields in list(_stale_found):
                     _finding(fields.pop("key"), **fields)

@@ -3,7 +3,7 @@ backward freed it."""
 import torch
 
 from .graphtags import _add_built, _built_sites, _next_nodes, _unpack_tag, _walk
-from .records import _node_name
+from .records import _dist_sites, _mod_sites, _node_name
 from .report import _finding, _mark
 
 
@@ -67,6 +67,14 @@ def _freed_graph(exc, roots, site, current):
                               % (_node_name(stale), freed_n))
             if made is not None:
                 break
+        holder = _holder(path[boundary + 1:])
+        if holder is not None:
+            name, (built_at, called_at), kind = holder
+            message = ("the stale tensor is kept as `%s` on the %s built here, before backward #%d: every later "
+                       "use reads the tensor of the first graph" % (name, kind, freed_n))
+            sites.append({"kind": "holder", "site": built_at, "message": message})
+            if called_at is not None and called_at[:2] != built_at[:2]:
+                sites.append({"kind": "holder", "site": called_at, "message": message + " (the call)"})
         first = _first_use(freed_n, stale)
         if first is not None:
             _add_built(sites, "first-use", first, "backward #%d went through the stale tensor from here (%s) and "
@@ -90,6 +98,27 @@ def _freed_graph(exc, roots, site, current):
              save_site=built, backward_site=site, freed_site=freed_site, save_op=_node_name(found),
              sites=sites, error=str(exc).splitlines()[0])
     _mark(exc)
+
+
+def _holder(stale_nodes):
+    """(attribute, construction site, type name) of an object the run saw built (a
+    torch.distributions object, whose lazy properties cache tensors; an nn.Module) that keeps a
+    tensor of the stale graph as a plain attribute, or None."""
+    ids = {id(n) for n in stale_nodes}
+    for registry in (_dist_sites, _mod_sites):
+        for obj, site in list(registry.items()):
+            if registry is _mod_sites:
+                site = (site, None)
+            try:
+                attrs = vars(obj)
+            except TypeError:
+                continue
+            for name, value in list(attrs.items()):
+                for t in (value if isinstance(value, (tuple, list)) else (value,)):
+                    if isinstance(t, torch.Tensor) and not isinstance(t, torch.nn.Parameter) and \
+                            id(t.grad_fn) in ids and t.grad_fn is not None:
+                        return name, site, type(obj).__name__
+    return None
 
 
 def _first_use(freed_n, stale):

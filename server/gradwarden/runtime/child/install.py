@@ -1,11 +1,15 @@
 """Installs every hook of the child (torch is imported)."""
 import torch
 
+from . import ctxstash as _cs
 from . import mode as _md
+from . import polluted as _polluted
 from .backward import _wrap_backward
 from .compile import _patch_compile
 from .mode import _make_mode
-from .patches import _patch_custom_backward, _patch_data_setter, _patch_module_init, _patch_module_setattr
+from .patches import (
+    _patch_custom_backward, _patch_data_setter, _patch_distribution_init, _patch_module_init, _patch_module_setattr
+)
 from .report import _patch_warnings, _state
 from .saved import _pack, _unpack
 
@@ -15,6 +19,9 @@ def install(config):
     _state.max_steps = config.get("max_steps")
     _patch_module_init()
     _patch_module_setattr()
+    _patch_distribution_init()
+    _polluted.install()
+    _cs.install()
     _patch_data_setter()
     _patch_custom_backward()
     _patch_compile()

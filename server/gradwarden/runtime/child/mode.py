@@ -1,6 +1,7 @@
 """The TorchFunctionMode that sees every torch call made from Python."""
 import torch
 
+from . import ctxstash as _cs
 from .graphtags import _tag_built
 from .hidden import _note_alias
 from .records import _packs
@@ -19,6 +20,8 @@ def _make_mode():
     kinds = _write_kind
     expand_funcs = _expand_funcs
     detach = torch.Tensor.detach
+    fw_frames = _cs._frames
+    note_call = _cs.note_call
     for f in (getattr(torch.Tensor, "expand", None), getattr(torch.Tensor, "expand_as", None),
               getattr(torch.Tensor, "broadcast_to", None), getattr(torch, "broadcast_to", None)):
         if f is not None:
@@ -44,6 +47,8 @@ def _make_mode():
                     if func is detach:
                         out = func(*args, **kwargs) if kwargs else func(*args)
                         _note_alias(args[0] if args else None, out)
+                        if fw_frames:
+                            note_call(func, args, kwargs, out)
                         return out
                     packs = _packs[0]
                     if _expanded or func in expand_funcs:
@@ -55,6 +60,8 @@ def _make_mode():
                     if packs != _packs[0]:
                         _check_packed_during(func, packs)
                     _tag_built(out)
+                    if fw_frames:  # a custom Function's forward runs: what derives from its inputs
+                        note_call(func, args, kwargs, out)
                     return out
             out = _on_write(func, kind, args, kwargs)
             _tag_built(out)

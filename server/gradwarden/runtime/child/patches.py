@@ -2,10 +2,11 @@
 setter, custom Functions' backward."""
 import torch
 
+from . import ctxstash as _cs
 from . import mode as _md
 from .hidden import _aliases, _leaf_writes, _note_alias, _watch_shared_grads
 from .mode import _mode_active, _user_function
-from .records import _inplace_sites, _mod_sites
+from .records import _dist_sites, _inplace_sites, _mod_sites
 from .report import _internal_error, _state
 from .tensors import _internal_overlap, _storage_key
 from .userfiles import _caller, _is_user, _site, _user_frame
@@ -36,6 +37,32 @@ def _patch_module_init():
 
     __init__.__wrapped__ = orig
     Module.__init__ = __init__
+
+
+def _patch_distribution_init():
+    """Where each ``torch.distributions`` object was built (the user's innermost frame): a
+    freed-graph error through a tensor one of them cached names that line."""
+    try:
+        from torch.distributions import Distribution
+    except Exception:  # noqa: BLE001
+        return
+    orig = Distribution.__init__
+
+    def __init__(self, *args, **kwargs):
+        orig(self, *args, **kwargs)
+        try:
+            if self not in _dist_sites:
+                inner = _user_frame(_caller(1))
+                if inner is not None:
+                    # and the user frame that called it: a helper that returns the object
+                    # (``def dist(self): return Bernoulli(...)``) hands it to where it is kept
+                    outer = _user_frame(inner.f_back)
+                    _dist_sites[self] = (_site(inner), _site(outer) if outer is not None else None)
+        except Exception:  # noqa: BLE001
+            pass
+
+    __init__.__wrapped__ = orig
+    Distribution.__init__ = __init__
 
 
 def _patch_module_setattr():
@@ -112,6 +139,7 @@ def _patch_custom_backward():
         except Exception:  # noqa: BLE001
             _internal_error("custom backward")
         _grad_outputs.append(keys)
+        _cs.check_backward(self)
         try:
             # backward runs inside the mode's handling of ``Tensor.backward`` (the mode is off
             # there): a custom backward is user code, so its writes are watched again

@@ -17,6 +17,10 @@ _by_storage = {}  # storage base pointer -> [weakref(_Rec)]
 
 _mod_sites = weakref.WeakKeyDictionary()  # nn.Module -> construction site
 
+# torch.distributions objects -> construction site: their lazy properties (``logits``,
+# ``probs``) cache a tensor, with its graph, on the object the first time they are read
+_dist_sites = weakref.WeakKeyDictionary()
+
 _packs = [0]
 
 SWEEP_EVERY = 4096
