@@ -1,25 +1,25 @@
 """Incremental analysis for the language server: after an edit, re-analyse only the top-level
 statements the edit can change, and reuse the diagnostics of the rest.
 
-The module's top-level statements are split into *groups* that can influence each other:
+The text is parsed again only around the edit (``reparse.py``). Then:
 
-- imports are context, given to every group (they bind names, they compute nothing);
-- two statements are in one group when one uses a name the other defines (a top-level name,
-  or a method of a class: ``self.step()`` links to every ``def step``), so a function goes with
-  its callers and callees, a class with its subclasses and users;
-- in a script (module code the engine runs in full), all module-level code is one group: it
-  runs in order, each statement on the state the previous ones left.
+- a library module (module-level code that only defines things: the engine analyses each
+  top-level definition on its own) goes through the engine's own run, in which every statement
+  whose analysis cannot have changed is replayed from its record (``unitcache.py``: keyed by
+  the code it can reach by name and the order-dependent facts it reads);
+- a script (module code the engine runs in full) is split into *groups*: imports are context,
+  given to every group; two statements are in one group when one uses a name the other defines
+  (a top-level name, or a method of a class: ``self.step()`` links to every ``def step``); all
+  module-level code is one group (it runs in order, each statement on the state the previous
+  ones left). The groups to analyse are analysed as one module holding the imports and their
+  statements at their own rows (everything else blanked; unlinked groups do not influence each
+  other), and each group's diagnostics are kept under the group's text.
 
-The groups to analyse are analysed as one module holding the imports and their statements at
-their own rows (everything else blanked; unlinked groups do not influence each other), and each
-group's diagnostics are kept under the group's text.
-The next analysis re-analyses only the groups whose text changed; a group that merely moved
-(lines added above it) has its diagnostics moved with it. ``last_stats`` says what was
-re-analysed (tests count it; never a duration).
+Either way, what merely moved (lines added above it) has its diagnostics moved with it
+(``rowmove.py``). ``last_stats`` says what was re-analysed (tests count it; never a duration).
 
 The result equals a full analysis of the module (``tests/lsp/test_incremental.py`` checks this
-over seeded random edit sequences); when the grouping cannot be computed (a parse error), it is
-a full analysis.
+over seeded random edit sequences); a text that does not parse is analysed in full.
 """
 from __future__ import annotations
 
