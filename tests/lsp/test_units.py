@@ -514,29 +514,3 @@ async def test_a_stale_incremental_analysis_finishes_and_the_next_one_waits_for_
         assert any("doc" in p.affinities and p.pid == holder for p in pool.procs)
     finally:
         await pool.close()
-
-
-@pytest.mark.asyncio
-async def test_background_work_stays_off_the_worker_holding_incremental_results(tmp_path):
-    """Once a worker has run a document's incremental analysis, background jobs go to another
-    worker (started for them if needed): a background job that cannot be stopped in time is
-    killed with its worker, which must not take the document's per-definition results along."""
-    from gradwarden.lsp.worker import BACKGROUND, DIAGNOSTICS, WorkerPool
-
-    pool = WorkerPool(2, timeout=HOLD_MAX * 2)
-    pool.start()
-    try:
-        assert await pool.run("ping", lane=DIAGNOSTICS, affinity="doc", finish_when_stale=True) == "pong"
-        [holder] = pool.pids()
-        gate = Gate(tmp_path, "prefetch")
-        bg = asyncio.ensure_future(pool.run("_hold", *gate.args(), lane=BACKGROUND, affinity="doc"))
-        await pool.wait_until(lambda: pool.running("_hold") == 1)
-        running_on = next(p.pid for p in pool.procs if p.job is not None)
-        assert running_on != holder and pool.alive() == 2
-        # the document's next analysis finds its worker free at once
-        assert await pool.run("ping", lane=DIAGNOSTICS, affinity="doc", finish_when_stale=True) == "pong"
-        assert pool.preemptions == 0 and not bg.done()
-        gate.open()
-        assert await bg is True
-    finally:
-        await pool.close()

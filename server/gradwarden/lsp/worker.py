@@ -287,7 +287,6 @@ class _Proc:
         self.index = index
         self.job: Optional[_Job] = None
         self.affinities: List[str] = []  # keys whose caches (recordings) this worker holds
-        self.incremental = False  # it holds documents' per-definition results (finish_when_stale jobs)
         self.idle_since = time.monotonic()
         self.trimmed = True  # nothing cached yet
         self.dead = False
@@ -713,19 +712,6 @@ class WorkerPool:
                 except OSError as exc:
                     log.warning("cannot start another analysis worker: %s", exc)
                     break
-            if pick.lane == BACKGROUND and self.foreground_first and self.mode == "process":
-                # Background work stays off a worker holding documents' per-definition results
-                # when another worker is idle or may start: a background job that cannot be
-                # stopped in time is killed with its worker, and the next edit of those
-                # documents would start cold (a first incremental analysis records everything).
-                others = [p for p in idle if not p.incremental]
-                if others:
-                    idle = others
-                elif self.alive() < self.size:
-                    try:
-                        idle = [self._spawn()]
-                    except OSError as exc:
-                        log.warning("cannot start another analysis worker: %s", exc)
             self.queue.remove(pick)
             proc = idle[0]
             if pick.affinity is not None:
@@ -775,7 +761,6 @@ class WorkerPool:
 
     def _dispatch(self, proc: _Proc, job: _Job) -> None:
         proc.job = job
-        proc.incremental = proc.incremental or job.finish_when_stale
         job.proc = proc
         job.started = time.monotonic()
         job.timer = self.loop.call_later(job.timeout, self._on_timeout, job)
