@@ -10,7 +10,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
@@ -23,27 +23,36 @@ HEAVY = ("libcst", "pygls", "lsprotocol", "jedi", "torch", "gradwarden.runtime",
 FIXER = ("libcst", "gradwarden.fixes._doc")
 
 PROBE = textwrap.dedent("""
-    import json, sys
+    import gc, json, sys
     argv = json.loads(sys.argv[1])
     from gradwarden import cli
+    before = sum(s["collections"] for s in gc.get_stats())
     try:
         rc = cli.main(argv)
     except SystemExit as exc:  # --version
         rc = exc.code
+    collections = sum(s["collections"] for s in gc.get_stats()) - before
+    noqa = sys.modules.get("gradwarden.noqa")
     sys.stdout.flush()
-    print("\\n@@MODULES@@" + json.dumps({"rc": rc, "modules": sorted(sys.modules)}))
+    print("\\n@@MODULES@@" + json.dumps({"rc": rc, "modules": sorted(sys.modules), "collections": collections,
+                                         "noqa_compiled": noqa is not None and "_LINE_RE" in vars(noqa)}))
 """)
 
 CLEAN = "import torch\nx = 1\n"
 HAZARD = "import torch\nx = torch.ones(2, requires_grad=True)\nx.add_(1)\n"
 
 
-def imported(argv: List[str], cwd: Path) -> Tuple[int, List[str], str]:
+def probe(argv: List[str], cwd: Path) -> Tuple[Dict[str, Any], str]:
+    """(what the probe reports: rc, modules, gc collections during main, noqa_compiled; stdout)."""
     proc = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv)], capture_output=True, text=True,
                           cwd=cwd)
     out, sep, tail = proc.stdout.rpartition("\n@@MODULES@@")
     assert sep, proc.stderr
-    report = json.loads(tail)
+    return json.loads(tail), out
+
+
+def imported(argv: List[str], cwd: Path) -> Tuple[int, List[str], str]:
+    report, out = probe(argv, cwd)
     return report["rc"], report["modules"], out
 
 
@@ -94,6 +103,42 @@ def test_check_imports_the_engine_and_nothing_heavy(project, argv, expected_rc):
         assert "GW101" in out
     assert "gradwarden.engine.interpreter" in modules  # the file was really analysed
     assert heavy_in(modules) == []
+
+
+# Imported by the check path only when needed: hashing for the result cache (not with
+# --no-cache), "did you mean" hints of the configuration, the PyTorch error families and
+# textwrap of the rule documentation.
+LAZY = ("hashlib", "difflib", "gradwarden.errgen", "gradwarden.errgen.families", "textwrap")
+
+
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_check_of_a_clean_file_without_the_cache_leaves_the_lazy_modules_out(project, output_format):
+    report, out = probe(["check", "--no-cache", "--output-format", output_format, "clean.py"], project)
+    assert report["rc"] == 0, out
+    assert "gradwarden.engine.interpreter" in report["modules"]
+    assert [m for m in LAZY if m in report["modules"]] == []
+    assert report["noqa_compiled"] is False  # no "noqa" in the file: its patterns are never compiled
+
+
+def test_the_lazy_modules_come_when_needed(project):
+    (project / "bad.toml").write_text("selekt = ['GW2']\n")
+    report, out = probe(["check", "--config", "bad.toml", "clean.py"], project)  # cache on, a typo
+    assert report["rc"] == 2 and "difflib" in report["modules"]  # for "did you mean `select`?"
+    report, _ = probe(["check", "clean.py"], project)
+    assert "hashlib" in report["modules"]
+    report, out = probe(["rule", "GW201"], project)
+    assert report["rc"] == 0 and "gradwarden.errgen.families" in report["modules"]
+    (project / "quiet.py").write_text(HAZARD.replace("x.add_(1)", "x.add_(1)  # noqa: GW101"))
+    report, out = probe(["check", "--no-cache", "quiet.py"], project)
+    assert report["rc"] == 0 and report["noqa_compiled"] is True
+
+
+def test_start_up_runs_the_garbage_collector_at_most_once(project):
+    """Imports allocate objects that live as long as the process: the check path raises the
+    collector's threshold instead of scanning them some twenty times (its count before)."""
+    report, out = probe(["check", "--no-cache", "clean.py"], project)
+    assert report["rc"] == 0 and "gradwarden.engine.interpreter" in report["modules"]
+    assert report["collections"] <= 1
 
 
 def test_a_finding_without_a_fix_report_imports_nothing_heavy(project):
@@ -152,6 +197,25 @@ SPY = textwrap.dedent("""
 """)
 
 
+# The spy above, and the server's import of lsprotocol held until the file argv[2] exists.
+GATED_SPY = textwrap.dedent("""
+    import os, sys, time
+
+    class Spy:
+        def find_spec(self, name, path=None, target=None):
+            if name == "lsprotocol":
+                while not os.path.exists(sys.argv[2]):
+                    time.sleep(0.01)
+            with open(sys.argv[1], "a") as fh:
+                fh.write(name + "\\n")
+            return None
+
+    sys.meta_path.insert(0, Spy())
+    from gradwarden.cli import main
+    sys.exit(main(["serve"]))
+""")
+
+
 def _frame(message: dict) -> bytes:
     body = json.dumps(message).encode()
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
@@ -187,9 +251,14 @@ def test_the_server_answers_initialize_without_libcst_jedi_the_debugger_or_the_e
         proc.stdin.flush()
         assert "capabilities" in _answer(proc, 1)["result"]
         proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
-        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        # Answered by pygls (the front only answers initialize): the server was imported.
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand",
+                                 "params": {"command": "gradwarden.serverStatus", "arguments": []}}))
         proc.stdin.flush()
-        _answer(proc, 2)
+        assert _answer(proc, 2)["result"]["torch_imported"] is False
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}))
+        proc.stdin.flush()
+        _answer(proc, 3)
         proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
         proc.stdin.flush()
         proc.wait(60)
@@ -201,3 +270,33 @@ def test_the_server_answers_initialize_without_libcst_jedi_the_debugger_or_the_e
     assert "gradwarden.lsp.server" in modules and "lsprotocol" in modules  # the spy saw the server start
     assert [m for m in heavy_in(modules) if not m.startswith(("gradwarden.lsp", "pygls", "lsprotocol"))] == []
     assert "gradwarden.engine.interpreter" not in modules  # analyses run in the worker processes
+
+
+def test_the_front_answers_initialize_before_pygls_or_lsprotocol_is_imported(tmp_path):
+    """The answer to initialize comes from stdlib modules (front.py): the spy has not yet seen
+    pygls nor lsprotocol when it arrives, since their import is held until the answer is read."""
+    log = tmp_path / "imports.txt"
+    gate = tmp_path / "gate"
+    proc = subprocess.Popen([sys.executable, "-c", GATED_SPY, str(log), str(gate)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    try:
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                 "params": {"processId": None, "rootUri": None, "capabilities": {}}}))
+        proc.stdin.flush()
+        assert "capabilities" in _answer(proc, 1)["result"]
+        before = log.read_text().split()
+        gate.touch()
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}))
+        proc.stdin.flush()
+        _answer(proc, 2)
+        proc.stdin.write(_frame({"jsonrpc": "2.0", "method": "exit"}))
+        proc.stdin.flush()
+        proc.wait(60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "gradwarden.lsp.front" in before and "gradwarden.lsp.initialize_answer" in before
+    assert [m for m in before if m.startswith(("pygls", "lsprotocol", "cattrs", "attrs"))] == []
+    assert "gradwarden.engine.interpreter" not in before
+    assert not {"gradwarden.formats", "gradwarden.fixes", "gradwarden.config"} & set(before)  # no check parser

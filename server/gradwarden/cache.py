@@ -33,7 +33,6 @@ nothing is stored (one warning).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import sys
@@ -66,6 +65,8 @@ _WALK_ONLY_FIELDS = ("config_file", "exclude", "respect_gitignore", "jobs")
 
 # --------------------------------------------------------------------------- keys
 def _sha256(data: bytes) -> str:
+    import hashlib  # here: `check --no-cache` imports this module but hashes nothing
+
     return hashlib.sha256(data).hexdigest()
 
 

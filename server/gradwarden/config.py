@@ -24,7 +24,6 @@ GW001 (the file does not parse) is always reported unless ignored by its exact c
 """
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -85,6 +84,8 @@ def check_selector(selector: str, where: str) -> str:
         return sel
     codes = known_codes()
     if not sel or not any(code.startswith(sel) for code in codes):
+        import difflib  # only for a bad selector's hint: not on every run's path
+
         hint = difflib.get_close_matches(sel, codes, n=1)
         extra = f" (did you mean `{hint[0]}`?)" if hint else ""
         raise ConfigError(f"{where}: unknown rule selector `{selector}`{extra}")
@@ -306,6 +307,8 @@ def settings_from_options(options: Mapping[str, Any], *, root: Path, source: str
 
     for key in options:
         if key not in KNOWN_KEYS:
+            import difflib
+
             hint = difflib.get_close_matches(key.replace("_", "-"), KNOWN_KEYS, n=1)
             extra = f" (did you mean `{hint[0]}`?)" if hint else ""
             raise ConfigError(f"{source}: unknown option `{key}`{extra}")
@@ -394,6 +397,8 @@ def apply_inline_options(settings: Settings, options: Mapping[str, Any], *, sour
     """Layer ``options`` (file keys) over ``settings``; relative globs anchor at the working directory."""
     for key in options:
         if key not in KNOWN_KEYS:
+            import difflib
+
             hint = difflib.get_close_matches(key.replace("_", "-"), KNOWN_KEYS, n=1)
             extra = f" (did you mean `{hint[0]}`?)" if hint else ""
             raise ConfigError(f"{source}: unknown option `{key}`{extra}")

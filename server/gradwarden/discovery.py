@@ -118,16 +118,23 @@ class PathGlob:
 
     pattern: str
     base: Path
-    regex: Pattern[str] = field(compare=False, repr=False, default=None)  # type: ignore[assignment]
+    # Compiled on first use (``regex``): a check of named files never walks a folder, so it
+    # never matches the default exclusions.
+    _regex: Optional[Pattern[str]] = field(compare=False, repr=False, default=None)
 
     @classmethod
     def make(cls, pattern: str, base: Path) -> "PathGlob":
-        pat = pattern.strip()
-        if pat.startswith("./"):
-            pat = pat[2:]
-        pat = pat.rstrip("/") or pat
-        regex = compile_glob(pat.lstrip("/") if "/" in pat else pat)
-        return cls(pattern, Path(os.path.abspath(base)), regex)
+        return cls(pattern, Path(os.path.abspath(base)))
+
+    @property
+    def regex(self) -> Pattern[str]:
+        if self._regex is None:
+            pat = self.pattern.strip()
+            if pat.startswith("./"):
+                pat = pat[2:]
+            pat = pat.rstrip("/") or pat
+            object.__setattr__(self, "_regex", compile_glob(pat.lstrip("/") if "/" in pat else pat))
+        return self._regex  # type: ignore[return-value]
 
     @property
     def is_name_pattern(self) -> bool:

@@ -21,7 +21,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Optional, Set, Union
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterable, List, Optional, Set, Union
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradwarden.engine.diagnostic import Diagnostic
@@ -49,16 +49,29 @@ Codes = Union[FrozenSet[str], _AllCodes]
 
 _CODE = r"[A-Za-z]+[0-9]+"
 # `# noqa`, `# noqa: A1, B2`, `#noqa:A1 B2`, `# gradwarden: noqa ...`; `noqa` must end a word.
-_LINE_RE = re.compile(
-    r"#\s*(?:gradwarden\s*:\s*)?noqa(?![A-Za-z0-9_])"
-    r"(?P<colon>\s*:\s*(?P<codes>" + _CODE + r"(?:[\s,]+" + _CODE + r")*)?)?",
-    re.IGNORECASE,
-)
-_FILE_RE = re.compile(
-    r"^\s*#\s*gradwarden\s*:\s*noqa(?![A-Za-z0-9_])"
-    r"(?P<colon>\s*:\s*(?P<codes>" + _CODE + r"(?:[\s,]+" + _CODE + r")*)?)?",
-    re.IGNORECASE,
-)
+# Compiled on first use (_pattern): compiling them (case-insensitive classes) costs several
+# milliseconds, and a file without the word "noqa" never needs them (build_noqa_map).
+_PATTERNS = {
+    "_LINE_RE": (r"#\s*(?:gradwarden\s*:\s*)?noqa(?![A-Za-z0-9_])"
+                 r"(?P<colon>\s*:\s*(?P<codes>" + _CODE + r"(?:[\s,]+" + _CODE + r")*)?)?", re.IGNORECASE),
+    "_FILE_RE": (r"^\s*#\s*gradwarden\s*:\s*noqa(?![A-Za-z0-9_])"
+                 r"(?P<colon>\s*:\s*(?P<codes>" + _CODE + r"(?:[\s,]+" + _CODE + r")*)?)?", re.IGNORECASE),
+}
+
+
+def _pattern(name: str) -> "re.Pattern[str]":
+    compiled = globals().get(name)
+    if compiled is None:
+        compiled = globals()[name] = re.compile(*_PATTERNS[name])
+    return compiled
+
+
+def __getattr__(name: str) -> Any:  # `from gradwarden.noqa import _LINE_RE` (lsp/actions.py)
+    if name in _PATTERNS:
+        return _pattern(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _SPLIT = re.compile(r"[\s,]+")
 
 
@@ -77,7 +90,7 @@ def noqa_codes_on_line(line: str) -> Optional[Codes]:
     ``line`` may be a whole source line or just its comment. Several directives on one line
     combine (``# noqa: GW201  # noqa: GW303``)."""
     result: Optional[Codes] = None
-    for match in _LINE_RE.finditer(line):
+    for match in _pattern("_LINE_RE").finditer(line):
         codes = _codes_of(match)
         if codes is None:
             continue
@@ -90,7 +103,7 @@ def noqa_codes_on_line(line: str) -> Optional[Codes]:
 def file_noqa_codes(comment: str) -> Optional[Codes]:
     """The codes a file-level ``# gradwarden: noqa`` comment exempts (``comment`` must be the
     whole content of a comment-only line)."""
-    match = _FILE_RE.match(comment)
+    match = _pattern("_FILE_RE").match(comment)
     if match is None:
         return None
     return _codes_of(match)

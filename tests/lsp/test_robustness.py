@@ -64,7 +64,11 @@ def s(rob):
 
 @pytest_lsp.fixture(config=server_config(), scope="module", params=["vscode"])
 async def big_server(lsp_client: LanguageClient, request, workspace_dir):
-    session = await start_session(lsp_client, request.param, workspace_dir)
+    # the 5 MB document's analysis takes ~30 s on a quiet core; on a loaded machine (the suite
+    # runs a test file per core) it may pass the default 60 s limit, and these tests are about
+    # order, never about that limit
+    session = await start_session(lsp_client, request.param, workspace_dir,
+                                  init_options={"analysisTimeout": 900})
     yield
     await session.close_all()
     await lsp_client.shutdown_session()

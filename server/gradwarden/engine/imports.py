@@ -12,7 +12,6 @@ a large library stays fast.
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -45,6 +44,8 @@ def following() -> Iterator[Dict[str, Optional[str]]]:
 def _record(path: Path, data: Optional[bytes]) -> None:
     followed = _FOLLOWED.get()
     if followed is not None:
+        import hashlib  # only when recording for the result cache
+
         followed[os.path.abspath(path)] = hashlib.sha256(data).hexdigest() if data is not None else None
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Optional, Tuple
+from typing import Callable, Optional, Tuple
 
 
 def _host_port(text: str) -> Tuple[str, int]:
@@ -38,7 +38,9 @@ def register(sub: "argparse._SubParsersAction") -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from gradwarden.lsp.server import configure_logging, serve
+    # Only stdlib modules until the front answers initialize (front.py); pygls and the server
+    # are imported meanwhile.
+    from gradwarden.lsp.logsetup import configure_logging
 
     configure_logging(args.log_level, args.log_file, protocol=args.log_protocol)
     workers: Optional[int] = args.workers
@@ -47,4 +49,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         print("error: --workers must be between 0 and 16", file=sys.stderr)
         return 2
-    return serve(tcp=args.tcp, workers=workers)
+    if args.tcp is not None:
+        from gradwarden.lsp.server import serve
+
+        return serve(tcp=args.tcp, workers=workers)
+    from gradwarden.lsp.front import serve_stdio
+
+    def load_server() -> Callable[..., int]:  # in the main thread, while the front answers
+        from gradwarden.lsp.server import create_server, run_server
+
+        ls = create_server()
+        return lambda **stream: run_server(ls, workers=workers, **stream)
+
+    return serve_stdio(load_server)

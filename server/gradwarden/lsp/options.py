@@ -36,9 +36,11 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from gradwarden.config import ConfigError, Settings, check_selector, default_settings, load_settings, parse_severity
+from gradwarden.lsp.option_keys import ALIASES as _ALIASES
+from gradwarden.lsp.option_keys import DIAGNOSTIC_MODES, unwrap
+from gradwarden.lsp.option_keys import norm_key as _norm_key
 
 LINT_ON = ("type", "save")
-DIAGNOSTIC_MODES = ("auto", "push", "pull")
 DEFAULT_DEBOUNCE_MS = 100
 DEFAULT_PULL_WAIT_MS = 1000
 
@@ -61,42 +63,6 @@ class ServerOptions:
 
     def summary(self) -> Dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-_ALIASES = {
-    "select": "select",
-    "extendselect": "extend_select",
-    "ignore": "ignore",
-    "severity": "severity",
-    "severityoverrides": "severity",
-    "linton": "lint_on",
-    "run": "lint_on",  # ruff-lsp's name: "onType" | "onSave"
-    "debouncems": "debounce_ms",
-    "debounce": "debounce_ms",
-    "diagnosticmode": "diagnostic_mode",
-    "configfile": "config_file",
-    "config": "config_file",
-    "useprojectconfig": "use_project_config",
-    "interpreter": "interpreter",
-    "workers": "workers",
-    "analysistimeout": "analysis_timeout",
-    "pullwaitms": "pull_wait_ms",
-}
-
-
-def _norm_key(key: str) -> str:
-    return key.replace("_", "").replace("-", "").lower()
-
-
-def unwrap(raw: Any) -> Dict[str, Any]:
-    """The gradwarden settings inside whatever shape the client sent."""
-    if not isinstance(raw, Mapping):
-        return {}
-    for wrapper in ("gradwarden", "settings"):
-        inner = raw.get(wrapper)
-        if isinstance(inner, Mapping):
-            return unwrap(inner) if wrapper == "settings" else dict(inner)
-    return dict(raw)
 
 
 def parse_options(raw: Any, base: Optional[ServerOptions] = None) -> Tuple[ServerOptions, List[str]]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import json
 import logging
 import os
 import sys
@@ -43,6 +44,7 @@ from gradwarden.lsp.documents import (
     uri_to_path,
 )
 from gradwarden.lsp.jobs import forbid_torch
+from gradwarden.lsp.logsetup import configure_logging  # noqa: F401 - its old home
 from gradwarden.lsp.options import ServerOptions, SettingsResolver, parse_options, unwrap
 from gradwarden.lsp.positions import LineIndex, index_for, normalize_encoding
 from gradwarden.lsp.prepared import Prepared
@@ -82,6 +84,30 @@ class GradwardenProtocol(LanguageServerProtocol):
             else:
                 log.warning("ignored an unreadable notification %r", data.get("method") if isinstance(data, dict) else data)
             return _Rejected()
+
+    # (id, result) of the initialize answered by the start-up front (front.py): pygls still
+    # handles that request (client capabilities, the initialize handler), but its own answer
+    # is not sent twice; it is compared with the front's instead.
+    preanswered: Optional[Tuple[Any, Dict[str, Any]]] = None
+
+    def _send_response(self, msg_id, result=None, error=None):  # type: ignore[override]
+        pre = self.preanswered
+        if pre is not None and msg_id == pre[0]:
+            self.preanswered = None
+            self._check_preanswered(pre[1], result, error)
+            return
+        super()._send_response(msg_id, result, error)
+
+    def _check_preanswered(self, sent: Dict[str, Any], result: Any, error: Any) -> None:
+        if error is not None:
+            reason = getattr(error, "message", error)
+            log.error("initialize could not be handled after it was answered: %s", reason)
+            self._server.show(f"gradwarden: the initialize request could not be read: {reason}", lsp.MessageType.Error)
+            return
+        ours = json.loads(json.dumps(result, default=self._serialize_message))
+        if ours != sent:
+            log.error("the initialize answer sent at start-up differs from pygls' (initialize_answer.py is "
+                      "out of date): sent %s, pygls %s", json.dumps(sent), json.dumps(ours))
 
     @lsp_method(lsp.INITIALIZE)
     def lsp_initialize(self, params: lsp.InitializeParams):  # type: ignore[override]
@@ -585,35 +611,27 @@ def _close_unit(ls: GradwardenServer, key: str) -> None:
         ls.published.pop(key, None)
 
 
-def configure_logging(level: str = "info", log_file: Optional[str] = None, protocol: bool = False) -> None:
-    handler: logging.Handler
-    if log_file:
-        handler = logging.FileHandler(log_file, encoding="utf-8")
-    else:
-        handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(logging.WARNING)
-    logging.getLogger("gradwarden").setLevel(getattr(logging, level.upper(), logging.INFO))
-    # pygls logs every message body at INFO; keep it quiet unless asked (--log-protocol).
-    logging.getLogger("pygls").setLevel(logging.DEBUG if protocol else logging.WARNING)
-
-
 def serve(*, tcp: Optional[Tuple[str, int]] = None, workers: Optional[int] = None) -> int:
+    return run_server(create_server(), tcp=tcp, workers=workers)
+
+
+def run_server(ls: GradwardenServer, *, tcp: Optional[Tuple[str, int]] = None, workers: Optional[int] = None,
+               stdin: Any = None, preanswered: Optional[Tuple[Any, Dict[str, Any]]] = None) -> int:
+    """Serve on stdio (``stdin``: what to read instead of sys.stdin, the front's pipe) or TCP;
+    ``preanswered``: the initialize the front already answered (front.py)."""
     global server
-    ls = create_server()
     server = ls
     if workers is not None:
         ls.workers_override = workers
         from dataclasses import replace
 
         ls.options = replace(ls.options, workers=workers)
+    ls.protocol.preanswered = preanswered
     try:
         if tcp is not None:
             ls.start_tcp(*tcp)
         else:
-            ls.start_io()
+            ls.start_io(stdin=stdin)
     finally:
         if ls.pool is not None:
             ls.pool.close_now()

@@ -8,11 +8,9 @@ them) and its documentation (`gradwarden rule CODE`, docs/rules.md).
 from __future__ import annotations
 
 import inspect
-import textwrap
 from typing import ClassVar, List, Tuple
 
 from gradwarden.engine.diagnostic import Severity
-from gradwarden.errgen.families import families_for
 
 
 class Rule:
@@ -42,6 +40,11 @@ class Rule:
     @classmethod
     def render(cls) -> str:
         """Markdown documentation of the rule (used by `gradwarden rule` and docs/rules.md)."""
+        import textwrap
+
+        # The error families (errgen) only document: `check` imports the rules, not them.
+        from gradwarden.errgen.families import families_for
+
         out: List[str] = [f"## {cls.code} `{cls.name}`", "", f"*{cls.summary}*  ",
                           f"Default severity: **{cls.severity.label}** · family {cls.family}", "",
                           cls.doc(), ""]

@@ -98,7 +98,11 @@ def _wrap_backward(orig, kind):
                 _polluted.after_backward(st.bw_count, _roots(args, kwargs, roots_name), site)
             if top and _stale_found:
                 for fields in list(_stale_found):
-                    _finding(fields.pop("key"), **fields)
+                    leaf = fields.pop("leaf", None)
+                    # the stale gradient goes into the updated leaf's .grad: it matters when an
+                    # optimizer steps with it (said then), not when it is cleared first
+                    if not (follow_grads and leaf is not None and _polluted.defer_stale(leaf, st.bw_count, fields)):
+                        _finding(fields.pop("key"), **fields)
             return out
         except RuntimeError as exc:
             if "backward through the graph a second time" in str(exc) and not getattr(exc, "_gradwarden_reported", 0):

@@ -98,6 +98,8 @@ def _check_stale_graph(roots, bw_site):
     if not _leaf_writes:
         return
 
+    hit_leaf = [None]  # the updated leaf of the last hit
+
     def stale(node):
         count = _BUILT_COUNT(node)
         if count < 0:
@@ -110,6 +112,7 @@ def _check_stale_graph(roots, bw_site):
                 if var is not None:
                     hit = _leaf_writes.get(var)
                     if hit is not None and hit[0] > count:
+                        hit_leaf[0] = var
                         return hit
                 elif _BUILT_COUNT(n) < 0:
                     more.extend(_next_nodes(n))
@@ -131,6 +134,7 @@ def _check_stale_graph(roots, bw_site):
         # said once the backward returned: if it raises (the node saved the parameter), the
         # version-counter error says it better
         _stale_found.append(dict(code="GW405", kind="stale-graph", severity="warning", site=made, key=("stale", tuple(made)),
+                 leaf=hit_leaf[0],
                  backward_site=bw_site, sites=sites,
                  message="this backward goes through %s, built at line %s from a parameter that was updated in place "
                          "afterwards (line %s): its values, and the gradients computed from them, are stale" % (

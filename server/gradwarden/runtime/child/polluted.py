@@ -7,7 +7,9 @@ means (``zero_grad``, ``p.grad = None``, a write outside backward: each restarts
 so an unexplained change can only hide a finding, never make one). Gradient accumulation (two
 backward calls, then one step) is the normal case. The hazard is the GAN shape: backward #1
 fills the parameters of optimizers B and A, B steps (so #1 was B's loss), backward #2 adds to
-A's parameters and A steps with the sum, the other model's loss included.
+A's parameters and goes through B's again (A's loss is computed through B: G's loss through D),
+and A steps with the sum, the other model's loss included. One loss per head over a shared trunk
+(an optimizer per head, one for the trunk) does not go through the other heads: not this.
 """
 import weakref
 from collections import deque
@@ -112,6 +114,53 @@ def after_backward(n, roots, site):
         _internal_error("gradients after backward")
 
 
+_deferred = []  # [leaf, backward number, finding fields]: GW405 findings waiting for a step
+
+
+def defer_stale(leaf, n, fields):
+    """A stale-graph finding whose gradient went into ``leaf``'s .grad (backward #n): decided
+    when an optimizer steps ``leaf`` (``_stepped_with_stale``). False when no optimizer holds
+    ``leaf`` (a manual update: said now)."""
+    if _grads is None or not any(any(p is leaf for p in _params(o)) for o in list(_optimizers)):
+        return False
+    _deferred.append([leaf, n, fields])
+    return True
+
+
+def _stepped_with_stale(leaf, n):
+    """Does the .grad a step is about to use still hold backward #n's stale gradient? No when
+    it is None, or when it is the tensor the backward calls since its last clear left (even if
+    changed in place since, by clipping): then the record says whether #n is among them (SAC's
+    temperature: its stale gradient from the actor's backward is cleared before its own).
+    Yes when it is another tensor, put there by other means (saved and restored): it cannot
+    be shown clean, and the stale gradient went into .grad."""
+    now = _grad_state(leaf)
+    if now is None:
+        return False
+    rec = _grads.get(leaf)
+    if rec is not None and rec[0] == now[0]:
+        return n in rec[2]
+    return True
+
+
+def _check_deferred(opt, params, site):
+    keep = []
+    for entry in _deferred:
+        leaf, n, fields = entry
+        if not any(p is leaf for p in params):
+            keep.append(entry)
+            continue
+        if not _stepped_with_stale(leaf, n):
+            continue
+        fields = dict(fields)
+        if site is not None:
+            fields["sites"] = list(fields.get("sites") or []) + [
+                {"kind": "step", "site": site, "message": "%s.step() updates with the stale gradient" %
+                 type(opt).__name__}]
+        _finding(fields.pop("key"), **fields)
+    _deferred[:] = keep
+
+
 def _on_step(opt, args, kwargs):
     """The global step pre-hook: check ``opt``'s gradients, then remember this step."""
     if _state.suspended or _grads is None:
@@ -125,6 +174,8 @@ def _on_step(opt, args, kwargs):
             if rec is not None:
                 counts.update(rec[2])
         _check_step(opt, params, site)
+        if _deferred:
+            _check_deferred(opt, params, site)
         _steps.append((weakref.ref(opt), _state.bw_count, frozenset(counts), site))
     except Exception:  # noqa: BLE001
         _internal_error("optimizer step")
@@ -145,9 +196,21 @@ def _check_step(opt, params, site):
             # backward #b filled the other optimizer's parameters too, and that optimizer stepped
             # after it and before the last backward that added to these: #b was its loss
             for b in added[:-1]:
-                if b in counts and b <= count < last:
+                if b in counts and b <= count < last and _reached(other, last):
                     _report(opt, site, other, other_site, b, last)
                     return
+
+
+def _reached(opt, n):
+    """True when backward #n added to a parameter of ``opt``: this optimizer's own loss goes
+    through the other model too (a GAN's G loss through D). Without that, the other model is a
+    separate head that shares a trunk with this one, and summing the heads' losses into the
+    trunk's .grad before its step is the point (one optimizer per head plus one for the trunk)."""
+    for q in _params(opt):
+        rec = _grads.get(q)
+        if rec is not None and n in rec[2]:
+            return True
+    return False
 
 
 def _report(opt, site, other, other_site, b, last):
