@@ -636,7 +636,9 @@ async def interleaved_run(caps_name: str, text: str, design: str, n_edits: int, 
         parse = [t["parse_s"] for t in timings]
         analysis = [t["analysis_s"] for t in timings]
         rest = [max(0.0, t["roundtrip_s"] - t["parse_s"] - t["analysis_s"]) for t in timings]
+        cpu = [t["cpu_s"] for t in timings if "cpu_s" in t]
         split = {"parse": summary(parse), "analysis": summary(analysis), "transport_and_queue": summary(rest),
+                 "worker_cpu": summary(cpu) if cpu else None,
                  "definitions_reanalysed_p50": pct([t["analysed"] for t in timings], 50),
                  "groups": timings[-1]["groups"]}
     all_lat = [x for v in by_pause.values() for x in v]
@@ -712,7 +714,9 @@ def interleaved_main(args) -> int:
         sp = r["split"]
         if sp:
             print(f"      split (worker p50): parse {sp['parse']['p50_ms']} ms, analysis {sp['analysis']['p50_ms']} ms, "
-                  f"transport+queue {sp['transport_and_queue']['p50_ms']} ms; "
+                  f"transport+queue {sp['transport_and_queue']['p50_ms']} ms"
+                  + (f" (the job's CPU: p50 {sp['worker_cpu']['p50_ms']} / p95 {sp['worker_cpu']['p95_ms']} ms)"
+                     if sp.get("worker_cpu") else "") + "; "
                   f"{sp['definitions_reanalysed_p50']} of the statements in {sp['groups']} group(s) re-analysed (p50)")
     pairs: Dict[Tuple[str, str], Dict[str, Any]] = {}
     for r in results:

@@ -256,3 +256,232 @@ def test_incremental_equals_full_on_a_heavy_modeling_file(shape):
         flagged += len(want)
         text = random_edit(rng, text)
     assert flagged > 0
+
+
+def test_an_edit_in_a_heavy_file_reanalyses_its_definition_and_the_ones_naming_it():
+    """The incremental path stays incremental on a file shaped like a transformers modeling
+    file, where every block is named by the model class and shares helpers with the others:
+    an edit inside one block re-analyses that block and the model class that builds it, and
+    replays every other statement."""
+    text = modeling_shape()
+    inc = IncrementalAnalyzer()
+    inc.analyze(text, "modeling_x.py")
+    edited = text.replace("class ModelBlock7(nn.Module):\n", "class ModelBlock7(nn.Module):\n    scale = 2\n")
+    got = inc.analyze(edited, "modeling_x.py")
+    assert facts(got) == facts(full(edited, "modeling_x.py"))
+    assert sorted(inc.last_stats.analysed) == ["ModelBlock7", "ModelModel"]
+    assert len(inc.last_stats.reused) == inc.last_stats.groups - 2
+    # A shared helper: everything naming it (all blocks, and the model through them).
+    helper = edited.replace("    x1, x2 = x.chunk(2, dim=-1)\n", "    x1, x2 = x.chunk(2, dim=1)\n")
+    assert facts(inc.analyze(helper, "modeling_x.py")) == facts(full(helper, "modeling_x.py"))
+    assert {"rotate_half", "ModelModel", "ModelBlock0", "ModelBlock23"} <= set(inc.last_stats.analysed)
+    assert "ModelPreTrainedModel" in inc.last_stats.reused
+
+
+# What one definition's analysis leaves to the next ones (the engine analyses them in order):
+# a function an earlier one already ran is not analysed on its own; an applied autograd
+# Function is not analysed on its own; the inference-mode note is given once per file; calls
+# made only under no_grad give the callee its grad mode.
+LIBRARY = textwrap.dedent("""\
+    import torch
+    from torch import nn
+
+    SCALE = 2
+
+
+    def early(x):
+        y = torch.sigmoid(x)
+        out = late(y)
+        return out
+
+
+    def late(y):
+        y += 1
+        return y
+
+
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            x.mul_(2)
+            return g * x
+
+
+    def uses_double(x):
+        return Double.apply(x)
+
+
+    def quiet(x):
+        with torch.no_grad():
+            return helper_under_no_grad(x)
+
+
+    def helper_under_no_grad(x):
+        w = torch.ones(3, requires_grad=True)
+        w += x
+        return w
+
+
+    def inference(x):
+        with torch.inference_mode():
+            t = torch.ones(2)
+        t.requires_grad_(True)
+        return t * x
+
+
+    class Base(nn.Module):
+        def forward(self, x):
+            h = torch.exp(x)
+            h += 1
+            return h
+
+
+    class Child(Base):
+        def forward(self, x):
+            return super().forward(x) * SCALE
+
+        def step(self, x):
+            return self.forward(x).sum().backward()
+""")
+
+
+BODY_LINES = ["y += 1", "x = torch.sigmoid(x)", "x.sum().backward()", "late(x)", "early(x)", "Double.apply(x)",
+              "helper_under_no_grad(x)", "x.mul_(2)", "self.step(x)", "Child().forward(x)", "pass",
+              "t = torch.ones(2, requires_grad=True)"]
+
+
+def library_edit(rng: random.Random, text: str) -> str:
+    """An edit that keeps a library module one (code inside definitions only): insert a line
+    of the body vocabulary at a body line's indentation, delete a body line, change one, or
+    add a blank line anywhere (moving what follows)."""
+    lines = text.splitlines(keepends=True)
+    body = [i for i, line in enumerate(lines) if line.startswith("    ") and line.strip()]
+    row = rng.choice(body)
+    indent = lines[row][: len(lines[row]) - len(lines[row].lstrip())]
+    op = rng.randrange(4)
+    if op == 0:
+        lines.insert(row, indent + rng.choice(BODY_LINES) + "\n")
+    elif op == 1 and len(body) > 10:
+        del lines[row]
+    elif op == 2:
+        lines[row] = lines[row].replace("1", "3", 1).replace("+=", "-=", 1).replace("sigmoid", "tanh", 1)
+    else:
+        lines.insert(rng.randrange(len(lines) + 1), "\n")
+    return "".join(lines)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_incremental_equals_full_on_a_library_module_over_random_edits(seed):
+    rng = random.Random(seed)
+    text = LIBRARY
+    inc = IncrementalAnalyzer()
+    reused = analysed = 0
+    for step in range(16):
+        got = inc.analyze(text, "lib.py")
+        assert facts(got) == facts(full(text, "lib.py")), (seed, step, text)
+        if not inc.last_stats.full:
+            reused += inc.last_stats.reused_groups
+            analysed += inc.last_stats.analysed_groups
+        text = library_edit(rng, text)
+    assert reused > 0 and analysed > 0
+
+
+def test_what_an_earlier_definition_leaves_follows_its_edit():
+    """``early`` runs ``late`` (so ``late`` is not analysed on its own); once ``early`` stops
+    calling it, ``late`` is analysed on its own although its text did not change."""
+    inc = IncrementalAnalyzer()
+    assert facts(inc.analyze(LIBRARY, "lib.py")) == facts(full(LIBRARY, "lib.py"))
+    edited = LIBRARY.replace("    out = late(y)\n", "    out = y\n")
+    assert facts(inc.analyze(edited, "lib.py")) == facts(full(edited, "lib.py"))
+    assert {"early", "late"} <= set(inc.last_stats.analysed)
+    assert "Child" in inc.last_stats.reused
+    back = inc.analyze(LIBRARY, "lib.py")
+    assert facts(back) == facts(full(LIBRARY, "lib.py"))
+
+
+CHARS = ['"', "'", '"""', "(", ")", "[", "]", ":", "\\", "#", "\n", "    ", "x", "def f():\n", "@d\n", "\r\n",
+         "if 1:\n", ";", "from __future__ import annotations\n"]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_reparsing_an_edited_text_gives_the_tree_of_a_full_parse(seed):
+    """``engine/reparse.py`` parses only the region an edit touched: over random line and
+    character edits (brackets and quotes left open, indentation, decorators, CRLF), the tree
+    equals ``ast.parse``'s, rows and columns included, and a text that does not parse raises
+    as ``ast.parse`` does; most edits are parsed incrementally."""
+    import ast
+
+    from gradwarden.engine.incremental import _LINES
+    from gradwarden.engine.reparse import Reparser
+
+    rng = random.Random(seed)
+    incremental = 0
+    for path in corpus()[:25] + [None]:
+        text = modeling_shape() if path is None else path.read_text(encoding="utf-8", errors="replace")
+        parser, good = Reparser(), text
+        for step in range(12):
+            try:
+                want = ast.dump(ast.parse(text), include_attributes=True)
+            except (SyntaxError, ValueError):
+                want = None
+            try:
+                got = ast.dump(parser.parse(text, _LINES.findall(text), "x.py"), include_attributes=True)
+            except (SyntaxError, ValueError):
+                got = None
+            assert got == want, (getattr(path, "name", "modeling-shape"), step)
+            incremental += got is not None and not parser.last_full
+            if want is not None:
+                good = text
+            elif rng.random() < 0.7:
+                text = good
+            if rng.random() < 0.5:
+                text = random_edit(rng, text)
+            else:
+                pos = rng.randrange(len(text) + 1)
+                text = text[:pos] + rng.choice(CHARS) + text[pos:]
+    assert incremental > 50
+
+
+def test_per_statement_trigger_facts_equal_the_whole_texts():
+    """``engine/unittriggers.py`` assembles the trigger rows and the interesting definitions
+    from per-statement parts: the same answers as ``Triggers`` over the whole text, after edits."""
+    import ast
+
+    from gradwarden.engine.incremental import _LINES
+    from gradwarden.engine.source import SourceText
+    from gradwarden.engine.triggers import Triggers, _defs
+
+    rng = random.Random(5)
+    inc = IncrementalAnalyzer()
+    checked = 0
+    for path in corpus()[:30] + [None]:
+        text = modeling_shape() if path is None else path.read_text(encoding="utf-8", errors="replace")
+        for step in range(4):
+            try:
+                tree = inc._reparser.parse(text, _LINES.findall(text), "x.py")
+            except (SyntaxError, ValueError):
+                text = random_edit(rng, text)
+                continue
+            from gradwarden.engine.unitcache import UnitSession
+
+            session = UnitSession(inc._units, tree, [inc._statement(s, _LINES.findall(text)) for s in tree.body], "x.py")
+            src = SourceText(text)
+            whole = ast.parse(text)
+            mine, theirs = session.triggers(src), Triggers(whole, src)
+            # the same answer for every statement (rows between top-level statements, blank or
+            # comments, are never asked about)
+            for a, b in zip(ast.walk(tree), ast.walk(whole)):
+                if isinstance(a, ast.stmt):
+                    assert (mine.has_trigger(a), mine.triggered(a)) == (theirs.has_trigger(b), theirs.triggered(b))
+            places = lambda t, tr: sorted((n.lineno, n.col_offset) for n, _ in _defs(t.body, None) if id(n) in tr.interesting)  # noqa: E731
+            assert places(tree, mine) == places(whole, theirs)
+            assert mine.script_mode(tree) == theirs.script_mode(whole)
+            checked += 1
+            text = random_edit(rng, text)
+    assert checked > 50

@@ -482,3 +482,35 @@ def test_server_is_the_only_wiring():
     graph = lsp_imports()
     importers_of_server = sorted(m for m, deps in graph.items() if "server" in deps)
     assert importers_of_server == ["cli"], importers_of_server
+
+
+@pytest.mark.asyncio
+async def test_a_stale_incremental_analysis_finishes_and_the_next_one_waits_for_its_worker(tmp_path):
+    """A stale ``finish_when_stale`` job (the incremental analysis of a text edited again) is
+    neither stopped nor killed: it finishes, and the next job of the same document waits for
+    that worker (its caches) although another worker is idle."""
+    from gradwarden.lsp.worker import DIAGNOSTICS, WorkerPool
+
+    pool = WorkerPool(2, timeout=HOLD_MAX * 2)
+    pool.start()
+    try:
+        assert await pool.run("ping") == "pong"
+        pool._spawn()  # a second worker, idle
+        assert pool.alive() == 2
+        gate = Gate(tmp_path, "stale")
+        stale = asyncio.ensure_future(pool.run("_hold", *gate.args(), lane=DIAGNOSTICS, affinity="doc",
+                                               finish_when_stale=True))
+        await pool.wait_until(lambda: pool.running("_hold") == 1)
+        holder = next(p.pid for p in pool.procs if p.job is not None)
+        stale.cancel()
+        nxt = asyncio.ensure_future(pool.run("ping", lane=DIAGNOSTICS, affinity="doc", finish_when_stale=True))
+        await asyncio.sleep(0.3)
+        assert not nxt.done() and pool.running("_hold") == 1  # waiting for the document's worker
+        gate.open()
+        assert await nxt == "pong"
+        assert (pool.cancelled, pool.kills) == (0, 0)
+        assert holder in pool.pids()
+        # and it ran there: the worker that finished the stale job took it
+        assert any("doc" in p.affinities and p.pid == holder for p in pool.procs)
+    finally:
+        await pool.close()

@@ -1,25 +1,25 @@
 """Incremental analysis for the language server: after an edit, re-analyse only the top-level
 statements the edit can change, and reuse the diagnostics of the rest.
 
-The module's top-level statements are split into *groups* that can influence each other:
+The text is parsed again only around the edit (``reparse.py``). Then:
 
-- imports are context, given to every group (they bind names, they compute nothing);
-- two statements are in one group when one uses a name the other defines (a top-level name,
-  or a method of a class: ``self.step()`` links to every ``def step``), so a function goes with
-  its callers and callees, a class with its subclasses and users;
-- in a script (module code the engine runs in full), all module-level code is one group: it
-  runs in order, each statement on the state the previous ones left.
+- a library module (module-level code that only defines things: the engine analyses each
+  top-level definition on its own) goes through the engine's own run, in which every statement
+  whose analysis cannot have changed is replayed from its record (``unitcache.py``: keyed by
+  the code it can reach by name and the order-dependent facts it reads);
+- a script (module code the engine runs in full) is split into *groups*: imports are context,
+  given to every group; two statements are in one group when one uses a name the other defines
+  (a top-level name, or a method of a class: ``self.step()`` links to every ``def step``); all
+  module-level code is one group (it runs in order, each statement on the state the previous
+  ones left). The groups to analyse are analysed as one module holding the imports and their
+  statements at their own rows (everything else blanked; unlinked groups do not influence each
+  other), and each group's diagnostics are kept under the group's text.
 
-The groups to analyse are analysed as one module holding the imports and their statements at
-their own rows (everything else blanked; unlinked groups do not influence each other), and each
-group's diagnostics are kept under the group's text.
-The next analysis re-analyses only the groups whose text changed; a group that merely moved
-(lines added above it) has its diagnostics moved with it. ``last_stats`` says what was
-re-analysed (tests count it; never a duration).
+Either way, what merely moved (lines added above it) has its diagnostics moved with it
+(``rowmove.py``). ``last_stats`` says what was re-analysed (tests count it; never a duration).
 
 The result equals a full analysis of the module (``tests/lsp/test_incremental.py`` checks this
-over seeded random edit sequences); when the grouping cannot be computed (a parse error), it is
-a full analysis.
+over seeded random edit sequences); a text that does not parse is analysed in full.
 """
 from __future__ import annotations
 
@@ -27,10 +27,12 @@ import ast
 import re
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Related, Span
+from gradwarden.engine.diagnostic import Diagnostic
+from gradwarden.engine.rowmove import move_diagnostics
+from gradwarden.engine.unitcache import Statement, UnitCache, UnitSession
 
 MAX_GROUPS_KEPT = 4096  # cached group results per analyzer (a few documents' worth)
 
@@ -70,26 +72,37 @@ class IncrementalAnalyzer:
         self.last_stats = Stats()
         # what a statement defines and uses, by its text (an edit walks only what it changed)
         self._names: "OrderedDict[Tuple[int, str], Tuple[Set[str], Set[str], Set[str]]]" = OrderedDict()
+        # library modules: per-statement records (engine/unitcache.py)
+
+        self._units = UnitCache()
+        from gradwarden.engine.reparse import Reparser
+
+        self._reparser = Reparser()
 
     def analyze(self, text: str, filename: str) -> List[Diagnostic]:
         from gradwarden.engine.analyze import analyze_source
 
         started = time.perf_counter()
+        lines = _LINES.findall(text)
         try:
-            tree = ast.parse(text, filename=filename, type_comments=False)
+            # only the statements an edit touched are parsed again (engine/reparse.py)
+            tree = self._reparser.parse(text, lines, filename)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             self.last_stats = Stats(full=True)
             out = list(analyze_source(text, filename))
             self.last_stats.analysis_s = time.perf_counter() - started
             return out
-        lines = _LINES.findall(text)
-        segments = split(tree, lines, self._names)
-        if not segments:
+        if not tree.body:
             self.last_stats = Stats(full=True)
             return list(analyze_source(text, filename))
-        # the engine's own test (it runs module code in full only in a script); no module code
-        # at all needs no test
-        script = any(not s.is_import and not s.is_definition for s in segments) and _is_script(text, filename, tree)
+        # the engine's own test (it runs module code in full only in a script)
+        statements = [self._statement(stmt, lines) for stmt in tree.body]
+        session = UnitSession(self._units, tree, statements, filename)
+        src, triggers = _triggers(text, tree, session)
+        script = triggers is None or bool(triggers.script_mode(tree))
+        if not script:
+            return self._analyze_library(session, src, triggers, filename, started)
+        segments = split(tree, lines, self._names)
         # Context, given to every group: imports; and in a library module (no module code the
         # engine runs in full: it skips module-level statements that call anything) the
         # module-level code too (constants, loggers).
@@ -108,7 +121,7 @@ class IncrementalAnalyzer:
             cached = self._cache.get(key)
             if cached is not None:
                 old_starts, diags = cached
-                moved = _move(diags, _row_map(old_starts, starts, imports + members))
+                moved = move_diagnostics(diags, _row_map(old_starts, starts, imports + members))
                 if moved is not None:
                     self._cache.move_to_end(key)
                     stats.reused_groups += 1
@@ -143,6 +156,50 @@ class IncrementalAnalyzer:
         stats.analysis_s = time.perf_counter() - started
         self.last_stats = stats
         return sorted(_unique(out), key=sort_key)
+
+
+    def _analyze_library(self, session, src, triggers, filename: str, started: float) -> List[Diagnostic]:
+        """A library module: the engine's own run over the whole tree, each top-level statement
+        whose analysis cannot have changed replayed from its record (``unitcache.py``)."""
+        from gradwarden.engine.analyze import _fewer_collections
+        from gradwarden.engine.interpreter import Interpreter
+
+        tree = session.tree
+        stats = Stats(groups=len(session.statements), parse_s=time.perf_counter() - started)
+        started = time.perf_counter()
+        with _fewer_collections():
+            interp = Interpreter(tree, src, filename, triggers=triggers)
+            interp.unit_hook = session
+            interp.own_requires_grad = session.own_requires_grad()
+            try:
+                interp.run()
+                completed = True
+            except RecursionError:  # as analyze_module: what was found so far
+                completed = False
+            out = session.finish(interp, src, completed)
+        stats.analysed, stats.reused = session.analysed, session.reused
+        stats.analysed_groups, stats.reused_groups = len(session.analysed), len(session.reused)
+        stats.analysis_s = time.perf_counter() - started
+        self.last_stats = stats
+        return out
+
+    def _statement(self, stmt: ast.stmt, lines: Sequence[str]) -> Statement:
+        start = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
+        end = getattr(stmt, "end_lineno", None) or stmt.lineno
+        text = "".join(lines[start - 1:end])
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            names = {(a.asname or a.name).split(".")[0] for a in stmt.names}
+            return Statement(start, end, text, names, set(), True, f"<import, line {start}>")
+        key = (stmt.col_offset, text)
+        found = self._names.get(key)
+        if found is None:
+            found = self._names[key] = _names_of(stmt)
+            while len(self._names) > MAX_GROUPS_KEPT:
+                self._names.popitem(last=False)
+        defines, _, uses = found
+        definition = isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        name = stmt.name if definition else f"<module code, line {start}>"  # type: ignore[attr-defined]
+        return Statement(start, end, text, defines, uses, not definition, name)
 
 
 def sort_key(d: Diagnostic) -> Tuple:
@@ -290,14 +347,16 @@ def definers_of(names: Iterable[str], definers: Dict[str, List[int]]) -> List[in
     return found
 
 
-def _is_script(text: str, filename: str, tree: ast.Module) -> bool:
+def _triggers(text: str, tree: ast.Module, session):
+    """The source and the engine's trigger facts of the whole text (None: they cannot be
+    computed; then all module code is treated as one group, which is safe)."""
     from gradwarden.engine.source import SourceText
-    from gradwarden.engine.triggers import Triggers
 
+    src = SourceText(text)
     try:
-        return bool(Triggers(tree, SourceText(text)).script_mode(tree))
-    except Exception:  # noqa: BLE001 - unknown: treat all module code as one group (safe)
-        return True
+        return src, session.triggers(src)
+    except Exception:  # noqa: BLE001
+        return src, None
 
 
 # --------------------------------------------------------------------------- texts and rows
@@ -340,58 +399,3 @@ def _row_map(old_starts: Sequence[int], new_starts: Sequence[int], segs: Sequenc
         for k in range(seg.end - seg.start + 1):
             rows[old + k] = new + k
     return rows
-
-
-_LINE_REF = re.compile(r"\b([Ll]ines?) (\d+)\b")
-
-
-def _move(diags: Sequence[Diagnostic], rows: Dict[int, int]) -> Optional[List[Diagnostic]]:
-    """The diagnostics with every row moved (spans, related, timeline, fixes, and "line N" in
-    messages); None when one points at a row the map does not know (then re-analyse)."""
-    if all(old == new for old, new in rows.items()):
-        return list(diags)
-    try:
-        return [_move_one(d, rows) for d in diags]
-    except KeyError:
-        return None
-
-
-def _span(s: Span, rows: Dict[int, int]) -> Span:
-    return Span(rows[s.row], s.column, rows[s.end_row] if s.end_row in rows else rows[s.row] + s.end_row - s.row,
-                s.end_column)
-
-
-def _message(text: str, rows: Dict[int, int]) -> str:
-    return _LINE_REF.sub(lambda m: f"{m.group(1)} {rows[int(m.group(2))]}", text)
-
-
-def _related(r: Related, rows: Dict[int, int]) -> Related:
-    return replace(r, span=_span(r.span, rows), message=_message(r.message, rows))
-
-
-_SPAN_PARAM = re.compile(r"^(\d+):(\d+):(\d+):(\d+)$")  # a span in a fix's params ("row:col:row:col")
-
-
-def _param(key: str, value: str, rows: Dict[int, int]) -> str:
-    if key.endswith("_row") and value.isdigit():
-        return str(rows[int(value)])
-    m = _SPAN_PARAM.match(value)
-    if m is None:
-        return value
-    moved = _span(Span(*(int(g) for g in m.groups())), rows)
-    return f"{moved.row}:{moved.column}:{moved.end_row}:{moved.end_column}"
-
-
-def _fix(f: Fix, rows: Dict[int, int]) -> Fix:
-    return replace(f, target=_span(f.target, rows) if f.target is not None else None,
-                   edits=tuple(Edit(_span(e.span, rows), e.content) for e in f.edits),
-                   params=tuple((k, _param(k, v, rows)) for k, v in f.params))
-
-
-def _move_one(d: Diagnostic, rows: Dict[int, int]) -> Diagnostic:
-    return replace(d, span=_span(d.span, rows), message=_message(d.message, rows),
-                   related=tuple(_related(r, rows) for r in d.related),
-                   timeline=tuple(_related(r, rows) for r in d.timeline),
-                   fixes=tuple(_fix(f, rows) for f in d.fixes))
-
-

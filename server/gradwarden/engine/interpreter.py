@@ -85,7 +85,7 @@ FuncNode = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 class BaseInterpreter(AutogradMixin, TorchMixin):
-    def __init__(self, tree: ast.Module, src: SourceText, filename: str) -> None:
+    def __init__(self, tree: ast.Module, src: SourceText, filename: str, triggers: Any = None) -> None:
         self.tree = tree
         self.src = src
         self.filename = filename
@@ -113,9 +113,14 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         self.instances: Dict[int, Optional[Tuple[State, Value]]] = {}  # class -> instance built for standalone runs
         self.stopped_defs: Set[int] = set()  # functions whose call from the module's code ran out of work
         self.callsites: Any = None  # engine.callsites.CallSites, built for the first standalone run
+        # engine/unitcache.UnitSession (the language server): replays the results of top-level
+        # statements whose analysis cannot have changed; None (the CLI) analyses every one
+        self.unit_hook: Any = None
+        self.unit_log: Optional[List[Tuple[Tuple[str, int, int, str], Event]]] = None  # what the running unit emits
         from gradwarden.engine.triggers import Triggers
 
-        self.triggers = Triggers(tree, src)
+        # ``triggers``: the same facts, when the caller computed them already
+        self.triggers = triggers if triggers is not None else Triggers(tree, src)
         self.interesting = self.triggers.interesting
         self._init_autograd()
 
@@ -149,7 +154,20 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         (each with its own allotment of work: one that runs out stops alone)."""
         from gradwarden.engine.triggers import _defs
 
-        for node, _ in list(_defs(self.tree.body, None)):
+        hook = self.unit_hook
+        for index, stmt in enumerate(self.tree.body):
+            # one top-level statement at a time (the definitions in it, in source order: the
+            # same order as one walk over the whole body)
+            if hook is not None and hook.replay(self, index):
+                continue
+            if hook is not None:
+                hook.begin(self, index)
+            self._analyse_unreached_in(list(_defs([stmt], None)), module_state)
+            if hook is not None:
+                hook.end(self, index)
+
+    def _analyse_unreached_in(self, defs: List[Tuple[ast.AST, Any]], module_state: State) -> None:
+        for node, _ in defs:
             if id(node) not in self.interesting:
                 continue
             if isinstance(node, ast.ClassDef):
@@ -376,6 +394,8 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
 
     def emit(self, ev: Event) -> None:
         key = (ev.kind, ev.span.row, ev.span.column, ev.facts.get("code", ""))
+        if self.unit_log is not None:
+            self.unit_log.append((key, ev))  # every emit, kept or not: a replay repeats them in order
         if key not in self.events:
             self.events[key] = ev
 

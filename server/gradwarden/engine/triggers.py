@@ -44,18 +44,21 @@ class Triggers:
 
     def __init__(self, tree: ast.Module, src: SourceText) -> None:
         self.src = src
-        # One pass over the whole text: which lines hold a trigger / a control-flow exit;
-        # prefix sums then answer "any in rows a..b" in O(1).
-        starts = [0]
-        for line in src.lines:
-            starts.append(starts[-1] + len(line) + 1)
-        self._trig = self._prefix(_TRIGGERS, src.text, starts, _check_trigger)
-        self._flow = self._prefix(_FLOWS, src.text, starts, _check_word)
+        self._trig, self._flow = self._row_sums()
         self._func_ids_by_name: Dict[str, List[int]] = {}
         self.interesting: Set[int] = self._interesting(tree)
 
+    def _row_sums(self) -> Tuple[List[int], List[int]]:
+        """One pass over the whole text: which lines hold a trigger / a control-flow exit;
+        prefix sums then answer "any in rows a..b" in O(1)."""
+        starts = [0]
+        for line in self.src.lines:
+            starts.append(starts[-1] + len(line) + 1)
+        return (self._prefix(_TRIGGERS, self.src.text, starts, _check_trigger),
+                self._prefix(_FLOWS, self.src.text, starts, _check_word))
+
     @staticmethod
-    def _prefix(patterns, text: str, starts: List[int], check) -> List[int]:
+    def _flags(patterns, text: str, starts: List[int], check) -> bytearray:
         import bisect
 
         flags = bytearray(len(starts) + 1)
@@ -63,12 +66,20 @@ class Triggers:
             for m in pattern.finditer(text):
                 if check(text, m):
                     flags[bisect.bisect_right(starts, m.start())] = 1
+        return flags
+
+    @staticmethod
+    def _sums(flags: bytearray) -> List[int]:
         out = [0] * len(flags)
         acc = 0
         for i, f in enumerate(flags):
             acc += f
             out[i] = acc
         return out
+
+    @classmethod
+    def _prefix(cls, patterns, text: str, starts: List[int], check) -> List[int]:
+        return cls._sums(cls._flags(patterns, text, starts, check))
 
     @staticmethod
     def _rows(node: ast.AST) -> Tuple[int, int]:
@@ -119,12 +130,24 @@ class Triggers:
         """A trigger, or control flow that leaves the statement (return/break/...)."""
         return self._any(self._trig, node) or self._any(self._flow, node)
 
+    # What ``_interesting`` reads of each definition (the language server keeps them per
+    # statement text: engine/unittriggers.py)
+    def _all_defs(self, tree: ast.Module):
+        return _defs(tree.body, None)
+
+    def _applied_in(self, f: FuncDef) -> List[str]:
+        return _APPLY.findall(self.text(f))
+
+    def _calls_in(self, f: FuncDef) -> Set[Tuple[str, str]]:
+        t = self.text(f)
+        return {("func", n) for n in _CALL.findall(t)} | {("self", n) for n in _SELF_CALL.findall(t)}
+
     def _interesting(self, tree: ast.Module) -> Set[int]:
         funcs: Dict[str, List[FuncDef]] = {}
         owner: Dict[int, Dict[str, List[FuncDef]]] = {}
         classes: List[Tuple[ast.ClassDef, List[FuncDef], bool]] = []
         all_funcs: List[FuncDef] = []
-        for node, cls_methods in _defs(tree.body, None):
+        for node, cls_methods in self._all_defs(tree):
             if isinstance(node, ast.ClassDef):
                 methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
                 by_name: Dict[str, List[FuncDef]] = {}
@@ -142,13 +165,12 @@ class Triggers:
         fn_classes = {cls.name for cls, _, is_fn in classes if is_fn}
         if fn_classes:  # code that applies a local autograd.Function
             for f in all_funcs:
-                if id(f) not in interesting and any(n in fn_classes for n in _APPLY.findall(self.text(f))):
+                if id(f) not in interesting and any(n in fn_classes for n in self._applied_in(f)):
                     interesting.add(id(f))
         calls: Dict[int, Set[Tuple[str, str]]] = {}
         for f in all_funcs:
             if id(f) not in interesting:
-                t = self.text(f)
-                calls[id(f)] = {("func", n) for n in _CALL.findall(t)} | {("self", n) for n in _SELF_CALL.findall(t)}
+                calls[id(f)] = self._calls_in(f)
         # Propagate through calls we can resolve by name: a function is interesting when a
         # function it calls is. A worklist over the call edges reversed by name (the same
         # fixpoint as re-scanning every function until nothing changes). Edges are kept per

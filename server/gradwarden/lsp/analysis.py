@@ -256,7 +256,8 @@ class AnalysisService:
             for attempt in range(CRASH_ATTEMPTS):
                 try:
                     diags = await self.pool.run(job, snap.text, snap.filename, lane=DIAGNOSTICS,
-                                                timeout=self.timeout, affinity=st.key, may_spawn=st.active)
+                                                timeout=self.timeout, affinity=st.key, may_spawn=st.active,
+                                                finish_when_stale=incremental)
                     break
                 except WorkerCrashed:
                     # Maybe not this text's fault: the worker was killed, or died before the job

@@ -14,7 +14,9 @@ Scheduling:
   another document.
 - Cancellation: a queued job that is cancelled never runs; a running one whose caller gave up
   (a stale analysis) is left to finish if it is young, and its worker killed and replaced if it
-  has already run for ``kill_after`` seconds.
+  has already run for ``kill_after`` seconds (foreground-first scheduling: stopped inside its
+  worker, killed after ``CANCEL_GRACE``). A ``finish_when_stale`` job (an incremental analysis)
+  is left to finish, and its document's next job waits for that worker.
 - Timeout: a job running longer than its timeout kills its worker; the caller gets
   ``JobTimeout``. A crashed worker gives ``WorkerCrashed``; an exception inside a job
   ``JobFailed`` (with the worker's traceback).
@@ -265,6 +267,11 @@ class _Job:
     cancel_sent: bool = False  # a cancel frame went to the worker; the reply says how it ended
     cancel_at: float = 0.0
     preempted: bool = False  # stopped to free its worker for a foreground job; runs again later
+    # Once stale, left to finish (its result dropped) rather than stopped: the incremental
+    # analysis of an edit costs tens of milliseconds and leaves its worker's caches ready for the
+    # next one, which waits for that worker instead of starting cold on another (or on one
+    # started after a kill). Its timeout still applies.
+    finish_when_stale: bool = False
 
     @property
     def limited(self) -> bool:
@@ -532,6 +539,7 @@ class WorkerPool:
         kill_after: Optional[float] = -1.0,
         affinity: Optional[str] = None,
         may_spawn: bool = True,
+        finish_when_stale: bool = False,
     ) -> Any:
         """Run job ``name`` with ``args`` and return its result (raises WorkerError).
 
@@ -541,7 +549,7 @@ class WorkerPool:
         ``may_spawn=False``: the job waits for a running worker rather than start another one
         (bulk work such as the diagnostics of documents just opened: a second worker process
         costs some 60 MB, worth it for the document being edited, not for a batch), unless
-        the busy worker is on a heavy text."""
+        the busy worker is on a heavy text. ``finish_when_stale``: see ``_Job``."""
         if self._closed:
             raise WorkerError("the analysis workers are shut down")
         self.started[name] = self.started.get(name, 0) + 1
@@ -564,6 +572,7 @@ class WorkerPool:
             affinity=affinity,
             heavy=any(isinstance(a, (str, bytes)) and len(a) > HEAVY_CHARS for a in args),
             may_spawn=may_spawn,
+            finish_when_stale=finish_when_stale and affinity is not None,
         )
         self.queue.append(job)
         self._pump()
@@ -597,6 +606,8 @@ class WorkerPool:
             if job in self.queue:
                 self.queue.remove(job)
             self._changed()
+            return
+        if job.finish_when_stale:
             return
         if self.foreground_first and self.mode == "process":
             if not job.cancel_sent:
@@ -668,8 +679,12 @@ class WorkerPool:
         while self.queue:
             idle = [p for p in self.procs if p.job is None and not p.dead]
             busy_limited = sum(1 for p in self.procs if p.job is not None and p.job.limited)
+            # a job whose document's worker is finishing that document's stale job waits for it
+            finishing = {p.job.affinity for p in self.procs
+                         if not p.dead and p.job is not None and p.job.finish_when_stale and p.job.cancelled}
             runnable = [j for j in sorted(self.queue, key=lambda j: (j.lane, j.seq))
-                        if not j.limited or busy_limited < self._limit_background()]
+                        if (not j.limited or busy_limited < self._limit_background())
+                        and not (j.affinity in finishing and j.finish_when_stale)]
             if not runnable:
                 break
             pick = runnable[0]
