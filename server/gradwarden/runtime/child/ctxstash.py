@@ -52,6 +52,10 @@ def _tensors(value):
                 yield v
 
 
+def _touches(values, ids):
+    return any(id(t) in ids for v in values for t in _tensors(v))
+
+
 def note_call(func, args, kwargs, out):
     """Called by the mode for every call while ``_frames`` is not empty."""
     try:
@@ -59,20 +63,7 @@ def note_call(func, args, kwargs, out):
             return
         frame = _frames[-1]
         ids = frame.ids
-        hit = False
-        for a in args:
-            for t in _tensors(a):
-                if id(t) in ids:
-                    hit = True
-                    break
-            if hit:
-                break
-        if not hit and kwargs:
-            for v in kwargs.values():
-                if any(id(t) in ids for t in _tensors(v)):
-                    hit = True
-                    break
-        if not hit:
+        if not (_touches(args, ids) or (kwargs and _touches(kwargs.values(), ids))):
             return
         for t in _tensors(out):
             if t.is_floating_point() or t.is_complex():
@@ -147,8 +138,8 @@ def _store_line(cls, name):
         line = code.co_firstlineno
         try:
             for ins in dis.get_instructions(code):
-                start = getattr(ins, "line_number", None) or (
-                    ins.starts_line if isinstance(ins.starts_line, int) and ins.starts_line is not True else None)
+                # 3.13+: every instruction has its line_number (starts_line became a bool)
+                start = ins.line_number if hasattr(ins, "line_number") else ins.starts_line
                 if start:
                     line = start
                 if ins.opname == "STORE_ATTR" and ins.argval == name:

@@ -22,14 +22,7 @@ def _patch_module_init():
     def __init__(self, *args, **kwargs):
         orig(self, *args, **kwargs)
         try:
-            f = _caller(1)
-            while f is not None:
-                if f.f_code.co_name == "__init__" and f.f_locals.get("self") is self:
-                    f = f.f_back
-                    continue
-                if _is_user(f.f_code.co_filename):
-                    break
-                f = f.f_back
+            f = _built_at(self, _caller(1))
             if f is not None and self not in _mod_sites:
                 _mod_sites[self] = _site(f)
         except Exception:  # noqa: BLE001
@@ -39,9 +32,23 @@ def _patch_module_init():
     Module.__init__ = __init__
 
 
+def _built_at(obj, f):
+    """The frame of the user's code that built ``obj``: the innermost user frame at or above
+    ``f`` that is not an ``__init__`` of ``obj`` itself (a subclass's, calling its base's)."""
+    while f is not None:
+        if f.f_code.co_name == "__init__" and f.f_locals.get("self") is obj:
+            f = f.f_back
+            continue
+        if _is_user(f.f_code.co_filename):
+            return f
+        f = f.f_back
+    return None
+
+
 def _patch_distribution_init():
-    """Where each ``torch.distributions`` object was built (the user's innermost frame): a
-    freed-graph error through a tensor one of them cached names that line."""
+    """Where each ``torch.distributions`` object was built (as for modules: a subclass's own
+    ``__init__`` is not the place), and the user frame that called that: a freed-graph error
+    through a tensor one of them cached names those lines."""
     try:
         from torch.distributions import Distribution
     except Exception:  # noqa: BLE001
@@ -52,7 +59,7 @@ def _patch_distribution_init():
         orig(self, *args, **kwargs)
         try:
             if self not in _dist_sites:
-                inner = _user_frame(_caller(1))
+                inner = _built_at(self, _caller(1))
                 if inner is not None:
                     # and the user frame that called it: a helper that returns the object
                     # (``def dist(self): return Bernoulli(...)``) hands it to where it is kept

@@ -167,15 +167,10 @@ def _on_step(opt, args, kwargs):
     try:
         site = _site(_user_frame(_caller(1)))
         params = _params(opt)
-        counts = set()
-        for p in params:
-            rec = _grads.get(p)
-            if rec is not None:
-                counts.update(rec[2])
         _check_step(opt, params, site)
         if _deferred:
             _check_deferred(opt, params, site)
-        _steps.append((weakref.ref(opt), _state.bw_count, frozenset(counts), site))
+        _steps.append((weakref.ref(opt), _state.bw_count, frozenset(_filled_by(params)), site))
     except Exception:  # noqa: BLE001
         _internal_error("optimizer step")
     return None
@@ -200,16 +195,22 @@ def _check_step(opt, params, site):
                     return
 
 
+def _filled_by(params):
+    """The backward numbers that added to these parameters' .grad since their last clear."""
+    out = set()
+    for p in params:
+        rec = _grads.get(p)
+        if rec is not None:
+            out.update(rec[2])
+    return out
+
+
 def _reached(opt, n):
     """True when backward #n added to a parameter of ``opt``: this optimizer's own loss goes
     through the other model too (a GAN's G loss through D). Without that, the other model is a
     separate head that shares a trunk with this one, and summing the heads' losses into the
     trunk's .grad before its step is the point (one optimizer per head plus one for the trunk)."""
-    for q in _params(opt):
-        rec = _grads.get(q)
-        if rec is not None and n in rec[2]:
-            return True
-    return False
+    return n in _filled_by(_params(opt))
 
 
 def _report(opt, site, other, other_site, b, last):
