@@ -5,6 +5,7 @@ import textwrap
 from gradwarden.engine.analyze import analyze_source
 from gradwarden.engine.diagnostic import Severity
 from gradwarden.engine.explain import explain_at
+from project_import import TRAIN
 
 
 def codes(src, filename="t.py"):
@@ -157,17 +158,7 @@ def test_models_imported_from_the_project_are_followed(tmp_path):
                 return self.fc(x)
     """))
     script = tmp_path / "train.py"
-    script.write_text(textwrap.dedent("""
-        import torch
-        from models import D
-        d = D()
-        opt = torch.optim.SGD(d.parameters(), lr=0.1)
-        x = torch.randn(8, 4, requires_grad=True)
-        out = d(x)
-        out.sum().backward(retain_graph=True)
-        opt.step()
-        out.mean().backward()
-    """))
+    script.write_text(TRAIN)
     got = [(d.row, d.code) for d in analyze_source(script.read_bytes(), str(script))]
     assert got == [(9, "GW501")]  # reported in the script, at the step
 

@@ -20,6 +20,7 @@ import pytest
 from gradwarden.engine import imports
 from gradwarden.engine.analyze import analyze_source
 from gradwarden.engine.callsites import CallSites
+from project_import import TRAIN
 
 MODELS = """
     import torch.nn as nn
@@ -30,18 +31,6 @@ MODELS = """
         def forward(self, x):
             return self.fc(x)
 """
-# The same script as tests/test_engine.py's project-import case: GW501 needs the imported model.
-TRAIN = """
-    import torch
-    from models import D
-    d = D()
-    opt = torch.optim.SGD(d.parameters(), lr=0.1)
-    x = torch.randn(8, 4, requires_grad=True)
-    out = d(x)
-    out.sum().backward(retain_graph=True)
-    opt.step()
-    out.mean().backward()
-"""
 
 
 @pytest.fixture
@@ -49,7 +38,7 @@ def project(tmp_path: Path) -> Path:
     (tmp_path / "pyproject.toml").write_text("")
     (tmp_path / "models.py").write_text(textwrap.dedent(MODELS))
     for name in ("train_a.py", "train_b.py"):
-        (tmp_path / name).write_text(textwrap.dedent(TRAIN))
+        (tmp_path / name).write_text(TRAIN)
     return tmp_path
 
 

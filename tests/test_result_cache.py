@@ -18,6 +18,7 @@ import pytest
 import gradwarden
 from gradwarden import cache, cli, runner
 from gradwarden.engine.analyze import analyze_source
+from project_import import TRAIN
 
 ANALYSED: List[str] = []
 RUN_FILES: List[str] = []
@@ -45,17 +46,6 @@ MODELS_WITHOUT_WEIGHTS = textwrap.dedent("""
     class D(nn.Module):
         def forward(self, x):
             return x * 2
-""")
-TRAIN = textwrap.dedent("""
-    import torch
-    from models import D
-    d = D()
-    opt = torch.optim.SGD(d.parameters(), lr=0.1)
-    x = torch.randn(8, 4, requires_grad=True)
-    out = d(x)
-    out.sum().backward(retain_graph=True)
-    opt.step()
-    out.mean().backward()
 """)
 
 
