@@ -148,22 +148,24 @@ else:
     from gradwarden.engine import interpreter  # imported before the clock starts
     import gradwarden.engine.analyze, gradwarden.rules.dispatch  # noqa: E401
     t0 = time.process_time()
-    work = []
+    work = []  # the counters of each interpreter (a file analysed in parts has one per part)
     real_run = interpreter.Interpreter.run
     def run(self):
         try:
             return real_run(self)
         finally:
-            work.append(self)
+            work.append(getattr(self, "work", None) or getattr(self, "steps", 0))  # never the interpreter: it holds its tree
     interpreter.Interpreter.run = run
     from gradwarden.engine.analyze import analyze_source
     diags = analyze_source(text, path)
     # an engine without the counters (an older revision, for a before/after run) shows its
     # statement count only, or nothing
-    w = getattr(work[0], "work", None) if work else None
-    out.update(statements=w.statements if w else getattr(work[0] if work else None, "steps", 0),
-               peak_paths=w.peak_paths if w else 0, joins=w.joins if w else 0,
-               codes=sorted(d.code for d in diags), stopped=sum(d.code == "GW002" for d in diags))
+    counters = [w for w in work if not isinstance(w, int)]
+    out.update(statements=sum(w.statements for w in counters) if counters else sum(work),
+               peak_paths=max((w.peak_paths for w in counters), default=0),
+               joins=sum(w.joins for w in counters), interpreters=len(work),
+               codes=sorted(d.code for d in diags), stopped=sum(d.code == "GW002" for d in diags),
+               parts=sum(d.code == "GW002" and d.message.startswith("analysed in parts") for d in diags))
 out["cpu_s"] = time.process_time() - t0
 out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(out))

@@ -24,6 +24,13 @@ def analyze_source(source: Union[str, bytes], filename: str = "<stdin>") -> List
             return [_parse_error(filename, 1, 1, f"cannot decode file: {decode_error}")]
     else:
         text = source
+    from gradwarden.engine import parts
+
+    if len(text) > parts.PARTS_ABOVE_CHARS:
+        # never the whole tree of a very large (generated) module at once (engine/parts.py)
+        found = parts.analyze_in_parts(text, filename)
+        if found is not None:
+            return found
     try:
         # Parsing allocates an object per node: with the collector's default thresholds it
         # would run full collections over everything the process holds (the shared parses of

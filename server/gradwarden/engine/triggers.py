@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ast
 import re
+from itertools import accumulate, repeat
+from operator import add
 from typing import Dict, List, Set, Tuple, Union
 
 from gradwarden.engine.source import SourceText
@@ -51,9 +53,8 @@ class Triggers:
     def _row_sums(self) -> Tuple[List[int], List[int]]:
         """One pass over the whole text: which lines hold a trigger / a control-flow exit;
         prefix sums then answer "any in rows a..b" in O(1)."""
-        starts = [0]
-        for line in self.src.lines:
-            starts.append(starts[-1] + len(line) + 1)
+        # (itertools: C speed; a file analysed in parts has many blank rows, engine/parts.py)
+        starts = list(accumulate(map(add, map(len, self.src.lines), repeat(1)), initial=0))
         return (self._prefix(_TRIGGERS, self.src.text, starts, _check_trigger),
                 self._prefix(_FLOWS, self.src.text, starts, _check_word))
 
@@ -70,12 +71,7 @@ class Triggers:
 
     @staticmethod
     def _sums(flags: bytearray) -> List[int]:
-        out = [0] * len(flags)
-        acc = 0
-        for i, f in enumerate(flags):
-            acc += f
-            out[i] = acc
-        return out
+        return list(accumulate(flags))
 
     @classmethod
     def _prefix(cls, patterns, text: str, starts: List[int], check) -> List[int]:
