@@ -223,3 +223,29 @@ def test_a_text_that_cannot_split_is_left_to_the_whole_analysis() -> None:
     one_statement = "X = [\n" + "    1,\n" * 5000 + "]\n"
     assert parts.analyze_in_parts(one_statement, "big.py", part_chars=PART) is None
     assert parts.analyze_in_parts(generated(40) + "x = 1\0\n", "big.py", part_chars=PART) is None
+
+
+# --------------------------------------------------------------------------- the language server
+def test_the_editor_paths_analyse_a_large_text_in_parts_and_keep_no_tree(big: str, monkeypatch) -> None:
+    from gradwarden.engine.incremental import IncrementalAnalyzer
+    from gradwarden.lsp.hover_table import EMPTY, build
+
+    small = generated(3)
+    inc = IncrementalAnalyzer()
+    assert inc.analyze(small, "big.py") == analyze_source(small, "big.py")
+    assert inc._reparser._body  # a text under the threshold: its tree is kept for the next edit
+    monkeypatch.setattr(parts, "PART_CHARS", PART)
+    monkeypatch.setattr(parts, "PARTS_ABOVE_CHARS", len(big) - 1)
+    trees: List[int] = []
+    real = parts.analyze_in_parts
+    monkeypatch.setattr(parts, "analyze_in_parts", lambda *a, **kw: real(*a, on_tree=lambda k, t: trees.append(k), **kw))
+    got = inc.analyze(big, "big.py")
+    assert without_note(got) == whole_of(big, monkeypatch) and len(trees) >= 10
+    assert inc.last_stats.full and not inc._reparser._body  # the earlier tree is let go too
+    assert build(big, "big.py") is EMPTY
+
+
+def whole_of(text: str, monkeypatch) -> List[Diagnostic]:
+    with monkeypatch.context() as m:
+        m.setattr(parts, "PARTS_ABOVE_CHARS", 10 ** 9)
+        return analyze_source(text, "big.py")
