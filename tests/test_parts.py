@@ -163,6 +163,22 @@ def test_each_part_holds_its_code_and_only_what_it_uses(big: str) -> None:
     assert all(dep < 60 for _, dep in report.part_rows), report.part_rows
 
 
+def test_module_code_changing_an_object_goes_with_its_uses() -> None:
+    # X is made in one part, made to require grad by module code there, and used by a function
+    # many parts later: without that statement the function would be analysed on an X that
+    # does not require grad (a GW701 the whole file does not have, and its GW201 missed)
+    late = generated(20, main=False).replace("Net", "B").replace("hazard", "hb").replace("uses_global", "ug")
+    late = late.replace("clean", "cb").replace("W", "V")
+    text = (generated(20, main=False) + "\n\nX = torch.randn(3)\nX.requires_grad_(True)\n" + late
+            + "\n\ndef use_x():\n    y = X.exp()\n    y += 1\n    y.sum().backward()\n")
+    report = parts.PartsReport()
+    got = without_note(in_parts(text, report=report))
+    assert report.parts >= 8
+    tail = text.count("\n") - 4
+    assert [(d.row, d.code) for d in got if d.row > tail] == [(tail + 3, "GW201")]
+    assert got == whole(text)
+
+
 # --------------------------------------------------------------------------- splitting
 def test_triple_quoted_string_with_column_0_defs_is_not_split() -> None:
     doc = 'TEMPLATE = """\n' + "".join(f"def fake{i}(x):\n    x.add_(1)\nclass Fake{i}:\n    pass\n" for i in range(400)) + '"""\n'

@@ -22,17 +22,19 @@ is 279 kB, timm's 234 kB) is therefore analysed part by part:
 3. *Parts.* Consecutive chunks are grouped into parts of about ``PART_CHARS`` characters. Each
    part is analysed with the chunks it depends on: those that bind a name it reads, and
    theirs in turn (a ``__main__`` block at the end still sees the classes and functions it
-   uses), plus ``from __future__`` and star imports. The part's text is the original text with
-   every other row blank: rows and columns, and so every row quoted in a message, are those of
-   the file. Its tree is freed before the next part is parsed.
+   uses), plus ``from __future__`` and star imports; then the module-level code that reads
+   an object one of those chunks binds (``X.requires_grad_(True)`` far from ``X = ...``), and
+   what that code reads; at most ``DEPENDENCIES_PER_PART`` times the part's own size of them.
+   The part's text is the original text with every other row blank: rows and columns, and so
+   every row quoted in a message, are those of the file. Its tree is freed before the next
+   part is parsed.
 4. *Merge.* A hazard found in several parts (a definition analysed where it is defined and
    where it is used) is reported once: as the run of the module's code found it, if some part
    ran it from there, else as the definition's own analysis found it; a definition that some
    part's module code reached is not also reported from its analysis on its own, as in a whole
    file. One information note (GW002, on row 1) says the file was analysed in parts: a hazard
-   whose steps lie in parts that share no names (module code in one part changing an object
-   that code in another part uses) may be missed. Nothing is reported that the analysis of
-   some part did not find.
+   whose steps lie in parts that no name links (``torch.set_grad_enabled(False)`` as module
+   code in another part; dependencies past the limit) may be missed, or seen differently.
 """
 from __future__ import annotations
 
@@ -52,6 +54,8 @@ DEPENDENCIES_PER_PART = 4  # a part's dependencies: at most this many times its 
 # Rows as Python counts them (str.splitlines would also split at form feeds and U+2028).
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 _CONTINUES = re.compile(r"(?:else|elif|except|finally)\b")  # a column-0 row that ends no statement
+# A chunk that starts with one of these defines or imports (its other rows are its body)
+_DEFINITION = re.compile(r"\s*(?:@|def\b|async\s+def\b|class\b|import\b|from\b)")
 _ALWAYS = re.compile(r"^from[ \t]+__future__\b|\bimport[ \t]*\*", re.M)  # in every part
 # An error the cut itself can cause (the rest of the construct is in the next chunk).
 _CUT_ERRORS = re.compile(r"never closed|unterminated triple-quoted|unexpected EOF")
@@ -68,6 +72,8 @@ class Chunk:
     binds: Set[str] = field(default_factory=set)  # top-level names it binds
     loads: Set[str] = field(default_factory=set)  # module-level names its code reads
     always: bool = False  # a __future__ or star import: part of every part
+    assigns: Set[str] = field(default_factory=set)  # of ``binds``: those bound to an object (not def/class/import)
+    code: bool = False  # module-level code (not a definition or an import): it may change objects it reads
 
 
 @dataclass
@@ -109,10 +115,9 @@ def analyze_in_parts(text: str, filename: str, part_chars: Optional[int] = None,
     report = report if report is not None else PartsReport()
     report.chunks, report.parts = len(split.chunks), len(parts)
     found = _Found()
-    definers = definers_of(split.chunks)
-    always = [c for c in split.chunks if c.always]
+    index = index_of(split.chunks)
     for k, own in enumerate(parts):
-        keep = with_dependencies(definers, always, own, DEPENDENCIES_PER_PART * part_chars)
+        keep = with_dependencies(index, own, DEPENDENCIES_PER_PART * part_chars)
         own_rows = sum(c.end - c.start + 1 for c in own)
         report.part_rows.append((own_rows, sum(c.end - c.start + 1 for c in keep) - own_rows))
         part_text = blank_except(lines, keep)
@@ -206,7 +211,10 @@ def _chunk(piece: str, a: int, b: int) -> Chunk:
                     loads.add(name)
                 if scope == _symtable.GLOBAL_EXPLICIT and flags & _symtable.DEF_LOCAL:
                     binds.add(name)  # `global x` then `x = ...` in a function
-    return Chunk(a + 1, b, len(piece), binds, loads, bool(_ALWAYS.search(piece)))
+    defined = {t.name for t in top.children if t.type in (_symtable.TYPE_FUNCTION, _symtable.TYPE_CLASS)}
+    assigns = {name for name, flags in top.symbols.items()
+               if flags & _symtable.DEF_LOCAL and not flags & _symtable.DEF_IMPORT} - defined
+    return Chunk(a + 1, b, len(piece), binds, loads, bool(_ALWAYS.search(piece)), assigns, not _DEFINITION.match(piece))
 
 
 def _chunk_from_tree(piece: str, a: int, b: int) -> Chunk:
@@ -214,14 +222,18 @@ def _chunk_from_tree(piece: str, a: int, b: int) -> Chunk:
     whole-text analysis does not reject it either)."""
     binds: Set[str] = set()
     loads: Set[str] = set()
-    for node in ast.walk(ast.parse(piece)):
+    tree = ast.parse(piece)
+    defined = {(s.name if hasattr(s, "name") else "") for s in tree.body}
+    for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             (loads if isinstance(node.ctx, ast.Load) else binds).add(node.id)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             binds.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             binds.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-    return Chunk(a + 1, b, len(piece), binds, loads, bool(_ALWAYS.search(piece)))
+            defined.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return Chunk(a + 1, b, len(piece), binds, loads, bool(_ALWAYS.search(piece)), binds - defined,
+                 not _DEFINITION.match(piece))
 
 
 # --------------------------------------------------------------------------- parts
@@ -237,35 +249,66 @@ def group_parts(chunks: Sequence[Chunk], part_chars: int) -> List[List[Chunk]]:
     return parts
 
 
-def with_dependencies(definers: Dict[str, List[Chunk]], always: Sequence[Chunk], own: Sequence[Chunk],
-                      budget: int) -> List[Chunk]:
-    """``own`` with ``always`` and the chunks binding the names it reads, transitively (in
-    the order names are met, up to ``budget`` characters of them), in row order."""
+@dataclass
+class Index:
+    """Which chunks bind each top-level name, and which module-level code reads each object."""
+
+    definers: Dict[str, List[Chunk]]
+    users: Dict[str, List[Chunk]]  # name bound to an object -> the module code chunks reading it
+    always: List[Chunk]
+
+
+def index_of(chunks: Sequence[Chunk]) -> Index:
+    definers: Dict[str, List[Chunk]] = {}
+    objects: Set[str] = set()
+    for chunk in chunks:
+        for name in chunk.binds:
+            definers.setdefault(name, []).append(chunk)
+        objects |= chunk.assigns
+    users: Dict[str, List[Chunk]] = {}
+    for chunk in chunks:
+        if chunk.code:
+            for name in chunk.loads & objects:
+                users.setdefault(name, []).append(chunk)
+    return Index(definers, users, [c for c in chunks if c.always])
+
+
+def with_dependencies(index: Index, own: Sequence[Chunk], budget: int) -> List[Chunk]:
+    """``own``, with (in row order):
+
+    - ``always`` and the chunks binding the names it reads, transitively: what it runs;
+    - then the module code that reads an object one of those chunks binds, and what that code
+      reads (``X.requires_grad_(True)`` far from ``X = torch.randn(3)``: without it, a use of
+      ``X`` would be analysed on an object the file never has);
+
+    in the order names are met, up to ``budget`` characters of other parts' chunks."""
     keep: Dict[int, Chunk] = {c.start: c for c in own}
-    keep.update((c.start, c) for c in always)
-    wanted = deque(sorted({n for c in own for n in c.loads}))
-    seen: Set[str] = set()
+    keep.update((c.start, c) for c in index.always)
+    names = deque(sorted({n for c in own for n in c.loads}))
+    objects = deque(sorted({n for c in own for n in c.assigns}))
+    seen_names: Set[str] = set()
+    seen_objects: Set[str] = set()
     added = 0
-    while wanted and added < budget:
-        name = wanted.popleft()
-        if name in seen:
-            continue
-        seen.add(name)
-        for chunk in definers.get(name, ()):
+    while (names or objects) and added < budget:
+        if names:  # what the kept code runs comes first
+            name = names.popleft()
+            if name in seen_names:
+                continue
+            seen_names.add(name)
+            found = index.definers.get(name, ())
+        else:
+            name = objects.popleft()
+            if name in seen_objects:
+                continue
+            seen_objects.add(name)
+            found = index.users.get(name, ())
+        for chunk in found:
             if chunk.start not in keep and added < budget:
                 keep[chunk.start] = chunk
                 added += chunk.chars
-                wanted.extend(sorted(chunk.loads - seen))
+                names.extend(sorted(chunk.loads - seen_names))
+                objects.extend(sorted(chunk.assigns - seen_objects))
     return [keep[start] for start in sorted(keep)]
-
-
-def definers_of(chunks: Sequence[Chunk]) -> Dict[str, List[Chunk]]:
-    """Top-level name -> the chunks that bind it."""
-    out: Dict[str, List[Chunk]] = {}
-    for chunk in chunks:
-        for name in chunk.binds:
-            out.setdefault(name, []).append(chunk)
-    return out
 
 
 def blank_except(lines: Sequence[str], keep: Iterable[Chunk]) -> str:
