@@ -179,6 +179,14 @@ def test_module_code_changing_an_object_goes_with_its_uses() -> None:
     assert got == whole(text)
 
 
+def test_grad_turned_off_by_module_code_reaches_every_part() -> None:
+    late = generated(20, main=False).replace("Net", "B").replace("hazard", "hb").replace("uses_global", "ug")
+    text = generated(20, main=False) + "\n\ntorch.set_grad_enabled(False)\n" + late.replace("clean", "cb").replace("W", "V")
+    want = whole(text)
+    assert len(want) < 5  # no graph is built anywhere: almost nothing to report
+    assert without_note(in_parts(text)) == want
+
+
 # --------------------------------------------------------------------------- splitting
 def test_triple_quoted_string_with_column_0_defs_is_not_split() -> None:
     doc = 'TEMPLATE = """\n' + "".join(f"def fake{i}(x):\n    x.add_(1)\nclass Fake{i}:\n    pass\n" for i in range(400)) + '"""\n'

@@ -22,7 +22,8 @@ is 279 kB, timm's 234 kB) is therefore analysed part by part:
 3. *Parts.* Consecutive chunks are grouped into parts of about ``PART_CHARS`` characters. Each
    part is analysed with the chunks it depends on: those that bind a name it reads, and
    theirs in turn (a ``__main__`` block at the end still sees the classes and functions it
-   uses), plus ``from __future__`` and star imports; then the module-level code that reads
+   uses), plus ``from __future__`` and star imports and module code that sets the grad mode
+   (``torch.set_grad_enabled(False)``); then the module-level code that reads
    an object one of those chunks binds (``X.requires_grad_(True)`` far from ``X = ...``), and
    what that code reads; at most ``DEPENDENCIES_PER_PART`` times the part's own size of them.
    The part's text is the original text with every other row blank: rows and columns, and so
@@ -33,7 +34,7 @@ is 279 kB, timm's 234 kB) is therefore analysed part by part:
    ran it from there, else as the definition's own analysis found it; a definition that some
    part's module code reached is not also reported from its analysis on its own, as in a whole
    file. One information note (GW002, on row 1) says the file was analysed in parts: a hazard
-   whose steps lie in parts that no name links (``torch.set_grad_enabled(False)`` as module
+   whose steps lie in parts that no name links (torch's other global settings changed by module
    code in another part; dependencies past the limit) may be missed, or seen differently.
 """
 from __future__ import annotations
@@ -57,6 +58,7 @@ _CONTINUES = re.compile(r"(?:else|elif|except|finally)\b")  # a column-0 row tha
 # A chunk that starts with one of these defines or imports (its other rows are its body)
 _DEFINITION = re.compile(r"\s*(?:@|def\b|async\s+def\b|class\b|import\b|from\b)")
 _ALWAYS = re.compile(r"^from[ \t]+__future__\b|\bimport[ \t]*\*", re.M)  # in every part
+_GLOBAL_MODE = re.compile(r"[\w.]*set_grad_enabled\s*\(")  # module code that turns grad off for all that follows: in every part
 # An error the cut itself can cause (the rest of the construct is in the next chunk).
 _CUT_ERRORS = re.compile(r"never closed|unterminated triple-quoted|unexpected EOF")
 
@@ -71,7 +73,7 @@ class Chunk:
     chars: int
     binds: Set[str] = field(default_factory=set)  # top-level names it binds
     loads: Set[str] = field(default_factory=set)  # module-level names its code reads
-    always: bool = False  # a __future__ or star import: part of every part
+    always: bool = False  # a __future__ or star import, torch.set_grad_enabled(...): part of every part
     assigns: Set[str] = field(default_factory=set)  # of ``binds``: those bound to an object (not def/class/import)
     code: bool = False  # module-level code (not a definition or an import): it may change objects it reads
 
@@ -214,7 +216,9 @@ def _chunk(piece: str, a: int, b: int) -> Chunk:
     defined = {t.name for t in top.children if t.type in (_symtable.TYPE_FUNCTION, _symtable.TYPE_CLASS)}
     assigns = {name for name, flags in top.symbols.items()
                if flags & _symtable.DEF_LOCAL and not flags & _symtable.DEF_IMPORT} - defined
-    return Chunk(a + 1, b, len(piece), binds, loads, bool(_ALWAYS.search(piece)), assigns, not _DEFINITION.match(piece))
+    code = not _DEFINITION.match(piece)
+    always = bool(_ALWAYS.search(piece) or (code and _GLOBAL_MODE.match(piece)))
+    return Chunk(a + 1, b, len(piece), binds, loads, always, assigns, code)
 
 
 def _chunk_from_tree(piece: str, a: int, b: int) -> Chunk:
@@ -284,7 +288,7 @@ def with_dependencies(index: Index, own: Sequence[Chunk], budget: int) -> List[C
     in the order names are met, up to ``budget`` characters of other parts' chunks."""
     keep: Dict[int, Chunk] = {c.start: c for c in own}
     keep.update((c.start, c) for c in index.always)
-    names = deque(sorted({n for c in own for n in c.loads}))
+    names = deque(sorted({n for c in list(own) + index.always for n in c.loads}))
     objects = deque(sorted({n for c in own for n in c.assigns}))
     seen_names: Set[str] = set()
     seen_objects: Set[str] = set()
