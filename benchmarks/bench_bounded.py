@@ -11,9 +11,14 @@ For each input it runs, in a fresh subprocess each (so that peak memory is that 
   before the clock starts),
 
 and prints CPU seconds, peak resident memory (``ru_maxrss`` of the child), the ratio to the
-baseline, the engine's work counters (statement visits, most paths held, joins), the findings,
-and whether a GW002 note said an analysis stopped early. Targets (issue 13): each nest in
+baseline, the engine's work counters (statement visits, most paths held, joins; summed over
+the interpreters of a file analysed in parts), the findings, how many GW002 notes there were
+(an analysis stopped early, or the file analysed in parts) and, for a file analysed in parts
+(over 1 M characters: engine/parts.py), in how many. Targets (issue 13): each nest in
 <= 3 s, the 5 MB file in <= 20 s and <= 400 MB.
+
+For a before/after comparison, run the same command in a checkout of the other revision in
+the same session (each child imports the engine of the checkout the script is in).
 
 Inputs (both generated here, deterministic; ``tests/test_bounded_cost.py`` uses the same):
 
@@ -200,7 +205,7 @@ def report(label: str, path: Path, timeout: float, target_s: float, target_mb: f
           f"{base['peak_mb']:6.0f} MB | gradwarden {got['cpu_s']:6.2f} s {got['peak_mb']:6.0f} MB "
           f"= {got['cpu_s'] / max(base['cpu_s'], 1e-3):5.1f}x time, {got['peak_mb'] / max(base['peak_mb'], 1):4.1f}x memory "
           f"| statements {got['statements']:,} peak paths {got['peak_paths']} joins {got['joins']:,} "
-          f"| findings {codes} GW002 {got['stopped']} | target <= {target_s:.0f} s{mem_target}: "
+          f"| findings {codes} GW002 {got['stopped']} (in parts: {got.get('interpreters', 1) if got.get('parts') else 'no'}) | target <= {target_s:.0f} s{mem_target}: "
           f"{'ok' if ok else 'MISSED'}")
     return ok
 
