@@ -485,6 +485,64 @@ def test_server_is_the_only_wiring():
 
 
 @pytest.mark.asyncio
+async def test_background_work_for_a_document_runs_away_from_its_home_worker(tmp_path):
+    """A document's home is the worker of its last incremental analysis (its caches). Its
+    background work (the prefetch) goes to another worker, started for it if need be, so the
+    next edit's analysis finds the home free: no stop request, no wait, no cold start."""
+    from gradwarden.lsp.worker import BACKGROUND, DIAGNOSTICS, WorkerPool
+
+    pool = WorkerPool(2, timeout=HOLD_MAX * 2)
+    pool.start()
+    try:
+        home = await pool.run("_pid", lane=DIAGNOSTICS, affinity="doc", finish_when_stale=True)
+        assert pool.alive() == 1
+        gate = Gate(tmp_path, "prefetch")
+        bg = asyncio.ensure_future(pool.run("_hold", *gate.args(), lane=BACKGROUND, affinity="doc"))
+        await pool.wait_until(lambda: pool.running("_hold") == 1)
+        assert pool.alive() == 2 and next(p.pid for p in pool.procs if p.job is not None) != home
+        assert await pool.run("_pid", lane=DIAGNOSTICS, affinity="doc", finish_when_stale=True) == home
+        assert (pool.home_waits, pool.preemptions, pool.kills) == (0, 0, 0)
+        gate.open()
+        assert await bg is True
+        assert [p.pid for p in pool.procs if "doc" in p.affinities] == [home]  # still its home
+    finally:
+        await pool.close()
+
+
+@pytest.mark.asyncio
+async def test_an_edit_analysis_stops_background_work_on_its_documents_worker_rather_than_start_cold(tmp_path):
+    """The document's background work had to run on its home (the other worker was busy then);
+    the other worker is idle now. The edit's incremental analysis stops that background job and
+    runs on the home, not cold on the idle worker; the background job runs again after."""
+    from gradwarden.lsp.worker import BACKGROUND, DIAGNOSTICS, WorkerPool
+
+    pool = WorkerPool(2, timeout=HOLD_MAX * 2)
+    pool.start()
+    try:
+        home = await pool.run("_pid", lane=DIAGNOSTICS, affinity="doc", finish_when_stale=True)
+        first_gate, other_gate = Gate(tmp_path, "first"), Gate(tmp_path, "other")
+        first = asyncio.ensure_future(pool.run("_hold", *first_gate.args(), lane=DIAGNOSTICS))  # on the home
+        await pool.wait_until(lambda: pool.running("_hold") == 1)
+        other = asyncio.ensure_future(pool.run("_hold", *other_gate.args(), lane=DIAGNOSTICS))  # a second worker
+        await pool.wait_until(lambda: pool.running("_hold") == 2)
+        first_gate.open()
+        assert await first is True
+        gate = Gate(tmp_path, "prefetch")
+        bg = asyncio.ensure_future(pool.run("_hold", *gate.args(), lane=BACKGROUND, affinity="doc"))
+        await pool.wait_until(lambda: pool.running("_hold") == 2)  # on the home: nowhere else free
+        other_gate.open()
+        assert await other is True
+        ran_on = await pool.run("_pid", lane=DIAGNOSTICS, affinity="doc", finish_when_stale=True)
+        assert ran_on == home
+        assert (pool.home_waits, pool.preemptions, pool.kills) == (1, 1, 0)
+        gate.open()
+        assert await bg is True  # re-run after the edit's analysis
+        assert [p.pid for p in pool.procs if "doc" in p.affinities] == [home]
+    finally:
+        await pool.close()
+
+
+@pytest.mark.asyncio
 async def test_a_stale_incremental_analysis_finishes_and_the_next_one_waits_for_its_worker(tmp_path):
     """A stale ``finish_when_stale`` job (the incremental analysis of a text edited again) is
     neither stopped nor killed: it finishes, and the next job of the same document waits for

@@ -7,6 +7,7 @@ None of them imports torch or executes the analysed code.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections import OrderedDict
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -58,7 +59,8 @@ def diagnose_incremental(text: str, filename: str) -> Tuple[List[Diagnostic], Di
 
     cpu = time.thread_time()
     analyzer = _ANALYZERS.get(filename)
-    if analyzer is None:
+    cold = analyzer is None  # this worker has not analysed the document before (or forgot it)
+    if cold:
         analyzer = _ANALYZERS[filename] = IncrementalAnalyzer()
     _ANALYZERS.move_to_end(filename)
     while len(_ANALYZERS) > MAX_ANALYZERS:
@@ -67,7 +69,7 @@ def diagnose_incremental(text: str, filename: str) -> Tuple[List[Diagnostic], Di
     st = analyzer.last_stats
     info = {"parse_s": st.parse_s, "analysis_s": st.analysis_s, "groups": st.groups,
             "analysed": len(st.analysed), "reused": len(st.reused), "full": st.full,
-            "cpu_s": time.thread_time() - cpu}  # the job's CPU seconds (steadier than wall on a loaded machine)
+            "cpu_s": time.thread_time() - cpu, "cold": cold, "pid": os.getpid()}  # the job's CPU seconds (steadier than wall on a loaded machine)
     return diags, info
 
 
@@ -225,6 +227,10 @@ def ping() -> str:
     return "pong"
 
 
+def _pid() -> int:  # for the tests: which worker ran a job
+    return os.getpid()
+
+
 def _crash() -> None:  # for the tests: a worker that dies
     import os
 
@@ -269,6 +275,7 @@ JOBS: Dict[str, Callable[..., Any]] = {
     "ping": ping,
     "trim": trim,
     "_crash": _crash,
+    "_pid": _pid,
     "_sleep": _sleep,
     "_hold": _hold,
 }
