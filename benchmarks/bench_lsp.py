@@ -651,6 +651,7 @@ async def interleaved_run(caps_name: str, text: str, design: str, n_edits: int, 
     if len(timings) == len(edits):
         for e, t in zip(edits, timings):
             e.update(worker_ms=round(t.get("roundtrip_s", 0) * 1000, 1), cpu_ms=round(t.get("cpu_s", 0) * 1000, 1),
+                     job_ms=round(t.get("wall_s", 0) * 1000, 1),
                      cold=t.get("cold"), pid=t.get("pid"), analysed=t.get("analysed"))
     return {"design": design, "client": caps_name,
             "mode": "pull" if b.pull else "push", "all": summary(all_lat),
@@ -714,7 +715,8 @@ def interleaved_main(args) -> int:
         w = r["workers"]
         print(f"  {r['subject'].rsplit('/', 1)[-1]} [{r['client']}, {r['mode']}] {r['design']}: "
               f"p50 {a['p50_ms']} ms, p95 {a['p95_ms']} ms, max {a['max_ms']} ms ({pauses_txt}); "
-              f"worker kills {w.get('kills')}, cancelled {w.get('cancelled')}, preempted {w.get('preemptions')}")
+              f"worker kills {w.get('kills')}, cancelled {w.get('cancelled')}, preempted {w.get('preemptions')}"
+              f" (an edit waiting for its document's worker: {w.get('home_waits', '-')})")
         hv, ca = r["hover"], r["code_action"]
         print(f"      hover p50/p95: with the edit {hv['during_edit']['p50_ms']} / {hv['during_edit']['p95_ms']} ms, "
               f"after the pause {hv['after_pause']['p50_ms']} / {hv['after_pause']['p95_ms']} ms; "
@@ -731,7 +733,7 @@ def interleaved_main(args) -> int:
         if args.trace:
             for n, e in enumerate(r.get("edits", [])):
                 print(f"        edit {n:3d} after {e['pause']} s: {e['ms']:8.1f} ms"
-                      + (f" | worker {e['pid']} round trip {e['worker_ms']} ms, CPU {e['cpu_ms']} ms, "
+                      + (f" | worker {e['pid']} round trip {e['worker_ms']} ms, job {e['job_ms']} ms, CPU {e['cpu_ms']} ms, "
                          f"{'COLD ' if e['cold'] else ''}{e['analysed']} statement(s) analysed" if "pid" in e else ""))
     pairs: Dict[Tuple[str, str], Dict[str, Any]] = {}
     for r in results:

@@ -161,7 +161,10 @@ def child_main() -> None:
     # several threads, so a cancel may overtake its job): those jobs are answered at once.
     early: set = set()
 
-    def run_one(box: List[Tuple[int, Any, Any]], job_id: int, name: str, args: Tuple[Any, ...]) -> None:
+    def run_one(box: List[Tuple[int, Any, Any]], job_id: int, name: str, args: Tuple[Any, ...],
+                background: bool = False) -> None:
+        if background:
+            _lower_priority()
         try:
             try:
                 box.append((job_id, True, JOBS[name](*args)))
@@ -183,9 +186,10 @@ def child_main() -> None:
             item = pending.get()
             if item is None:
                 return
-            job_id, name, args = item
+            job_id, name, args = item[:3]
+            background = len(item) > 3 and bool(item[3])
             box: List[Tuple[int, Any, Any]] = []
-            thread = threading.Thread(target=run_one, args=(box, job_id, name, args), daemon=True)
+            thread = threading.Thread(target=run_one, args=(box, job_id, name, args, background), daemon=True)
             with lock:
                 skip = job_id in early
                 early.discard(job_id)
@@ -233,6 +237,22 @@ def child_main() -> None:
                     early.add(frame[1])
             continue
         pending.put(frame)
+
+
+BACKGROUND_NICE = 10  # niceness of a background job's thread (its own thread: the next job's is new)
+
+
+def _lower_priority() -> None:
+    """Background work (the prefetch: the fixer's parse, the hover recording) runs in another
+    worker process beside an edit's analysis; on a machine with few cores they shared a core
+    evenly, and the edit's analysis took several times its CPU time. On Linux a thread is a
+    task with its own niceness: this lowers this thread's only (the job runs in a fresh one)."""
+    if not hasattr(os, "setpriority") or not hasattr(threading, "get_native_id"):
+        return
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
+    except OSError:
+        pass
 
 
 def _malloc_trim():
@@ -336,7 +356,7 @@ class _Proc:
         stdin = self.popen.stdin
         assert stdin is not None
         with self._write_lock:
-            write_frame(stdin, (job.id, job.name, job.args))
+            write_frame(stdin, (job.id, job.name, job.args, job.lane == BACKGROUND))
 
     def send_cancel(self, job_id: int) -> None:
         """Runs in an executor thread, like ``send``."""
