@@ -4,6 +4,7 @@ editor settings, the worker pool (crash, timeout, stale kill, lanes), the hover 
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
 from hypothesis import given, settings
@@ -505,6 +506,22 @@ async def test_background_work_for_a_document_runs_away_from_its_home_worker(tmp
         gate.open()
         assert await bg is True
         assert [p.pid for p in pool.procs if "doc" in p.affinities] == [home]  # still its home
+    finally:
+        await pool.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="no thread priorities on this platform")
+async def test_background_jobs_run_at_a_lower_priority_than_the_edits_analyses():
+    from gradwarden.lsp.worker import BACKGROUND, BACKGROUND_NICE, DIAGNOSTICS, INTERACTIVE, WorkerPool
+
+    pool = WorkerPool(1)
+    pool.start()
+    try:
+        base = await pool.run("_niceness", lane=DIAGNOSTICS)
+        assert await pool.run("_niceness", lane=INTERACTIVE) == base
+        assert await pool.run("_niceness", lane=BACKGROUND) == min(base + BACKGROUND_NICE, 19)
+        assert await pool.run("_niceness", lane=DIAGNOSTICS) == base  # the next job's thread is a new one
     finally:
         await pool.close()
 

@@ -231,6 +231,12 @@ def _pid() -> int:  # for the tests: which worker ran a job
     return os.getpid()
 
 
+def _niceness() -> int:  # for the tests: the priority the job runs at
+    import threading
+
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
 def _crash() -> None:  # for the tests: a worker that dies
     import os
 
@@ -276,6 +282,7 @@ JOBS: Dict[str, Callable[..., Any]] = {
     "trim": trim,
     "_crash": _crash,
     "_pid": _pid,
+    "_niceness": _niceness,
     "_sleep": _sleep,
     "_hold": _hold,
 }

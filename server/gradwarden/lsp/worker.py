@@ -250,7 +250,8 @@ def _lower_priority() -> None:
     if not hasattr(os, "setpriority") or not hasattr(threading, "get_native_id"):
         return
     try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BACKGROUND_NICE)
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(os.getpriority(os.PRIO_PROCESS, tid) + BACKGROUND_NICE, 19))
     except OSError:
         pass
 
