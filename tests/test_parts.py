@@ -244,7 +244,7 @@ def test_syntax_error_deep_in_a_big_file_is_the_whole_file_s(broken: str) -> Non
 
 
 def test_a_text_that_cannot_split_is_left_to_the_whole_analysis() -> None:
-    one_statement = "X = [\n" + "    1,\n" * 5000 + "]\n"
+    one_statement = "def f(x):\n" + "    x.add_(1)\n" * 5000
     assert parts.analyze_in_parts(one_statement, "big.py", part_chars=PART) is None
     assert parts.analyze_in_parts(generated(40) + "x = 1\0\n", "big.py", part_chars=PART) is None
 
@@ -273,3 +273,13 @@ def whole_of(text: str, monkeypatch) -> List[Diagnostic]:
     with monkeypatch.context() as m:
         m.setattr(parts, "PARTS_ABOVE_CHARS", 10 ** 9)
         return analyze_source(text, "big.py")
+
+
+def test_a_large_text_with_nothing_to_analyse_is_only_checked_for_syntax() -> None:
+    table = "TABLE = {\n" + "".join(f"    'k{i}': {i},\n" for i in range(800)) + "}\n"
+    text = "".join(table.replace("TABLE", f"TABLE{k}") for k in range(8))
+    trees: List[int] = []
+    assert parts.analyze_in_parts(text, "big.py", part_chars=PART, on_tree=lambda k, t: trees.append(k)) == []
+    assert trees == []
+    broken = text + "TABLE = {\n"
+    assert parts.analyze_in_parts(broken, "big.py", part_chars=PART) == whole(broken) != []

@@ -111,6 +111,10 @@ def analyze_in_parts(text: str, filename: str, part_chars: Optional[int] = None,
     if split.error is not None:
         exc = split.error
         return [_parse_error(filename, exc.lineno or 1, exc.offset or 1, f"syntax error: {exc.msg}")]
+    from gradwarden.engine.triggers import nothing_to_analyse
+
+    if nothing_to_analyse(text):
+        return []  # as for any file: the syntax is checked (above), nothing can be found
     parts = group_parts(split.chunks, part_chars)
     if len(parts) < 2:
         return None
@@ -123,6 +127,8 @@ def analyze_in_parts(text: str, filename: str, part_chars: Optional[int] = None,
         own_rows = sum(c.end - c.start + 1 for c in own)
         report.part_rows.append((own_rows, sum(c.end - c.start + 1 for c in keep) - own_rows))
         part_text = blank_except(lines, keep)
+        if nothing_to_analyse(part_text):
+            continue  # the interpreter could emit nothing on it: not even parsed
         try:
             with _fewer_collections():
                 tree = ast.parse(part_text, filename=filename, type_comments=False)
