@@ -44,6 +44,7 @@ import re
 import warnings
 from collections import deque
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.diagnostic import Diagnostic, Severity, Span
@@ -380,7 +381,7 @@ def _analyse_part(tree: ast.Module, text: str, filename: str, k: int, found: _Fo
     from gradwarden.rules.dispatch import events_to_diagnostics
 
     src = SourceText(text)
-    interp = _PartInterpreter(tree, src, filename)
+    interp = _interpreter_class()(tree, src, filename)
     try:
         interp.run()
     except RecursionError:  # as analyze_module: what was found so far
@@ -398,7 +399,9 @@ def _analyse_part(tree: ast.Module, text: str, filename: str, k: int, found: _Fo
     found.reached |= interp.reached_by_module
 
 
+@lru_cache(maxsize=None)
 def _interpreter_class():
+    """Made on first use: the interpreter is imported late (keeps this module light)."""
     from gradwarden.engine.interpreter import Interpreter
     from gradwarden.engine.triggers import _defs
 
@@ -435,13 +438,3 @@ def _interpreter_class():
             self._alone(info.node, lambda: super(PartInterpreter, self).standalone_function_class(info, module_state))
 
     return PartInterpreter
-
-
-def _PartInterpreter(tree: ast.Module, src, filename: str):
-    global _PART_CLASS
-    if _PART_CLASS is None:
-        _PART_CLASS = _interpreter_class()
-    return _PART_CLASS(tree, src, filename)
-
-
-_PART_CLASS = None
