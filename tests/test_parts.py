@@ -283,3 +283,15 @@ def test_a_large_text_with_nothing_to_analyse_is_only_checked_for_syntax() -> No
     assert trees == []
     broken = text + "TABLE = {\n"
     assert parts.analyze_in_parts(broken, "big.py", part_chars=PART) == whole(broken) != []
+
+
+def test_code_only_the_compiler_rejects_is_analysed_as_in_the_whole_file() -> None:
+    # ast.parse accepts these (the whole-file analysis gives no GW001); the symbol table,
+    # which checks each chunk, rejects them: the chunk's names then come from its tree
+    odd = "def odd(a):\n    global a\n    a.add_(1)\n\n\nnonlocal q\n"
+    text = generated(30, main=False) + "\n\n" + odd + generated(30, main=False).replace("Net", "Late")
+    split = parts.split_chunks(text, parts._LINES.findall(text), "big.py")
+    assert split is not None and split.error is None
+    row = text[:text.index("def odd")].count("\n") + 1
+    assert [c.binds for c in split.chunks if c.start == row] == [{"odd"}]
+    assert without_note(in_parts(text)) == whole(text)
