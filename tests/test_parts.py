@@ -295,3 +295,13 @@ def test_code_only_the_compiler_rejects_is_analysed_as_in_the_whole_file() -> No
     row = text[:text.index("def odd")].count("\n") + 1
     assert [c.binds for c in split.chunks if c.start == row] == [{"odd"}]
     assert without_note(in_parts(text)) == whole(text)
+
+
+@pytest.mark.parametrize("absurd", ["x = " + "-" * 200_000 + "1\n", "y = " + "+".join(["a"] * 100_000) + "\n"])
+def test_code_the_parser_cannot_hold_gets_the_whole_file_s_note(absurd: str, monkeypatch) -> None:
+    text = generated(30, main=False) + absurd + generated(30, main=False).replace("Net", "Late")
+    want = whole(text)
+    assert [d.code for d in want] == ["GW001"] and "cannot parse file" in want[0].message
+    assert parts.analyze_in_parts(text, "big.py", part_chars=PART) is None  # left to the whole-text path
+    monkeypatch.setattr(parts, "PARTS_ABOVE_CHARS", 1000)
+    assert analyze_source(text, "big.py") == want

@@ -167,10 +167,13 @@ def split_chunks(text: str, lines: Sequence[str], filename: str) -> Optional[Spl
                     if j < len(starts) - 1 and _cut_here(exc, piece):
                         take *= 2
                         continue
-                    error = _whole_text_error(lines, a, b, filename)
-                    if error is None:  # only the symbol table objects (no parse error)
-                        chunks.append(_chunk_from_tree(piece, a, b))
-                        break
+                    try:
+                        error = _whole_text_error(lines, a, b, filename)
+                        if error is None:  # only the symbol table objects (no parse error)
+                            chunks.append(_chunk_from_tree(piece, a, b))
+                            break
+                    except (ValueError, RecursionError, MemoryError):
+                        return None  # the whole-text path words these
                     return Split(chunks, error)
                 except (ValueError, RecursionError, MemoryError):
                     return None
@@ -192,7 +195,9 @@ def _cut_here(exc: SyntaxError, piece: str) -> bool:
 
 def _whole_text_error(lines: Sequence[str], a: int, b: int, filename: str) -> Optional[SyntaxError]:
     """The error parsing the whole text reports, when the chunk at rows a+1..b holds the
-    first one: the chunks before it parse, so it is the chunk's own error at its own rows."""
+    first one: the chunks before it parse, so it is the chunk's own error at its own rows.
+    (A bracket or string never closed makes the chunk the rest of the file: its failing parse
+    then costs what the whole text's would, once.)"""
     padded = "\n" * a + "".join(lines[a:b])
     try:
         ast.parse(padded, filename=filename, type_comments=False)
