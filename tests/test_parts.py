@@ -14,7 +14,7 @@ from typing import List
 
 import pytest
 
-from gradwarden.engine import parts
+from gradwarden.engine import parts, source
 from gradwarden.engine.analyze import analyze_source
 from gradwarden.engine.diagnostic import Diagnostic, Severity
 
@@ -131,7 +131,7 @@ def test_analyze_source_splits_only_above_the_threshold(big: str, monkeypatch) -
     monkeypatch.setattr(parts, "PART_CHARS", PART)
     want = analyze_source(big, "big.py")
     assert not any(d.message.startswith("analysed in parts") for d in want)
-    monkeypatch.setattr(parts, "PARTS_ABOVE_CHARS", len(big) - 1)
+    monkeypatch.setattr(source, "PARTS_ABOVE_CHARS", len(big) - 1)
     split = analyze_source(big, "big.py")
     assert without_note(split) == want and len(split) == len(want) + 1
 
@@ -259,7 +259,7 @@ def test_the_editor_paths_analyse_a_large_text_in_parts_and_keep_no_tree(big: st
     assert inc.analyze(small, "big.py") == analyze_source(small, "big.py")
     assert inc._reparser._body  # a text under the threshold: its tree is kept for the next edit
     monkeypatch.setattr(parts, "PART_CHARS", PART)
-    monkeypatch.setattr(parts, "PARTS_ABOVE_CHARS", len(big) - 1)
+    monkeypatch.setattr(source, "PARTS_ABOVE_CHARS", len(big) - 1)
     trees: List[int] = []
     real = parts.analyze_in_parts
     monkeypatch.setattr(parts, "analyze_in_parts", lambda *a, **kw: real(*a, on_tree=lambda k, t: trees.append(k), **kw))
@@ -271,7 +271,7 @@ def test_the_editor_paths_analyse_a_large_text_in_parts_and_keep_no_tree(big: st
 
 def whole_of(text: str, monkeypatch) -> List[Diagnostic]:
     with monkeypatch.context() as m:
-        m.setattr(parts, "PARTS_ABOVE_CHARS", 10 ** 9)
+        m.setattr(source, "PARTS_ABOVE_CHARS", 10 ** 9)
         return analyze_source(text, "big.py")
 
 
@@ -303,5 +303,5 @@ def test_code_the_parser_cannot_hold_gets_the_whole_file_s_note(absurd: str, mon
     want = whole(text)
     assert [d.code for d in want] == ["GW001"] and "cannot parse file" in want[0].message
     assert parts.analyze_in_parts(text, "big.py", part_chars=PART) is None  # left to the whole-text path
-    monkeypatch.setattr(parts, "PARTS_ABOVE_CHARS", 1000)
+    monkeypatch.setattr(source, "PARTS_ABOVE_CHARS", 1000)
     assert analyze_source(text, "big.py") == want

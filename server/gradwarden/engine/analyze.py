@@ -7,7 +7,7 @@ import threading
 from typing import List, Optional, Union
 
 from gradwarden.engine.diagnostic import Diagnostic, Severity, Span
-from gradwarden.engine.source import SourceText, decode_source
+from gradwarden.engine.source import SourceText, analysed_in_parts, decode_source
 
 PARSE_ERROR_CODE = "GW001"
 
@@ -24,9 +24,9 @@ def analyze_source(source: Union[str, bytes], filename: str = "<stdin>") -> List
             return [_parse_error(filename, 1, 1, f"cannot decode file: {decode_error}")]
     else:
         text = source
-    from gradwarden.engine import parts
+    if analysed_in_parts(text):
+        from gradwarden.engine import parts
 
-    if len(text) > parts.PARTS_ABOVE_CHARS:
         # never the whole tree of a very large (generated) module at once (engine/parts.py)
         found = parts.analyze_in_parts(text, filename)
         if found is not None:

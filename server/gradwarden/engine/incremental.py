@@ -83,9 +83,9 @@ class IncrementalAnalyzer:
         from gradwarden.engine.analyze import analyze_source
 
         started = time.perf_counter()
-        from gradwarden.engine import parts
+        from gradwarden.engine.source import analysed_in_parts
 
-        if len(text) > parts.PARTS_ABOVE_CHARS:
+        if analysed_in_parts(text):
             # A very large (generated) text: analysed in parts, one part's tree at a time
             # (engine/parts.py); no tree of it is kept between edits, and the last one is let go.
             from gradwarden.engine.reparse import Reparser

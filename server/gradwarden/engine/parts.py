@@ -2,7 +2,7 @@
 
 CPython's syntax tree costs about 150 bytes of memory per byte of source (each node carries a
 dict): a 5 MB generated module is a 765 MB tree before any analysis. A text longer than
-``PARTS_ABOVE_CHARS`` (three times the largest of the 5,818 files of transformers 5.23.0,
+``source.PARTS_ABOVE_CHARS`` (three times the largest of the 5,818 files of transformers 5.23.0,
 diffusers 0.42.1, timm 1.0.31, lightning, peft, torchrl, torchvision, accelerate, ultralytics
 and stable-baselines3: diffusers' ``loaders/lora_pipeline.py``, 327 kB; transformers' largest
 is 279 kB, timm's 234 kB) is therefore analysed part by part:
@@ -47,9 +47,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from gradwarden.engine import source
 from gradwarden.engine.diagnostic import Diagnostic, Severity, Span
 
-PARTS_ABOVE_CHARS = 1_000_000  # texts longer than this are analysed in parts
 PART_CHARS = 256_000  # about this much of the file's own code per part (a 40 MB tree at most)
 DEPENDENCIES_PER_PART = 4  # a part's dependencies: at most this many times its own size
 
@@ -371,7 +371,7 @@ def parts_note(filename: str, chars: int, parts: int) -> Diagnostic:
     return Diagnostic(
         code=AnalysisStopped.code,
         message=(f"analysed in parts: this file has {chars / 1e6:.1f} M characters (over "
-                 f"{PARTS_ABOVE_CHARS / 1e6:g} M), so its top-level statements were analysed in "
+                 f"{source.PARTS_ABOVE_CHARS / 1e6:g} M), so its top-level statements were analysed in "
                  f"{parts} parts, each with the imports and definitions it uses; a hazard whose "
                  "steps lie in parts that share no names may not be reported"),
         severity=Severity.INFORMATION,
