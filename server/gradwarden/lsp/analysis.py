@@ -67,6 +67,9 @@ class UnitState:
     waiters: List[Tuple[int, "asyncio.Future[Result]"]] = field(default_factory=list)
     closed: bool = False
     active: bool = False  # edited since it was opened (hover and quick-fix data are prepared ahead)
+    # (generation, the result it was carried from, the carried result): hover, code actions and
+    # pulls asked while an edit's analysis runs share one (the row mapping splits both texts)
+    carried: Optional[Tuple[int, Result, Result]] = None
 
 
 SnapshotFn = Callable[[str, int], Optional[Snapshot]]  # (unit key, generation) -> snapshot
@@ -210,13 +213,17 @@ class AnalysisService:
         return carried
 
     def _carried_result(self, st: UnitState, gen: int) -> Optional[Result]:
-        snap = self.snapshot_of(st.key, gen)
         base = st.result
+        if st.carried is not None and st.carried[0] == gen and st.carried[1] is base:
+            return st.carried[2]
+        snap = self.snapshot_of(st.key, gen)
         if snap is None or base is None:
             return base
         mapping = row_mapping(base.snapshot.text, snap.text)
         carried = tuple(carry_diagnostics(base.all(), mapping))
-        return Result(snap, (), carried, parse_failed=base.parse_failed)
+        result = Result(snap, (), carried, parse_failed=base.parse_failed)
+        st.carried = (gen, base, result)
+        return result
 
     # ---- scheduling
     def _schedule(self, st: UnitState, delay: float, carry_only: bool = False) -> None:
