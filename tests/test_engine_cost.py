@@ -157,6 +157,65 @@ def test_call_sites_answer_the_same_with_the_text_and_skip_the_walk_without_no_g
             assert skipped.grad_mode_of(fn) is full.grad_mode_of(fn) is None
 
 
+NESTED_GRAD_MODES = """
+    import torch
+    class Holder:
+        def fill(self, t):
+            t.zero_()
+        @torch.no_grad()
+        def reset(self, t):
+            self.fill(t)
+            def inner(u):
+                grad_on(u)  # a def of its own: grad on again
+            @torch.no_grad()
+            def inner_off(u):
+                off_in_inner(u)
+            helper = lambda u: from_lambda(u)
+    def train(h, t, m):
+        for _ in range(3):
+            try:
+                pass
+            except ValueError:
+                with torch.inference_mode():
+                    in_handler(t)
+            else:
+                with torch.set_grad_enabled(False), open("f") as fh:
+                    in_else(fh)
+        with torch.set_grad_enabled(True):
+            grad_on(t)
+        match m:
+            case 1:
+                with torch.no_grad():
+                    class Local:
+                        x = in_class_body(t)
+        h.fill(t)
+"""
+
+
+def test_call_sites_no_grad_names_from_the_regions_are_those_of_the_whole_walk():
+    """grad_mode_of walks only the no-grad regions unless a function's name is called in one:
+    the names found there are exactly the ones the whole walk records under no_grad, and the
+    answers are the same either way."""
+    src = textwrap.dedent(NESTED_GRAD_MODES)
+    tree = ast.parse(src)
+    lazy = CallSites(tree, src)
+    names = lazy.names_under_no_grad()
+    assert lazy._calls is None  # no whole walk for that
+    full = CallSites(tree)
+    recorded = {n for n, sites in full.calls.items() if any(ng for _, ng in sites)}
+    assert names == recorded
+    assert {"fill", "off_in_inner", "from_lambda", "in_handler", "in_else", "in_class_body"} <= names
+    assert "grad_on" not in names and "zero_" not in names
+    for fn in ast.walk(ast.parse(src)):
+        if isinstance(fn, ast.FunctionDef):
+            assert CallSites(tree, src).grad_mode_of(fn) is full.grad_mode_of(fn)
+    unrelated = CallSites(tree, src)
+    assert unrelated.grad_mode_of(ast.parse("def train(): pass").body[0]) is None
+    assert unrelated._calls is None  # `train` is never called under no_grad: no whole walk
+    fill = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "fill")
+    assert full.grad_mode_of(fill) is None  # called under no_grad and with grad on (h.fill)
+
+
 def test_interest_propagates_along_call_chains_of_any_length_and_only_there():
     """Triggers' fixpoint over calls (a worklist now): every caller up a chain of 60 plain
     functions ending in an in-place write is interesting, through `self.` calls too; a function
