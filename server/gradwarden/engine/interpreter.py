@@ -95,6 +95,10 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         self.classes: Dict[int, ClassInfo] = {}  # id(ClassDef) -> info
         self.method_owner: Dict[int, ClassInfo] = {}  # id(FunctionDef) -> the class defining it
         self._spans: Dict[int, Tuple[ast.AST, Span]] = {}  # id(node) -> (node, its span)
+        # node class -> the class's ex_* / stmt_* function (None: no handler), filled as met:
+        # eval and exec_stmt run for every node, a name built and looked up each time costs
+        self._ex_handlers: Dict[type, Any] = {}
+        self._stmt_handlers: Dict[type, Any] = {}
         self.call_stack: List[Any] = []
         self.budget = Budget()
         self.work = self.budget.work  # counters of what the engine did (tests, benchmarks)
@@ -457,10 +461,14 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
 
     def exec_stmt(self, stmt: ast.stmt, st: State) -> List[State]:
         self.tick()
-        meth = getattr(self, "stmt_" + type(stmt).__name__, None)
+        kind = stmt.__class__
+        try:
+            meth = self._stmt_handlers[kind]
+        except KeyError:
+            meth = self._stmt_handlers[kind] = getattr(type(self), "stmt_" + kind.__name__, None)
         if meth is None:
             return [st]
-        return meth(stmt, st)
+        return meth(self, stmt, st)
 
     def stmt_Expr(self, stmt: ast.Expr, st: State) -> List[State]:
         if isinstance(stmt.value, (ast.Yield, ast.YieldFrom)):
@@ -1152,13 +1160,17 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     def eval(self, node: Optional[ast.expr], st: State) -> Value:
         if node is None:
             return NONE
-        meth = getattr(self, "ex_" + type(node).__name__, None)
+        kind = node.__class__
+        try:
+            meth = self._ex_handlers[kind]
+        except KeyError:
+            meth = self._ex_handlers[kind] = getattr(type(self), "ex_" + kind.__name__, None)
         if meth is None:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.eval(child, st)
             return UNKNOWN
-        return meth(node, st)
+        return meth(self, node, st)
 
     def ex_Constant(self, node: ast.Constant, st: State) -> Value:
         return ConstV(node.value)
