@@ -593,6 +593,7 @@ async def interleaved_run(caps_name: str, text: str, design: str, n_edits: int, 
     version = b.change(uri, row, 0, row + 1, 0, "", text)
     await b.diagnostics(uri, version, timeout=600)
     by_pause: Dict[float, List[float]] = {p: [] for p in pauses}
+    trace: List[Tuple[float, float]] = []  # (pause, latency) per edit, in order
     n_names = max(n_edits, 1)
     hover_typing: List[float] = []  # asked with the edit, before its diagnostics
     action_typing: List[float] = []
@@ -626,6 +627,7 @@ async def interleaved_run(caps_name: str, text: str, design: str, n_edits: int, 
         action_task = asyncio.ensure_future(timed(b.code_actions(uri, row + 1)))
         await interleaved_diagnostics(b, uri, version)
         by_pause[pause].append(time.perf_counter() - t0)
+        trace.append((pause, time.perf_counter() - t0))
         hover_typing.append(await hover_task)
         action_typing.append(await action_task)
     status = await b.status()
@@ -642,11 +644,20 @@ async def interleaved_run(caps_name: str, text: str, design: str, n_edits: int, 
                  "definitions_reanalysed_p50": pct([t["analysed"] for t in timings], 50),
                  "groups": timings[-1]["groups"]}
     all_lat = [x for v in by_pause.values() for x in v]
+    # edit by edit: the latency beside what the worker did for it (the status keeps the jobs
+    # that completed, in order; a cancelled job has no entry, so pairs are by position only
+    # when the counts agree)
+    edits = [{"pause": p, "ms": round(lat * 1000, 1)} for p, lat in trace]
+    if len(timings) == len(edits):
+        for e, t in zip(edits, timings):
+            e.update(worker_ms=round(t.get("roundtrip_s", 0) * 1000, 1), cpu_ms=round(t.get("cpu_s", 0) * 1000, 1),
+                     job_ms=round(t.get("wall_s", 0) * 1000, 1),
+                     cold=t.get("cold"), pid=t.get("pid"), analysed=t.get("analysed"))
     return {"design": design, "client": caps_name,
             "mode": "pull" if b.pull else "push", "all": summary(all_lat),
             "hover": {"during_edit": summary(hover_typing), "after_pause": summary(hover_paused)},
             "code_action": {"during_edit": summary(action_typing), "after_pause": summary(action_paused)},
-            "by_pause": {str(p): summary(v) for p, v in by_pause.items()}, "split": split,
+            "by_pause": {str(p): summary(v) for p, v in by_pause.items()}, "split": split, "edits": edits,
             "workers": status["workers"]}
 
 
@@ -704,7 +715,8 @@ def interleaved_main(args) -> int:
         w = r["workers"]
         print(f"  {r['subject'].rsplit('/', 1)[-1]} [{r['client']}, {r['mode']}] {r['design']}: "
               f"p50 {a['p50_ms']} ms, p95 {a['p95_ms']} ms, max {a['max_ms']} ms ({pauses_txt}); "
-              f"worker kills {w.get('kills')}, cancelled {w.get('cancelled')}, preempted {w.get('preemptions')}")
+              f"worker kills {w.get('kills')}, cancelled {w.get('cancelled')}, preempted {w.get('preemptions')}"
+              f" (an edit waiting for its document's worker: {w.get('home_waits', '-')})")
         hv, ca = r["hover"], r["code_action"]
         print(f"      hover p50/p95: with the edit {hv['during_edit']['p50_ms']} / {hv['during_edit']['p95_ms']} ms, "
               f"after the pause {hv['after_pause']['p50_ms']} / {hv['after_pause']['p95_ms']} ms; "
@@ -718,6 +730,11 @@ def interleaved_main(args) -> int:
                   + (f" (the job's CPU: p50 {sp['worker_cpu']['p50_ms']} / p95 {sp['worker_cpu']['p95_ms']} ms)"
                      if sp.get("worker_cpu") else "") + "; "
                   f"{sp['definitions_reanalysed_p50']} of the statements in {sp['groups']} group(s) re-analysed (p50)")
+        if args.trace:
+            for n, e in enumerate(r.get("edits", [])):
+                print(f"        edit {n:3d} after {e['pause']} s: {e['ms']:8.1f} ms"
+                      + (f" | worker {e['pid']} round trip {e['worker_ms']} ms, job {e['job_ms']} ms, CPU {e['cpu_ms']} ms, "
+                         f"{'COLD ' if e['cold'] else ''}{e['analysed']} statement(s) analysed" if "pid" in e else ""))
     pairs: Dict[Tuple[str, str], Dict[str, Any]] = {}
     for r in results:
         pairs.setdefault((r["subject"], r["client"]), {})[r["design"]] = r
@@ -744,6 +761,7 @@ def main(argv=None) -> int:
     ap.add_argument("--files", type=int, default=50)
     ap.add_argument("--profile", choices=("push", "pull", "both"), default="both")
     ap.add_argument("--json", metavar="OUT")
+    ap.add_argument("--trace", action="store_true", help="--interleaved: print every edit's latency and worker job")
     ap.add_argument("--steady-wait", type=float, default=75.0,
                     help="seconds to wait before the second memory sample (the extra worker retires after 60 s idle)")
     ap.add_argument("--interleaved", action="store_true",

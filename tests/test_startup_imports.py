@@ -38,7 +38,8 @@ PROBE = textwrap.dedent("""
                                          "noqa_compiled": noqa is not None and "_LINE_RE" in vars(noqa)}))
 """)
 
-CLEAN = "import torch\nx = 1\n"
+CLEAN = "import torch\nx = torch.ones(2, requires_grad=True)\n(x * 2).sum().backward()\n"  # analysed, no finding
+TRIVIAL = "import torch\nx = torch.ones(2)\n"  # nothing any rule looks at
 HAZARD = "import torch\nx = torch.ones(2, requires_grad=True)\nx.add_(1)\n"
 
 
@@ -63,6 +64,7 @@ def heavy_in(modules: List[str]) -> List[str]:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     (tmp_path / "clean.py").write_text(CLEAN)
+    (tmp_path / "trivial.py").write_text(TRIVIAL)
     (tmp_path / "hazard.py").write_text(HAZARD)
     return tmp_path
 
@@ -131,6 +133,18 @@ def test_the_lazy_modules_come_when_needed(project):
     (project / "quiet.py").write_text(HAZARD.replace("x.add_(1)", "x.add_(1)  # noqa: GW101"))
     report, out = probe(["check", "--no-cache", "quiet.py"], project)
     assert report["rc"] == 0 and report["noqa_compiled"] is True
+
+
+def test_a_file_with_nothing_to_analyse_never_imports_the_interpreter(project):
+    """No trigger of any rule in the text (engine/triggers.nothing_to_analyse): the check
+    parses it (a syntax error is still reported) and stops there."""
+    report, out = probe(["check", "--no-cache", "trivial.py"], project)
+    assert report["rc"] == 0, out
+    assert "gradwarden.engine.interpreter" not in report["modules"]
+    assert "gradwarden.engine.model" not in report["modules"]
+    (project / "broken.py").write_text(TRIVIAL + "def f(:\n")
+    report, out = probe(["check", "--no-cache", "broken.py"], project)
+    assert report["rc"] == 1 and "GW001" in out
 
 
 def test_start_up_runs_the_garbage_collector_at_most_once(project):

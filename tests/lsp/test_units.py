@@ -4,6 +4,7 @@ editor settings, the worker pool (crash, timeout, stale kill, lanes), the hover 
 from __future__ import annotations
 
 import asyncio
+import os
 
 import pytest
 from hypothesis import given, settings
@@ -482,6 +483,80 @@ def test_server_is_the_only_wiring():
     graph = lsp_imports()
     importers_of_server = sorted(m for m, deps in graph.items() if "server" in deps)
     assert importers_of_server == ["cli"], importers_of_server
+
+
+@pytest.mark.asyncio
+async def test_background_work_for_a_document_runs_away_from_its_home_worker(tmp_path):
+    """A document's home is the worker of its last incremental analysis (its caches). Its
+    background work (the prefetch) goes to another worker, started for it if need be, so the
+    next edit's analysis finds the home free: no stop request, no wait, no cold start."""
+    from gradwarden.lsp.worker import BACKGROUND, DIAGNOSTICS, WorkerPool
+
+    pool = WorkerPool(2, timeout=HOLD_MAX * 2)
+    pool.start()
+    try:
+        home = await pool.run("_pid", lane=DIAGNOSTICS, affinity="doc", finish_when_stale=True)
+        assert pool.alive() == 1
+        gate = Gate(tmp_path, "prefetch")
+        bg = asyncio.ensure_future(pool.run("_hold", *gate.args(), lane=BACKGROUND, affinity="doc"))
+        await pool.wait_until(lambda: pool.running("_hold") == 1)
+        assert pool.alive() == 2 and next(p.pid for p in pool.procs if p.job is not None) != home
+        assert await pool.run("_pid", lane=DIAGNOSTICS, affinity="doc", finish_when_stale=True) == home
+        assert (pool.home_waits, pool.preemptions, pool.kills) == (0, 0, 0)
+        gate.open()
+        assert await bg is True
+        assert [p.pid for p in pool.procs if "doc" in p.affinities] == [home]  # still its home
+    finally:
+        await pool.close()
+
+
+@pytest.mark.asyncio
+@pytest.mark.skipif(not hasattr(os, "setpriority"), reason="no thread priorities on this platform")
+async def test_background_jobs_run_at_a_lower_priority_than_the_edits_analyses():
+    from gradwarden.lsp.worker import BACKGROUND, BACKGROUND_NICE, DIAGNOSTICS, INTERACTIVE, WorkerPool
+
+    pool = WorkerPool(1)
+    pool.start()
+    try:
+        base = await pool.run("_niceness", lane=DIAGNOSTICS)
+        assert await pool.run("_niceness", lane=INTERACTIVE) == base
+        assert await pool.run("_niceness", lane=BACKGROUND) == min(base + BACKGROUND_NICE, 19)
+        assert await pool.run("_niceness", lane=DIAGNOSTICS) == base  # the next job's thread is a new one
+    finally:
+        await pool.close()
+
+
+@pytest.mark.asyncio
+async def test_an_edit_analysis_stops_background_work_on_its_documents_worker_rather_than_start_cold(tmp_path):
+    """The document's background work had to run on its home (the other worker was busy then);
+    the other worker is idle now. The edit's incremental analysis stops that background job and
+    runs on the home, not cold on the idle worker; the background job runs again after."""
+    from gradwarden.lsp.worker import BACKGROUND, DIAGNOSTICS, WorkerPool
+
+    pool = WorkerPool(2, timeout=HOLD_MAX * 2)
+    pool.start()
+    try:
+        home = await pool.run("_pid", lane=DIAGNOSTICS, affinity="doc", finish_when_stale=True)
+        first_gate, other_gate = Gate(tmp_path, "first"), Gate(tmp_path, "other")
+        first = asyncio.ensure_future(pool.run("_hold", *first_gate.args(), lane=DIAGNOSTICS))  # on the home
+        await pool.wait_until(lambda: pool.running("_hold") == 1)
+        other = asyncio.ensure_future(pool.run("_hold", *other_gate.args(), lane=DIAGNOSTICS))  # a second worker
+        await pool.wait_until(lambda: pool.running("_hold") == 2)
+        first_gate.open()
+        assert await first is True
+        gate = Gate(tmp_path, "prefetch")
+        bg = asyncio.ensure_future(pool.run("_hold", *gate.args(), lane=BACKGROUND, affinity="doc"))
+        await pool.wait_until(lambda: pool.running("_hold") == 2)  # on the home: nowhere else free
+        other_gate.open()
+        assert await other is True
+        ran_on = await pool.run("_pid", lane=DIAGNOSTICS, affinity="doc", finish_when_stale=True)
+        assert ran_on == home
+        assert (pool.home_waits, pool.preemptions, pool.kills) == (1, 1, 0)
+        gate.open()
+        assert await bg is True  # re-run after the edit's analysis
+        assert [p.pid for p in pool.procs if "doc" in p.affinities] == [home]
+    finally:
+        await pool.close()
 
 
 @pytest.mark.asyncio

@@ -39,6 +39,10 @@ def analyze_source(source: Union[str, bytes], filename: str = "<stdin>") -> List
 
 
 def _analyze(tree: ast.Module, src: SourceText, filename: str) -> List[Diagnostic]:
+    from gradwarden.engine.triggers import nothing_to_analyse
+
+    if nothing_to_analyse(src.text):
+        return []
     from gradwarden.engine.interpreter import analyze_module  # late: keeps import light
 
     with _fewer_collections():

@@ -207,6 +207,22 @@ class Triggers:
         return interesting
 
 
+
+_FUNCTION_CLASS = re.compile(r"\bFunction\b")
+
+
+def nothing_to_analyse(text: str) -> bool:
+    """No trigger anywhere in the module's text, no ``.apply(`` and no ``Function`` base: then no
+    definition is interesting, module-level code runs as a library's (no calls evaluated), and
+    the interpreter cannot emit anything. The caller skips it, and never imports it (a 2-line
+    script checked from pre-commit pays for the interpreter's import otherwise). Stops at the
+    first trigger, so on code that has one it costs a fraction of ``Triggers``' own pass."""
+    for pattern in _TRIGGERS:
+        for m in pattern.finditer(text):
+            if _check_trigger(text, m):
+                return False
+    return _APPLY.search(text) is None and _FUNCTION_CLASS.search(text) is None
+
 _SUBSCRIPT_TARGET = re.compile(r"[\w.]+\s*\[")
 
 

@@ -98,11 +98,12 @@ def _title(code: str, text: str) -> str:
 
 
 def _wrap(action: lsp.CodeAction, features: ClientFeatures) -> Any:
-    """Clients without code-action literals get a Command that applies the edit."""
+    """Clients without code-action literals get a Command that applies the edit (or the
+    action's own command: a fix computed when it is picked)."""
     if features.code_action_literals:
         return action
     if action.edit is None:
-        return None
+        return action.command
     from lsprotocol.converters import get_converter
 
     return lsp.Command(title=action.title, command=APPLY_EDIT_COMMAND,
@@ -150,9 +151,10 @@ async def code_actions(ls: "ServerContext", params: lsp.CodeActionParams) -> Opt
         wanted = [(n, fi) for n, item, _ in ctx.items if not item.carried
                   for fi in range(len((item.origin or item.diagnostic).fixes))]
         edits = prepared_fix_edits(ls, result, wanted)
-        if not _can_resolve(features):
-            # A client that cannot resolve gets the edits computed now (the fixer, in the
-            # interactive lane: no analysis), as few as asked for.
+        if not _can_resolve(features) and not features.apply_edit:
+            # A client that can neither resolve nor apply a server's edit gets the edits
+            # computed now (the fixer, in the interactive lane: no analysis), as few as asked
+            # for. The others get the action at once: its edit comes when it is picked.
             edits = await fix_edits_cached(ls, result, wanted)
         for n, item, lsp_diag in ctx.items:
             origin = item.origin or item.diagnostic
@@ -208,13 +210,21 @@ def _can_resolve(features: ClientFeatures) -> bool:
 
 def _lazy_fix_action(ls: "ServerContext", ctx: ActionContext, item: Located, lsp_diag: lsp.Diagnostic,
                      n: int, fi: int, fix: Fix) -> Optional[lsp.CodeAction]:
+    """An action whose edit is computed when it is picked: by ``codeAction/resolve`` where the
+    client can resolve, else by the ``gradwarden.applyFix`` command it carries (the server
+    computes the edit then and sends it with ``workspace/applyEdit``; Emacs/eglot before 1.13
+    works so). The fixer parses the whole file: computing every offered fix while the menu
+    waits took seconds on a large file."""
     data = {"key": ctx.key, "generation": ctx.result.generation, "index": n, "fix": fi}
+    title = _title(item.diagnostic.code, fix.title)
+    resolvable = _can_resolve(ls.features)
     return lsp.CodeAction(
-        title=_title(item.diagnostic.code, fix.title),
+        title=title,
         kind=lsp.CodeActionKind.QuickFix,
         diagnostics=[lsp_diag],
         is_preferred=True if (fix.preferred and ls.features.is_preferred) else None,
-        data=data,
+        data=data if resolvable and ls.features.code_action_data else None,
+        command=None if resolvable else lsp.Command(title=title, command=APPLY_FIX_COMMAND, arguments=[data]),
     )
 
 

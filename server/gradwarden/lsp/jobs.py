@@ -7,6 +7,7 @@ None of them imports torch or executes the analysed code.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections import OrderedDict
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -56,9 +57,10 @@ def diagnose_incremental(text: str, filename: str) -> Tuple[List[Diagnostic], Di
     from gradwarden.engine.incremental import IncrementalAnalyzer
     from gradwarden.noqa import filter_noqa
 
-    cpu = time.thread_time()
+    cpu, wall = time.thread_time(), time.perf_counter()
     analyzer = _ANALYZERS.get(filename)
-    if analyzer is None:
+    cold = analyzer is None  # this worker has not analysed the document before (or forgot it)
+    if cold:
         analyzer = _ANALYZERS[filename] = IncrementalAnalyzer()
     _ANALYZERS.move_to_end(filename)
     while len(_ANALYZERS) > MAX_ANALYZERS:
@@ -67,7 +69,7 @@ def diagnose_incremental(text: str, filename: str) -> Tuple[List[Diagnostic], Di
     st = analyzer.last_stats
     info = {"parse_s": st.parse_s, "analysis_s": st.analysis_s, "groups": st.groups,
             "analysed": len(st.analysed), "reused": len(st.reused), "full": st.full,
-            "cpu_s": time.thread_time() - cpu}  # the job's CPU seconds (steadier than wall on a loaded machine)
+            "cpu_s": time.thread_time() - cpu, "wall_s": time.perf_counter() - wall, "cold": cold, "pid": os.getpid()}  # the job's CPU seconds (steadier than wall on a loaded machine)
     return diags, info
 
 
@@ -225,6 +227,16 @@ def ping() -> str:
     return "pong"
 
 
+def _pid() -> int:  # for the tests: which worker ran a job
+    return os.getpid()
+
+
+def _niceness() -> int:  # for the tests: the priority the job runs at
+    import threading
+
+    return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+
 def _crash() -> None:  # for the tests: a worker that dies
     import os
 
@@ -269,6 +281,8 @@ JOBS: Dict[str, Callable[..., Any]] = {
     "ping": ping,
     "trim": trim,
     "_crash": _crash,
+    "_pid": _pid,
+    "_niceness": _niceness,
     "_sleep": _sleep,
     "_hold": _hold,
 }
