@@ -14,8 +14,9 @@ on large model libraries. A trigger inside a comment or string only costs a litt
 from __future__ import annotations
 
 import ast
+import itertools
 import re
-from typing import Dict, List, Set, Tuple, Union
+from typing import Any, Dict, List, Set, Tuple, Union
 
 from gradwarden.engine.source import SourceText
 
@@ -51,9 +52,7 @@ class Triggers:
     def _row_sums(self) -> Tuple[List[int], List[int]]:
         """One pass over the whole text: which lines hold a trigger / a control-flow exit;
         prefix sums then answer "any in rows a..b" in O(1)."""
-        starts = [0]
-        for line in self.src.lines:
-            starts.append(starts[-1] + len(line) + 1)
+        starts = _line_starts(self.src.lines)
         return (self._prefix(_TRIGGERS, self.src.text, starts, _check_trigger),
                 self._prefix(_FLOWS, self.src.text, starts, _check_word))
 
@@ -70,12 +69,7 @@ class Triggers:
 
     @staticmethod
     def _sums(flags: bytearray) -> List[int]:
-        out = [0] * len(flags)
-        acc = 0
-        for i, f in enumerate(flags):
-            acc += f
-            out[i] = acc
-        return out
+        return list(itertools.accumulate(flags))
 
     @classmethod
     def _prefix(cls, patterns, text: str, starts: List[int], check) -> List[int]:
@@ -259,21 +253,40 @@ def _check_word(text: str, m: "re.Match[str]") -> bool:
     return i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")
 
 
-def _defs(body: List[ast.stmt], cls: object):
-    """Function and class definitions, found by descending statement bodies only."""
+def _defs(body: List[ast.stmt], cls: object) -> List[Tuple[ast.AST, Any]]:
+    """Function and class definitions, found by descending statement bodies only (in source
+    order: a definition, then the ones inside it). A list built by plain recursion: nested
+    generators cost a frame switch per level for every item."""
+    out: List[Tuple[ast.AST, Any]] = []
+    _collect_defs(body, cls, out)
+    return out
+
+
+_FUNC_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
+# the statements with statement bodies besides definitions (the others have none to descend)
+_COMPOUND = tuple(getattr(ast, n) for n in ("If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try",
+                                            "TryStar", "Match") if hasattr(ast, n))
+
+
+def _collect_defs(body: List[ast.stmt], cls: object, out: List[Tuple[ast.AST, Any]]) -> None:
     for stmt in body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield stmt, cls
-            yield from _defs(stmt.body, None)
+        if isinstance(stmt, _FUNC_NODES):
+            out.append((stmt, cls))
+            _collect_defs(stmt.body, None, out)
         elif isinstance(stmt, ast.ClassDef):
-            yield stmt, None
-            yield from _defs(stmt.body, stmt)
-        else:
+            out.append((stmt, None))
+            _collect_defs(stmt.body, stmt, out)
+        elif isinstance(stmt, _COMPOUND):
             for field in ("body", "orelse", "finalbody", "handlers"):
                 sub = getattr(stmt, field, None)
                 if sub:
-                    yield from _defs([s for s in sub if isinstance(s, ast.stmt)] if field != "handlers"
-                                     else [x for h in sub for x in h.body], cls)
+                    _collect_defs([s for s in sub if isinstance(s, ast.stmt)] if field != "handlers"
+                                  else [x for h in sub for x in h.body], cls, out)
             if hasattr(stmt, "cases"):
                 for case in stmt.cases:
-                    yield from _defs(case.body, cls)
+                    _collect_defs(case.body, cls, out)
+
+
+def _line_starts(lines: List[str]) -> List[int]:
+    """The offset of each line in the text (one character per line ending), and one past."""
+    return list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
