@@ -614,10 +614,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return value if isinstance(value, RefV) and value.kind in ("func", "class") else UNKNOWN
 
     def load_foreign(self, fm: Any, anchor: Span) -> None:
-        from gradwarden.engine.triggers import _defs
-
-        for node, _ in _defs(fm.tree.body, None):
-            self.foreign_defs[id(node)] = fm
+        self.foreign_defs.update(dict.fromkeys(fm.parsed.def_ids, fm))
         self.foreign_stmts.update(dict.fromkeys(map(id, fm.parsed.statements), fm))
         body = [s for s in fm.tree.body if isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef,
                                                          ast.AsyncFunctionDef, ast.ClassDef, ast.Assign))]
