@@ -283,3 +283,24 @@ def test_interest_through_a_name_shared_by_many_methods_is_the_same_fixpoint():
     assert id(classes[300]) not in interesting
     helpers = [m for c in classes for m in c.body if isinstance(m, ast.FunctionDef) and m.name == "helper"]
     assert not any(id(h) in interesting for h in helpers)  # called by forward, calls nothing interesting
+
+
+def test_a_docstring_does_not_make_a_library_module_a_script():
+    """A module's docstring often shows usage (``DropPath(x)``, ``inplace=True``): running it
+    does nothing, so it does not put the module in script mode (running all its top-level code
+    and following its imports); a real top-level call of the same function does."""
+    from gradwarden.engine.source import SourceText
+    from gradwarden.engine.triggers import Triggers
+
+    library = textwrap.dedent('''
+        """Drop paths. Use as `y = DropPath(0.1)(x)`, or `act = nn.ReLU(inplace=True)`."""
+        import torch
+        class DropPath(torch.nn.Module):
+            def forward(self, x):
+                x.mul_(2)
+                return x
+    ''')
+    script = library + "y = DropPath()(torch.ones(2))\n"
+    for text, expected in ((library, False), (script, True)):
+        tree = ast.parse(text)
+        assert Triggers(tree, SourceText(text)).script_mode(tree) is expected

@@ -111,6 +111,8 @@ class Triggers:
         for stmt in tree.body:
             if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                continue  # a docstring: running it does nothing, whatever code its text shows
             if self.has_trigger(stmt):
                 return True
             text = self.text(stmt)
