@@ -437,7 +437,8 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                     nxt.extend(self.exec_stmt(stmt, st))
                 except Halt:
                     continue
-            states = self.cap(nxt)
+            # cap() keeps at least MAX_PATHS_STANDALONE paths: fewer need no call
+            states = nxt if len(nxt) <= MAX_PATHS_STANDALONE else self.cap(nxt)
             if not states:
                 break
         return states
@@ -460,7 +461,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return out
 
     def exec_stmt(self, stmt: ast.stmt, st: State) -> List[State]:
-        self.tick()
+        self.budget.tick()  # self.tick(), one call less for every statement
         kind = stmt.__class__
         try:
             meth = self._stmt_handlers[kind]

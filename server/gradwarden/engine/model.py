@@ -227,6 +227,17 @@ _FIELDS = ("t", "versions", "writes", "data_writes", "freed", "objs", "lists", "
            "grads", "meta")
 
 
+_SHARED_SETS: Dict[int, FrozenSet[Any]] = {}
+
+
+def _all_shared(frames: int) -> set:
+    """A new set naming every field and the first ``frames`` frames (all shared after a fork)."""
+    base = _SHARED_SETS.get(frames)
+    if base is None:
+        base = _SHARED_SETS[frames] = frozenset(_FIELDS) | {("frame", i) for i in range(frames)}
+    return set(base)
+
+
 class State:
     """One path's abstract state. ``fork`` is O(1): dictionaries are copied on first write."""
 
@@ -267,10 +278,11 @@ class State:
         s = State.__new__(State)
         s.lineage = self.lineage = (next(_forks), len(self.t), len(self.objs), len(self.lists), len(self.dicts),
                                     self.lineage)
-        for f in _FIELDS:
-            setattr(s, f, getattr(self, f))
-        s.frames = [fr for fr in self.frames]
-        s._shared = set(_FIELDS) | {("frame", i) for i in range(len(self.frames))}
+        s.t, s.versions, s.writes, s.data_writes, s.freed = self.t, self.versions, self.writes, self.data_writes, \
+            self.freed
+        s.objs, s.lists, s.dicts, s.grads, s.meta = self.objs, self.lists, self.dicts, self.grads, self.meta
+        s.frames = list(self.frames)
+        s._shared = _all_shared(len(self.frames))
         self._shared = set(s._shared)
         s.fi = self.fi
         s.seq = self.seq
@@ -362,7 +374,7 @@ class State:
         for f in _FIELDS + ("frames", "fi", "seq", "grad_enabled", "flow", "retval", "loop_ctx",
                             "halted", "origins", "lineage"):
             setattr(self, f, getattr(other, f))
-        self._shared = set(_FIELDS) | {("frame", i) for i in range(len(self.frames))}
+        self._shared = _all_shared(len(self.frames))
         other._shared = set(self._shared)
         self.frames = list(self.frames)
 
