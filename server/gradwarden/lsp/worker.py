@@ -636,8 +636,12 @@ class WorkerPool:
         if self.foreground_first and self.mode == "process":
             if not job.cancel_sent:
                 self._send_cancel(job)
-            if job.kill_after is not None:
-                # the fallback for a job that cannot be interrupted (stuck in native code)
+            if job.kill_after is not None and job.lane != BACKGROUND:
+                # the fallback for a job that cannot be interrupted (stuck in native code).
+                # Not for background work: it runs away from the documents' homes, so no edit
+                # waits for its worker; stuck in the fixer's native parse, it stops when the
+                # parse returns (its timeout still applies), and a kill would cost a new
+                # worker's start-up on a machine whose cores the edits need.
                 self.loop.call_later(max(job.kill_after, CANCEL_GRACE), self._kill_stale, job)
             return
         if job.kill_after is None:
