@@ -82,6 +82,7 @@ class ClassInfo:
 
 
 FuncNode = (ast.FunctionDef, ast.AsyncFunctionDef)
+_new_object = object.__new__
 
 
 class BaseInterpreter(AutogradMixin, TorchMixin):
@@ -1171,10 +1172,19 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return meth(self, node, st)
 
     def ex_Constant(self, node: ast.Constant, st: State) -> Value:
-        return ConstV(node.value)
+        # ConstV(node.value) without the frozen dataclass's __init__ (one of the most made values)
+        value = _new_object(ConstV)
+        value.__dict__["value"] = node.value
+        return value
 
     def ex_Name(self, node: ast.Name, st: State) -> Value:
-        v = st.lookup(node.id)
+        # st.lookup(node.id), inlined: the most evaluated expression
+        name = node.id
+        frame = st.frames[st.fi]
+        v = frame.get(name)
+        if v is None and st.fi != 0:
+            foreign = frame.get("__gw_globals__")  # a function of another project module
+            v = foreign.get(name) if foreign is not None else st.frames[0].get(name)  # type: ignore[union-attr]
         if v is not None:
             return v
         if node.id in BUILTINS:
