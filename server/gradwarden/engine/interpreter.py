@@ -110,7 +110,10 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         self.init_depth = 0  # > 0 while an __init__ runs: loops then run once
         self.generators: Dict[int, bool] = {}
         self.standalone = False  # True once the module's own execution is done
-        self.prefilled: Set[Tuple[str, int]] = set()  # containers an analysed-alone function found (engine/interpreter._standalone)
+        # containers an analysed-alone function found (engine/interpreter._standalone): the
+        # ids of lists and of dicts, as the keys of the state's dicts then
+        self.prefilled_lists: Any = {}
+        self.prefilled_dicts: Any = {}
         self.resolver: Any = None  # follows imports from the user's project (script mode only)
         self.foreign_stack: List[Tuple[Any, Span]] = []  # (ForeignModule, call site in this file)
         self.foreign_defs: Dict[int, Any] = {}
@@ -314,7 +317,10 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         # Containers that exist before an analysed-alone function starts (its object's
         # attributes, module globals) may have been filled by code that ran before it: an
         # empty one there is "unknown contents", not "no elements".
-        self.prefilled = {("l", k) for k in st.lists} | {("d", k) for k in st.dicts}
+        # A field the state still shares with a fork is never written in place again (each
+        # holder copies it first): its keys are those of now, without a copy of them.
+        self.prefilled_lists = st.lists if "lists" in st._shared else set(st.lists)
+        self.prefilled_dicts = st.dicts if "dicts" in st._shared else set(st.dicts)
         try:
             exits = self.call_function(fn, ([self_v] if self_v is not None else []) + args, {}, st,
                                        self.span_of(fn), bound_self=self_v is not None, join=False)
@@ -1543,11 +1549,11 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     def known_items(self, it: Value, st: State) -> Optional[List[Value]]:
         if isinstance(it, SeqV) and it.kind != "homogeneous":
             items = list(st.lists.get(it.lid, ()))
-            if not items and ("l", it.lid) in self.prefilled:
+            if not items and it.lid in self.prefilled_lists:
                 return None
             return items
         if isinstance(it, DictV):
-            if not st.dicts.get(it.did) and ("d", it.did) in self.prefilled:
+            if not st.dicts.get(it.did) and it.did in self.prefilled_dicts:
                 return None
             return [ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in st.dicts.get(it.did, ())]
         if isinstance(it, ConstV) and isinstance(it.value, (tuple, list, str)) and len(it.value) <= MAX_UNROLL:
