@@ -80,7 +80,10 @@ async def test_large_file_does_not_block_other_documents(big_server):
     still running."""
     s = big_server.session
     s.begin_test()
-    text = big_text()
+    # a trigger word in each function (a comment: no finding) makes the engine analyse them all,
+    # so that the first analysis is still running while the small document is served (without
+    # one, only the syntax of a text this large is checked: engine/parts.py)
+    text = big_text().replace("    return h299\n", "    return h299  # not in place: h299.add_(1)\n")
     assert len(text) >= 5_000_000
     big = s.open(s.unique("big"), text)
     big_key = unquote(big.uri)
@@ -102,8 +105,9 @@ async def test_large_file_does_not_block_other_documents(big_server):
         s.change(big, big.text + f"# edit {i}\n")
         status = await s.until_status(lambda st: st["analyses"] > before, "the edit's analysis started")
     s.change(big, big.text + "y = torch.sigmoid(torch.randn(2, requires_grad=True))\ny += 1\ny.sum().backward()\n")
-    got = await s.diagnostics(big, lambda ds: len(ds) == 1)
-    assert codes(got)[0][0] == "GW201"
+    got = await s.diagnostics(big, lambda ds: any(str(d.code) == "GW201" for d in ds))
+    # over 1 M characters: analysed in parts, which one note on line 1 says (engine/parts.py)
+    assert [code for code, _ in codes(got)] == ["GW002", "GW201"]
     status = await s.status()
     # stopped inside their workers (killed only when one cannot be interrupted in time)
     assert status["workers"]["cancelled"] + status["workers"]["kills"] >= 1, status

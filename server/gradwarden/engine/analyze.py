@@ -7,7 +7,7 @@ import threading
 from typing import List, Optional, Union
 
 from gradwarden.engine.diagnostic import Diagnostic, Severity, Span
-from gradwarden.engine.source import SourceText, decode_source
+from gradwarden.engine.source import SourceText, analysed_in_parts, decode_source
 
 PARSE_ERROR_CODE = "GW001"
 
@@ -33,6 +33,13 @@ def _analyze_source(source: Union[str, bytes], filename: str) -> List[Diagnostic
             return [_parse_error(filename, 1, 1, f"cannot decode file: {decode_error}")]
     else:
         text = source
+    if analysed_in_parts(text):
+        from gradwarden.engine import parts
+
+        # never the whole tree of a very large (generated) module at once (engine/parts.py)
+        found = parts.analyze_in_parts(text, filename)
+        if found is not None:
+            return found
     try:
         # Parsing allocates an object per node: with the collector's default thresholds it
         # would run full collections over everything the process holds (the shared parses of

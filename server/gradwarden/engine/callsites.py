@@ -52,6 +52,7 @@ class CallSites:
         # not matter: grad_mode_of only asks whether any / all of them are under no_grad.)
         AST, FuncDefs, Withs, Call, Attribute = ast.AST, (ast.FunctionDef, ast.AsyncFunctionDef), \
             (ast.With, ast.AsyncWith), ast.Call, ast.Attribute
+        leaves = {ast.Name, ast.Constant}  # nothing under them (a third of the nodes): not visited
         calls = self._calls
         todo = [(tree, fdef, no_grad)]
         while todo:
@@ -76,7 +77,7 @@ class CallSites:
                         name = f.attr if isinstance(f, Attribute) else getattr(f, "id", None)
                         if name:
                             calls.setdefault(name, []).append((fdef, no_grad))
-                    if child._fields:
+                    if child.__class__ not in leaves and child._fields:
                         todo.append((child, child_def, child_ng))
 
     def grad_mode_of(self, fn: ast.AST) -> Optional[bool]:

@@ -83,6 +83,18 @@ class IncrementalAnalyzer:
         from gradwarden.engine.analyze import analyze_source
 
         started = time.perf_counter()
+        from gradwarden.engine.source import analysed_in_parts
+
+        if analysed_in_parts(text):
+            # A very large (generated) text: analysed in parts, one part's tree at a time
+            # (engine/parts.py); no tree of it is kept between edits, and the last one is let go.
+            from gradwarden.engine.reparse import Reparser
+
+            self._reparser = Reparser()
+            self.last_stats = Stats(full=True)
+            out = list(analyze_source(text, filename))
+            self.last_stats.analysis_s = time.perf_counter() - started
+            return out
         lines = _LINES.findall(text)
         try:
             # only the statements an edit touched are parsed again (engine/reparse.py)

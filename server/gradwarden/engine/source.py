@@ -5,6 +5,14 @@ import io
 import tokenize
 from typing import List, Optional, Tuple
 
+# Texts longer than this are analysed in parts (engine/parts.py says why and how). Here, not
+# there: every analysis asks, and importing the parts module costs a short check its start-up.
+PARTS_ABOVE_CHARS = 1_000_000
+
+
+def analysed_in_parts(text: str) -> bool:
+    return len(text) > PARTS_ABOVE_CHARS
+
 
 def decode_source(data: bytes) -> Tuple[Optional[str], str]:
     """Decode like the interpreter does (BOM, coding cookie). Returns (text, error)."""

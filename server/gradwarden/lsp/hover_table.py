@@ -63,6 +63,10 @@ def build(text: str, filename: str) -> Optional[HoverTable]:
         return None
     if not (hasattr(recorder, "RecordingInterpreter") and hasattr(recorder, "_timeline")):
         return None
+    from gradwarden.engine.source import analysed_in_parts
+
+    if analysed_in_parts(text):
+        return EMPTY  # recording needs the whole tree, which a text this large never gets (engine/parts.py)
     try:
         tree = ast.parse(text, filename=filename)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

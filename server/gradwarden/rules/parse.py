@@ -32,6 +32,17 @@ class AnalysisStopped(Rule):
     shown are not reported; every other definition of the file is analysed as usual. Calls
     that fan out at every level (each function calling the next several times, in a loop)
     are the usual cause: split the definition, or check the callees on their own.
+
+    The same note, on line 1, says when a whole file was analysed in parts ("analysed in
+    parts: ..."): a file of more than 1 M characters (a generated module; no hand-written one
+    comes near) is never held as one syntax tree, which alone would cost about 150 bytes of
+    memory per character. Its top-level statements are analysed a part of about 256 k
+    characters at a time, each part with the imports and the definitions and assignments
+    whose names it uses (at their own rows: line numbers are the file's). A hazard inside a
+    part, or reached through the names a part uses, is reported as for a smaller file; one
+    whose steps lie in parts that share no names (module-level code in one part changing an
+    object that code in another part uses) may be missed. A syntax error is reported as for
+    any file.
     """
 
     event = "analysis_stopped"
