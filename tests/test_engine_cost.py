@@ -304,3 +304,38 @@ def test_a_docstring_does_not_make_a_library_module_a_script():
     for text, expected in ((library, False), (script, True)):
         tree = ast.parse(text)
         assert Triggers(tree, SourceText(text)).script_mode(tree) is expected
+
+
+def test_join_takes_every_key_a_path_added_after_the_fork_they_share():
+    """join_states looks for what the kept path lacks only past the latest fork both paths
+    descend from (the four dicts only gain keys, and copies keep their order): the joined
+    state still has every tensor, object, list and dict of every path, including paths joined
+    before, paths forked at different depths, and paths with no fork in common."""
+    from gradwarden.engine.model import State, join_states
+
+    def add(st, name, key):
+        st.own(name)[key] = (name, key)
+
+    root = State()
+    for k in range(1, 6):
+        for name in ("t", "objs", "lists", "dicts"):
+            add(root, name, k)
+    a = root.fork()
+    add(a, "t", 100)
+    add(a, "lists", 101)
+    b = a.fork()  # b shares a later fork with a than with root
+    add(b, "objs", 200)
+    add(b, "t", 201)
+    c = root.fork()
+    add(c, "dicts", 300)
+    add(root, "t", 400)  # the parent goes on after its forks
+    a.seq, b.seq, c.seq, root.seq = 4, 1, 2, 3  # the kept path is the one that did the most (a)
+    stranger = State()  # shares no fork with anyone
+    add(stranger, "lists", 500)
+    states = [a, b, c, root, stranger]
+    want = {name: set().union(*(getattr(s, name).keys() for s in states)) for name in ("t", "objs", "lists", "dicts")}
+    joined = join_states(states)
+    for name, keys in want.items():
+        assert set(getattr(joined, name)) == keys, name
+    again = join_states([joined.fork(), b])  # a join's result joined again: nothing lost, nothing new
+    assert {name: set(getattr(again, name)) for name in want} == want
