@@ -157,6 +157,65 @@ def test_call_sites_answer_the_same_with_the_text_and_skip_the_walk_without_no_g
             assert skipped.grad_mode_of(fn) is full.grad_mode_of(fn) is None
 
 
+NESTED_GRAD_MODES = """
+    import torch
+    class Holder:
+        def fill(self, t):
+            t.zero_()
+        @torch.no_grad()
+        def reset(self, t):
+            self.fill(t)
+            def inner(u):
+                grad_on(u)  # a def of its own: grad on again
+            @torch.no_grad()
+            def inner_off(u):
+                off_in_inner(u)
+            helper = lambda u: from_lambda(u)
+    def train(h, t, m):
+        for _ in range(3):
+            try:
+                pass
+            except ValueError:
+                with torch.inference_mode():
+                    in_handler(t)
+            else:
+                with torch.set_grad_enabled(False), open("f") as fh:
+                    in_else(fh)
+        with torch.set_grad_enabled(True):
+            grad_on(t)
+        match m:
+            case 1:
+                with torch.no_grad():
+                    class Local:
+                        x = in_class_body(t)
+        h.fill(t)
+"""
+
+
+def test_call_sites_no_grad_names_from_the_regions_are_those_of_the_whole_walk():
+    """grad_mode_of walks only the no-grad regions unless a function's name is called in one:
+    the names found there are exactly the ones the whole walk records under no_grad, and the
+    answers are the same either way."""
+    src = textwrap.dedent(NESTED_GRAD_MODES)
+    tree = ast.parse(src)
+    lazy = CallSites(tree, src)
+    names = lazy.names_under_no_grad()
+    assert lazy._calls is None  # no whole walk for that
+    full = CallSites(tree)
+    recorded = {n for n, sites in full.calls.items() if any(ng for _, ng in sites)}
+    assert names == recorded
+    assert {"fill", "off_in_inner", "from_lambda", "in_handler", "in_else", "in_class_body"} <= names
+    assert "grad_on" not in names and "zero_" not in names
+    for fn in ast.walk(ast.parse(src)):
+        if isinstance(fn, ast.FunctionDef):
+            assert CallSites(tree, src).grad_mode_of(fn) is full.grad_mode_of(fn)
+    unrelated = CallSites(tree, src)
+    assert unrelated.grad_mode_of(ast.parse("def train(): pass").body[0]) is None
+    assert unrelated._calls is None  # `train` is never called under no_grad: no whole walk
+    fill = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "fill")
+    assert full.grad_mode_of(fill) is None  # called under no_grad and with grad on (h.fill)
+
+
 def test_interest_propagates_along_call_chains_of_any_length_and_only_there():
     """Triggers' fixpoint over calls (a worklist now): every caller up a chain of 60 plain
     functions ending in an in-place write is interesting, through `self.` calls too; a function
@@ -224,3 +283,59 @@ def test_interest_through_a_name_shared_by_many_methods_is_the_same_fixpoint():
     assert id(classes[300]) not in interesting
     helpers = [m for c in classes for m in c.body if isinstance(m, ast.FunctionDef) and m.name == "helper"]
     assert not any(id(h) in interesting for h in helpers)  # called by forward, calls nothing interesting
+
+
+def test_a_docstring_does_not_make_a_library_module_a_script():
+    """A module's docstring often shows usage (``DropPath(x)``, ``inplace=True``): running it
+    does nothing, so it does not put the module in script mode (running all its top-level code
+    and following its imports); a real top-level call of the same function does."""
+    from gradwarden.engine.source import SourceText
+    from gradwarden.engine.triggers import Triggers
+
+    library = textwrap.dedent('''
+        """Drop paths. Use as `y = DropPath(0.1)(x)`, or `act = nn.ReLU(inplace=True)`."""
+        import torch
+        class DropPath(torch.nn.Module):
+            def forward(self, x):
+                x.mul_(2)
+                return x
+    ''')
+    script = library + "y = DropPath()(torch.ones(2))\n"
+    for text, expected in ((library, False), (script, True)):
+        tree = ast.parse(text)
+        assert Triggers(tree, SourceText(text)).script_mode(tree) is expected
+
+
+def test_join_takes_every_key_a_path_added_after_the_fork_they_share():
+    """join_states looks for what the kept path lacks only past the latest fork both paths
+    descend from (the four dicts only gain keys, and copies keep their order): the joined
+    state still has every tensor, object, list and dict of every path, including paths joined
+    before, paths forked at different depths, and paths with no fork in common."""
+    from gradwarden.engine.model import State, join_states
+
+    def add(st, name, key):
+        st.own(name)[key] = (name, key)
+
+    root = State()
+    for k in range(1, 6):
+        for name in ("t", "objs", "lists", "dicts"):
+            add(root, name, k)
+    a = root.fork()
+    add(a, "t", 100)
+    add(a, "lists", 101)
+    b = a.fork()  # b shares a later fork with a than with root
+    add(b, "objs", 200)
+    add(b, "t", 201)
+    c = root.fork()
+    add(c, "dicts", 300)
+    add(root, "t", 400)  # the parent goes on after its forks
+    a.seq, b.seq, c.seq, root.seq = 4, 1, 2, 3  # the kept path is the one that did the most (a)
+    stranger = State()  # shares no fork with anyone
+    add(stranger, "lists", 500)
+    states = [a, b, c, root, stranger]
+    want = {name: set().union(*(getattr(s, name).keys() for s in states)) for name in ("t", "objs", "lists", "dicts")}
+    joined = join_states(states)
+    for name, keys in want.items():
+        assert set(getattr(joined, name)) == keys, name
+    again = join_states([joined.fork(), b])  # a join's result joined again: nothing lost, nothing new
+    assert {name: set(getattr(again, name)) for name in want} == want

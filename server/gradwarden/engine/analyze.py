@@ -15,6 +15,15 @@ PARSE_ERROR_CODE = "GW001"
 def analyze_source(source: Union[str, bytes], filename: str = "<stdin>") -> List[Diagnostic]:
     """Analyse one module. Never raises on bad input: a file that cannot be decoded or parsed
     yields one GW001 diagnostic."""
+    # One window of fewer collections from the parse to the release of the tree: between two
+    # windows (the parse's, the analysis') the young generation holds the whole new tree, and
+    # the first allocation there scanned it and promoted it towards full collections of
+    # everything the process holds (timm: 0.85 s of 10 s, spent creating SourceText).
+    with _fewer_collections():
+        return _analyze_source(source, filename)
+
+
+def _analyze_source(source: Union[str, bytes], filename: str) -> List[Diagnostic]:
     if isinstance(source, bytes):
         parsed = _imported_already(filename, source)
         if parsed is not None:

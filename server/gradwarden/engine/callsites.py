@@ -8,7 +8,7 @@ report in-place writes on parameters that are fine (a weight-copying helper).
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional
+from typing import Dict, Iterator, List, Optional, Set
 
 _NO_GRAD = ("no_grad", "inference_mode")
 
@@ -26,12 +26,25 @@ class CallSites:
     """Calls by name (``f(...)``, ``self.f(...)``, ``obj.f(...)``) with their grad mode."""
 
     def __init__(self, tree: ast.Module, text: Optional[str] = None) -> None:
-        self.calls: Dict[str, List[tuple]] = {}  # name -> [(enclosing def or None, under no_grad)]
+        self._tree = tree
+        self._calls: Optional[Dict[str, List[tuple]]] = None  # the full walk, made when needed
         # Only calls under a no-grad region can change an answer of grad_mode_of, and such a
         # region names one of these words in the module's text (``text``: the source, when
         # known); without them the walk would find nothing but calls made with grad on.
-        if text is None or any(word in text for word in _NO_GRAD + ("set_grad_enabled",)):
-            self._walk(tree, None, False)
+        if text is not None and not any(word in text for word in _NO_GRAD + ("set_grad_enabled",)):
+            self._calls = {}
+        # The names called somewhere under no_grad, from a walk of the no-grad regions only
+        # (a small part of a module): a function whose name is not among them has an answer
+        # (None) without the walk of the whole module.
+        self._under_no_grad: Optional[Set[str]] = None
+
+    @property
+    def calls(self) -> Dict[str, List[tuple]]:
+        """name -> [(enclosing def or None, under no_grad)], every call of the module."""
+        if self._calls is None:
+            self._calls = {}
+            self._walk(self._tree, None, False)
+        return self._calls
 
     def _walk(self, tree: ast.AST, fdef: Optional[ast.AST], no_grad: bool) -> None:
         # Iterative, with the fields read directly: ast.iter_child_nodes' generators cost more
@@ -40,7 +53,7 @@ class CallSites:
         AST, FuncDefs, Withs, Call, Attribute = ast.AST, (ast.FunctionDef, ast.AsyncFunctionDef), \
             (ast.With, ast.AsyncWith), ast.Call, ast.Attribute
         leaves = {ast.Name, ast.Constant}  # nothing under them (a third of the nodes): not visited
-        calls = self.calls
+        calls = self._calls
         todo = [(tree, fdef, no_grad)]
         while todo:
             node, fdef, no_grad = todo.pop()
@@ -70,7 +83,76 @@ class CallSites:
     def grad_mode_of(self, fn: ast.AST) -> Optional[bool]:
         """False when ``fn`` is called in this file, and only under no_grad (calls from its
         own body do not count); None when that cannot be said."""
-        sites = [ng for where, ng in self.calls.get(getattr(fn, "name", ""), ()) if where is not fn]
+        name = getattr(fn, "name", "")
+        if self._calls is None and name not in self.names_under_no_grad():
+            return None  # no call of it under no_grad: none, or some with grad on
+        sites = [ng for where, ng in self.calls.get(name, ()) if where is not fn]
         if sites and not any(s is False for s in sites):
             return False
         return None
+
+    def names_under_no_grad(self) -> Set[str]:
+        """The names of the calls that ``_walk`` records as made under no_grad (the same set as
+        its records with the flag set), found by walking the statements for no-grad regions
+        and only those regions' expressions."""
+        if self._under_no_grad is None:
+            if self._calls is not None:
+                self._under_no_grad = {n for n, sites in self._calls.items() if any(ng for _, ng in sites)}
+            else:
+                self._under_no_grad = names = set()
+                for region in _no_grad_regions(self._tree.body):
+                    _call_names(region, names)
+        return self._under_no_grad
+
+
+_FUNC_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _no_grad_regions(body: List[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes ``CallSites._walk`` enters with no_grad set: a def decorated with no_grad, a
+    ``with`` naming it (statements only: a def or a with is never inside an expression)."""
+    todo = list(body)
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, _FUNC_DEFS):
+            if any(_is_no_grad(d) for d in stmt.decorator_list):
+                yield stmt
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            if any(_is_no_grad(i.context_expr) for i in stmt.items):
+                yield stmt
+        for field in ("body", "orelse", "finalbody"):
+            sub = getattr(stmt, field, None)
+            if sub:
+                todo.extend(s for s in sub if isinstance(s, ast.stmt))
+        for handler in getattr(stmt, "handlers", ()) or ():
+            todo.extend(handler.body)
+        for case in getattr(stmt, "cases", ()) or ():
+            todo.extend(case.body)
+
+
+def _call_names(region: ast.AST, names: Set[str]) -> None:
+    """Add the names of the calls inside ``region`` that run under its no_grad: not those in
+    a def without a no-grad decorator of its own (``_walk`` turns the flag off there; a no-grad
+    region inside such a def is one of ``_no_grad_regions``)."""
+    AST, Call, Attribute = ast.AST, ast.Call, ast.Attribute
+    todo = [region]
+    while todo:
+        node = todo.pop()
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                children = [c for c in value if isinstance(c, AST)]
+            elif isinstance(value, AST):
+                children = [value]
+            else:
+                continue
+            for child in children:
+                if isinstance(child, _FUNC_DEFS):
+                    continue  # its own region when decorated, else run with grad on
+                if isinstance(child, Call):
+                    f = child.func
+                    name = f.attr if isinstance(f, Attribute) else getattr(f, "id", None)
+                    if name:
+                        names.add(name)
+                if child._fields:
+                    todo.append(child)

@@ -58,6 +58,7 @@ class ParsedModule:
         self.src = SourceText(text)
         self.tree = tree
         self._statements: Optional[List[ast.stmt]] = None
+        self._def_ids: Optional[List[int]] = None
         self._triggers = None
 
     @property
@@ -80,6 +81,16 @@ class ParsedModule:
                     todo.extend(case.body)
             self._statements = out
         return self._statements
+
+    @property
+    def def_ids(self) -> List[int]:
+        """The ids of the module's function and class definitions (``triggers._defs``): every
+        analysis that follows an import of the module asks, and the walk is the same each time."""
+        if self._def_ids is None:
+            from gradwarden.engine.triggers import _defs
+
+            self._def_ids = [id(node) for node, _ in _defs(self.tree.body, None)]
+        return self._def_ids
 
     @property
     def triggers(self):

@@ -82,6 +82,7 @@ class ClassInfo:
 
 
 FuncNode = (ast.FunctionDef, ast.AsyncFunctionDef)
+_new_object = object.__new__
 
 
 class BaseInterpreter(AutogradMixin, TorchMixin):
@@ -95,6 +96,10 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         self.classes: Dict[int, ClassInfo] = {}  # id(ClassDef) -> info
         self.method_owner: Dict[int, ClassInfo] = {}  # id(FunctionDef) -> the class defining it
         self._spans: Dict[int, Tuple[ast.AST, Span]] = {}  # id(node) -> (node, its span)
+        # node class -> the class's ex_* / stmt_* function (None: no handler), filled as met:
+        # eval and exec_stmt run for every node, a name built and looked up each time costs
+        self._ex_handlers: Dict[type, Any] = {}
+        self._stmt_handlers: Dict[type, Any] = {}
         self.call_stack: List[Any] = []
         self.budget = Budget()
         self.work = self.budget.work  # counters of what the engine did (tests, benchmarks)
@@ -105,7 +110,10 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         self.init_depth = 0  # > 0 while an __init__ runs: loops then run once
         self.generators: Dict[int, bool] = {}
         self.standalone = False  # True once the module's own execution is done
-        self.prefilled: Set[Tuple[str, int]] = set()  # containers an analysed-alone function found (engine/interpreter._standalone)
+        # containers an analysed-alone function found (engine/interpreter._standalone): the
+        # ids of lists and of dicts, as the keys of the state's dicts then
+        self.prefilled_lists: Any = {}
+        self.prefilled_dicts: Any = {}
         self.resolver: Any = None  # follows imports from the user's project (script mode only)
         self.foreign_stack: List[Tuple[Any, Span]] = []  # (ForeignModule, call site in this file)
         self.foreign_defs: Dict[int, Any] = {}
@@ -309,7 +317,10 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         # Containers that exist before an analysed-alone function starts (its object's
         # attributes, module globals) may have been filled by code that ran before it: an
         # empty one there is "unknown contents", not "no elements".
-        self.prefilled = {("l", k) for k in st.lists} | {("d", k) for k in st.dicts}
+        # A field the state still shares with a fork is never written in place again (each
+        # holder copies it first): its keys are those of now, without a copy of them.
+        self.prefilled_lists = st.lists if "lists" in st._shared else set(st.lists)
+        self.prefilled_dicts = st.dicts if "dicts" in st._shared else set(st.dicts)
         try:
             exits = self.call_function(fn, ([self_v] if self_v is not None else []) + args, {}, st,
                                        self.span_of(fn), bound_self=self_v is not None, join=False)
@@ -433,7 +444,8 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                     nxt.extend(self.exec_stmt(stmt, st))
                 except Halt:
                     continue
-            states = self.cap(nxt)
+            # cap() keeps at least MAX_PATHS_STANDALONE paths: fewer need no call
+            states = nxt if len(nxt) <= MAX_PATHS_STANDALONE else self.cap(nxt)
             if not states:
                 break
         return states
@@ -456,11 +468,15 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return out
 
     def exec_stmt(self, stmt: ast.stmt, st: State) -> List[State]:
-        self.tick()
-        meth = getattr(self, "stmt_" + type(stmt).__name__, None)
+        self.budget.tick()  # self.tick(), one call less for every statement
+        kind = stmt.__class__
+        try:
+            meth = self._stmt_handlers[kind]
+        except KeyError:
+            meth = self._stmt_handlers[kind] = getattr(type(self), "stmt_" + kind.__name__, None)
         if meth is None:
             return [st]
-        return meth(stmt, st)
+        return meth(self, stmt, st)
 
     def stmt_Expr(self, stmt: ast.Expr, st: State) -> List[State]:
         if isinstance(stmt.value, (ast.Yield, ast.YieldFrom)):
@@ -606,10 +622,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return value if isinstance(value, RefV) and value.kind in ("func", "class") else UNKNOWN
 
     def load_foreign(self, fm: Any, anchor: Span) -> None:
-        from gradwarden.engine.triggers import _defs
-
-        for node, _ in _defs(fm.tree.body, None):
-            self.foreign_defs[id(node)] = fm
+        self.foreign_defs.update(dict.fromkeys(fm.parsed.def_ids, fm))
         self.foreign_stmts.update(dict.fromkeys(map(id, fm.parsed.statements), fm))
         body = [s for s in fm.tree.body if isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef,
                                                          ast.AsyncFunctionDef, ast.ClassDef, ast.Assign))]
@@ -1152,19 +1165,32 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     def eval(self, node: Optional[ast.expr], st: State) -> Value:
         if node is None:
             return NONE
-        meth = getattr(self, "ex_" + type(node).__name__, None)
+        kind = node.__class__
+        try:
+            meth = self._ex_handlers[kind]
+        except KeyError:
+            meth = self._ex_handlers[kind] = getattr(type(self), "ex_" + kind.__name__, None)
         if meth is None:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.eval(child, st)
             return UNKNOWN
-        return meth(node, st)
+        return meth(self, node, st)
 
     def ex_Constant(self, node: ast.Constant, st: State) -> Value:
-        return ConstV(node.value)
+        # ConstV(node.value) without the frozen dataclass's __init__ (one of the most made values)
+        value = _new_object(ConstV)
+        value.__dict__["value"] = node.value
+        return value
 
     def ex_Name(self, node: ast.Name, st: State) -> Value:
-        v = st.lookup(node.id)
+        # st.lookup(node.id), inlined: the most evaluated expression
+        name = node.id
+        frame = st.frames[st.fi]
+        v = frame.get(name)
+        if v is None and st.fi != 0:
+            foreign = frame.get("__gw_globals__")  # a function of another project module
+            v = foreign.get(name) if foreign is not None else st.frames[0].get(name)  # type: ignore[union-attr]
         if v is not None:
             return v
         if node.id in BUILTINS:
@@ -1523,11 +1549,11 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     def known_items(self, it: Value, st: State) -> Optional[List[Value]]:
         if isinstance(it, SeqV) and it.kind != "homogeneous":
             items = list(st.lists.get(it.lid, ()))
-            if not items and ("l", it.lid) in self.prefilled:
+            if not items and it.lid in self.prefilled_lists:
                 return None
             return items
         if isinstance(it, DictV):
-            if not st.dicts.get(it.did) and ("d", it.did) in self.prefilled:
+            if not st.dicts.get(it.did) and it.did in self.prefilled_dicts:
                 return None
             return [ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in st.dicts.get(it.did, ())]
         if isinstance(it, ConstV) and isinstance(it.value, (tuple, list, str)) and len(it.value) <= MAX_UNROLL:

@@ -227,11 +227,22 @@ _FIELDS = ("t", "versions", "writes", "data_writes", "freed", "objs", "lists", "
            "grads", "meta")
 
 
+_SHARED_SETS: Dict[int, FrozenSet[Any]] = {}
+
+
+def _all_shared(frames: int) -> set:
+    """A new set naming every field and the first ``frames`` frames (all shared after a fork)."""
+    base = _SHARED_SETS.get(frames)
+    if base is None:
+        base = _SHARED_SETS[frames] = frozenset(_FIELDS) | {("frame", i) for i in range(frames)}
+    return set(base)
+
+
 class State:
     """One path's abstract state. ``fork`` is O(1): dictionaries are copied on first write."""
 
     __slots__ = _FIELDS + ("frames", "fi", "seq", "grad_enabled", "flow", "retval", "loop_ctx",
-                           "_shared", "halted", "origins")
+                           "_shared", "halted", "origins", "lineage")
 
     def __init__(self) -> None:
         self.t: Dict[int, TInfo] = {}
@@ -256,14 +267,22 @@ class State:
         # (loop id, index): which of the paths that entered a running loop together this one
         # descends from (it binds that path's loop element in the next iteration)
         self.origins: Tuple[Tuple[int, int], ...] = ()
+        # The forks this state descends from, latest first: (fork number, the sizes of t, objs,
+        # lists and dicts then, the earlier forks). Those four only ever gain keys, and a copy
+        # keeps their order: two states descending from one fork both start with the keys
+        # they shared there, in order (join_states looks only at what comes after).
+        self.lineage: Optional[tuple] = None
 
     # -- copy on write
     def fork(self) -> "State":
         s = State.__new__(State)
-        for f in _FIELDS:
-            setattr(s, f, getattr(self, f))
-        s.frames = [fr for fr in self.frames]
-        s._shared = set(_FIELDS) | {("frame", i) for i in range(len(self.frames))}
+        s.lineage = self.lineage = (next(_forks), len(self.t), len(self.objs), len(self.lists), len(self.dicts),
+                                    self.lineage)
+        s.t, s.versions, s.writes, s.data_writes, s.freed = self.t, self.versions, self.writes, self.data_writes, \
+            self.freed
+        s.objs, s.lists, s.dicts, s.grads, s.meta = self.objs, self.lists, self.dicts, self.grads, self.meta
+        s.frames = list(self.frames)
+        s._shared = _all_shared(len(self.frames))
         self._shared = set(s._shared)
         s.fi = self.fi
         s.seq = self.seq
@@ -353,9 +372,9 @@ class State:
     def become(self, other: "State") -> None:
         """Take over another state's contents (used after joining an inlined call's exits)."""
         for f in _FIELDS + ("frames", "fi", "seq", "grad_enabled", "flow", "retval", "loop_ctx",
-                            "halted", "origins"):
+                            "halted", "origins", "lineage"):
             setattr(self, f, getattr(other, f))
-        self._shared = set(_FIELDS) | {("frame", i) for i in range(len(self.frames))}
+        self._shared = _all_shared(len(self.frames))
         other._shared = set(self._shared)
         self.frames = list(self.frames)
 
@@ -386,11 +405,16 @@ def join_states(states: List[State]) -> State:
                 fr = out.frame(i)
                 for k in missing:
                     fr[k] = b[k]
-        for name in ("t", "objs", "lists", "dicts"):
+        shared = _shared_fork(out.lineage, other.lineage)
+        for i, name in enumerate(("t", "objs", "lists", "dicts")):
             od, md = getattr(other, name), getattr(out, name)
             if od is md:
                 continue
-            missing = od.keys() - md.keys()
+            if shared is not None:
+                # the first shared[i] keys of both are the same: only later ones can be missing
+                missing = [k for k in itertools.islice(reversed(od), len(od) - shared[i]) if k not in md]
+            else:
+                missing = od.keys() - md.keys()
             if missing:
                 d = out.own(name)
                 for k in missing:
@@ -412,3 +436,28 @@ def join_states(states: List[State]) -> State:
                     d[k] = d.get(k, ()) + extra
         out.seq = max(out.seq, other.seq)
     return out
+
+
+_forks = itertools.count(1)
+_LINEAGE_DEPTH = 64  # forks looked back at for a common one (past it: the plain key difference)
+
+
+def _shared_fork(a: Optional[tuple], b: Optional[tuple]) -> Optional[Tuple[int, int, int, int]]:
+    """The sizes of t, objs, lists and dicts at the latest fork both lineages share, if found
+    within _LINEAGE_DEPTH forks of each."""
+    if a is None or b is None:
+        return None
+    seen = {}
+    for _ in range(_LINEAGE_DEPTH):
+        seen[a[0]] = a
+        a = a[5]
+        if a is None:
+            break
+    for _ in range(_LINEAGE_DEPTH):
+        hit = seen.get(b[0])
+        if hit is not None:
+            return hit[1], hit[2], hit[3], hit[4]
+        b = b[5]
+        if b is None:
+            break
+    return None

@@ -17,7 +17,7 @@ import ast
 import re
 from itertools import accumulate, repeat
 from operator import add
-from typing import Dict, List, Set, Tuple, Union
+from typing import Any, Dict, List, Set, Tuple, Union
 
 from gradwarden.engine.source import SourceText
 
@@ -113,6 +113,8 @@ class Triggers:
         for stmt in tree.body:
             if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+                continue  # a docstring: running it does nothing, whatever code its text shows
             if self.has_trigger(stmt):
                 return True
             text = self.text(stmt)
@@ -255,21 +257,36 @@ def _check_word(text: str, m: "re.Match[str]") -> bool:
     return i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")
 
 
-def _defs(body: List[ast.stmt], cls: object):
-    """Function and class definitions, found by descending statement bodies only."""
+def _defs(body: List[ast.stmt], cls: object) -> List[Tuple[ast.AST, Any]]:
+    """Function and class definitions, found by descending statement bodies only (in source
+    order: a definition, then the ones inside it). A list built by plain recursion: nested
+    generators cost a frame switch per level for every item."""
+    out: List[Tuple[ast.AST, Any]] = []
+    _collect_defs(body, cls, out)
+    return out
+
+
+_FUNC_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
+# the statements with statement bodies besides definitions (the others have none to descend)
+_COMPOUND = tuple(getattr(ast, n) for n in ("If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try",
+                                            "TryStar", "Match") if hasattr(ast, n))
+
+
+def _collect_defs(body: List[ast.stmt], cls: object, out: List[Tuple[ast.AST, Any]]) -> None:
     for stmt in body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield stmt, cls
-            yield from _defs(stmt.body, None)
+        if isinstance(stmt, _FUNC_NODES):
+            out.append((stmt, cls))
+            _collect_defs(stmt.body, None, out)
         elif isinstance(stmt, ast.ClassDef):
-            yield stmt, None
-            yield from _defs(stmt.body, stmt)
-        else:
+            out.append((stmt, None))
+            _collect_defs(stmt.body, stmt, out)
+        elif isinstance(stmt, _COMPOUND):
             for field in ("body", "orelse", "finalbody", "handlers"):
                 sub = getattr(stmt, field, None)
                 if sub:
-                    yield from _defs([s for s in sub if isinstance(s, ast.stmt)] if field != "handlers"
-                                     else [x for h in sub for x in h.body], cls)
+                    _collect_defs([s for s in sub if isinstance(s, ast.stmt)] if field != "handlers"
+                                  else [x for h in sub for x in h.body], cls, out)
             if hasattr(stmt, "cases"):
                 for case in stmt.cases:
-                    yield from _defs(case.body, cls)
+                    _collect_defs(case.body, cls, out)
+
