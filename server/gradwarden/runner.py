@@ -7,7 +7,6 @@ input, whatever the number of jobs.
 """
 from __future__ import annotations
 
-import gc
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tupl
 
 from gradwarden.engine.analyze import analyze_source
 from gradwarden.engine.diagnostic import Diagnostic
+from gradwarden.engine.entry import fewer_collections
 from gradwarden.engine.source import decode_source
 from gradwarden.noqa import filter_noqa
 
@@ -132,24 +132,11 @@ def check_path(
                        record=record)
 
 
-class _FewerCollections:
-    """The analysis allocates many small, short-lived, acyclic objects: the default GC
-    thresholds make it collect thousands of times per file for nothing. Collect rarely
-    during a batch (cycles are still collected), restore afterwards."""
-
-    def __enter__(self) -> None:
-        self.saved = gc.get_threshold()
-        gc.set_threshold(200_000, 50, 50)
-
-    def __exit__(self, *exc: object) -> None:
-        gc.set_threshold(*self.saved)
-
-
 def _check_chunk(
     chunk: Sequence[Tuple[str, str]], ignore_noqa: bool, keep_source: bool, analyzer: Optional[Analyzer],
     record: bool = False,
 ) -> List[Outcome]:
-    with _FewerCollections():
+    with fewer_collections():
         return [
             check_path(p, name, ignore_noqa=ignore_noqa, keep_source=keep_source, analyzer=analyzer, record=record)
             for p, name in chunk
@@ -192,7 +179,7 @@ def run(
         n_jobs = 1
     if n_jobs == 1:
         results: List[Outcome] = []
-        with _FewerCollections():
+        with fewer_collections():
             for i, (p, name) in enumerate(items):
                 results.append(check_path(p, name, ignore_noqa=ignore_noqa, keep_source=keep_source,
                                           analyzer=analyze, record=record))

@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import ast
-import gc
-import threading
 from typing import List, Optional, Union
 
-from gradwarden.engine.diagnostic import Diagnostic, Severity, Span
+from gradwarden.engine.diagnostic import Diagnostic
+from gradwarden.engine.entry import PARSE_ERROR_CODE
+from gradwarden.engine.entry import fewer_collections as _fewer_collections
+from gradwarden.engine.entry import parse_error as _parse_error
 from gradwarden.engine.source import SourceText, analysed_in_parts, decode_source
-
-PARSE_ERROR_CODE = "GW001"
 
 
 def analyze_source(source: Union[str, bytes], filename: str = "<stdin>") -> List[Diagnostic]:
@@ -79,45 +78,6 @@ def _imported_already(filename: str, data: bytes):
     except (OSError, ValueError):
         return None
     return imports.parsed_already((path, data))
-
-
-class _FewerCollections:
-    """The interpreter allocates many small, short-lived, acyclic objects: with the default
-    thresholds the collector runs thousands of times per file for nothing. Raise generation
-    0's threshold for the duration of an analysis (cycles are still collected), then restore
-    it. Nested and concurrent analyses (the language server's workers) share one raise."""
-
-    _lock = threading.Lock()
-    _depth = 0
-    _saved = (700, 10, 10)
-
-    def __enter__(self) -> None:
-        with self._lock:
-            if _FewerCollections._depth == 0:
-                _FewerCollections._saved = gc.get_threshold()
-                gc.set_threshold(200_000, 50, 50)
-            _FewerCollections._depth += 1
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            _FewerCollections._depth -= 1
-            if _FewerCollections._depth == 0:
-                gc.set_threshold(*_FewerCollections._saved)
-
-
-def _fewer_collections() -> _FewerCollections:
-    return _FewerCollections()
-
-
-def _parse_error(filename: str, row: int, col: int, message: str) -> Diagnostic:
-    return Diagnostic(
-        code=PARSE_ERROR_CODE,
-        message=message,
-        severity=Severity.ERROR,
-        filename=filename,
-        span=Span(row, max(col, 1), row, max(col, 1)),
-        rule="parse-error",
-    )
 
 
 def parse_error_of(diags: List[Diagnostic]) -> Optional[Diagnostic]:

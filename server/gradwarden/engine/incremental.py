@@ -173,7 +173,7 @@ class IncrementalAnalyzer:
     def _analyze_library(self, session, src, triggers, filename: str, started: float) -> List[Diagnostic]:
         """A library module: the engine's own run over the whole tree, each top-level statement
         whose analysis cannot have changed replayed from its record (``unitcache.py``)."""
-        from gradwarden.engine.analyze import _fewer_collections
+        from gradwarden.engine.entry import fewer_collections as _fewer_collections
         from gradwarden.engine.interpreter import Interpreter
 
         tree = session.tree
@@ -384,7 +384,7 @@ def _analyze_group(lines: Sequence[str], keep: Sequence[Segment], filename: str)
     """Analyse the module made of ``keep``'s statements only: their nodes as parsed from the
     whole text (no second parse), and a text in which every other row is blank (rows and
     columns unchanged, and scanning it costs little)."""
-    from gradwarden.engine.analyze import _fewer_collections
+    from gradwarden.engine.entry import fewer_collections as _fewer_collections
     from gradwarden.engine.interpreter import analyze_module
     from gradwarden.engine.source import SourceText
 

@@ -102,7 +102,8 @@ def analyze_in_parts(text: str, filename: str, part_chars: Optional[int] = None,
     """The diagnostics of ``text`` analysed in parts; None when it cannot be split (one
     statement longer than the whole limit, a NUL byte, rows Python counts differently): the
     caller then analyses it whole. ``on_tree(k, tree)`` sees each part's tree (tests)."""
-    from gradwarden.engine.analyze import _fewer_collections, _parse_error
+    from gradwarden.engine.entry import fewer_collections as _fewer_collections
+    from gradwarden.engine.entry import parse_error as _parse_error
 
     part_chars = PART_CHARS if part_chars is None else part_chars
     lines = _LINES.findall(text)
