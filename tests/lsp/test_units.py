@@ -589,3 +589,31 @@ async def test_a_stale_incremental_analysis_finishes_and_the_next_one_waits_for_
         assert any("doc" in p.affinities and p.pid == holder for p in pool.procs)
     finally:
         await pool.close()
+
+
+@pytest.mark.asyncio
+async def test_a_request_leaves_an_edited_documents_preparation_to_its_quiet_time(monkeypatch):
+    """Hover and code actions that find nothing prepared start the preparation at once, except
+    in a document whose quiet-time prefetch is scheduled (it is being edited): then the timer
+    starts it, not the request made in the pause between two edits."""
+    from types import SimpleNamespace
+
+    from gradwarden.lsp import prefetch
+    from gradwarden.lsp.prepared import Prepared
+
+    started = []
+    monkeypatch.setattr(prefetch, "prepare_now", lambda ls, key, result: started.append(key))
+    ls = SimpleNamespace(prepared=Prepared())
+    prefetch.prepare_on_request(ls, "opened", object())  # only open: no timer
+    assert started == ["opened"]
+    loop = asyncio.get_running_loop()
+    result = object()
+    ls.prepared.timers["edited"] = loop.call_later(60, lambda: None)
+    ls.prepared.timer_results["edited"] = result
+    prefetch.prepare_on_request(ls, "edited", result)
+    assert started == ["opened"]  # left to the timer
+    prefetch.prepare_on_request(ls, "edited", object())  # a result the timer will not prepare
+    assert started == ["opened", "edited"]
+    ls.prepared.cancel("edited")  # the next edit cancels it; a request then prepares again
+    prefetch.prepare_on_request(ls, "edited", result)
+    assert started == ["opened", "edited", "edited"]

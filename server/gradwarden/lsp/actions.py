@@ -199,7 +199,7 @@ async def code_actions(ls: "ServerContext", params: lsp.CodeActionParams) -> Opt
         if fix_all is not None:
             actions.append(fix_all)
     if not fix_all_prepared(ls, key, result):
-        prefetch.prepare_now(ls, key, result)  # for the next request; this one answers now
+        prefetch.prepare_on_request(ls, key, result)  # for the next request; this one answers now
     return [a for a in (_wrap(a, features) for a in actions) if a is not None]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradwarden.lsp.hover_table import HoverTable
@@ -20,6 +20,7 @@ class Prepared:
     def __init__(self) -> None:
         self.hover_tables: "OrderedDict[str, Tuple[int, HoverTable]]" = OrderedDict()
         self.timers: Dict[str, asyncio.TimerHandle] = {}
+        self.timer_results: Dict[str, Any] = {}  # unit -> the result its pending timer will prepare
         # unit -> ((result generation, settings generation), the task preparing that state)
         self.tasks: Dict[str, Tuple[Tuple[int, int], "asyncio.Task[None]"]] = {}
         self.tables_built = 0
@@ -44,6 +45,7 @@ class Prepared:
 
     def cancel(self, key: str) -> None:
         timer = self.timers.pop(key, None)
+        self.timer_results.pop(key, None)
         if timer is not None:
             timer.cancel()
         running = self.tasks.pop(key, None)

@@ -517,7 +517,7 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         if result is not None:
             table = ls.prepared.hover_table(key, result.generation)
             if table is None:
-                prefetch.prepare_now(ls, key, result)  # for the next hover; this one answers now
+                prefetch.prepare_on_request(ls, key, result)  # for the next hover; this one answers now
         ls.hovers_answered += 1
         return hover_answer.answer_hover(
             uri=uri, text=doc.source, line=params.position.line, character=params.position.character,
