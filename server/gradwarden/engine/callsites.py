@@ -57,14 +57,7 @@ class CallSites:
         todo = [(tree, fdef, no_grad)]
         while todo:
             node, fdef, no_grad = todo.pop()
-            for field in node._fields:
-                value = getattr(node, field, None)
-                if isinstance(value, list):
-                    children = [c for c in value if isinstance(c, AST)]
-                elif isinstance(value, AST):
-                    children = [value]
-                else:
-                    continue
+            for children in _child_lists(node, AST):
                 for child in children:
                     child_def, child_ng = fdef, no_grad
                     if isinstance(child, FuncDefs):
@@ -108,6 +101,19 @@ class CallSites:
 _FUNC_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+def _child_lists(node: ast.AST, AST: type = ast.AST) -> List[List[ast.AST]]:
+    """The child nodes of ``node``, one list per field that holds any (read from the fields
+    directly: ast.iter_child_nodes' generators cost more than the walks that use this)."""
+    out = []
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if isinstance(value, list):
+            out.append([c for c in value if isinstance(c, AST)])
+        elif isinstance(value, AST):
+            out.append([value])
+    return out
+
+
 def _no_grad_regions(body: List[ast.stmt]) -> Iterator[ast.AST]:
     """The nodes ``CallSites._walk`` enters with no_grad set: a def decorated with no_grad, a
     ``with`` naming it (statements only: a def or a with is never inside an expression)."""
@@ -138,14 +144,7 @@ def _call_names(region: ast.AST, names: Set[str]) -> None:
     todo = [region]
     while todo:
         node = todo.pop()
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
-                children = [c for c in value if isinstance(c, AST)]
-            elif isinstance(value, AST):
-                children = [value]
-            else:
-                continue
+        for children in _child_lists(node, AST):
             for child in children:
                 if isinstance(child, _FUNC_DEFS):
                     continue  # its own region when decorated, else run with grad on
