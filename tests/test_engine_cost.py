@@ -261,28 +261,57 @@ def test_files_are_parsed_with_the_collector_held_back_and_its_thresholds_restor
     assert gc.get_threshold() == before
 
 
-def test_interest_through_a_name_shared_by_many_methods_is_the_same_fixpoint():
-    """Reverse edges are kept per called name: 300 classes whose `forward` methods all name
-    `forward(` (their own def line) become interesting together when one of them has a
-    trigger, as with the rescanning fixpoint; a class whose methods name nothing does not."""
+def test_interest_through_a_name_called_by_many_functions_is_the_same_fixpoint():
+    """Reverse edges are kept per called name: 300 functions calling `shared(` become
+    interesting together when `shared` has a trigger, as with the rescanning fixpoint; a
+    function that calls nothing interesting does not."""
     from gradwarden.engine.source import SourceText
     from gradwarden.engine.triggers import Triggers
 
-    lines = ["import torch"]
+    lines = ["import torch", "def shared(x):", "    x.add_(1)", "    return x"]
     for k in range(300):
-        body = "        x.add_(1)\n        return x" if k == 7 else "        return self.helper(x) * 2"
-        lines += [f"class Net{k}:", "    def helper(self, x):", "        return x", "    def forward(self, x):", body]
-    lines += ["class Quiet:", "    def run(self, x):", "        return x"]
+        lines += [f"def user{k}(x):", "    return shared(x) * 2"]
+    lines += ["def quiet(x):", "    return x"]
     src = "\n".join(lines) + "\n"
     tree = ast.parse(src)
     interesting = Triggers(tree, SourceText(src)).interesting
-    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
-    forwards = [m for c in classes for m in c.body if isinstance(m, ast.FunctionDef) and m.name == "forward"]
-    assert len(forwards) == 300 and all(id(f) in interesting for f in forwards)
-    assert all(id(c) in interesting for c in classes[:300])
-    assert id(classes[300]) not in interesting
-    helpers = [m for c in classes for m in c.body if isinstance(m, ast.FunctionDef) and m.name == "helper"]
-    assert not any(id(h) in interesting for h in helpers)  # called by forward, calls nothing interesting
+    funcs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    assert len(funcs) == 302 and all(id(f) in interesting for f in funcs[:301])
+    assert id(funcs[301]) not in interesting
+
+
+def test_a_def_line_is_not_a_call_and_a_class_built_is():
+    """`def forward(` names every `forward` of the file, but calls none of them: a trigger in one
+    forward does not make the others interesting. Building a local class does call it: a
+    function that builds (and may call) a class with an interesting method is interesting,
+    and so is a method calling its base's method through super()."""
+    from gradwarden.engine.source import SourceText
+    from gradwarden.engine.triggers import Triggers
+
+    src = textwrap.dedent('''
+        import torch
+        class Inplace(torch.nn.Module):
+            def forward(self, x):
+                x.mul_(2)
+                return x
+        class Quiet(torch.nn.Module):
+            def forward(self, x):
+                return x * 2
+        class Child(Inplace):
+            def forward(self, x):
+                return super().forward(x) + 1
+        def build(x):
+            return Inplace()(x)
+        def build_quiet(x):
+            return Quiet()(x)
+    ''')
+    tree = ast.parse(src)
+    interesting = Triggers(tree, SourceText(src)).interesting
+    defs = {(c.name if isinstance(c, ast.FunctionDef) else f"{c.name}.{m.name}"): (m if not isinstance(c, ast.FunctionDef) else c)
+            for c in tree.body if isinstance(c, (ast.ClassDef, ast.FunctionDef))
+            for m in (c.body if isinstance(c, ast.ClassDef) else [c]) if isinstance(m, ast.FunctionDef)}
+    assert {name for name, node in defs.items() if id(node) in interesting} == {
+        "Inplace.forward", "Child.forward", "build"}
 
 
 def test_a_docstring_does_not_make_a_library_module_a_script():

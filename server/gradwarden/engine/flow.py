@@ -402,7 +402,7 @@ class FlowMixin:
             return PLAIN_NUMBER  # a device, dtype or size: never a tensor
         ck = qual in CHECKPOINT and self.check_checkpoint(qual, args, kwargs, st, node)
         if qual in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled") and \
-                isinstance(getattr(node, "_gw_parent_stmt", None), ast.Expr):
+                getattr(node, "_gw_statement", False):
             mode = args[0] if args else kwargs.get("mode")
             if isinstance(mode, ConstV) and mode.value is False:
                 self.global_nograd = self.span_of(node)  # type: ignore[attr-defined]

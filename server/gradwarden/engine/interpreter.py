@@ -108,6 +108,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         self.loop_counter = 0
         self.analysed_backward: Set[Tuple[int, int]] = set()
         self.init_depth = 0  # > 0 while an __init__ runs: loops then run once
+        self.init_limit = MAX_INIT_DEPTH  # nested module constructions followed this deep
         self.generators: Dict[int, bool] = {}
         self.standalone = False  # True once the module's own execution is done
         # containers an analysed-alone function found (engine/interpreter._standalone): the
@@ -272,6 +273,16 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             st = module_state.fork()
             st.flow = None
             self_v = self.instantiate(info, [], {}, st, self.span_of(info.node), run_init=False)
+            args = [self.standalone_arg(st, a) for a in fn.args.args[1:]]
+            # The local submodules it builds are followed one level: their own __init__s are
+            # analysed on their own, and what this one does with them needs their attributes,
+            # not their submodules' (three levels cost timm a tenth of its analysis).
+            self.init_limit = 1
+            try:
+                self._standalone(fn, st, args, self_v)
+            finally:
+                self.init_limit = MAX_INIT_DEPTH
+            return
         else:
             cached = self._instance(info, module_state)
             if cached is None:
@@ -482,7 +493,10 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if isinstance(stmt.value, (ast.Yield, ast.YieldFrom)):
             return self.do_yield(stmt.value, st)
         if isinstance(stmt.value, ast.Call):
-            stmt.value._gw_parent_stmt = stmt  # type: ignore[attr-defined]
+            # a flag, not a reference to the statement: that would be a reference cycle,
+            # keeping the statement and its call alive after the tree is dropped until the
+            # collector runs (and making each collection walk them)
+            stmt.value._gw_statement = True  # type: ignore[attr-defined]
         self.eval(stmt.value, st)
         return [st]
 
@@ -1841,7 +1855,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             st.set_attr(obj.oid, "__module__", TRUE)
         init = info.find_method("__init__")
         if init and run_init:
-            if self.init_depth >= MAX_INIT_DEPTH:
+            if self.init_depth >= self.init_limit:
                 st.set_attr(obj.oid, "__opaque__", TRUE)  # too deep to follow: calls stay unknown
                 return obj
             self.init_depth += 1

@@ -149,7 +149,7 @@ class TorchMixin:
         if qual in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled"):
             mode = args[0] if args else kwargs.get("mode", UNKNOWN)
             b = mode.value if isinstance(mode, ConstV) and isinstance(mode.value, bool) else None
-            if b is not None and isinstance(getattr(node, "_gw_parent_stmt", None), ast.Expr):
+            if b is not None and getattr(node, "_gw_statement", False):
                 st.grad_enabled = b  # called as a statement: sets the mode from here on
             return self.grad_mode_obj(st, b)
         if qual in ("torch.autograd.grad", "torch.autograd.backward"):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left, bisect_right
 from itertools import accumulate, repeat
 from operator import add
 from typing import Any, Dict, List, Set, Tuple, Union
@@ -33,12 +34,25 @@ _TRIGGERS = tuple(re.compile(p) for p in (
     r"save_for_backward", r"saved_tensors", r"mark_dirty", r"grad_tensors", r"fused\s*=", r"\.grad\b",
     r"requires_grad\s*=",
 ))
+# The first two (augmented and index assignment) are also what model-building code does to
+# plain lists, dicts and counters: a match of theirs inside a function counts only when
+# engine/plainwrites.py cannot show that it writes a plain local.
+_WEAK_TRIGGERS, _STRONG_TRIGGERS = _TRIGGERS[:2], _TRIGGERS[2:]
 _APPLY = re.compile(r"\b([A-Za-z_]\w*)\.apply\s*\(")
 _TRIGGER = re.compile("|".join(p.pattern for p in _TRIGGERS))  # for single statements
 _FLOWS = tuple(re.compile(p) for p in (r"return\b", r"break\b", r"continue\b", r"raise\b", r"yield\b"))
 _FLOW = re.compile(r"\b(?:return|break|continue|raise|yield)\b")
-_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(")
-_SELF_CALL = re.compile(r"\bself\.([A-Za-z_]\w*)\s*\(")
+# possessive quantifiers: a name that is not followed by "(" fails once, not once per length;
+# a def or class header is not a call
+_CALL = re.compile(r"(?<![\w.])(?<!def )(?<!class )([A-Za-z_]\w*+)\s*+\(")
+# super().name( / super(Cls, self).name( : the same-named method of a local base class
+_SUPER_CALL = re.compile(r"super\([^()]*\)\.([A-Za-z_]\w*+)\s*+\(")
+# Cls.name( : a method of a local class called through it (Base.__init__(self, ...))
+_QUAL_CALL = re.compile(r"(?<![\w.])([A-Z]\w*+)\.([A-Za-z_]\w*+)\s*+\(")
+
+# a literal start is scanned for at C speed (a leading \b is not); "myself.f(" also matches,
+# which can only make one more function interesting
+_SELF_CALL = re.compile(r"self\.([A-Za-z_]\w*+)\s*+\(")
 
 
 class Triggers:
@@ -46,6 +60,7 @@ class Triggers:
 
     def __init__(self, tree: ast.Module, src: SourceText) -> None:
         self.src = src
+        self._tree = tree
         self._trig, self._flow = self._row_sums()
         self._func_ids_by_name: Dict[str, List[int]] = {}
         self.interesting: Set[int] = self._interesting(tree)
@@ -55,19 +70,68 @@ class Triggers:
         prefix sums then answer "any in rows a..b" in O(1)."""
         # (itertools: C speed; a file analysed in parts has many blank rows, engine/parts.py)
         starts = list(accumulate(map(add, map(len, self.src.lines), repeat(1)), initial=0))
-        return (self._prefix(_TRIGGERS, self.src.text, starts, _check_trigger),
-                self._prefix(_FLOWS, self.src.text, starts, _check_word))
+        trig, loose = self.trigger_flags(self.src.text, starts, self._tree.body, 0)
+        self._module_writes(trig, loose)
+        return self._sums(trig), self._prefix(_FLOWS, self.src.text, starts, _check_word)
+
+    @classmethod
+    def trigger_flags(cls, text: str, starts: List[int], body: List[ast.stmt],
+                      row_offset: int) -> Tuple[bytearray, Dict[int, int]]:
+        """Rows of ``text`` (1-based, ``starts``: where each begins) holding a trigger; ``body``:
+        the statements of that text, whose rows are ``row_offset`` more than the text's.
+        Augmented and index assignments outside functions are left out, returned as
+        {row: matches} for ``_module_writes`` (they depend on the whole module's names)."""
+        flags = cls._flags(_STRONG_TRIGGERS, text, starts, _check_trigger)
+        weak = cls._counts(_WEAK_TRIGGERS, text, starts, _check_trigger)
+        loose: Dict[int, int] = {}
+        if weak:
+            from gradwarden.engine.plainwrites import UNFOLLOWED, plain_write_rows
+
+            weak_rows = sorted(weak)
+            unfollowed = [row + row_offset for row in sorted({bisect_right(starts, m.start())
+                                                              for m in UNFOLLOWED.finditer(text)})]
+            plain, functions = plain_write_rows(
+                body, lambda a, b: _any_between(weak_rows, a - row_offset, b - row_offset), unfollowed)
+            for row, n in weak.items():
+                at = row + row_offset
+                if n <= plain.get(at, 0):
+                    continue
+                if any(a <= at <= b for a, b in functions):
+                    flags[row] = 1
+                else:
+                    loose[row] = n
+        return flags, loose
+
+    def _module_writes(self, flags: bytearray, loose: Dict[int, int]) -> None:
+        """Flag the rows of ``loose`` (augmented and index assignments outside functions, by
+        row of the module) except plain writes of the module's own code."""
+        if not loose:
+            return
+        from gradwarden.engine.plainwrites import plain_module_rows
+
+        plain = plain_module_rows(self._tree.body, self.src.text)
+        for row, n in loose.items():
+            if n > plain.get(row, 0):
+                flags[row] = 1
 
     @staticmethod
     def _flags(patterns, text: str, starts: List[int], check) -> bytearray:
-        import bisect
-
         flags = bytearray(len(starts) + 1)
         for pattern in patterns:
             for m in pattern.finditer(text):
                 if check(text, m):
-                    flags[bisect.bisect_right(starts, m.start())] = 1
+                    flags[bisect_right(starts, m.start())] = 1
         return flags
+
+    @staticmethod
+    def _counts(patterns, text: str, starts: List[int], check) -> Dict[int, int]:
+        counts: Dict[int, int] = {}
+        for pattern in patterns:
+            for m in pattern.finditer(text):
+                if check(text, m):
+                    row = bisect_right(starts, m.start())
+                    counts[row] = counts.get(row, 0) + 1
+        return counts
 
     @staticmethod
     def _sums(flags: bytearray) -> List[int]:
@@ -138,13 +202,21 @@ class Triggers:
 
     def _calls_in(self, f: FuncDef) -> Set[Tuple[str, str]]:
         t = self.text(f)
-        return {("func", n) for n in _CALL.findall(t)} | {("self", n) for n in _SELF_CALL.findall(t)}
+        found = {("func", n) for n in _CALL.findall(t)}
+        found.update(("self", m.group(1)) for m in _SELF_CALL.finditer(t)
+                     if m.start() == 0 or not (t[m.start() - 1].isalnum() or t[m.start() - 1] in "_."))
+        if "super" in t:
+            found.update(("super", n) for n in _SUPER_CALL.findall(t))
+        found.update(("qual", f"{c}.{n}") for c, n in _QUAL_CALL.findall(t))
+        return found
 
     def _interesting(self, tree: ast.Module) -> Set[int]:
         funcs: Dict[str, List[FuncDef]] = {}
         owner: Dict[int, Dict[str, List[FuncDef]]] = {}
         classes: List[Tuple[ast.ClassDef, List[FuncDef], bool]] = []
         all_funcs: List[FuncDef] = []
+        class_named: Dict[str, List[Tuple[ast.ClassDef, Dict[str, List[FuncDef]]]]] = {}
+        class_of: Dict[int, ast.ClassDef] = {}  # id(method) -> its class
         for node, cls_methods in self._all_defs(tree):
             if isinstance(node, ast.ClassDef):
                 methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
@@ -152,9 +224,11 @@ class Triggers:
                 for m in methods:
                     by_name.setdefault(m.name, []).append(m)
                     owner[id(m)] = by_name
+                    class_of[id(m)] = node
                 is_fn = any(isinstance(b, ast.Attribute) and b.attr == "Function" or
                             isinstance(b, ast.Name) and b.id == "Function" for b in node.bases)
                 classes.append((node, methods, is_fn))
+                class_named.setdefault(node.name, []).append((node, by_name))
             else:
                 funcs.setdefault(node.name, []).append(node)
                 all_funcs.append(node)
@@ -176,19 +250,49 @@ class Triggers:
         # `forward` methods, and an edge per pair would be quadratic in time and memory.
         by_name: Dict[str, List[int]] = {}  # name -> functions calling name(...)
         by_self_name: Dict[Tuple[int, str], List[int]] = {}  # (class's methods, name) -> callers of self.name(...)
+        by_id: Dict[int, List[int]] = {}  # a method -> callers that reach it through its class
+
+        def methods_of(cls_name: str, name: str, seen: Set[str]) -> List[FuncDef]:
+            return _methods_of(class_named, cls_name, name, seen)
+
+        def base_methods(method: FuncDef, name: str) -> List[FuncDef]:
+            cls = class_of.get(id(method))
+            if cls is None:
+                return []
+            found: List[FuncDef] = []
+            for b in cls.bases:
+                if isinstance(b, ast.Name):
+                    found += _methods_of(class_named, b.id, name, {cls.name})
+            return found
+
         for f in all_funcs:
             if id(f) in interesting:
                 continue
-            for kind, name in calls[id(f)]:
+            me = id(f)
+            for kind, name in calls[me]:
                 if kind == "func":
-                    by_name.setdefault(name, []).append(id(f))
-                elif id(f) in owner:
-                    by_self_name.setdefault((id(owner[id(f)]), name), []).append(id(f))
+                    by_name.setdefault(name, []).append(me)
+                    if name in class_named:
+                        # a local class built here: its __init__ runs, and the object made
+                        # can have any method called on it (``Net()(x)``, ``m = Net(); m(x)``)
+                        for cls_methods in _all_methods(class_named, name, set()):
+                            by_id.setdefault(id(cls_methods), []).append(me)
+                elif kind == "self":
+                    if me in owner:
+                        by_self_name.setdefault((id(owner[me]), name), []).append(me)
+                elif kind == "super":
+                    for m in base_methods(f, name):
+                        by_id.setdefault(id(m), []).append(me)
+                elif kind == "qual":
+                    cls_name, _, meth = name.partition(".")
+                    for m in methods_of(cls_name, meth, set()):
+                        by_id.setdefault(id(m), []).append(me)
         node_of = {id(f): f for f in all_funcs}
         todo = list(interesting)
         while todo:
             fn = node_of[todo.pop()]
             waiting = by_name.pop(fn.name, [])  # once a name's callers are in, they stay in
+            waiting += by_id.pop(id(fn), [])
             if id(fn) in owner:
                 waiting += by_self_name.pop((id(owner[id(fn)]), fn.name), [])
             for caller in waiting:
@@ -290,3 +394,44 @@ def _collect_defs(body: List[ast.stmt], cls: object, out: List[Tuple[ast.AST, An
                 for case in stmt.cases:
                     _collect_defs(case.body, cls, out)
 
+
+
+def _any_between(rows: List[int], first: int, last: int) -> bool:
+    """Does the sorted ``rows`` hold a row in first..last?"""
+    i = bisect_left(rows, first)
+    return i < len(rows) and rows[i] <= last
+
+
+def _methods_of(class_named: Dict[str, List[Tuple[ast.ClassDef, Dict[str, List[FuncDef]]]]], cls_name: str,
+                name: str, seen: Set[str]) -> List[FuncDef]:
+    """Method ``name`` of the local classes called ``cls_name``, else of their local bases (as
+    Python looks it up; all same-named classes together). A module-level function: a nested
+    recursive one would be a reference cycle holding the tree until the collector runs."""
+    if cls_name in seen:
+        return []
+    seen.add(cls_name)
+    found: List[FuncDef] = []
+    for cls, by in class_named.get(cls_name, ()):
+        if name in by:
+            found += by[name]
+        else:
+            for b in cls.bases:
+                if isinstance(b, ast.Name):
+                    found += _methods_of(class_named, b.id, name, seen)
+    return found
+
+
+def _all_methods(class_named: Dict[str, List[Tuple[ast.ClassDef, Dict[str, List[FuncDef]]]]], cls_name: str,
+                 seen: Set[str]) -> List[FuncDef]:
+    """Every method of the local classes called ``cls_name`` and of their local bases."""
+    if cls_name in seen:
+        return []
+    seen.add(cls_name)
+    found: List[FuncDef] = []
+    for cls, by in class_named.get(cls_name, ()):
+        for ms in by.values():
+            found += ms
+        for b in cls.bases:
+            if isinstance(b, ast.Name):
+                found += _all_methods(class_named, b.id, seen)
+    return found

@@ -19,7 +19,7 @@ import re
 from typing import Any, Dict, List, Set, Tuple
 
 from gradwarden.engine.source import SourceText
-from gradwarden.engine.triggers import _FLOWS, _TRIGGERS, FuncDef, Triggers, _check_trigger, _check_word
+from gradwarden.engine.triggers import _FLOWS, FuncDef, Triggers, _check_word
 
 # what str.splitlines (SourceText.lines) splits at besides "\n"
 _OTHER_LINE_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -38,20 +38,25 @@ class StatementTriggers(Triggers):
         known = session.cache.trigger_rows
         trig = bytearray(len(self.src.lines) + 2)
         flow = bytearray(len(self.src.lines) + 2)
-        for st, tid in zip(session.statements, session.ids):
+        loose: Dict[int, int] = {}
+        for st, tid, node in zip(session.statements, session.ids, self._tree.body):
             rows = known.get(tid)
             if rows is None:
                 starts = [0]
                 for line in st.text.splitlines():
                     starts.append(starts[-1] + len(line) + 1)
-                rows = known[tid] = tuple(
-                    tuple(i for i, f in enumerate(self._flags(patterns, st.text, starts, check)) if f)
-                    for patterns, check in ((_TRIGGERS, _check_trigger), (_FLOWS, _check_word)))
+                flags, outside = self.trigger_flags(st.text, starts, [node], st.start - 1)
+                rows = known[tid] = (tuple(i for i, f in enumerate(flags) if f),
+                                     tuple(i for i, f in enumerate(self._flags(_FLOWS, st.text, starts, _check_word)) if f),
+                                     tuple(outside.items()))
             base = st.start - 1
             for i in rows[0]:
                 trig[base + i] = 1
             for i in rows[1]:
                 flow[base + i] = 1
+            for i, n in rows[2]:
+                loose[base + i] = n
+        self._module_writes(trig, loose)
         return self._sums(trig), self._sums(flow)
 
     def _all_defs(self, tree: ast.Module):
