@@ -50,6 +50,13 @@ PLAIN = {
         def f(cfg, v):
             cfg['num_classes'] = v  # plain
     """,
+    "module-level dict filled before it is rebound": """
+        import torch
+        cfgs = {'a': {'x': 1}}
+        for k in list(cfgs):
+            cfgs[k + '_b'] = cfgs[k]  # plain
+        cfgs = torch.tensor([1.0])
+    """,
     "module-level dict() config": """
         model_cfgs = dict(a=1)
         model_cfgs['b'] = model_cfgs['a']  # plain
@@ -113,6 +120,19 @@ COUNTED = {
         from mylib import dict
         cfg = dict(a=1)
         cfg[0] = 1  # counted
+    """,
+    "module-level dict rebound to a tensor before the write": """
+        import torch
+        cfgs = {}
+        cfgs = torch.zeros(3)
+        for k in range(3):
+            cfgs[k] = 1  # counted
+    """,
+    "module-level counter that took a tensor": """
+        import torch
+        n = 0
+        n += torch.ones(2)
+        n += 1  # counted
     """,
     "module with a global statement": """
         cfg = {}

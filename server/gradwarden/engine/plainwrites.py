@@ -53,7 +53,7 @@ _OTHER = "other"
 # boundaries, which would make the scan slow: "rematch" also matches, "matches" too, and
 # only make fewer writes plain)
 UNFOLLOWED = re.compile(r":=|global|nonlocal|match")
-_GLOBAL = re.compile(r"\bglobal\b")
+_GLOBAL = re.compile(r"(?:^|;)[ \t]*global[ \t]+\w", re.MULTILINE)  # a statement (not "global pooling" in a docstring)
 
 
 def plain_write_rows(body: List[ast.stmt], wanted: Callable[[int, int], bool],
@@ -82,7 +82,25 @@ def plain_module_rows(body: List[ast.stmt], text: str) -> Counter:
     rows: Counter = Counter()
     if _GLOBAL.search(text) or ":=" in text or re.search(r"^\s*match\b", text, re.MULTILINE):
         return rows
-    _count_writes(*_scope_facts(_statements(body), [], container_calls=True), rows)
+    # The module's code runs once, top to bottom: a write in one top-level statement sees the
+    # bindings of the statements before it and its own, never those after it (``cfgs = {...}``,
+    # then ``cfgs[k] = v`` in a loop, then ``cfgs = generate(cfgs)``: the write is plain).
+    rebound = {n for n, k in _scope_facts(_statements(body), [], container_calls=False)[0].items()
+               if n in _CONTAINER_CALLS}  # `dict` ... bound anywhere in the module: its calls make anything
+    before: Dict[str, str] = {}
+    for stmt in body:
+        own, writes = _scope_facts(_statements([stmt]), [], container_calls=True, rebound=rebound)
+        seen = dict(before)
+        for name, kind in own.items():
+            seen[name] = kind if before.get(name, kind) == kind else _OTHER
+        _count_writes(seen, writes, rows)
+        for w in writes:  # a counter that took a non-literal is not one any more
+            if isinstance(w, ast.AugAssign) and isinstance(w.target, ast.Name):
+                seen.setdefault(w.target.id, _OTHER)
+                before[w.target.id] = seen[w.target.id]
+        for name, kind in own.items():
+            # an unconditional assignment replaces what the name held; anything else may not
+            before[name] = kind if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else seen[name]
     return rows
 
 
@@ -142,8 +160,8 @@ def _names_in(target: ast.AST) -> Iterator[str]:
         yield from _names_in(target.value)
 
 
-def _scope_facts(statements: Iterator[ast.AST], params: List[str],
-                 container_calls: bool) -> Tuple[Dict[str, str], List[ast.AST]]:
+def _scope_facts(statements: Iterator[ast.AST], params: List[str], container_calls: bool,
+                 rebound: Set[str] = frozenset()) -> Tuple[Dict[str, str], List[ast.AST]]:  # type: ignore[assignment]
     """(what each name of the scope is bound to: a plain container, a number or other; the
     writes to check: AugAssign nodes and subscripted Assign targets)."""
     kinds: Dict[str, str] = {}
@@ -205,7 +223,7 @@ def _scope_facts(statements: Iterator[ast.AST], params: List[str],
         elif isinstance(s, _SCOPES):
             bind(s.name, _OTHER)
     for builtin, names in calls.items():
-        if builtin in kinds:  # the scope rebinds `dict` ...: its calls make anything
+        if builtin in kinds or builtin in rebound:  # the scope rebinds `dict` ...: its calls make anything
             for name in names:
                 kinds[name] = _OTHER
     return kinds, writes
