@@ -50,6 +50,12 @@ PLAIN = {
         def f(cfg, v):
             cfg['num_classes'] = v  # plain
     """,
+    "list display added in a function with a walrus": """
+        def f(xs, out):
+            if (n := len(xs)) > 0:
+                out += [n]  # plain
+            return out
+    """,
     "module-level dict filled before it is rebound": """
         import torch
         cfgs = {'a': {'x': 1}}

@@ -24,9 +24,10 @@ IndexError, they never write one.
 
 Any other binding of the name in the scope (a parameter, ``for``/``with``/``except`` targets,
 unpacking, ``del``, ``import``, a nested ``def``/``class``) makes its writes count as before.
-A scope whose rows hold ``global``, ``nonlocal``, ``:=`` or ``match`` has no plain writes at all
-(names bound from elsewhere or inside expressions: not worth following), and the module's
-own code has none when ``global`` occurs anywhere in the text. Only statements are walked,
+In a scope whose rows hold the words ``global``, ``nonlocal``, ``match`` or a ``:=`` (names bound
+from elsewhere or inside expressions: not worth following) only the writes plain by their
+syntax alone (below) are; the module's own code has none when a ``global`` statement occurs
+anywhere. Only statements are walked,
 never expressions: that is what keeps this cheaper than the analysis it saves.
 """
 from __future__ import annotations
@@ -49,10 +50,17 @@ _PLAIN_NUMBER = "number"
 _PLAIN_TEXT = "text"
 _OTHER = "other"
 
-# what makes a scope's names bound from elsewhere or inside expressions (without word
-# boundaries, which would make the scan slow: "rematch" also matches, "matches" too, and
-# only make fewer writes plain)
+# what makes a scope's names bound from elsewhere or inside expressions (whole words are
+# checked on each match: a leading \b would make the scan several times slower)
 UNFOLLOWED = re.compile(r":=|global|nonlocal|match")
+
+
+def unfollowed_at(text: str, m: "re.Match[str]") -> bool:
+    if m.group() == ":=":
+        return True
+    i, j = m.start(), m.end()
+    return not (i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")
+                or j < len(text) and (text[j].isalnum() or text[j] == "_"))
 _GLOBAL = re.compile(r"(?:^|;)[ \t]*global[ \t]+\w", re.MULTILINE)  # a statement (not "global pooling" in a docstring)
 
 
@@ -67,13 +75,14 @@ def plain_write_rows(body: List[ast.stmt], wanted: Callable[[int, int], bool],
     for fn in _functions(body, wanted):
         first, last = fn.lineno, fn.end_lineno or fn.lineno
         spans.append((first, last))
-        i = bisect_left(unfollowed_rows, first)
-        if i < len(unfollowed_rows) and unfollowed_rows[i] <= last:
-            continue
         args = fn.args  # type: ignore[attr-defined]
         params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
                   if a is not None]
-        _count_writes(*_scope_facts(_statements(fn.body), params, container_calls=False), rows)
+        kinds, writes = _scope_facts(_statements(fn.body), params, container_calls=False)
+        i = bisect_left(unfollowed_rows, first)
+        if i < len(unfollowed_rows) and unfollowed_rows[i] <= last:
+            kinds = {}  # names bound from elsewhere: only the writes plain by their syntax
+        _count_writes(kinds, writes, rows)
     return rows, spans
 
 

@@ -85,11 +85,12 @@ class Triggers:
         weak = cls._counts(_WEAK_TRIGGERS, text, starts, _check_trigger)
         loose: Dict[int, int] = {}
         if weak:
-            from gradwarden.engine.plainwrites import UNFOLLOWED, plain_write_rows
+            from gradwarden.engine.plainwrites import UNFOLLOWED, plain_write_rows, unfollowed_at
 
             weak_rows = sorted(weak)
             unfollowed = [row + row_offset for row in sorted({bisect_right(starts, m.start())
-                                                              for m in UNFOLLOWED.finditer(text)})]
+                                                              for m in UNFOLLOWED.finditer(text)
+                                                              if unfollowed_at(text, m)})]
             plain, functions = plain_write_rows(
                 body, lambda a, b: _any_between(weak_rows, a - row_offset, b - row_offset), unfollowed)
             for row, n in weak.items():
