@@ -63,6 +63,10 @@ PLAIN = {
             cfgs[k + '_b'] = cfgs[k]  # plain
         cfgs = torch.tensor([1.0])
     """,
+    "string key incremented on anything": """
+        def f(state):
+            state['step'] += 1  # plain
+    """,
     "module-level dict() config": """
         model_cfgs = dict(a=1)
         model_cfgs['b'] = model_cfgs['a']  # plain
@@ -205,11 +209,12 @@ def test_torch_raises_on_a_tensor_augmented_with_these(operand):
     assert t._version == before
 
 
+@pytest.mark.parametrize("write", ["t[{key}] = 1.0", "t[{key}] += 1"])
 @pytest.mark.parametrize("key", ["'k'", "f'k{1}'", "b'k'"])
-def test_torch_raises_on_a_tensor_indexed_by_a_string(key):
+def test_torch_raises_on_a_tensor_indexed_by_a_string(key, write):
     torch = pytest.importorskip("torch")
     t = torch.zeros(2, requires_grad=True) * 1
     before = t._version
     with pytest.raises((TypeError, IndexError)):
-        exec(f"t[{key}] = 1.0", {"t": t})
+        exec(write.format(key=key), {"t": t})
     assert t._version == before

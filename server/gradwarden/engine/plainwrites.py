@@ -19,7 +19,7 @@ code) whose every binding there is one of:
 - a string (a literal or an f-string): ``text += anything`` stays a string or raises.
 
 Whatever the target, ``x += [...]`` (a list, tuple, dict or set display, a string) and
-``x['key'] = ...`` (a string index) are plain too: on a tensor they raise TypeError or
+``x['key'] = ...``, ``x['key'] += ...`` (a string index) are plain too: on a tensor they raise TypeError or
 IndexError, they never write one.
 
 Any other binding of the name in the scope (a parameter, ``for``/``with``/``except`` targets,
@@ -248,7 +248,7 @@ def _count_writes(kinds: Dict[str, str], writes: List[ast.AST], rows: Counter) -
     for w in writes:
         if isinstance(w, ast.AugAssign):
             t = w.target
-            if _never_a_tensor_operand(w.value):
+            if _never_a_tensor_operand(w.value) or isinstance(t, ast.Subscript) and _text(t.slice):
                 rows[t.end_lineno or t.lineno] += 1  # a tensor there would raise TypeError
             elif isinstance(t, ast.Name):
                 kind = kinds.get(t.id)

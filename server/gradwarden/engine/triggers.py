@@ -164,13 +164,20 @@ class Triggers:
         return self._any(self._trig, node)
 
     def only_inplace_config(self, node: ast.AST) -> bool:
-        """True when the node's only triggers are `inplace` keywords (module construction)."""
-        text = self.text(node)
-        for p in _TRIGGERS:
-            if p.pattern == "inplace":
+        """True when the node's only triggers are `inplace` keywords (module construction): each
+        of its trigger rows holds one and no other trigger (plain writes are not triggers)."""
+        row, end = self._rows(node)
+        prefix = self._trig
+        if row < 1 or end > len(prefix) - 1:
+            return False
+        for r in range(row, end + 1):
+            if prefix[r] == prefix[r - 1]:
                 continue
-            if any(_check_trigger(text, m) for m in p.finditer(text)):
-                return False
+            line = self.src.lines[r - 1]
+            for p in _TRIGGERS:
+                found = any(_check_trigger(line, m) for m in p.finditer(line))
+                if found != (p.pattern == "inplace"):
+                    return False
         return True
 
     def script_mode(self, tree: ast.Module) -> bool:
