@@ -93,15 +93,21 @@ class Doc:
         for m in _LINE_END.finditer(text):
             self.line_starts.append(m.end())
         self._newline: Optional[str] = None
-        self._wrapper: Optional[MetadataWrapper] = None
-        self._pos: Optional[Dict[cst.CSTNode, CodeRange]] = None
-        self._parent: Optional[Dict[int, cst.CSTNode]] = None
         self._offsets: Dict[int, Tuple[int, int]] = {}
-        self.error: Optional[str] = None
+        # The libcst tree is made on first use: the row and offset helpers alone (a fix's
+        # result checked row by row) do not need it, and it costs several parses' time.
+        self._parsed = False
+        self._wrapper_: Optional[MetadataWrapper] = None
+        self._pos_: Optional[Dict[cst.CSTNode, CodeRange]] = None
+        self._parent_: Optional[Dict[int, cst.CSTNode]] = None
+        self._error: Optional[str] = None
+
+    def _parse(self) -> None:
+        self._parsed = True
         try:
-            module = cst.parse_module(text)
-            self._wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-            self._pos = self._wrapper.resolve(PositionProvider)  # type: ignore[assignment]
+            module = cst.parse_module(self.text)
+            self._wrapper_ = MetadataWrapper(module, unsafe_skip_copy=True)
+            self._pos_ = self._wrapper_.resolve(PositionProvider)  # type: ignore[assignment]
             # parents by identity (3x faster than libcst's ParentNodeProvider)
             parents: Dict[int, cst.CSTNode] = {}
             stack: List[cst.CSTNode] = [module]
@@ -110,9 +116,33 @@ class Doc:
                 for child in node.children:
                     parents[id(child)] = node
                     stack.append(child)
-            self._parent = parents
+            self._parent_ = parents
         except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError, Exception) as exc:  # noqa: BLE001
-            self.error = f"{type(exc).__name__}: {exc}"
+            self._error = f"{type(exc).__name__}: {exc}"
+
+    @property
+    def _wrapper(self) -> Optional[MetadataWrapper]:
+        if not self._parsed:
+            self._parse()
+        return self._wrapper_
+
+    @property
+    def _pos(self) -> Optional[Dict[cst.CSTNode, CodeRange]]:
+        if not self._parsed:
+            self._parse()
+        return self._pos_
+
+    @property
+    def _parent(self) -> Optional[Dict[int, cst.CSTNode]]:
+        if not self._parsed:
+            self._parse()
+        return self._parent_
+
+    @property
+    def error(self) -> Optional[str]:
+        if not self._parsed:
+            self._parse()
+        return self._error
 
     # ------------------------------------------------------------------ basics
     @property
