@@ -15,7 +15,7 @@ from gradwarden.engine.flowfacts import NumberV
 from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import (
     UNKNOWN, Backward, ConstV, Node, ObjV, RefV, Saved, SeqV, State, TensorV, TInfo, UnknownV, Value, Write, fresh_id,
-    walk_nodes,
+    make_tinfo, walk_nodes,
 )
 
 
@@ -38,7 +38,7 @@ class AutogradMixin:
     def new_tensor(self, st: State, *, rg: Optional[bool] = False, node: Any = None, name: str = "",
                    param: bool = False, grad_fn: Optional[Node] = None, dtype: Optional[str] = None) -> TensorV:
         tid = fresh_id()
-        st.set_t(tid, TInfo(counter=tid, storage=tid, rg=rg, leaf=grad_fn is None, grad_fn=grad_fn,
+        st.set_t(tid, make_tinfo(counter=tid, storage=tid, rg=rg, leaf=grad_fn is None, grad_fn=grad_fn,
                             param=param, name=name, created=self.span_of(node) if node is not None else None,
                             loop_ctx=st.loop_ctx, dtype="float" if param else dtype))
         return TensorV(tid)
@@ -46,7 +46,7 @@ class AutogradMixin:
     def unknown_tensor(self, st: State, name: str, rg: Optional[bool] = None) -> TensorV:
         """A function argument of unknown origin: maybe requires grad, maybe a leaf."""
         tid = fresh_id()
-        st.set_t(tid, TInfo(counter=tid, storage=tid, rg=rg, leaf=False, name=name, loop_ctx=st.loop_ctx))
+        st.set_t(tid, make_tinfo(counter=tid, storage=tid, rg=rg, leaf=False, name=name, loop_ctx=st.loop_ctx))
         return TensorV(tid)
 
     def alias_tensor(self, st: State, src: TensorV, *, kind: str, span: Optional[Span], rg: Optional[bool],
@@ -58,11 +58,11 @@ class AutogradMixin:
             return self.new_tensor(st, rg=rg, grad_fn=grad_fn)
         tid = fresh_id()
         if kind == "detach":
-            info = TInfo(counter=s.counter, storage=s.storage, rg=False, leaf=True, name=s.name,
+            info = make_tinfo(counter=s.counter, storage=s.storage, rg=False, leaf=True, name=s.name,
                          created=span, loop_ctx=st.loop_ctx, expanded=s.expanded, grad_output=s.grad_output,
                          ctx_saved=s.ctx_saved, data_alias=s.data_alias, dtype=s.dtype, alias_of=src.tid)
         else:
-            info = TInfo(counter=s.counter, storage=s.storage, rg=rg, leaf=grad_fn is None and not rg,
+            info = make_tinfo(counter=s.counter, storage=s.storage, rg=rg, leaf=grad_fn is None and not rg,
                          grad_fn=grad_fn, base=s.base if s.base is not None else src.tid, name=s.name,
                          created=span, loop_ctx=st.loop_ctx,
                          expanded=span if kind == "expand" else s.expanded,

@@ -12,7 +12,7 @@ but gets a counter of its own, which is why writes through it go unnoticed.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field, replace
+from dataclasses import MISSING, dataclass, field, replace
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Span
@@ -131,6 +131,23 @@ class TInfo:
 
 
 _TINFO_FIELDS = frozenset(f for f in TInfo.__dataclass_fields__)
+_TINFO_DEFAULTS = {name: f.default for name, f in TInfo.__dataclass_fields__.items()
+                   if f.default is not MISSING}
+_TINFO_REQUIRED = _TINFO_FIELDS - _TINFO_DEFAULTS.keys()
+
+
+def make_tinfo(**kw: Any) -> TInfo:
+    """``TInfo(**kw)`` without the frozen dataclass's ``__init__`` (one ``object.__setattr__``
+    per field, 27 of them, for the most made record of the analysis): the defaults, then the
+    given fields, copied into the new record's dict."""
+    if not (kw.keys() <= _TINFO_FIELDS and kw.keys() >= _TINFO_REQUIRED):
+        raise TypeError(f"TInfo fields: unknown {sorted(kw.keys() - _TINFO_FIELDS)}, "
+                        f"missing {sorted(_TINFO_REQUIRED - kw.keys())}")
+    new = object.__new__(TInfo)
+    d = new.__dict__
+    d.update(_TINFO_DEFAULTS)
+    d.update(kw)
+    return new
 
 
 # --------------------------------------------------------------------------- graph

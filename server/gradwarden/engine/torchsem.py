@@ -19,7 +19,7 @@ from gradwarden.engine.events import Event
 from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, Write, fresh_id,
-    walk_nodes,
+    make_tinfo, walk_nodes,
 )
 
 GRAD_MODE_FALSE = ("torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode",
@@ -481,9 +481,7 @@ class TorchMixin:
         info = st.t[t.tid]
         if attr == "data":
             tid = fresh_id()
-            from gradwarden.engine.model import TInfo
-
-            st.set_t(tid, TInfo(counter=tid, storage=info.storage, rg=False, leaf=True, data_alias=True, alias_of=t.tid,
+            st.set_t(tid, make_tinfo(counter=tid, storage=info.storage, rg=False, leaf=True, data_alias=True, alias_of=t.tid,
                                 name=f"{info.name}.data" if info.name else "data", created=self.span_of(node),
                                 loop_ctx=st.loop_ctx, expanded=info.expanded))
             return TensorV(tid)
