@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -120,29 +120,16 @@ class Doc:
         except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError, Exception) as exc:  # noqa: BLE001
             self._error = f"{type(exc).__name__}: {exc}"
 
-    @property
-    def _wrapper(self) -> Optional[MetadataWrapper]:
+    def _tree_fact(self, attr: str) -> Any:
+        """What the libcst parse made (``attr``), parsing first if need be."""
         if not self._parsed:
             self._parse()
-        return self._wrapper_
+        return getattr(self, attr)
 
-    @property
-    def _pos(self) -> Optional[Dict[cst.CSTNode, CodeRange]]:
-        if not self._parsed:
-            self._parse()
-        return self._pos_
-
-    @property
-    def _parent(self) -> Optional[Dict[int, cst.CSTNode]]:
-        if not self._parsed:
-            self._parse()
-        return self._parent_
-
-    @property
-    def error(self) -> Optional[str]:
-        if not self._parsed:
-            self._parse()
-        return self._error
+    _wrapper = property(lambda self: self._tree_fact("_wrapper_"))  # Optional[MetadataWrapper]
+    _pos = property(lambda self: self._tree_fact("_pos_"))  # Optional[Dict[cst.CSTNode, CodeRange]]
+    _parent = property(lambda self: self._tree_fact("_parent_"))  # Optional[Dict[int, cst.CSTNode]]
+    error = property(lambda self: self._tree_fact("_error"), doc="Why the text does not parse (None: it does).")
 
     # ------------------------------------------------------------------ basics
     @property
