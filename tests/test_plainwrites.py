@@ -144,6 +144,13 @@ COUNTED = {
         n += torch.ones(2)
         n += 1  # counted
     """,
+    "module with a match statement": """
+        cfg = {}
+        match cfg:
+            case _:
+                pass
+        cfg[0] = 1  # counted
+    """,
     "module with a global statement": """
         cfg = {}
         def reset(t):
@@ -218,3 +225,19 @@ def test_torch_raises_on_a_tensor_indexed_by_a_string(key, write):
     with pytest.raises((TypeError, IndexError)):
         exec(write.format(key=key), {"t": t})
     assert t._version == before
+
+
+def test_a_text_of_blank_rows_is_read_once_per_row():
+    """A file analysed in parts is one part's code among rows blanked out (engine/parts.py): the
+    module pass's checks look at each row once (a pattern that let ``^\\s*`` run over every
+    following blank row from each row was quadratic: seconds per part). The answer is the same
+    as for the text without the blank rows."""
+    from gradwarden.engine.plainwrites import plain_module_rows
+
+    code = "cfg = {}\ncfg[0] = 1\n"
+    blank = "\n" * 200_000
+    for text in (code, blank + code):
+        tree = ast.parse(text)
+        rows = plain_module_rows(tree.body, text)
+        last_row = text.count("\n")  # the write
+        assert dict(rows) == {last_row: 1}

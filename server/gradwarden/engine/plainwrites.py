@@ -89,7 +89,7 @@ def plain_write_rows(body: List[ast.stmt], wanted: Callable[[int, int], bool],
 def plain_module_rows(body: List[ast.stmt], text: str) -> Counter:
     """Rows holding plain writes in the module's own code (outside functions and classes)."""
     rows: Counter = Counter()
-    if _GLOBAL.search(text) or ":=" in text or re.search(r"^\s*match\b", text, re.MULTILINE):
+    if _GLOBAL.search(text) or ":=" in text or _match_statement(text):
         return rows
     # The module's code runs once, top to bottom: a write in one top-level statement sees the
     # bindings of the statements before it and its own, never those after it (``cfgs = {...}``,
@@ -111,6 +111,24 @@ def plain_module_rows(body: List[ast.stmt], text: str) -> Counter:
             # an unconditional assignment replaces what the name held; anything else may not
             before[name] = kind if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else seen[name]
     return rows
+
+
+_MATCH_WORD = re.compile(r"match")
+
+
+def _match_statement(text: str) -> bool:
+    """Does a line start with the word ``match`` (maybe a match statement)? Each occurrence of
+    the word looks back to its own line's start only: ``^\\s*match`` would scan every run of
+    blank lines again from each of its rows (a text analysed in parts is mostly blank rows:
+    quadratic, seconds per part)."""
+    for m in _MATCH_WORD.finditer(text):
+        i, j = m.start(), m.end()
+        if j < len(text) and (text[j].isalnum() or text[j] == "_"):
+            continue
+        line_start = text.rfind("\n", 0, i) + 1
+        if not text[line_start:i].strip(" \t"):
+            return True
+    return False
 
 
 def _functions(body: List[ast.AST], wanted: Callable[[int, int], bool]) -> Iterator[ast.AST]:
