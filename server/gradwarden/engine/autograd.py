@@ -39,8 +39,8 @@ class AutogradMixin:
                    param: bool = False, grad_fn: Optional[Node] = None, dtype: Optional[str] = None) -> TensorV:
         tid = fresh_id()
         st.set_t(tid, make_tinfo(counter=tid, storage=tid, rg=rg, leaf=grad_fn is None, grad_fn=grad_fn,
-                            param=param, name=name, created=self.span_of(node) if node is not None else None,
-                            loop_ctx=st.loop_ctx, dtype="float" if param else dtype))
+                                 param=param, name=name, created=self.span_of(node) if node is not None else None,
+                                 loop_ctx=st.loop_ctx, dtype="float" if param else dtype))
         return TensorV(tid)
 
     def unknown_tensor(self, st: State, name: str, rg: Optional[bool] = None) -> TensorV:
@@ -59,16 +59,16 @@ class AutogradMixin:
         tid = fresh_id()
         if kind == "detach":
             info = make_tinfo(counter=s.counter, storage=s.storage, rg=False, leaf=True, name=s.name,
-                         created=span, loop_ctx=st.loop_ctx, expanded=s.expanded, grad_output=s.grad_output,
-                         ctx_saved=s.ctx_saved, data_alias=s.data_alias, dtype=s.dtype, alias_of=src.tid)
+                              created=span, loop_ctx=st.loop_ctx, expanded=s.expanded, grad_output=s.grad_output,
+                              ctx_saved=s.ctx_saved, data_alias=s.data_alias, dtype=s.dtype, alias_of=src.tid)
         else:
             info = make_tinfo(counter=s.counter, storage=s.storage, rg=rg, leaf=grad_fn is None and not rg,
-                         grad_fn=grad_fn, base=s.base if s.base is not None else src.tid, name=s.name,
-                         created=span, loop_ctx=st.loop_ctx,
-                         expanded=span if kind == "expand" else s.expanded,
-                         multi_view=(opname, span) if kind == "multi_view" else s.multi_view,
-                         data_alias=s.data_alias, grad_output=s.grad_output, ctx_saved=s.ctx_saved,
-                         custom_out=s.custom_out, grad_site=s.grad_site, dtype=s.dtype, logprob=s.logprob)
+                              grad_fn=grad_fn, base=s.base if s.base is not None else src.tid, name=s.name,
+                              created=span, loop_ctx=st.loop_ctx,
+                              expanded=span if kind == "expand" else s.expanded,
+                              multi_view=(opname, span) if kind == "multi_view" else s.multi_view,
+                              data_alias=s.data_alias, grad_output=s.grad_output, ctx_saved=s.ctx_saved,
+                              custom_out=s.custom_out, grad_site=s.grad_site, dtype=s.dtype, logprob=s.logprob)
         st.set_t(tid, info)
         return TensorV(tid)
 

@@ -273,23 +273,20 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             st = module_state.fork()
             st.flow = None
             self_v = self.instantiate(info, [], {}, st, self.span_of(info.node), run_init=False)
-            args = [self.standalone_arg(st, a) for a in fn.args.args[1:]]
-            # The local submodules it builds are followed one level: their own __init__s are
-            # analysed on their own, and what this one does with them needs their attributes,
-            # not their submodules' (three levels cost timm a tenth of its analysis).
-            self.init_limit = 1
-            try:
-                self._standalone(fn, st, args, self_v)
-            finally:
-                self.init_limit = MAX_INIT_DEPTH
-            return
         else:
             cached = self._instance(info, module_state)
             if cached is None:
                 return
             st, self_v = cached[0].fork(), cached[1]
         args = [self.standalone_arg(st, a) for a in fn.args.args[1:]]
-        self._standalone(fn, st, args, self_v)
+        # An __init__ follows the local submodules it builds one level: their own __init__s are
+        # analysed on their own, and what this one does with them needs their attributes, not
+        # their submodules' (three levels cost timm a tenth of its analysis).
+        self.init_limit = 1 if fn.name == "__init__" else MAX_INIT_DEPTH
+        try:
+            self._standalone(fn, st, args, self_v)
+        finally:
+            self.init_limit = MAX_INIT_DEPTH
 
     def standalone_arg(self, st: State, a: ast.arg) -> Value:
         """An argument of a function analysed on its own: a tensor of unknown origin, unless

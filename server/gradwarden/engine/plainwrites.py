@@ -56,11 +56,21 @@ UNFOLLOWED = re.compile(r":=|global|nonlocal|match")
 
 
 def unfollowed_at(text: str, m: "re.Match[str]") -> bool:
-    if m.group() == ":=":
-        return True
-    i, j = m.start(), m.end()
+    return m.group() == ":=" or _whole_word(text, m.start(), m.end())
+
+
+def _whole_word(text: str, i: int, j: int) -> bool:
+    """Is ``text[i:j]`` a whole word (no letter, digit or underscore on either side)?"""
     return not (i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")
                 or j < len(text) and (text[j].isalnum() or text[j] == "_"))
+
+
+def any_between(rows: List[int], first: int, last: int) -> bool:
+    """Does the sorted ``rows`` hold a row in first..last?"""
+    i = bisect_left(rows, first)
+    return i < len(rows) and rows[i] <= last
+
+
 _GLOBAL = re.compile(r"(?:^|;)[ \t]*global[ \t]+\w", re.MULTILINE)  # a statement (not "global pooling" in a docstring)
 
 
@@ -79,8 +89,7 @@ def plain_write_rows(body: List[ast.stmt], wanted: Callable[[int, int], bool],
         params = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
                   if a is not None]
         kinds, writes = _scope_facts(_statements(fn.body), params, container_calls=False)
-        i = bisect_left(unfollowed_rows, first)
-        if i < len(unfollowed_rows) and unfollowed_rows[i] <= last:
+        if any_between(unfollowed_rows, first, last):
             kinds = {}  # names bound from elsewhere: only the writes plain by their syntax
         _count_writes(kinds, writes, rows)
     return rows, spans
@@ -122,11 +131,9 @@ def _match_statement(text: str) -> bool:
     blank lines again from each of its rows (a text analysed in parts is mostly blank rows:
     quadratic, seconds per part)."""
     for m in _MATCH_WORD.finditer(text):
-        i, j = m.start(), m.end()
-        if j < len(text) and (text[j].isalnum() or text[j] == "_"):
-            continue
+        i = m.start()
         line_start = text.rfind("\n", 0, i) + 1
-        if not text[line_start:i].strip(" \t"):
+        if not text[line_start:i].strip(" \t") and _whole_word(text, i, m.end()):
             return True
     return False
 

@@ -482,8 +482,8 @@ class TorchMixin:
         if attr == "data":
             tid = fresh_id()
             st.set_t(tid, make_tinfo(counter=tid, storage=info.storage, rg=False, leaf=True, data_alias=True, alias_of=t.tid,
-                                name=f"{info.name}.data" if info.name else "data", created=self.span_of(node),
-                                loop_ctx=st.loop_ctx, expanded=info.expanded))
+                                     name=f"{info.name}.data" if info.name else "data", created=self.span_of(node),
+                                     loop_ctx=st.loop_ctx, expanded=info.expanded))
             return TensorV(tid)
         if attr == "grad":
             g = self.new_tensor(st, rg=False, node=node)

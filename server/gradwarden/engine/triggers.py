@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from itertools import accumulate, repeat
 from operator import add
 from typing import Any, Dict, List, Set, Tuple, Union
@@ -50,8 +50,8 @@ _SUPER_CALL = re.compile(r"super\([^()]*\)\.([A-Za-z_]\w*+)\s*+\(")
 # Cls.name( : a method of a local class called through it (Base.__init__(self, ...))
 _QUAL_CALL = re.compile(r"(?<![\w.])([A-Z]\w*+)\.([A-Za-z_]\w*+)\s*+\(")
 
-# a literal start is scanned for at C speed (a leading \b is not); "myself.f(" also matches,
-# which can only make one more function interesting
+# a literal start is scanned for at C speed (a leading \b is not): _calls_in drops the matches
+# inside a longer name ("myself.f(") or an attribute ("x.self.f(")
 _SELF_CALL = re.compile(r"self\.([A-Za-z_]\w*+)\s*+\(")
 
 
@@ -85,14 +85,14 @@ class Triggers:
         weak = cls._counts(_WEAK_TRIGGERS, text, starts, _check_trigger)
         loose: Dict[int, int] = {}
         if weak:
-            from gradwarden.engine.plainwrites import UNFOLLOWED, plain_write_rows, unfollowed_at
+            from gradwarden.engine.plainwrites import UNFOLLOWED, any_between, plain_write_rows, unfollowed_at
 
             weak_rows = sorted(weak)
             unfollowed = [row + row_offset for row in sorted({bisect_right(starts, m.start())
                                                               for m in UNFOLLOWED.finditer(text)
                                                               if unfollowed_at(text, m)})]
             plain, functions = plain_write_rows(
-                body, lambda a, b: _any_between(weak_rows, a - row_offset, b - row_offset), unfollowed)
+                body, lambda a, b: any_between(weak_rows, a - row_offset, b - row_offset), unfollowed)
             for row, n in weak.items():
                 at = row + row_offset
                 if n <= plain.get(at, 0):
@@ -260,9 +260,6 @@ class Triggers:
         by_self_name: Dict[Tuple[int, str], List[int]] = {}  # (class's methods, name) -> callers of self.name(...)
         by_id: Dict[int, List[int]] = {}  # a method -> callers that reach it through its class
 
-        def methods_of(cls_name: str, name: str, seen: Set[str]) -> List[FuncDef]:
-            return _methods_of(class_named, cls_name, name, seen)
-
         def base_methods(method: FuncDef, name: str) -> List[FuncDef]:
             cls = class_of.get(id(method))
             if cls is None:
@@ -293,7 +290,7 @@ class Triggers:
                         by_id.setdefault(id(m), []).append(me)
                 elif kind == "qual":
                     cls_name, _, meth = name.partition(".")
-                    for m in methods_of(cls_name, meth, set()):
+                    for m in _methods_of(class_named, cls_name, meth, set()):
                         by_id.setdefault(id(m), []).append(me)
         node_of = {id(f): f for f in all_funcs}
         todo = list(interesting)
@@ -402,12 +399,6 @@ def _collect_defs(body: List[ast.stmt], cls: object, out: List[Tuple[ast.AST, An
                 for case in stmt.cases:
                     _collect_defs(case.body, cls, out)
 
-
-
-def _any_between(rows: List[int], first: int, last: int) -> bool:
-    """Does the sorted ``rows`` hold a row in first..last?"""
-    i = bisect_left(rows, first)
-    return i < len(rows) and rows[i] <= last
 
 
 def _methods_of(class_named: Dict[str, List[Tuple[ast.ClassDef, Dict[str, List[FuncDef]]]]], cls_name: str,
