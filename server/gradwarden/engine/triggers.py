@@ -38,21 +38,47 @@ _TRIGGERS = tuple(re.compile(p) for p in (
 # plain lists, dicts and counters: a match of theirs inside a function counts only when
 # engine/plainwrites.py cannot show that it writes a plain local.
 _WEAK_TRIGGERS, _STRONG_TRIGGERS = _TRIGGERS[:2], _TRIGGERS[2:]
-_APPLY = re.compile(r"\b([A-Za-z_]\w*)\.apply\s*\(")
-_TRIGGER = re.compile("|".join(p.pattern for p in _TRIGGERS))  # for single statements
 _FLOWS = tuple(re.compile(p) for p in (r"return\b", r"break\b", r"continue\b", r"raise\b", r"yield\b"))
-_FLOW = re.compile(r"\b(?:return|break|continue|raise|yield)\b")
-# possessive quantifiers: a name that is not followed by "(" fails once, not once per length;
-# a def or class header is not a call
-_CALL = re.compile(r"(?<![\w.])(?<!def )(?<!class )([A-Za-z_]\w*+)\s*+\(")
+
+# Calls are found in the text read backwards: there each pattern starts with the literal "(",
+# which the regex engine scans for at C speed, where a pattern that starts with a name (and a
+# look-behind) is tried at every character: a tenth of the time over timm. Each reversed
+# pattern finds exactly the matches of its forward twin (tests/test_triggers_calls.py):
+# - NAME( , NAME not after a word character or ".", nor right after "def " or "class "
+#   (a def or class header is not a call): (?<![\w.])(?<!def )(?<!class )([A-Za-z_]\w*)\s*\(
+_REV_CALL = re.compile(r"\(\s*+(\w++)(?![\w.])(?! fed)(?! ssalc)")
+# - Cls.name( : a method of a local class called through it (Base.__init__(self, ...)):
+#   (?<![\w.])([A-Z]\w*)\.([A-Za-z_]\w*)\s*\(
+_REV_QUAL_CALL = re.compile(r"\(\s*+(\w++)\.(\w++)(?![\w.])")
+# - name.apply( : a custom autograd.Function applied (any name before it, dotted or not)
+_REV_APPLY = re.compile(r"\(\s*+ylppa\.(\w++)")
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 # super().name( / super(Cls, self).name( : the same-named method of a local base class
 _SUPER_CALL = re.compile(r"super\([^()]*\)\.([A-Za-z_]\w*+)\s*+\(")
-# Cls.name( : a method of a local class called through it (Base.__init__(self, ...))
-_QUAL_CALL = re.compile(r"(?<![\w.])([A-Z]\w*+)\.([A-Za-z_]\w*+)\s*+\(")
-
 # a literal start is scanned for at C speed (a leading \b is not): _calls_in drops the matches
 # inside a longer name ("myself.f(") or an attribute ("x.self.f(")
 _SELF_CALL = re.compile(r"self\.([A-Za-z_]\w*+)\s*+\(")
+
+
+def called_names(text: str) -> List[str]:
+    """The names called as ``NAME(`` in ``text`` (not ``x.NAME(``, nor a def or class header),
+    last first."""
+    return [n[::-1] for n in _REV_CALL.findall(text[::-1]) if n[-1] in _NAME_START]
+
+
+def qualified_calls(text: str) -> List[Tuple[str, str]]:
+    """``(Cls, name)`` of each ``Cls.name(`` in ``text`` (a capitalised name not after a dot),
+    last first."""
+    return [(c[::-1], m[::-1]) for m, c in _REV_QUAL_CALL.findall(text[::-1])
+            if c[-1] in _UPPER and m[-1] in _NAME_START]
+
+
+def applied_names(text: str) -> List[str]:
+    """The ``NAME`` of each ``NAME.apply(`` in ``text``, last first."""
+    if ".apply" not in text:
+        return []
+    return [n[::-1] for n in _REV_APPLY.findall(text[::-1]) if n[-1] in _NAME_START]
 
 
 class Triggers:
@@ -190,7 +216,7 @@ class Triggers:
             if self.has_trigger(stmt):
                 return True
             text = self.text(stmt)
-            for name in _CALL.findall(text):
+            for name in called_names(text):
                 for fid in self._func_ids_by_name.get(name, ()):
                     if fid in self.interesting:
                         return True
@@ -206,16 +232,16 @@ class Triggers:
         return _defs(tree.body, None)
 
     def _applied_in(self, f: FuncDef) -> List[str]:
-        return _APPLY.findall(self.text(f))
+        return applied_names(self.text(f))
 
     def _calls_in(self, f: FuncDef) -> Set[Tuple[str, str]]:
         t = self.text(f)
-        found = {("func", n) for n in _CALL.findall(t)}
+        found = {("func", n) for n in called_names(t)}
         found.update(("self", m.group(1)) for m in _SELF_CALL.finditer(t)
                      if m.start() == 0 or not (t[m.start() - 1].isalnum() or t[m.start() - 1] in "_."))
         if "super" in t:
             found.update(("super", n) for n in _SUPER_CALL.findall(t))
-        found.update(("qual", f"{c}.{n}") for c, n in _QUAL_CALL.findall(t))
+        found.update(("qual", f"{c}.{n}") for c, n in qualified_calls(t))
         return found
 
     def _interesting(self, tree: ast.Module) -> Set[int]:
@@ -328,7 +354,7 @@ def nothing_to_analyse(text: str) -> bool:
         for m in pattern.finditer(text):
             if _check_trigger(text, m):
                 return False
-    return _APPLY.search(text) is None and _FUNCTION_CLASS.search(text) is None
+    return not applied_names(text) and _FUNCTION_CLASS.search(text) is None
 
 _SUBSCRIPT_TARGET = re.compile(r"[\w.]+\s*\[")
 

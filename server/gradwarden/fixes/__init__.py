@@ -76,9 +76,8 @@ def _load_realisers() -> None:
 
 # --------------------------------------------------------------------------- API
 def text_edits_for(source: str, diagnostic: Diagnostic, fix: Fix) -> Optional[List[TextEdit]]:
-    """Like :func:`edits_for`, as offsets into ``source``."""
-    from gradwarden.fixes._doc import CannotFix, apply_text_edits, merge_edits
-
+    """Like :func:`edits_for`, as offsets into ``source`` (realised once per text, diagnostic
+    and fix: realisers are pure)."""
     try:
         _load_realisers()
         fn = REALISERS.get(fix.kind)
@@ -87,6 +86,20 @@ def text_edits_for(source: str, diagnostic: Diagnostic, fix: Fix) -> Optional[Li
         doc = doc_for(source)
         if not doc.ok:
             return None
+    except Exception:  # noqa: BLE001 - a realiser bug must never break the caller
+        return None
+    key = ("edits", fn, diagnostic, fix)  # the same fix is realised several times per report
+    try:
+        edits = doc.memo[key] if key in doc.memo else doc.memo.setdefault(key, _realise(fn, doc, source, diagnostic, fix))
+    except TypeError:  # a diagnostic built with unhashable parts (a list): realised each time
+        edits = _realise(fn, doc, source, diagnostic, fix)
+    return None if edits is None else list(edits)
+
+
+def _realise(fn: Realiser, doc: "Doc", source: str, diagnostic: Diagnostic, fix: Fix) -> Optional[Tuple["TextEdit", ...]]:
+    from gradwarden.fixes._doc import CannotFix, apply_text_edits, merge_edits
+
+    try:
         edits = merge_edits(fn(FixContext(doc, diagnostic, fix)))
         if not edits:
             return None
@@ -94,7 +107,7 @@ def text_edits_for(source: str, diagnostic: Diagnostic, fix: Fix) -> Optional[Li
         if new == source:
             return None
         compile(new, diagnostic.filename or "<fix>", "exec", dont_inherit=True)
-        return edits
+        return tuple(edits)
     except CannotFix:
         return None
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -52,7 +52,18 @@ class Binding:
     kind: str  # assign | aug | ann | for | with | import | def | other
 
 
+def scope_index(doc: Doc, scope: cst.CSTNode) -> "ScopeIndex":
+    """The index of ``scope`` in ``doc``, made once per document (it is read-only)."""
+    key = ("scope_index", id(scope))
+    held = doc.memo.get(key)
+    if held is None or held[0] is not scope:
+        held = doc.memo[key] = (scope, ScopeIndex(doc, scope))
+    return held[1]
+
+
 class ScopeIndex:
+    """Reads and bindings of one scope (made through ``scope_index``, which reuses it)."""
+
     def __init__(self, doc: Doc, scope: cst.CSTNode) -> None:
         self.doc = doc
         self.scope = scope

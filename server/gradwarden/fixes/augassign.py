@@ -11,11 +11,11 @@ import libcst as cst
 from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._common import alias_set, assignable, binop_text, needs_parens_as_right_operand
 from gradwarden.fixes._doc import CannotFix, Doc, TextEdit
-from gradwarden.fixes._flow import ScopeIndex
+from gradwarden.fixes._flow import scope_index
 
 
 def check_no_alias_read(doc: Doc, stmt: cst.CSTNode, name: str) -> None:
-    idx = ScopeIndex(doc, doc.scope_of(stmt))
+    idx = scope_index(doc, doc.scope_of(stmt))
     chain, others = alias_set(idx, name, doc.offsets(stmt)[0])
     for n in [n for n, _ in chain[1:]] + sorted(others):
         if idx.read_after(n, stmt):

@@ -28,7 +28,7 @@ import libcst as cst
 from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._common import alias_set, assignable, find_call_at, find_write
 from gradwarden.fixes._doc import CannotFix, TextEdit, dotted
-from gradwarden.fixes._flow import ScopeIndex, param_names
+from gradwarden.fixes._flow import scope_index, param_names
 
 
 @realiser("clone")
@@ -56,7 +56,7 @@ def _before_write(ctx: FixContext) -> List[TextEdit]:
     w = find_write(doc, ctx.target)
     name = assignable(doc, w.name)
     scope = doc.scope_of(w.stmt)
-    idx = ScopeIndex(doc, scope)
+    idx = scope_index(doc, scope)
     start = doc.offsets(w.stmt)[0]
     chain, others = alias_set(idx, name, start)
     readers = [i for i, (n, _) in enumerate(chain) if i > 0 and idx.read_after(n, w.stmt)]
@@ -82,7 +82,7 @@ def _break_alias(ctx: FixContext) -> List[TextEdit]:
     doc = ctx.doc
     w = find_write(doc, ctx.target)
     name = assignable(doc, w.name)
-    idx = ScopeIndex(doc, doc.scope_of(w.stmt))
+    idx = scope_index(doc, doc.scope_of(w.stmt))
     start = doc.offsets(w.stmt)[0]
     ev = idx.binding_before(name, start)
     b = idx.binding(ev) if ev is not None else None
@@ -120,7 +120,7 @@ def _grad_output(ctx: FixContext) -> List[TextEdit]:
         raise CannotFix("not inside a function")
     params = param_names(fn)
     grads = params[1:] if params else []
-    idx = ScopeIndex(doc, fn)
+    idx = scope_index(doc, fn)
     chain = idx.alias_chain(name, doc.offsets(w.stmt)[0])
     names = [n for n, _ in chain]
     hit = next((i for i, n in enumerate(names) if n in grads), None)
@@ -169,7 +169,7 @@ def _data(ctx: FixContext) -> List[TextEdit]:
     name = w.name
     if not name or name.endswith(".data") or ".data." in name:
         raise CannotFix("the write goes directly through .data")
-    idx = ScopeIndex(doc, doc.scope_of(w.stmt))
+    idx = scope_index(doc, doc.scope_of(w.stmt))
     at = doc.offsets(w.stmt)[0]
     for _ in range(6):
         ev = idx.binding_before(name, at)

@@ -11,7 +11,7 @@ import libcst as cst
 from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._common import find_write
 from gradwarden.fixes._doc import CannotFix, Doc, TextEdit
-from gradwarden.fixes._flow import ScopeIndex, view_source
+from gradwarden.fixes._flow import scope_index, view_source
 
 
 def _replace_data(doc: Doc, attr: cst.Attribute) -> List[TextEdit]:
@@ -30,7 +30,7 @@ def data_to_detach(ctx: FixContext) -> List[TextEdit]:
     name = w.name
     if not name:
         raise CannotFix("unnamed target")
-    idx = ScopeIndex(doc, doc.scope_of(w.stmt))
+    idx = scope_index(doc, doc.scope_of(w.stmt))
     at = doc.offsets(w.stmt)[0]
     for _ in range(6):
         ev = idx.binding_before(name, at)

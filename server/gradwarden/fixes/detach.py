@@ -25,7 +25,7 @@ import libcst as cst
 from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._common import find_call_at
 from gradwarden.fixes._doc import CannotFix, Doc, TextEdit, base_of, dotted
-from gradwarden.fixes._flow import ScopeIndex, operands, references
+from gradwarden.fixes._flow import ScopeIndex, scope_index, operands, references
 from gradwarden.fixes.stepplan import StepPlan
 
 
@@ -148,7 +148,7 @@ def stale_operands(ctx: FixContext, idx: ScopeIndex, expr: cst.CSTNode, stmt: cs
 
     def module_index() -> ScopeIndex:
         if not _mod:
-            _mod.append(ScopeIndex(doc, doc.module))
+            _mod.append(scope_index(doc, doc.module))
         return _mod[0]
 
     use_row = doc.first_row(stmt)
@@ -238,7 +238,7 @@ def _stale_use(ctx: FixContext) -> List[TextEdit]:
         # the engine points at where the value is kept for later: detach it there
         return detach_expr(doc, stored)
     scope = doc.scope_of(stmt)
-    idx = ScopeIndex(doc, scope)
+    idx = scope_index(doc, scope)
     stale = stale_operands(ctx, idx, expr, stmt)
     first = stale[0]
     name = dotted(base_of(first)) or ""

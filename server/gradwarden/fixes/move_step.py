@@ -14,7 +14,7 @@ import libcst as cst
 from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._common import find_call_at, optimizer_model
 from gradwarden.fixes._doc import CannotFix, Doc, TextEdit, dotted
-from gradwarden.fixes._flow import ScopeIndex, references
+from gradwarden.fixes._flow import scope_index, references
 from gradwarden.fixes.recompute import relocate, same_block, simple_line
 
 
@@ -37,7 +37,7 @@ def move_step(ctx: FixContext) -> List[TextEdit]:
         raise CannotFix("the backward does not come after the step")
     simple_line(doc, step)
     simple_line(doc, bstmt)
-    idx = ScopeIndex(doc, doc.scope_of(step))
+    idx = scope_index(doc, doc.scope_of(step))
     opt, model = _what_steps(doc, step)
     if model is None:
         raise CannotFix("cannot tell which model the step updates")

@@ -13,7 +13,7 @@ import libcst as cst
 from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._common import assignable, find_write
 from gradwarden.fixes._doc import CannotFix, TextEdit
-from gradwarden.fixes._flow import ScopeIndex
+from gradwarden.fixes._flow import scope_index
 from gradwarden.fixes.augassign import check_no_alias_read
 
 # In-place methods whose out-of-place twin (name without the trailing `_`) exists on Tensor
@@ -84,7 +84,7 @@ def inplace_to_outofplace(ctx: FixContext) -> List[TextEdit]:
         s, _ = doc.offsets(stmt)
         edits.append(TextEdit(s, s, f"{name} = "))
     else:
-        idx = ScopeIndex(doc, doc.scope_of(stmt))
+        idx = scope_index(doc, doc.scope_of(stmt))
         if idx.read_after(name, stmt) or any(ev.name == name and ev.kind in ("read", "aug", "mutate")
                                              and ev.stmt is stmt and not doc.contains(call, ev.node)
                                              for ev in idx.events):

@@ -21,7 +21,7 @@ import libcst as cst
 
 from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._doc import LOOPS, CannotFix, Doc, TextEdit, dotted
-from gradwarden.fixes._flow import ScopeIndex, deps_closure, references
+from gradwarden.fixes._flow import ScopeIndex, scope_index, deps_closure, references
 from gradwarden.fixes.detach import stale_operands
 from gradwarden.fixes.stepplan import StepPlan
 
@@ -118,7 +118,7 @@ def _before_use(ctx: FixContext) -> List[TextEdit]:
         raise CannotFix("nothing at the use")
     stmt = doc.small_stmt_of(expr) or doc.stmt_of(expr)
     scope = doc.scope_of(stmt)
-    idx = ScopeIndex(doc, scope)
+    idx = scope_index(doc, scope)
     stale = stale_operands(ctx, idx, expr, stmt)
     names = {dotted(o) for o in stale}
     if len(names) != 1 or None in names:
@@ -226,7 +226,7 @@ def _into_loop(ctx: FixContext) -> List[TextEdit]:
     loop = _loop_with_row(doc, scope, row)
     if loop is None:
         raise CannotFix("the backward is not in a loop of this scope")
-    idx = ScopeIndex(doc, scope)
+    idx = scope_index(doc, scope)
     return into_loop(doc, idx, [stmt], loop)
 
 

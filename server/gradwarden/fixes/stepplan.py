@@ -10,7 +10,7 @@ import libcst as cst
 from gradwarden.fixes.registry import FixContext
 from gradwarden.fixes._common import backward_roots, find_call_at, optimizer_model
 from gradwarden.fixes._doc import CannotFix, dotted
-from gradwarden.fixes._flow import ScopeIndex, deps_closure, references
+from gradwarden.fixes._flow import scope_index, deps_closure, references
 
 
 class StepPlan:
@@ -41,7 +41,7 @@ class StepPlan:
         self.scope = doc.scope_of(step)
         if doc.scope_of(self.bstmt) is not self.scope:
             raise CannotFix("step and backward in different functions")
-        self.idx = ScopeIndex(doc, self.scope)
+        self.idx = scope_index(doc, self.scope)
         self.roots = set(backward_roots(doc, bcall))
         if not self.roots:
             raise CannotFix("cannot tell what is backwarded")
