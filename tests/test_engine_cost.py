@@ -368,3 +368,46 @@ def test_join_takes_every_key_a_path_added_after_the_fork_they_share():
         assert set(getattr(joined, name)) == keys, name
     again = join_states([joined.fork(), b])  # a join's result joined again: nothing lost, nothing new
     assert {name: set(getattr(again, name)) for name in want} == want
+
+
+def test_call_sites_walk_only_statements_naming_no_grad_and_find_decorated_regions():
+    """With the text, the no-grad regions are looked for only in the top-level statements whose
+    rows (a decorator's included) name a no-grad word; the names are those of the whole walk."""
+    src = textwrap.dedent("""\
+        import torch
+
+        def plain(x):
+            return helper(x)
+
+        @torch.no_grad()
+        def decorated(model):
+            copy_weights(model)
+
+        class Evaluator:
+            def run(self, x):
+                with torch.inference_mode():
+                    return score(x)
+
+        def later():
+            torch.set_grad_enabled(False)
+            tail()
+    """)
+    tree = ast.parse(src)
+    lazy = CallSites(tree, src)
+    walked = []
+    import gradwarden.engine.callsites as callsites
+
+    real = callsites._no_grad_regions
+
+    def spy(body):
+        walked.extend(getattr(s, "name", type(s).__name__) for s in body)
+        return real(body)
+
+    callsites._no_grad_regions = spy
+    try:
+        names = lazy.names_under_no_grad()
+    finally:
+        callsites._no_grad_regions = real
+    assert walked == ["decorated", "Evaluator", "later"]  # not `import torch`, not `plain`
+    assert names == CallSites(tree).names_under_no_grad()
+    assert {"copy_weights", "score"} <= names and "helper" not in names

@@ -8,6 +8,8 @@ report in-place writes on parameters that are fine (a weight-copying helper).
 from __future__ import annotations
 
 import ast
+import re
+from bisect import bisect_left, bisect_right
 from typing import Dict, Iterator, List, Optional, Set
 
 _NO_GRAD = ("no_grad", "inference_mode")
@@ -31,8 +33,12 @@ class CallSites:
         # Only calls under a no-grad region can change an answer of grad_mode_of, and such a
         # region names one of these words in the module's text (``text``: the source, when
         # known); without them the walk would find nothing but calls made with grad on.
-        if text is not None and not any(word in text for word in _NO_GRAD + ("set_grad_enabled",)):
-            self._calls = {}
+        self._word_rows: Optional[List[int]] = None  # rows naming a no-grad word (None: unknown)
+        if text is not None:
+            if not any(word in text for word in _NO_GRAD + ("set_grad_enabled",)):
+                self._calls = {}
+            elif "\r" not in text:  # rows counted at "\n" only
+                self._word_rows = _rows_of(_NO_GRAD_WORD, text)
         # The names called somewhere under no_grad, from a walk of the no-grad regions only
         # (a small part of a module): a function whose name is not among them has an answer
         # (None) without the walk of the whole module.
@@ -93,12 +99,34 @@ class CallSites:
                 self._under_no_grad = {n for n, sites in self._calls.items() if any(ng for _, ng in sites)}
             else:
                 self._under_no_grad = names = set()
-                for region in _no_grad_regions(self._tree.body):
+                body = self._tree.body
+                if self._word_rows is not None:  # only the statements that name a no-grad word
+                    rows = self._word_rows
+                    body = [stmt for stmt in body
+                            if bisect_left(rows, _first_row(stmt)) < bisect_right(rows, stmt.end_lineno or stmt.lineno)]
+                for region in _no_grad_regions(body):
                     _call_names(region, names)
         return self._under_no_grad
 
 
 _FUNC_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_NO_GRAD_WORD = re.compile(r"no_grad|inference_mode|set_grad_enabled")
+
+
+def _first_row(stmt: ast.stmt) -> int:
+    """The statement's first row: its first decorator's, for a decorated definition."""
+    return min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+
+
+def _rows_of(pattern: "re.Pattern[str]", text: str) -> List[int]:
+    """The rows (1-based, ascending) holding a match of ``pattern``."""
+    rows: List[int] = []
+    row, pos = 1, 0
+    for m in pattern.finditer(text):
+        row += text.count("\n", pos, m.start())
+        pos = m.start()
+        rows.append(row)
+    return rows
 
 
 def _child_lists(node: ast.AST, AST: type = ast.AST) -> List[List[ast.AST]]:

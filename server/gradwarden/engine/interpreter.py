@@ -161,17 +161,15 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     def analyse_unreached(self, module_state: State) -> None:
         """Functions and methods the module's execution never ran: analyse each on its own
         (each with its own allotment of work: one that runs out stops alone)."""
-        from gradwarden.engine.triggers import _defs
-
         hook = self.unit_hook
-        for index, stmt in enumerate(self.tree.body):
+        for index in range(len(self.tree.body)):
             # one top-level statement at a time (the definitions in it, in source order: the
             # same order as one walk over the whole body)
             if hook is not None and hook.replay(self, index):
                 continue
             if hook is not None:
                 hook.begin(self, index)
-            self._analyse_unreached_in(list(_defs([stmt], None)), module_state)
+            self._analyse_unreached_in(self.triggers.defs_of_statement(index), module_state)
             if hook is not None:
                 hook.end(self, index)
 

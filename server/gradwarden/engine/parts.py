@@ -409,7 +409,6 @@ def _analyse_part(tree: ast.Module, text: str, filename: str, k: int, found: _Fo
 def _interpreter_class():
     """Made on first use: the interpreter is imported late (keeps this module light)."""
     from gradwarden.engine.interpreter import Interpreter
-    from gradwarden.engine.triggers import _defs
 
     class PartInterpreter(Interpreter):
         """The interpreter, noting which definitions the module's code ran and which events
@@ -421,9 +420,10 @@ def _interpreter_class():
             self.reached_by_module: Set[Where] = set()
 
         def analyse_unreached(self, module_state) -> None:
-            for node, _ in (_defs(self.tree.body, None) if self.reached else ()):
-                if id(node) in self.reached:
-                    self.reached_by_module.add((node.lineno, node.col_offset))
+            for pairs in (self.triggers.statement_defs if self.reached else ()):
+                for node, _ in pairs:
+                    if id(node) in self.reached:
+                        self.reached_by_module.add((node.lineno, node.col_offset))
             super().analyse_unreached(module_state)
 
         def _alone(self, fn: ast.AST, run: Callable[[], None]) -> None:

@@ -119,11 +119,12 @@ class Triggers:
                                                               if unfollowed_at(text, m)})]
             plain, functions = plain_write_rows(
                 body, lambda a, b: any_between(weak_rows, a - row_offset, b - row_offset), unfollowed)
+            inside = _covering(functions)
             for row, n in weak.items():
                 at = row + row_offset
                 if n <= plain.get(at, 0):
                     continue
-                if any(a <= at <= b for a, b in functions):
+                if inside(at):
                     flags[row] = 1
                 else:
                     loose[row] = n
@@ -228,8 +229,14 @@ class Triggers:
 
     # What ``_interesting`` reads of each definition (the language server keeps them per
     # statement text: engine/unittriggers.py)
-    def _all_defs(self, tree: ast.Module):
-        return _defs(tree.body, None)
+    def _statement_defs(self, tree: ast.Module) -> List[List[Tuple[ast.AST, Any]]]:
+        """The definitions in each top-level statement (``_defs`` of it)."""
+        return [_defs([stmt], None) for stmt in tree.body]
+
+    def defs_of_statement(self, index: int) -> List[Tuple[ast.AST, Any]]:
+        """The definitions in top-level statement ``index``, in source order (walked once, for
+        this pre-pass; the interpreter's pass over the unreached ones reads them here)."""
+        return self.statement_defs[index]
 
     def _applied_in(self, f: FuncDef) -> List[str]:
         return applied_names(self.text(f))
@@ -251,7 +258,8 @@ class Triggers:
         all_funcs: List[FuncDef] = []
         class_named: Dict[str, List[Tuple[ast.ClassDef, Dict[str, List[FuncDef]]]]] = {}
         class_of: Dict[int, ast.ClassDef] = {}  # id(method) -> its class
-        for node, cls_methods in self._all_defs(tree):
+        self.statement_defs = self._statement_defs(tree)
+        for node, cls_methods in (pair for pairs in self.statement_defs for pair in pairs):
             if isinstance(node, ast.ClassDef):
                 methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
                 by_name: Dict[str, List[FuncDef]] = {}
@@ -339,6 +347,24 @@ class Triggers:
                 self._func_ids_by_name.setdefault(cls.name, []).append(id(cls))
         return interesting
 
+
+
+def _covering(ranges):
+    """``inside(row)``: is ``row`` in one of the (first, last) row ranges? (Bisection over their
+    union: a scan of every range per row was quadratic on a file of many functions.)"""
+    merged: List[List[int]] = []
+    for a, b in sorted(ranges):
+        if merged and a <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    firsts = [a for a, _ in merged]
+
+    def inside(row: int) -> bool:
+        i = bisect_right(firsts, row) - 1
+        return i >= 0 and row <= merged[i][1]
+
+    return inside
 
 
 _FUNCTION_CLASS = re.compile(r"\bFunction\b")

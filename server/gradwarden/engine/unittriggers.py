@@ -59,7 +59,7 @@ class StatementTriggers(Triggers):
         self._module_writes(trig, loose)
         return self._sums(trig), self._sums(flow)
 
-    def _all_defs(self, tree: ast.Module):
+    def _statement_defs(self, tree: ast.Module) -> List[List[Tuple[ast.AST, Any]]]:
         session = self._session
         out = []
         for j in range(len(tree.body)):
@@ -67,7 +67,7 @@ class StatementTriggers(Triggers):
             tid = session.ids[j]
             for place, (node, _) in enumerate(pairs):
                 self._where[id(node)] = (tid, place)
-            out += pairs
+            out.append(pairs)
         return out
 
     def _applied_in(self, f: FuncDef) -> List[str]:
