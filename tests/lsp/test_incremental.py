@@ -271,11 +271,26 @@ def test_an_edit_in_a_heavy_file_reanalyses_its_definition_and_the_ones_naming_i
     assert facts(got) == facts(full(edited, "modeling_x.py"))
     assert sorted(inc.last_stats.analysed) == ["ModelBlock7", "ModelModel"]
     assert len(inc.last_stats.reused) == inc.last_stats.groups - 2
-    # A shared helper: everything naming it (all blocks, and the model through them).
+    # A shared helper's body: the helper, and the definitions whose analysis ran it (the
+    # blocks with an in-place update; the others are not analysed at all, and the model builds
+    # its blocks without running their forward): another definition is in a key by its outline,
+    # and the bodies its analysis ran are checked when it is replayed.
     helper = edited.replace("    x1, x2 = x.chunk(2, dim=-1)\n", "    x1, x2 = x.chunk(2, dim=1)\n")
     assert facts(inc.analyze(helper, "modeling_x.py")) == facts(full(helper, "modeling_x.py"))
-    assert {"rotate_half", "ModelModel", "ModelBlock0", "ModelBlock23"} <= set(inc.last_stats.analysed)
-    assert "ModelPreTrainedModel" in inc.last_stats.reused
+    assert sorted(inc.last_stats.analysed) == ["ModelBlock0", "ModelBlock10", "ModelBlock15", "ModelBlock20",
+                                               "ModelBlock5", "rotate_half"]
+    assert {"ModelPreTrainedModel", "ModelModel", "ModelBlock23"} <= set(inc.last_stats.reused)
+    # A method's body (the first block's forward), three rows longer: that class alone (the
+    # model's key holds the block's outline, which leaves its bodies out).
+    longer = helper.replace(
+        "        q = rotate_half(self.proj(hidden))\n",
+        "        q = rotate_half(self.proj(hidden))\n        q = q * 1\n        q = q * 1\n        q = q * 1\n", 1)
+    assert facts(inc.analyze(longer, "modeling_x.py")) == facts(full(longer, "modeling_x.py"))
+    assert inc.last_stats.analysed == ["ModelBlock0"]
+    # A line added in that body again: every other statement follows its rows unanalysed.
+    moved = longer.replace("        q = q * 1\n", "        q = q * 1\n        q = q * 1\n", 1)
+    assert facts(inc.analyze(moved, "modeling_x.py")) == facts(full(moved, "modeling_x.py"))
+    assert inc.last_stats.analysed == ["ModelBlock0"]
 
 
 # What one definition's analysis leaves to the next ones (the engine analyses them in order):

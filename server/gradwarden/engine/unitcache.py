@@ -14,11 +14,18 @@ of the cost, and each definition's analysis depends on:
   them an earlier definition already ran (``reached``: then they are not analysed again), the
   autograd Functions already applied, whether the inference-mode note was given, ...
 
-All of that is the *key* of its result. When the key is unchanged, the definition's recorded
+All of that is the *key* of its result, with one refinement: another definition it can reach
+is in the key by its *outline* (its text with each function body replaced by a marker row: names,
+bases, decorators, signatures, class-level code), and the record keeps the text of every body of
+those the analysis actually ran; a replay checks those bodies are unchanged. An edit inside one
+method of a block class then re-analyses that class, not the model class that builds the block
+without running its ``forward`` (a custom autograd Function is kept whole: the engine reads its
+``backward`` without running it). When the key is unchanged, the definition's recorded
 effects are replayed in its turn: every event it emitted (in order, so that "first one wins"
 between definitions reporting the same site stays as it was), the events it left for the end
 of the run, the functions it reached and the Functions it applied. Rows follow their lines
-(``rowmove``), so lines added above a definition do not make it stale.
+(``rowmove``), so lines added above a definition, or inside a body it did not run, do not make
+it stale.
 
 Only library modules go through here (module code the engine does not run in full); a script's
 module code runs every definition in order, and ``incremental.py`` groups it instead. The result
@@ -37,6 +44,9 @@ from gradwarden.engine.rowmove import move_one
 
 MAX_UNITS_KEPT = 4096  # recorded results per document
 EventKey = Tuple[str, int, int, str]  # as interpreter.emit keys its events
+# A statement's function bodies as (first row, last row) in the statement (0-based, in order,
+# not nested), and the statement's number of rows: what its "outline" leaves out.
+Layout = Tuple[Tuple[Tuple[int, int], ...], int]
 
 
 @dataclass
@@ -60,6 +70,11 @@ class _Record:
     reached: Tuple[Tuple[int, int, int], ...]  # (covered statement, row in it, column) of each def
     applied: Tuple[str, ...]
     inference_reported: bool
+    # per covered statement: the rows of its function bodies left out of its key (None: its
+    # whole text is in the key); and the functions of those bodies the analysis ran, each
+    # with its text id: (covered statement, row in it, column, text id)
+    layouts: Tuple[Optional["Layout"], ...] = ()
+    bodies: Tuple[Tuple[int, int, int, int], ...] = ()
 
 
 class _Replayed:
@@ -82,6 +97,7 @@ class UnitCache:
         self.trigger_rows: Dict[int, Tuple[Tuple[int, ...], Tuple[int, ...]]] = {}  # text id -> rows (unittriggers)
         self.function_facts: Dict[Tuple[Tuple[int, int], str], Any] = {}  # ((text id, place), what) -> fact
         self.def_pairs: Dict[int, Tuple[ast.stmt, List[Tuple[ast.AST, Any]]]] = {}  # id(statement) -> its defs
+        self.outlines: Dict[int, Tuple[int, Optional[Layout]]] = {}  # text id -> (outline's text id, layout)
 
     def text_id(self, text: str) -> int:
         found = self._text_ids.get(text)
@@ -92,6 +108,7 @@ class UnitCache:
                 self._calls.clear()
                 self.trigger_rows.clear()
                 self.function_facts.clear()
+                self.outlines.clear()
                 self.records.clear()  # keys hold ids: they go with them
             found = self._text_ids[text] = len(self._text_ids) + 1
         return found
@@ -189,11 +206,92 @@ class UnitSession:
                 mode = interp.callsites.grad_mode_of(node) if not isinstance(node, ast.ClassDef) else None
                 flags.append((nid in interp.interesting, nid in interp.reached, mode))
             cov = self.covered(index)
-            key = (self.filename, tuple(self.ids[j] for j in cov), cov.index(index), tuple(flags),
+            # Another definition the analysis can reach is in the key by its outline (its text
+            # without its function bodies) and which of its functions are worth analysing; the
+            # bodies the analysis ran are checked on replay (``_Record.bodies``).
+            texts = tuple(self.ids[j] if self._whole(j, index) else self.outline(j)[0] for j in cov)
+            others = tuple(id(node) in interp.interesting for j in cov if not self._whole(j, index)
+                           for node in self.defs(j))
+            key = (self.filename, texts, cov.index(index), tuple(flags), others,
                    tuple(sorted(interp.applied_functions)), interp.inference_reported, interp.mentions_inference,
                    interp.own_requires_grad, stopped)
         self._keys[index] = key
         return key
+
+    def _whole(self, j: int, index: int) -> bool:
+        """Is statement ``j`` in ``index``'s key by its whole text? The statement itself,
+        context (imports, module code), and custom autograd Functions (whose backward the
+        engine reads without running it)."""
+        return j == index or self.outline(j)[1] is None
+
+    def outline(self, j: int) -> Tuple[int, Optional[Layout]]:
+        """Statement ``j``'s outline: its text with each function body (the rows after the
+        ``def`` line and its signature) replaced by one marker row, as a text id, and where the
+        bodies were; (its text id, None) when it is kept whole."""
+        tid = self.ids[j]
+        found = self.cache.outlines.get(tid)
+        if found is None:
+            found = self.cache.outlines[tid] = self._outline(j)
+        return found
+
+    def _outline(self, j: int) -> Tuple[int, Optional[Layout]]:
+        info, stmt = self.statements[j], self.tree.body[j]
+        if info.context or not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return self.ids[j], None
+        bodies: List[Tuple[int, int]] = []
+        for node in self.defs(j):
+            if isinstance(node, ast.ClassDef):
+                if any(isinstance(b, ast.Attribute) and b.attr == "Function" or isinstance(b, ast.Name)
+                       and b.id == "Function" for b in node.bases):
+                    return self.ids[j], None
+                continue
+            first, last = node.body[0].lineno - info.start, (node.end_lineno or node.lineno) - info.start
+            if node.body[0].lineno <= node.lineno or (bodies and first <= bodies[-1][1]):
+                continue  # a body on the def's own row (kept whole), or inside a body left out
+            bodies.append((first, last))
+        lines = info.text.splitlines(True)
+        if not bodies or len(lines) != info.end - info.start + 1:
+            return self.ids[j], None
+        out: List[str] = []
+        row = 0
+        for first, last in bodies:
+            out += lines[row:first]
+            out.append("\0\n")
+            row = last + 1
+        out += lines[row:]
+        return self.cache.text_id("\0outline\n" + "".join(out)), (tuple(bodies), len(lines))
+
+    def _function_text(self, j: int, node: ast.AST) -> int:
+        """The text id of function ``node`` of statement ``j`` (its decorators to its last row)."""
+        start = self.statements[j].start
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) - start
+        lines = self.statements[j].text.splitlines(True)
+        return self.cache.text_id("\0function\n" + "".join(lines[first:(node.end_lineno or node.lineno) - start + 1]))
+
+    def _row_map(self, index: int, cov: List[int], record: "_Record") -> Optional[Dict[int, int]]:
+        """Old row -> new row for the covered statements (a row in a body whose number of rows
+        changed is left out: nothing recorded should point there). None: no row moved."""
+        layouts = record.layouts or tuple(None for _ in cov)
+        now = tuple(None if self._whole(j, index) else self.outline(j)[1] for j in cov)
+        if record.starts == tuple(self.statements[j].start for j in cov) and now == layouts:
+            return None
+        rows: Dict[int, int] = {}
+        for old_start, j, old_layout, new_layout in zip(record.starts, cov, layouts, now):
+            new_start = self.statements[j].start
+            if old_layout is None or new_layout is None:
+                for k in range(self.statements[j].end - new_start + 1):
+                    rows[old_start + k] = new_start + k
+                continue
+            old_row, new_row = 0, 0
+            for (of, ol), (nf, nl) in zip(old_layout[0] + ((old_layout[1], old_layout[1] - 1),),
+                                          new_layout[0] + ((new_layout[1], new_layout[1] - 1),)):
+                for k in range(of - old_row):  # the rows before the body, then the body
+                    rows[old_start + old_row + k] = new_start + new_row + k
+                if ol - of == nl - nf:
+                    for k in range(ol - of + 1):
+                        rows[old_start + of + k] = new_start + nf + k
+                old_row, new_row = ol + 1, nl + 1
+        return rows
 
     def defs(self, index: int) -> List[ast.AST]:
         """The functions and classes of statement ``index`` (``triggers._defs``)."""
@@ -235,20 +333,22 @@ class UnitSession:
         if record is None:
             return False
         cov = self.covered(index)
-        if record.starts == tuple(self.statements[j].start for j in cov):
-            emitted, deferred = list(record.emitted), list(record.deferred)
+        rows = self._row_map(index, cov, record)
+        if rows is None:
+            emitted, deferred, refs, bodies = list(record.emitted), list(record.deferred), record.reached, record.bodies
         else:
-            rows: Dict[int, int] = {}
-            for old, j in zip(record.starts, cov):
-                new = self.statements[j].start
-                for k in range(self.statements[j].end - new + 1):
-                    rows[old + k] = new + k
             try:
                 emitted = [_moved(k, d, rows) for k, d in record.emitted]
                 deferred = [_moved(k, d, rows) for k, d in record.deferred]
+                refs = tuple(self._moved_ref(cov, record.starts, ref, rows) for ref in record.reached)
+                bodies = tuple(self._moved_ref(cov, record.starts, ref[:3], rows) + ref[3:] for ref in record.bodies)
             except KeyError:  # a row the covered statements do not hold: analyse it again
                 return False
-        reached = [self._node(cov, ref) for ref in record.reached]
+        for pos, row, col, text in bodies:  # the other definitions' code it ran: unchanged?
+            node = self._node(cov, (pos, row, col))
+            if node is None or self._function_text(cov[pos], node) != text:
+                return False
+        reached = [self._node(cov, ref) for ref in refs]
         if any(node is None for node in reached):
             return False
         self.cache.records.move_to_end(key)
@@ -323,10 +423,14 @@ class UnitSession:
                 key = self._keys.get(index)
                 if key is None or refs is None:
                     continue
+                cov = self.covered(index)
+                layouts = tuple(None if self._whole(j, index) else self.outline(j)[1] for j in cov)
+                bodies = tuple((pos, row, col, self._function_text(cov[pos], self._node(cov, (pos, row, col))))
+                               for pos, row, col in refs if layouts[pos] is not None)
                 records[key] = _Record(
-                    tuple(self.statements[j].start for j in self.covered(index)),
+                    tuple(self.statements[j].start for j in cov),
                     tuple((k, diagnostic(ev)) for k, ev in log), tuple((k, diagnostic(ev)) for k, ev in deferred),
-                    refs, applied, inference)
+                    refs, applied, inference, layouts, bodies)
                 records.move_to_end(key)
             while len(records) > MAX_UNITS_KEPT:
                 records.popitem(last=False)
@@ -356,6 +460,12 @@ class UnitSession:
                 j = cov.index(j)
             out.append((j, row, col))
         return tuple(sorted(out))
+
+    def _moved_ref(self, cov: List[int], starts: Tuple[int, ...], ref: Tuple[int, ...],
+                   rows: Dict[int, int]) -> Tuple[int, int, int]:
+        """A recorded (covered statement, row in it, column), at the statement's rows now."""
+        pos, row, col = ref[:3]
+        return pos, rows[starts[pos] + row] - self.statements[cov[pos]].start, col
 
     def _node(self, cov: List[int], ref: Tuple[int, int, int]) -> Optional[ast.AST]:
         pos, row, col = ref
