@@ -65,7 +65,10 @@ def diagnose_incremental(text: str, filename: str) -> Tuple[List[Diagnostic], Di
     _ANALYZERS.move_to_end(filename)
     while len(_ANALYZERS) > MAX_ANALYZERS:
         _ANALYZERS.popitem(last=False)
-    diags = filter_noqa(analyzer.analyze(text, filename), text)
+    from gradwarden.engine.entry import fewer_collections
+
+    with fewer_collections():  # the reparse too: the worker's heap (trees, records) is large to walk
+        diags = filter_noqa(analyzer.analyze(text, filename), text)
     st = analyzer.last_stats
     info = {"parse_s": st.parse_s, "analysis_s": st.analysis_s, "groups": st.groups,
             "analysed": len(st.analysed), "reused": len(st.reused), "full": st.full,
