@@ -89,6 +89,7 @@ class Triggers:
         self._tree = tree
         self._trig, self._flow = self._row_sums()
         self._func_ids_by_name: Dict[str, List[int]] = {}
+        self.statement_defs = self._statement_defs(tree)  # per top-level statement, walked once
         self.interesting: Set[int] = self._interesting(tree)
 
     def _row_sums(self) -> Tuple[List[int], List[int]]:
@@ -258,7 +259,6 @@ class Triggers:
         all_funcs: List[FuncDef] = []
         class_named: Dict[str, List[Tuple[ast.ClassDef, Dict[str, List[FuncDef]]]]] = {}
         class_of: Dict[int, ast.ClassDef] = {}  # id(method) -> its class
-        self.statement_defs = self._statement_defs(tree)
         for node, cls_methods in (pair for pairs in self.statement_defs for pair in pairs):
             if isinstance(node, ast.ClassDef):
                 methods = [m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
