@@ -12,6 +12,8 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Dict, Iterator, List, Optional, Set
 
+from gradwarden.engine.body import first_row
+
 _NO_GRAD = ("no_grad", "inference_mode")
 
 
@@ -103,7 +105,7 @@ class CallSites:
                 if self._word_rows is not None:  # only the statements that name a no-grad word
                     rows = self._word_rows
                     body = [stmt for stmt in body
-                            if bisect_left(rows, _first_row(stmt)) < bisect_right(rows, stmt.end_lineno or stmt.lineno)]
+                            if bisect_left(rows, first_row(stmt)) < bisect_right(rows, stmt.end_lineno or stmt.lineno)]
                 for region in _no_grad_regions(body):
                     _call_names(region, names)
         return self._under_no_grad
@@ -111,11 +113,6 @@ class CallSites:
 
 _FUNC_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NO_GRAD_WORD = re.compile(r"no_grad|inference_mode|set_grad_enabled")
-
-
-def _first_row(stmt: ast.stmt) -> int:
-    """The statement's first row: its first decorator's, for a decorated definition."""
-    return min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
 
 
 def _rows_of(pattern: "re.Pattern[str]", text: str) -> List[int]:

@@ -30,6 +30,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from gradwarden.engine.body import first_row
 from gradwarden.engine.diagnostic import Diagnostic
 from gradwarden.engine.rowmove import move_diagnostics
 from gradwarden.engine.unitcache import Statement, UnitCache, UnitSession
@@ -196,7 +197,7 @@ class IncrementalAnalyzer:
         return out
 
     def _statement(self, stmt: ast.stmt, lines: Sequence[str]) -> Statement:
-        start = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
+        start = first_row(stmt)
         end = getattr(stmt, "end_lineno", None) or stmt.lineno
         text = "".join(lines[start - 1:end])
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -237,7 +238,7 @@ def split(tree: ast.Module, lines: Optional[Sequence[str]] = None,
     and column (an unchanged statement is not walked again)."""
     segments: List[Segment] = []
     for stmt in tree.body:
-        start = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
+        start = first_row(stmt)
         end = getattr(stmt, "end_lineno", None) or stmt.lineno
         seg = Segment(start, end, nodes=[stmt])
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):

@@ -169,7 +169,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                 continue
             if hook is not None:
                 hook.begin(self, index)
-            self._analyse_unreached_in(self.triggers.defs_of_statement(index), module_state)
+            self._analyse_unreached_in(self.triggers.statement_defs[index], module_state)
             if hook is not None:
                 hook.end(self, index)
 

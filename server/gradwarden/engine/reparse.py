@@ -24,6 +24,8 @@ import bisect
 from collections import OrderedDict
 from typing import List, Optional, Sequence, Tuple
 
+from gradwarden.engine.body import first_row
+
 MAX_PIECES_KEPT = 2048  # parsed runs of statements, by (first row, text)
 
 
@@ -62,7 +64,7 @@ class Reparser:
         first_changed = p + 1  # 1-based rows
         last_changed_old = len(old) - q  # may be < first_changed (lines only added)
         delta = len(new) - len(old)
-        starts = [_start(s) for s in body]
+        starts = [first_row(s) for s in body]
         k = bisect.bisect_right(starts, first_changed) - 1  # the statement holding the first change
         if k < 0:
             return None
@@ -117,10 +119,6 @@ class Reparser:
             out += piece
             i = j
         return out
-
-
-def _start(stmt: ast.stmt) -> int:
-    return min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
 
 
 def _end(stmt: ast.stmt) -> int:

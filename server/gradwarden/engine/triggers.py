@@ -89,7 +89,8 @@ class Triggers:
         self._tree = tree
         self._trig, self._flow = self._row_sums()
         self._func_ids_by_name: Dict[str, List[int]] = {}
-        self.statement_defs = self._statement_defs(tree)  # per top-level statement, walked once
+        # each top-level statement's definitions, walked once (the interpreter reads them too)
+        self.statement_defs = self._statement_defs(tree)
         self.interesting: Set[int] = self._interesting(tree)
 
     def _row_sums(self) -> Tuple[List[int], List[int]]:
@@ -233,11 +234,6 @@ class Triggers:
     def _statement_defs(self, tree: ast.Module) -> List[List[Tuple[ast.AST, Any]]]:
         """The definitions in each top-level statement (``_defs`` of it)."""
         return [_defs([stmt], None) for stmt in tree.body]
-
-    def defs_of_statement(self, index: int) -> List[Tuple[ast.AST, Any]]:
-        """The definitions in top-level statement ``index``, in source order (walked once, for
-        this pre-pass; the interpreter's pass over the unreached ones reads them here)."""
-        return self.statement_defs[index]
 
     def _applied_in(self, f: FuncDef) -> List[str]:
         return applied_names(self.text(f))

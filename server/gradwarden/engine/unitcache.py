@@ -39,6 +39,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
+from gradwarden.engine.body import first_row
 from gradwarden.engine.diagnostic import Diagnostic
 from gradwarden.engine.rowmove import move_one
 
@@ -264,7 +265,7 @@ class UnitSession:
     def _function_text(self, j: int, node: ast.AST) -> int:
         """The text id of function ``node`` of statement ``j`` (its decorators to its last row)."""
         start = self.statements[j].start
-        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) - start
+        first = first_row(node) - start
         lines = self.statements[j].text.splitlines(True)
         return self.cache.text_id("\0function\n" + "".join(lines[first:(node.end_lineno or node.lineno) - start + 1]))
 
@@ -503,7 +504,7 @@ class StatementCallSites:
     def grad_mode_of(self, fn: ast.AST) -> Optional[bool]:
         import bisect
 
-        row = min([getattr(fn, "lineno", 0)] + [d.lineno for d in getattr(fn, "decorator_list", [])])
+        row = first_row(fn)
         j = bisect.bisect_right(self.starts, row) - 1
         me = (j, (fn.lineno - self.starts[j], fn.col_offset)) if j >= 0 else None  # type: ignore[attr-defined]
         sites = [ng for k, where, ng in self.calls.get(getattr(fn, "name", ""), ()) if (k, where) != me]

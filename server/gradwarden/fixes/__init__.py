@@ -90,7 +90,9 @@ def text_edits_for(source: str, diagnostic: Diagnostic, fix: Fix) -> Optional[Li
         return None
     key = ("edits", fn, diagnostic, fix)  # the same fix is realised several times per report
     try:
-        edits = doc.memo[key] if key in doc.memo else doc.memo.setdefault(key, _realise(fn, doc, source, diagnostic, fix))
+        if key not in doc.memo:
+            doc.memo[key] = _realise(fn, doc, source, diagnostic, fix)
+        edits = doc.memo[key]
     except TypeError:  # a diagnostic built with unhashable parts (a list): realised each time
         edits = _realise(fn, doc, source, diagnostic, fix)
     return None if edits is None else list(edits)
