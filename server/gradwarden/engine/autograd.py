@@ -15,7 +15,7 @@ from gradwarden.engine.flowfacts import NumberV
 from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import (
     UNKNOWN, Backward, ConstV, Node, ObjV, RefV, Saved, SeqV, State, TensorV, TInfo, UnknownV, Value, Write, fresh_id,
-    make_tinfo, walk_nodes,
+    make_tinfo, new_tinfo, saved_value, tensor_value, walk_nodes,
 )
 
 
@@ -36,18 +36,20 @@ class AutogradMixin:
 
     # ------------------------------------------------------------------ tensors
     def new_tensor(self, st: State, *, rg: Optional[bool] = False, node: Any = None, name: str = "",
-                   param: bool = False, grad_fn: Optional[Node] = None, dtype: Optional[str] = None) -> TensorV:
+                   param: bool = False, grad_fn: Optional[Node] = None, dtype: Optional[str] = None,
+                   created: Optional[Span] = None) -> TensorV:
+        """A new tensor, made at ``node`` (else at the span ``created``, if given)."""
         tid = fresh_id()
-        st.set_t(tid, make_tinfo(counter=tid, storage=tid, rg=rg, leaf=grad_fn is None, grad_fn=grad_fn,
-                                 param=param, name=name, created=self.span_of(node) if node is not None else None,
-                                 loop_ctx=st.loop_ctx, dtype="float" if param else dtype))
-        return TensorV(tid)
+        st.set_t(tid, new_tinfo(tid, tid, rg, grad_fn is None, grad_fn, param, name,
+                                self.span_of(node) if node is not None else created, st.loop_ctx,
+                                "float" if param else dtype))
+        return tensor_value(tid)
 
     def unknown_tensor(self, st: State, name: str, rg: Optional[bool] = None) -> TensorV:
         """A function argument of unknown origin: maybe requires grad, maybe a leaf."""
         tid = fresh_id()
-        st.set_t(tid, make_tinfo(counter=tid, storage=tid, rg=rg, leaf=False, name=name, loop_ctx=st.loop_ctx))
-        return TensorV(tid)
+        st.set_t(tid, new_tinfo(tid, tid, rg, False, None, False, name, None, st.loop_ctx, None))
+        return tensor_value(tid)
 
     def alias_tensor(self, st: State, src: TensorV, *, kind: str, span: Optional[Span], rg: Optional[bool],
                      grad_fn: Optional[Node], opname: str = "") -> TensorV:
@@ -70,7 +72,7 @@ class AutogradMixin:
                               data_alias=s.data_alias, grad_output=s.grad_output, ctx_saved=s.ctx_saved,
                               custom_out=s.custom_out, grad_site=s.grad_site, dtype=s.dtype, logprob=s.logprob)
         st.set_t(tid, info)
-        return TensorV(tid)
+        return tensor_value(tid)
 
     def tensor_rg(self, st: State, v: Value) -> Optional[bool]:
         if isinstance(v, TensorV):
@@ -90,37 +92,57 @@ class AutogradMixin:
 
     def saved_rec(self, st: State, v: TensorV, seq: int, is_output: bool = False, maybe: bool = False) -> Saved:
         info = st.t[v.tid]
-        return Saved(tid=v.tid, counter=info.counter, storage=info.storage, version=st.version(info.counter),
-                     seq=seq, name=info.name, is_output=is_output, maybe=maybe)
+        return saved_value(v.tid, info.counter, info.storage, st.versions.get(info.counter, 0), seq, info.name,
+                           is_output, maybe)
 
     # ------------------------------------------------------------------ ops
     def apply_op(self, st: State, info: Any, slots: Sequence[Value], span: Span, opname: str, *,
                  report_span: Optional[Span] = None, call_span: Optional[Span] = None,
                  extra_saved: Sequence[TensorV] = (), force_rg: Optional[bool] = None) -> List[TensorV]:
         """Run a functional op: returns its tensor outputs (``info.n_outputs`` of them)."""
-        tensors = [self.slot_tensors(st, v) for v in slots]
-        rgs = [_any_rg([st.t[t.tid].rg for t in ts]) if ts else False for ts in tensors]
+        t_of = st.t
+        tensors: List[List[TensorV]] = []
+        rgs: List[Optional[bool]] = []  # per slot: _any_rg of its tensors' flags (False: none)
+        for v in slots:
+            ts = [v] if v.__class__ is TensorV else self.slot_tensors(st, v)
+            tensors.append(ts)
+            r: Optional[bool] = False
+            for t in ts:
+                x = t_of[t.tid].rg
+                if x is True:
+                    r = True
+                    break
+                if x is not False:
+                    r = None
+            rgs.append(r)
         differentiable = True if info is None else info.differentiable
         if not st.grad_enabled or not differentiable:
             out_rg: Optional[bool] = False
         elif force_rg is not None:
             out_rg = force_rg
         else:
-            out_rg = _any_rg(rgs)
+            out_rg = True if True in rgs else False if all(r is False for r in rgs) else None
         node = None
         if out_rg is not False:
             seq = st.next_seq()
             saved: List[Saved] = []
-            for i, ts in enumerate(tensors):
-                if info is None:
-                    continue
-                kept = info.saves(i, rgs)
-                if kept is True or (kept is None and out_rg is None):
-                    saved.extend(self.saved_rec(st, t, seq, maybe=kept is None) for t in ts)
-            saved.extend(self.saved_rec(st, t, seq) for t in extra_saved)
-            node = self.make_node(st, opname, span, [t for ts in tensors for t in ts], saved, seq,
-                                  report_span=report_span, call_span=call_span,
-                                  opaque=any(_may_hide_tensor(v) for v, ts in zip(slots, tensors) if not ts))
+            if info is not None:
+                for i, ts in enumerate(tensors):
+                    kept = info.saves(i, rgs)
+                    if kept is True or (kept is None and out_rg is None):
+                        for t in ts:
+                            saved.append(self.saved_rec(st, t, seq, maybe=kept is None))
+            for t in extra_saved:
+                saved.append(self.saved_rec(st, t, seq))
+            inputs: List[TensorV] = []
+            opaque = False
+            for v, ts in zip(slots, tensors):
+                if ts:
+                    inputs.extend(ts)
+                elif not opaque and _may_hide_tensor(v):
+                    opaque = True
+            node = self.make_node(st, opname, span, inputs, saved, seq,
+                                  report_span=report_span, call_span=call_span, opaque=opaque)
 
         n_out = max(1, info.n_outputs if info is not None else 1)
         nondiff = set(info.nondiff_outputs) if info is not None else set()
@@ -138,8 +160,7 @@ class AutogradMixin:
                 out = self.alias_tensor(st, tensors[0][0], kind=alias, span=span, rg=k_rg, grad_fn=k_fn,
                                         opname=opname)
             else:
-                out = self.new_tensor(st, rg=k_rg, grad_fn=k_fn)
-                st.update_t(out.tid, created=span, leaf=k_fn is None)
+                out = self.new_tensor(st, rg=k_rg, grad_fn=k_fn, created=span)  # a leaf when k_fn is None
             outs.append(out)
         if node is not None and info is not None:
             for k, out in enumerate(outs):
@@ -154,7 +175,7 @@ class AutogradMixin:
         if kind:
             for out in outs[:1]:
                 st.update_t(out.tid, logprob=kind)
-        elif opname in ("mul", "multiply", "__mul__", "__rmul__") and node is not None:
+        elif opname in {"mul", "multiply", "__mul__", "__rmul__"} and node is not None:
             operands = [t for ts in tensors for t in ts]
             self.check_policy_weight(st, operands, node, span)
             dist = [t for t in operands if st.t[t.tid].logprob == "dist"]
@@ -184,9 +205,13 @@ class AutogradMixin:
             ti = st.t.get(t.tid)
             if ti is None:
                 continue
-            if ti.grad_fn is not None:
-                if all(p is not ti.grad_fn for p in parents):
-                    parents.append(ti.grad_fn)
+            g = ti.grad_fn
+            if g is not None:
+                for p in parents:
+                    if p is g:
+                        break
+                else:
+                    parents.append(g)
                     names.append(ti.name)
                     tids.append(t.tid)
                 if ti.grad_fn.id in st.freed and stale_site is None and self.call_spans:
@@ -195,11 +220,11 @@ class AutogradMixin:
                 leaves.append(self.leaf_root(st, t.tid))
             elif ti.rg is None:
                 opaque = True
-        return Node(op=opname, span=span, inputs=tuple(parents), leaves=tuple(leaves), saved=tuple(saved),
-                    seq=seq, loop_ctx=st.loop_ctx, report_span=report_span, call_span=call_span, custom=custom,
-                    stack=tuple(self.call_spans), input_names=tuple(names), stale_site=stale_site,
-                    input_tids=tuple(tids), defs=tuple(self.call_stack), frame_args=tuple(self.call_args),
-                    opaque=opaque)
+        # positionally, in the order of Node's fields (keyword matching cost as much as the rest
+        # of the call; tests/test_engine_model.py checks the order)
+        return Node(opname, span, tuple(parents), tuple(leaves), tuple(saved), seq, st.loop_ctx, report_span,
+                    call_span, custom, tuple(self.call_spans), "", tuple(names), stale_site, tuple(tids), False,
+                    tuple(self.call_stack), tuple(self.call_args), opaque)
 
     def passed_in_at(self, st: State, tid: int) -> Optional[Span]:
         """The call through which an outer frame's variable holding ``tid`` reached this code.
@@ -566,7 +591,7 @@ class AutogradMixin:
             base = st.t[t.base]
             if not base.leaf or base.rg is not True:
                 bseq = st.next_seq()
-                bnode = self.make_node(st, "CopySlices", span, [TensorV(t.base), target], (), bseq)
+                bnode = self.make_node(st, "CopySlices", span, [tensor_value(t.base), target], (), bseq)
                 st.update_t(t.base, grad_fn=bnode, rg=True if out_rg else base.rg, leaf=False)
 
     # ------------------------------------------------------------------ backward
@@ -713,7 +738,7 @@ class AutogradMixin:
             for s in n.saved:
                 if s.tid in st.t and s.tid not in seen:
                     seen.add(s.tid)
-                    parents.append(TensorV(s.tid))
+                    parents.append(tensor_value(s.tid))
         if not parents:
             return None
         node = self.make_node(st, "grad", span, parents, (), st.next_seq())
@@ -958,10 +983,12 @@ class AutogradMixin:
         come from the stale forward."""
         current = dict(st.loop_ctx)
         for m in order:
+            if not m.leaves:
+                continue
             its = dict(m.loop_ctx)
             before = any(lid not in its for lid in current)
             earlier = any(lid in its and its[lid] < k for lid, k in current.items())
-            if not (before or earlier) or not m.leaves:
+            if not (before or earlier):
                 continue
             w = self.leaf_update_after(st, m)
             if w is None:

@@ -170,6 +170,8 @@ class FlowMixin:
         return True  # UnknownV
 
     def _opaque(self, kind: str, name: str, args: Sequence[Value], kwargs: Dict[str, Value], st: State) -> bool:
+        if not args and not kwargs:
+            return False
         caps = _capable(kind, name)
         for i, a in enumerate(args):
             if self._hides_tensor(a, st) and (caps is None or i in caps[0] or caps[2]
@@ -251,10 +253,18 @@ class FlowMixin:
 
     def apply_op(self, st: State, info: Any, slots: Sequence[Value], span: Span, opname: str, **kw: Any) -> List[TensorV]:
         outs = super().apply_op(st, info, slots, span, opname, **kw)  # type: ignore[misc]
-        ins = [t for v in slots for t in self.slot_tensors(st, v)]  # type: ignore[attr-defined]
+        ins: List[TensorV] = []
+        for v in slots:
+            if v.__class__ is TensorV:
+                ins.append(v)  # type: ignore[arg-type]
+            else:
+                ins.extend(self.slot_tensors(st, v))  # type: ignore[attr-defined]
         derived = self.unknown_derived
-        if derived and any(t.tid in derived for t in ins):
-            derived.update(o.tid for o in outs)
+        if derived:
+            for t in ins:
+                if t.tid in derived:
+                    derived.update(o.tid for o in outs)
+                    break
         hidden: Optional[bool] = None
         for k, o in enumerate(outs):
             oi = st.t.get(o.tid)
@@ -346,15 +356,20 @@ class FlowMixin:
         if self.inference and st.grad_enabled and not self.inference_reported:
             self.check_inference_saved(st, opname, span, inputs, saved)
         node = super().make_node(st, opname, span, inputs, saved, seq, **kw)  # type: ignore[misc]
+        open_nodes = self.open_nodes
+        t_of = st.t
         for t in inputs:
-            ti = st.t.get(t.tid)
+            ti = t_of.get(t.tid)
             if ti is None:
                 continue
             if t.tid in self.fake_leaves or (ti.grad_fn is None and (ti.rg is None or (ti.rg and not ti.leaf))):
-                self.open_nodes.add(node.id)
+                open_nodes.add(node.id)
                 return node
-        if any(p.id in self.open_nodes for p in node.inputs):
-            self.open_nodes.add(node.id)
+        if open_nodes:
+            for p in node.inputs:
+                if p.id in open_nodes:
+                    open_nodes.add(node.id)
+                    break
         return node
 
     def _after_call(self, out: Value, st: State, seq0: int, opaque: bool, inputs: Sequence[TensorV]) -> None:
@@ -397,8 +412,8 @@ class FlowMixin:
                     self.rewrapped[t.tid] = c
                 return t
             return args[0]
-        if qual in ("torch.device", "torch.dtype", "torch.Size", "torch.finfo", "torch.iinfo", "torch.get_default_dtype",
-                    "torch.cuda.is_available", "torch.cuda.device_count", "torch.backends.mps.is_available"):
+        if qual in {"torch.device", "torch.dtype", "torch.Size", "torch.finfo", "torch.iinfo", "torch.get_default_dtype",
+                    "torch.cuda.is_available", "torch.cuda.device_count", "torch.backends.mps.is_available"}:
             return PLAIN_NUMBER  # a device, dtype or size: never a tensor
         ck = qual in CHECKPOINT and self.check_checkpoint(qual, args, kwargs, st, node)
         if qual in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled") and \
@@ -440,7 +455,7 @@ class FlowMixin:
                 kind = "int"
             if kind is None and short in ("tensor", "as_tensor") and args:
                 kind = _literal_kind(self._py(args[0], st))
-            if kind is None and short in ("zeros_like", "ones_like", "empty_like", "full_like") and args and \
+            if kind is None and short in {"zeros_like", "ones_like", "empty_like", "full_like"} and args and \
                     isinstance(args[0], TensorV) and "dtype" not in kwargs:
                 kind = self.dtypes.get(args[0].tid)
             if kind is not None:
@@ -546,7 +561,7 @@ class FlowMixin:
                                             method=True)
         elif name == "retain_grad":
             self.retained.add(t.tid)
-        elif name in ("detach_", "copy_", "index_put_", "index_put"):
+        elif name in {"detach_", "copy_", "index_put_", "index_put"}:
             self.check_view_method(st, t, name, args, kwargs, node)
         seq0 = st.seq
         rg0 = info.rg
@@ -562,11 +577,17 @@ class FlowMixin:
                 return NumberV(cut)
             return out
         inplace = name.endswith("_") and not name.endswith("__")
-        tensors = [t] + [x for a in list(args) + list(kwargs.values()) for x in self.slot_tensors(st, a)]  # type: ignore[attr-defined]
+        values = list(args) + list(kwargs.values()) if kwargs else args
+        tensors = [t]
+        for a in values:
+            if a.__class__ is TensorV:
+                tensors.append(a)  # type: ignore[arg-type]
+            else:
+                tensors.extend(self.slot_tensors(st, a))  # type: ignore[attr-defined]
         opaque = name not in SHAPE_ONLY_ARGS and self._opaque("method", name, args, kwargs, st)
         if inplace:
             self._after_inplace(st, t, tensors[1:], opaque, name)
-            self._with_numbers(st, t, list(args) + list(kwargs.values()))
+            self._with_numbers(st, t, values)
             if name == "requires_grad_":
                 self._after_requires_grad(st, t, args[0] if args else kwargs.get("requires_grad", TRUE), span)
             if name == "detach_":
@@ -587,7 +608,7 @@ class FlowMixin:
                     if c is not None:
                         self.cuts[out.tid] = c
             self._method_facts(st, t, name, args, kwargs, out, span, info)
-            self._with_numbers(st, out, list(args) + list(kwargs.values()))
+            self._with_numbers(st, out, values)
         self._after_call(out, st, seq0, opaque, tensors)
         return out
 
@@ -624,7 +645,7 @@ class FlowMixin:
         if name in LAYOUT:
             self.layouts[out.tid] = t.tid
             self.noncontig.add(out.tid)
-        elif name in ("expand", "expand_as", "narrow", "diagonal", "as_strided"):
+        elif name in {"expand", "expand_as", "narrow", "diagonal", "as_strided"}:
             self.noncontig.add(out.tid)
         if name == "unfold":
             self.mark_unfold(st, t, out, args, kwargs, span)
@@ -640,7 +661,7 @@ class FlowMixin:
         if name in MOVES and info.rg is True and info.grad_fn is None and out.tid != t.tid:
             if not self._certain_copy(st, t, name, args, kwargs):
                 self.maybe_leaf[out.tid] = span
-        if t.tid in self.explicit_dtype and name in ("clone", "detach", "contiguous"):
+        if t.tid in self.explicit_dtype and name in {"clone", "detach", "contiguous"}:
             self.explicit_dtype.add(out.tid)
 
     def _certain_copy(self, st: State, t: TensorV, name: str, args: List[Value], kwargs: Dict[str, Value]) -> bool:
@@ -654,12 +675,12 @@ class FlowMixin:
                     return True
         if t.tid in self.explicit_dtype:
             return False
-        if name in ("double", "half", "bfloat16"):
+        if name in {"double", "half", "bfloat16"}:
             return True
         if name == "to":
             for a in list(args) + list(kwargs.values()):
-                if isinstance(a, RefV) and a.kind == "torch" and a.name.rsplit(".", 1)[-1] in (
-                        "float64", "double", "float16", "half", "bfloat16"):
+                if isinstance(a, RefV) and a.kind == "torch" and a.name.rsplit(".", 1)[-1] in {
+                        "float64", "double", "float16", "half", "bfloat16"}:
                     return True
         return False
 
@@ -702,7 +723,7 @@ class FlowMixin:
                 self.cuts[out.tid] = self.cuts[t.tid]
             if t.tid in self.shapes:
                 self.shapes[out.tid] = self.shapes[t.tid]
-        elif attr in ("T", "mT", "mH", "H"):
+        elif attr in {"T", "mT", "mH", "H"}:
             shape = method_shape(attr, self.shapes.get(t.tid), [], {})
             if shape is not None:
                 self.shapes[out.tid] = shape

@@ -34,9 +34,10 @@ from gradwarden.engine.diagnostic import Diagnostic, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.flow import FlowMixin
 from gradwarden.engine.halt import Halt
+from gradwarden.engine.initprobe import builds_no_container
 from gradwarden.engine.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value,
-    fresh_id, join_states,
+    fresh_id, join_states, ref_value, tensor_value,
 )
 from gradwarden.engine.source import SourceText
 from gradwarden.engine.torchsem import TorchMixin
@@ -261,7 +262,12 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             return
         if fn.name == "__init__" and self.triggers.only_inplace_config(fn):
             # Nothing in it but in-place module configuration: build it once (shared with the
-            # other methods) and run the containers it built.
+            # other methods) and run the containers it built; none to run when it provably
+            # builds none (engine/initprobe.py), and then nothing to build yet.
+            if id(info) not in self.instances and builds_no_container(
+                    fn, info.node, lambda name: _torch_path_of(module_state.frames[0].get(name))):
+                self.reached.add(id(fn))
+                return
             cached = self._instance(info, module_state)
             if cached is not None:
                 self.reached.add(id(fn))
@@ -383,11 +389,15 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if hit is not None and hit[0] is node:  # a node runs once per path and iteration
             return hit[1]
         row = getattr(node, "lineno", 1) or 1
-        col = self.src.char_col(row, getattr(node, "col_offset", 0) or 0) + 1
+        col = getattr(node, "col_offset", 0) or 0
         erow = getattr(node, "end_lineno", None) or row
         ecol = getattr(node, "end_col_offset", None)
-        ecol = self.src.char_col(erow, ecol) + 1 if ecol is not None else col
-        span = Span(row, col, erow, ecol)
+        src = self.src
+        if not src.ascii:
+            col = src.char_col(row, col)
+            if ecol is not None:
+                ecol = src.char_col(erow, ecol)
+        span = Span(row, col + 1, erow, ecol + 1 if ecol is not None else col + 1)
         self._spans[id(node)] = (node, span)
         return span
 
@@ -649,15 +659,15 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
 
     def module_ref(self, qual: str) -> Value:
         if qual == "torch" or qual.startswith("torch."):
-            return RefV("torch", qual)
+            return ref_value("torch", qual)
         if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os"):
-            return RefV("module", qual)
+            return ref_value("module", qual)
         if qual.startswith(("copy.", "math.", "itertools.", "functools.")):
-            return RefV("builtin", qual)
+            return ref_value("builtin", qual)
         return UNKNOWN
 
     def stmt_FunctionDef(self, stmt: ast.FunctionDef, st: State) -> List[State]:
-        st.frame()[stmt.name] = RefV("func", stmt.name, (stmt, st.fi))
+        st.frame()[stmt.name] = ref_value("func", stmt.name, (stmt, st.fi))
         return [st]
 
     stmt_AsyncFunctionDef = stmt_FunctionDef
@@ -691,7 +701,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                 self.method_owner.setdefault(id(m), info)  # the first class defining it, as before
             if info.is_function and not self.foreign_stack:
                 self.check_function_class(info)
-        st.frame()[stmt.name] = RefV("class", stmt.name, info)
+        st.frame()[stmt.name] = ref_value("class", stmt.name, info)
         return [st]
 
     def check_function_class(self, info: ClassInfo) -> None:
@@ -1203,7 +1213,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if v is not None:
             return v
         if node.id in BUILTINS:
-            return RefV("builtin", node.id)
+            return ref_value("builtin", node.id)
         return UNKNOWN
 
     def ex_Attribute(self, node: ast.Attribute, st: State) -> Value:
@@ -1214,15 +1224,15 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             if obj.kind == "super":
                 return self.super_attr(obj, attr)
             if obj.kind == "torch":
-                return RefV("torch", f"{obj.name}.{attr}")
+                return ref_value("torch", f"{obj.name}.{attr}")
             if obj.kind == "module":
-                return RefV("builtin", f"{obj.name}.{attr}")
+                return ref_value("builtin", f"{obj.name}.{attr}")
             if obj.kind == "class":
                 found = obj.target.find_method(attr)
                 if found:
-                    return RefV("method", attr, found, None)
+                    return ref_value("method", attr, found, None)
                 if attr == "apply" and obj.target.is_function:
-                    return RefV("apply", obj.name, obj.target)
+                    return ref_value("apply", obj.name, obj.target)
                 expr = obj.target.class_attrs.get(attr)
                 if expr is not None and isinstance(expr, ast.Constant):
                     return ConstV(expr.value)
@@ -1237,7 +1247,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             i = _NAMEDTUPLE_FIELDS[attr]
             return items[i] if i < len(items) else UNKNOWN  # torch.max(x, 1).values, eigh(...).eigenvectors
         if isinstance(obj, (SeqV, DictV)):
-            return RefV("boundseq", attr, None, obj)
+            return ref_value("boundseq", attr, None, obj)
         return UNKNOWN
 
     def object_getattr(self, obj: ObjV, attr: str, st: State, node: ast.AST) -> Value:
@@ -1248,7 +1258,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if isinstance(cls, RefV) and cls.kind == "class":
             found = cls.target.find_method(attr)
             if found:
-                return RefV("method", attr, found, obj)
+                return ref_value("method", attr, found, obj)
             expr = cls.target.class_attrs.get(attr)
             if expr is not None and isinstance(expr, ast.Constant):
                 return ConstV(expr.value)
@@ -1474,7 +1484,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return v
 
     def ex_Lambda(self, node: ast.Lambda, st: State) -> Value:
-        return RefV("lambda", "<lambda>", (node, st.fi))
+        return ref_value("lambda", "<lambda>", (node, st.fi))
 
     def ex_JoinedStr(self, node: ast.JoinedStr, st: State) -> Value:
         for v in node.values:
@@ -1627,34 +1637,33 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return self.call(func, args, kwargs, st, node)
 
     def call(self, func: Value, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
-        span = self.span_of(node)
         if isinstance(func, RefV):
             k = func.kind
+            if k == "tmethod":  # the most frequent: first
+                return self.call_tensor_method(func.bound, func.name, args, kwargs, st, node)
             if k == "torch":
                 return self.call_torch(func.name, args, kwargs, st, node)
             if k == "func":
                 fdef, _ = func.target
-                return self.call_function(fdef, args, kwargs, st, span, closure=func.target[1])
+                return self.call_function(fdef, args, kwargs, st, self.span_of(node), closure=func.target[1])
             if k == "lambda":
                 lam, fi = func.target
                 return self.call_lambda(lam, fi, args, st)
             if k == "method":
                 (cls, fdef) = func.target
                 if func.bound is not None and not self.is_static(fdef):
-                    return self.call_function(fdef, [func.bound] + args, kwargs, st, span, bound_self=True)
-                return self.call_function(fdef, args, kwargs, st, span)
+                    return self.call_function(fdef, [func.bound] + args, kwargs, st, self.span_of(node), bound_self=True)
+                return self.call_function(fdef, args, kwargs, st, self.span_of(node))
             if k == "class":
-                return self.instantiate(func.target, args, kwargs, st, span)
+                return self.instantiate(func.target, args, kwargs, st, self.span_of(node))
             if k == "apply":
-                return self.apply_custom_function(func.target, args, kwargs, st, span)
+                return self.apply_custom_function(func.target, args, kwargs, st, self.span_of(node))
             if k == "builtin":
                 if func.name.startswith("super-torch."):
                     return self.call_super_torch(func, args, kwargs, st, node)
                 if func.name == "super-noop":
                     return NONE
                 return self.call_builtin(func.name, args, kwargs, st, node)
-            if k == "tmethod":
-                return self.call_tensor_method(func.bound, func.name, args, kwargs, st, node)
             if k == "omethod":
                 return self.call_object_method(func.bound, func.name, args, kwargs, st, node)
             if k == "boundseq":
@@ -1843,7 +1852,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     def instantiate(self, info: ClassInfo, args: List[Value], kwargs: Dict[str, Value], st: State, span: Span,
                     run_init: bool = True) -> Value:
         obj = ObjV(fresh_id())
-        st.set_attr(obj.oid, "__class__", RefV("class", info.name, info))
+        st.set_attr(obj.oid, "__class__", ref_value("class", info.name, info))
         st.set_attr(obj.oid, "__span__", ConstV(span))
         if info.is_module:
             st.set_attr(obj.oid, "training", TRUE)
@@ -1954,6 +1963,11 @@ _CMPOPS = {ast.Eq: _op.eq, ast.NotEq: _op.ne, ast.Lt: _op.lt, ast.LtE: _op.le, a
 # fields of the named tuples torch ops return (max/min/sort/topk/mode/median, eigh, svd, qr, slogdet, ...)
 _NAMEDTUPLE_FIELDS = {"values": 0, "indices": 1, "eigenvalues": 0, "eigenvectors": 1, "U": 0, "S": 1, "V": 2,
                       "Vh": 2, "Q": 0, "R": 1, "sign": 0, "logabsdet": 1, "L": 0, "solution": 0, "output": 0}
+
+def _torch_path_of(v: Optional[Value]) -> Optional[str]:
+    """The torch API path a module-level value names (``nn`` -> ``torch.nn``), if it names one."""
+    return v.name if isinstance(v, RefV) and v.kind == "torch" else None
+
 
 BUILTINS = frozenset("""
 len range enumerate zip list tuple dict set isinstance issubclass next iter sum min max abs float int

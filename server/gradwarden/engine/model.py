@@ -150,6 +150,47 @@ def make_tinfo(**kw: Any) -> TInfo:
     return new
 
 
+def new_tinfo(counter: int, storage: int, rg: Optional[bool], leaf: bool, grad_fn: Optional["Node"], param: bool,
+              name: str, created: Optional[Span], loop_ctx: Tuple[Tuple[int, int], ...], dtype: Optional[str]) -> TInfo:
+    """The record of a new tensor (``make_tinfo`` with these fields, positionally: keyword
+    matching costs as much as the rest of the call)."""
+    new = _new(TInfo)
+    d = new.__dict__
+    d.update(_TINFO_DEFAULTS)
+    d["counter"] = counter
+    d["storage"] = storage
+    d["rg"] = rg
+    d["leaf"] = leaf
+    d["grad_fn"] = grad_fn
+    d["param"] = param
+    d["name"] = name
+    d["created"] = created
+    d["loop_ctx"] = loop_ctx
+    d["dtype"] = dtype
+    return new
+
+
+# The values made most often, without their frozen dataclass's ``__init__`` (one
+# ``object.__setattr__`` per field): tests/test_engine_model.py checks each against it.
+_new = object.__new__
+
+
+def tensor_value(tid: int) -> TensorV:
+    v = _new(TensorV)
+    v.__dict__["tid"] = tid
+    return v
+
+
+def ref_value(kind: str, name: str, target: Any = None, bound: Optional[Value] = None) -> RefV:
+    v = _new(RefV)
+    d = v.__dict__
+    d["kind"] = kind
+    d["name"] = name
+    d["target"] = target
+    d["bound"] = bound
+    return v
+
+
 # --------------------------------------------------------------------------- graph
 @dataclass(frozen=True)
 class Saved:
@@ -165,6 +206,23 @@ class Saved:
     maybe: bool = False  # saved only if an input of unknown requires-grad does require it
     unchecked: bool = False  # kept as a ctx attribute, not save_for_backward: no version check
     view: bool = False  # autograd saved a view of it (Linear saves weight.t()): `.data = ` does not reach it
+
+
+def saved_value(tid: int, counter: int, storage: int, version: int, seq: int, name: str, is_output: bool = False,
+                maybe: bool = False) -> Saved:
+    v = _new(Saved)
+    d = v.__dict__
+    d["tid"] = tid
+    d["counter"] = counter
+    d["storage"] = storage
+    d["version"] = version
+    d["seq"] = seq
+    d["name"] = name
+    d["is_output"] = is_output
+    d["maybe"] = maybe
+    d["unchecked"] = False
+    d["view"] = False
+    return v
 
 
 @dataclass(eq=False)

@@ -115,15 +115,27 @@ class OpInfo:
     n_inputs: Optional[int] = None      # modules: forward inputs come first, then params/buffers
     method: bool = False                # slot 0 is self (not in params)
     _rule: Any = field(default=None, repr=False, compare=False)
+    # saves() answers, by (slot, requires-grad of the slots): a pure function of the two, asked
+    # for every slot of every op the analysis runs
+    _saves_memo: Dict[Any, Optional[bool]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     # -- saved-ness -------------------------------------------------------------------------
     def saves(self, slot: Union[int, str], rg: Sequence[Optional[bool]]) -> Optional[bool]:
         """Is ``slot`` (index into ``slots``, a slot name, or "out"/"out1"... for outputs) saved for
         backward when the slots' requires_grad are ``rg``? True / False / None (unknown)."""
+        key: Any = None if slot.__class__ is bool else (slot, *rg)  # True == 1: a bool slot names none
+        if key is not None:
+            try:
+                return self._saves_memo[key]
+            except KeyError:
+                pass
+            except TypeError:  # an unhashable flag (never expected): no memo
+                key = None
         target = self._target(slot)
-        if target is None:
-            return False
-        return self._rule.saves(self, target, self._norm_rg(rg))
+        kept = False if target is None else self._rule.saves(self, target, self._norm_rg(rg))
+        if key is not None:
+            self._saves_memo[key] = kept
+        return kept
 
     def _target(self, slot: Union[int, str]) -> Optional[Tuple[str, int]]:
         if isinstance(slot, int) and not isinstance(slot, bool):

@@ -35,6 +35,7 @@ class SourceText:
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines: List[str] = text.splitlines()
+        self.ascii = text.isascii()  # then a byte column is the character column (most files)
 
     def line(self, row: int) -> str:
         if 1 <= row <= len(self.lines):
@@ -43,6 +44,8 @@ class SourceText:
 
     def char_col(self, row: int, byte_col: int) -> int:
         """0-based character column for a 0-based UTF-8 byte column on 1-based ``row``."""
+        if self.ascii:
+            return byte_col
         line = self.line(row)
         if line.isascii():
             return byte_col

@@ -19,7 +19,7 @@ from gradwarden.engine.events import Event
 from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, Write, fresh_id,
-    make_tinfo, walk_nodes,
+    make_tinfo, ref_value, tensor_value, walk_nodes,
 )
 
 GRAD_MODE_FALSE = ("torch.no_grad", "torch.autograd.no_grad", "torch.inference_mode",
@@ -205,8 +205,8 @@ class TorchMixin:
             p = kwargs.get("p", args[1] if len(args) > 1 else ConstV(0.5))
             if self.truth_of(training) is False or (isinstance(p, ConstV) and p.value == 0):
                 return args[0] if args else UNKNOWN
-        if qual in ("torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split", "torch.hsplit",
-                    "torch.vsplit"):
+        if qual in {"torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split", "torch.hsplit",
+                    "torch.vsplit"}:
             if args and isinstance(args[0], TensorV):
                 return self.call_tensor_method(args[0], short, args[1:], kwargs, st, node)
         if qual == "torch.einsum" and len(args) >= 2:
@@ -354,12 +354,12 @@ class TorchMixin:
             if info_t.leaf or info_t.grad_fn is None:
                 st.update_t(t.tid, rg=b if b is not None else None, leaf=True)
             return t
-        if name in ("retain_grad", "register_hook", "share_memory_", "pin_memory", "record_stream"):
+        if name in {"retain_grad", "register_hook", "share_memory_", "pin_memory", "record_stream"}:
             return NONE if name != "pin_memory" else t
-        if name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "new", "new_empty_strided"):
+        if name in {"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "new", "new_empty_strided"}:
             rg = kwargs.get("requires_grad")
             return self.new_tensor(st, rg=True if isinstance(rg, ConstV) and rg.value is True else False, node=node)
-        if name in ("split", "chunk", "unbind", "tensor_split", "split_with_sizes", "hsplit", "vsplit", "unflatten_"):
+        if name in {"split", "chunk", "unbind", "tensor_split", "split_with_sizes", "hsplit", "vsplit", "unflatten_"}:
             kinds = [arg_kind(st, a) for a in args]
             info = optable.lookup_method(name, kinds, kwargs.keys())
             diff = info.differentiable if info is not None else True
@@ -375,15 +375,15 @@ class TorchMixin:
                 out = self._copy_of(t, st, node, name)  # a dtype conversion (bool mask -> float): a copy
                 st.update_t(out.tid, dtype=other)
                 return out
-        if name in ("float", "double", "half", "bfloat16") and info_t.dtype in ("bool", "int"):
+        if name in {"float", "double", "half", "bfloat16"} and info_t.dtype in ("bool", "int"):
             out = self._copy_of(t, st, node, name)
             st.update_t(out.tid, dtype="float")
             return out
-        if name in ("float", "double", "half", "bfloat16", "to", "cuda", "cpu", "type_as", "contiguous",
-                    "type") and not self._dtype_change(name, args, kwargs):
+        if name in {"float", "double", "half", "bfloat16", "to", "cuda", "cpu", "type_as", "contiguous",
+                    "type"} and not self._dtype_change(name, args, kwargs):
             if name == "contiguous" and info_t.expanded is not None:
                 return self._copy_of(t, st, node, name)  # an expanded tensor is not contiguous: a copy
-            if name in ("to", "cuda", "cpu", "double", "half", "bfloat16", "type_as", "type") and \
+            if name in {"to", "cuda", "cpu", "double", "half", "bfloat16", "type_as", "type"} and \
                     info_t.rg is True and info_t.grad_fn is None:
                 # a leaf moved to another device or dtype is a new, non-leaf tensor; on the same
                 # one it is the leaf itself: we cannot tell, so it is neither for our rules
@@ -391,9 +391,9 @@ class TorchMixin:
                 st.update_t(out.tid, counter=info_t.counter, storage=info_t.storage)
                 return out
             return t  # may return the very same tensor object: shares everything
-        if name in ("long", "int", "bool", "byte", "short", "char", "argmax", "argmin", "argsort", "nonzero",
+        if name in {"long", "int", "bool", "byte", "short", "char", "argmax", "argmin", "argsort", "nonzero",
                     "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "sign", "round",
-                    "floor", "ceil", "trunc") and not name.endswith("_"):
+                    "floor", "ceil", "trunc"} and not name.endswith("_"):
             kinds = [arg_kind(st, a) for a in args]
             info = optable.lookup_method(name, kinds, kwargs.keys())
             if info is None or not info.differentiable:
@@ -411,7 +411,7 @@ class TorchMixin:
             return self.inplace_op(t, info, others, st, node, label)
         slots: List[Value] = [t] + [a for a in args if isinstance(a, TensorV) or arg_kind(st, a) == "L"]
         slots += [v for v in kwargs.values() if isinstance(v, TensorV)]
-        if name in ("expand", "expand_as", "broadcast_to") and (info is None or info.alias is None):
+        if name in {"expand", "expand_as", "broadcast_to"} and (info is None or info.alias is None):
             return self.alias_tensor(st, t, kind="expand", span=span, rg=info_t.rg if st.grad_enabled else False,
                                      grad_fn=self.make_node(st, name, span, [t], (), st.next_seq())
                                      if st.grad_enabled and info_t.rg is not False else None)
@@ -474,7 +474,7 @@ class TorchMixin:
         while isinstance(root, ast.Attribute):
             root = root.value
         if isinstance(root, ast.Name) and root.id in ("torch", "F", "nn", "th", "functional"):
-            return RefV("torch", root.id)
+            return ref_value("torch", root.id)
         return UNKNOWN
 
     def tensor_getattr(self, t: TensorV, attr: str, st: State, node: ast.AST) -> Value:
@@ -484,12 +484,12 @@ class TorchMixin:
             st.set_t(tid, make_tinfo(counter=tid, storage=info.storage, rg=False, leaf=True, data_alias=True, alias_of=t.tid,
                                      name=f"{info.name}.data" if info.name else "data", created=self.span_of(node),
                                      loop_ctx=st.loop_ctx, expanded=info.expanded))
-            return TensorV(tid)
+            return tensor_value(tid)
         if attr == "grad":
             g = self.new_tensor(st, rg=False, node=node)
             st.update_t(g.tid, grad_site=True, name=f"{info.name}.grad" if info.name else "grad")
             return g
-        if attr in ("T", "mT", "H", "mH", "real", "imag"):
+        if attr in {"T", "mT", "H", "mH", "real", "imag"}:
             grad_fn = None
             rg = info.rg if st.grad_enabled else False
             if rg is not False:
@@ -499,9 +499,9 @@ class TorchMixin:
             return UNKNOWN if info.rg is None else ConstV(info.rg)
         if attr == "is_leaf":
             return ConstV(info.grad_fn is None)
-        if attr in ("shape", "device", "dtype", "ndim", "grad_fn", "layout", "names", "is_cuda"):
+        if attr in {"shape", "device", "dtype", "ndim", "grad_fn", "layout", "names", "is_cuda"}:
             return UNKNOWN
-        return RefV("tmethod", attr, None, t)
+        return ref_value("tmethod", attr, None, t)
 
     def tensor_setattr(self, t: TensorV, attr: str, value: Value, st: State, target: ast.Attribute,
                        stmt: ast.AST) -> None:
@@ -616,7 +616,7 @@ class TorchMixin:
         if isinstance(left, TensorV):
             return self.call_tensor_method(left, name, [right], {}, st, node)
         if isinstance(right, TensorV):
-            if name in ("add", "mul", "bitwise_and", "bitwise_or", "bitwise_xor"):
+            if name in {"add", "mul", "bitwise_and", "bitwise_or", "bitwise_xor"}:
                 return self.call_tensor_method(right, name, [left], {}, st, node)
             rname = {"sub": "__rsub__", "div": "__rtruediv__", "pow": "__rpow__", "matmul": "__rmatmul__",
                      "floor_divide": "__rfloordiv__", "remainder": "__rmod__"}.get(name, name)
@@ -1057,7 +1057,7 @@ class TorchMixin:
             return TRUE
         if attr in ("__class__",):
             return UNKNOWN
-        return RefV("omethod", attr, None, obj)
+        return ref_value("omethod", attr, None, obj)
 
     def call_object_method(self, obj: ObjV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
                            node: ast.AST) -> Value:
@@ -1190,7 +1190,7 @@ class TorchMixin:
         st.set_attr(obj.oid, "__params__", ConstV(tuple(tids)))
         st.set_attr(obj.oid, "__fused__", ConstV(isinstance(fused, ConstV) and fused.value is True))
         group = DictV(fresh_id())
-        st.own("dicts")[group.did] = ((("c", "params"), self.new_seq([TensorV(t) for t in tids], st)),)
+        st.own("dicts")[group.did] = ((("c", "params"), self.new_seq([tensor_value(t) for t in tids], st)),)
         st.set_attr(obj.oid, "param_groups", self.new_seq([group], st))
         st.set_attr(obj.oid, "state", DictV(fresh_id()))
         meta = st.own("meta")
@@ -1270,7 +1270,7 @@ class TorchMixin:
         try:
             for tid in tids:
                 if tid in st.t:
-                    self.do_write(st, TensorV(tid), label, span, kind=kind, optimizer=owner, name=st.t[tid].name)
+                    self.do_write(st, tensor_value(tid), label, span, kind=kind, optimizer=owner, name=st.t[tid].name)
         finally:
             st.grad_enabled = saved_mode
 
@@ -1484,7 +1484,7 @@ class TorchMixin:
             if r.tid not in st.t:
                 items.append(UNKNOWN)
                 continue
-            alias = self.alias_tensor(st, TensorV(r.tid), kind="detach", span=None, rg=False, grad_fn=None)
+            alias = self.alias_tensor(st, tensor_value(r.tid), kind="detach", span=None, rg=False, grad_fn=None)
             st.update_t(alias.tid, ctx_saved=True)
             items.append(alias)
         return self.new_seq(items, st, kind="tuple")
@@ -1695,7 +1695,7 @@ class TorchMixin:
         """``super()`` / ``super(Cls, self)`` inside a method: a proxy that looks attributes up
         after the defining class (its user-defined parents, then the torch base class)."""
         if len(args) == 2 and isinstance(args[0], RefV) and args[0].kind == "class":
-            return RefV("super", args[0].name, args[0].target, args[1])
+            return ref_value("super", args[0].name, args[0].target, args[1])
         fdef = self.call_stack[-1] if self.call_stack else None
         if fdef is None:
             return UNKNOWN
@@ -1703,23 +1703,23 @@ class TorchMixin:
         params = list(fdef.args.posonlyargs) + list(fdef.args.args)
         if owner is None or not params:
             return UNKNOWN
-        return RefV("super", owner.name, owner, st.lookup(params[0].arg))
+        return ref_value("super", owner.name, owner, st.lookup(params[0].arg))
 
     def super_attr(self, proxy: RefV, attr: str) -> Value:
         owner, self_v = proxy.target, proxy.bound
         for parent in owner.parents:
             found = parent.find_method(attr)
             if found:
-                return RefV("method", attr, found, self_v)
+                return ref_value("method", attr, found, self_v)
         base = owner.torch_base
         concrete = base.startswith("torch.nn.") and base.rsplit(".", 1)[-1] not in ("Module", "ModuleList", "ModuleDict")
         if concrete and isinstance(self_v, ObjV) and attr in ("__init__", "forward"):
-            return RefV("builtin", f"super-torch.{attr}", base, self_v)
+            return ref_value("builtin", f"super-torch.{attr}", base, self_v)
         if base.startswith("torch.optim.") and isinstance(self_v, ObjV) and attr in ("__init__", "step", "zero_grad"):
             # a user optimizer (SAM, Lookahead ...): Optimizer.__init__ builds param_groups and
             # state; a concrete base's step() updates the parameters in place
-            return RefV("builtin", f"super-torch.{attr}", base, self_v)
-        return RefV("builtin", "super-noop")
+            return ref_value("builtin", f"super-torch.{attr}", base, self_v)
+        return ref_value("builtin", "super-noop")
 
     def call_super_torch(self, ref: RefV, args: List[Value], kwargs: Dict[str, Value], st: State,
                          node: ast.AST) -> Value:
