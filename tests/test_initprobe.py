@@ -90,6 +90,21 @@ MAY_BUILD = [
             self.act = nn.ReLU(inplace=True)
             self.body = body
     """,
+    # a parameter or a local named like a torch module or a builtin
+    """
+    class A(nn.Module):
+        def __init__(self, nn):
+            super().__init__()
+            self.act = nn.ReLU(inplace=True)
+    """,
+    """
+    class A(nn.Module):
+        def __init__(self, width):
+            super().__init__()
+            list = make_block
+            self.act = nn.ReLU(inplace=True)
+            self.body = list(width)
+    """,
     # a base class whose __init__ may build one; builtins that reach the module's objects
     """
     class A(Base):

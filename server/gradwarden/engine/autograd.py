@@ -35,10 +35,11 @@ class AutogradMixin:
         self.incomplete_grads: Dict[int, Tuple[str, Span, Span]] = {}
 
     # ------------------------------------------------------------------ tensors
-    def new_tensor(self, st: State, *, rg: Optional[bool] = False, node: Any = None, name: str = "",
+    def new_tensor(self, st: State, rg: Optional[bool] = False, node: Any = None, name: str = "",
                    param: bool = False, grad_fn: Optional[Node] = None, dtype: Optional[str] = None,
                    created: Optional[Span] = None) -> TensorV:
-        """A new tensor, made at ``node`` (else at the span ``created``, if given)."""
+        """A new tensor, made at ``node`` (else at the span ``created``, if given). Call it with
+        keywords; the override in flow.py passes them on in this order."""
         tid = fresh_id()
         st.set_t(tid, new_tinfo(tid, tid, rg, grad_fn is None, grad_fn, param, name,
                                 self.span_of(node) if node is not None else created, st.loop_ctx,
@@ -183,7 +184,12 @@ class AutogradMixin:
                 # `-(p_teacher * log_softmax(student)).sum()`: a soft cross-entropy written out
                 other = operands[1] if operands[0] is dist[0] else operands[0]
                 self.check_peer_target(dist[0], other, st, span, node)
-        if any(st.t[t.tid].dual for ts in tensors for t in ts):
+        dual = False
+        for ts in tensors:
+            for t in ts:
+                if t_of[t.tid].dual:
+                    dual = True
+        if dual:
             for out in outs:
                 st.update_t(out.tid, dual=True)
             if opname in JVP_WRITES_OUTPUT and outs:
@@ -194,8 +200,9 @@ class AutogradMixin:
         return outs
 
     def make_node(self, st: State, opname: str, span: Span, inputs: Sequence[TensorV], saved: Sequence[Saved],
-                  seq: int, *, report_span: Optional[Span] = None, call_span: Optional[Span] = None,
+                  seq: int, report_span: Optional[Span] = None, call_span: Optional[Span] = None,
                   custom: Any = None, opaque: bool = False) -> Node:
+        # (the last four by keyword; the override in flow.py passes them on in this order)
         parents: List[Node] = []
         names: List[str] = []
         tids: List[int] = []

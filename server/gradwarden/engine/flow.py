@@ -335,8 +335,10 @@ class FlowMixin:
                 self.unfold_views[out.tid] = self.unfold_views[src.tid]
         return out
 
-    def new_tensor(self, st: State, **kw: Any) -> TensorV:
-        t = super().new_tensor(st, **kw)  # type: ignore[misc]
+    def new_tensor(self, st: State, *, rg: Optional[bool] = False, node: Any = None, name: str = "",
+                   param: bool = False, grad_fn: Any = None, dtype: Optional[str] = None,
+                   created: Optional[Span] = None) -> TensorV:
+        t = super().new_tensor(st, rg, node, name, param, grad_fn, dtype, created)  # type: ignore[misc]
         if not st.grad_enabled and self.mentions_inference:
             region = self._inference_region(st)
             if region is not None:
@@ -351,11 +353,13 @@ class FlowMixin:
             return None
         return region if "inference_mode" in self.src.line(region.row) else None  # type: ignore[attr-defined]
 
-    def make_node(self, st: State, opname: str, span: Span, inputs: Sequence[TensorV], saved: Any, seq: int,
-                  **kw: Any) -> Any:
+    def make_node(self, st: State, opname: str, span: Span, inputs: Sequence[TensorV], saved: Any, seq: int, *,
+                  report_span: Optional[Span] = None, call_span: Optional[Span] = None, custom: Any = None,
+                  opaque: bool = False) -> Any:
         if self.inference and st.grad_enabled and not self.inference_reported:
             self.check_inference_saved(st, opname, span, inputs, saved)
-        node = super().make_node(st, opname, span, inputs, saved, seq, **kw)  # type: ignore[misc]
+        node = super().make_node(st, opname, span, inputs, saved, seq, report_span, call_span,  # type: ignore[misc]
+                                 custom, opaque)
         open_nodes = self.open_nodes
         t_of = st.t
         for t in inputs:

@@ -39,26 +39,33 @@ _NOT_RUN = frozenset({"annotation", "returns", "type_comment", "decorator_list"}
 
 def builds_no_container(fn: ast.FunctionDef, cls: ast.ClassDef, torch_path: TorchPath) -> bool:
     """True when ``fn`` (the ``__init__`` of ``cls``) cannot build a container;
-    ``torch_path(name)``: the torch API a module-level name is bound to, if it is one."""
+    ``torch_path(name)``: the torch API a module-level name is bound to, if it is one.
+
+    One walk, stopping at the first call that is not plain (most ``__init__``s that call a
+    helper or a layer passed in stop early); the names a call starts from must then not be
+    locals of ``fn`` (a parameter or a variable named like a torch module or a builtin)."""
     local: Set[str] = {"self", "super", cls.name}  # the class's own name: ``super(A, self)``
     args = fn.args
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
         if a is not None:
             local.add(a.arg)
-    loads: List[ast.Name] = []
-    calls: List[ast.Call] = []
+    loads: List[str] = []
+    roots: Set[str] = set()  # the names the calls start from
     stack: List[ast.AST] = [args, *fn.body]
     while stack:  # the nodes that run (by hand: ast.walk costs several times as much)
         node = stack.pop()
         kind = node.__class__
         if kind is ast.Name:
             if node.ctx.__class__ is ast.Load:  # type: ignore[attr-defined]
-                loads.append(node)  # type: ignore[arg-type]
+                loads.append(node.id)  # type: ignore[attr-defined]
             else:
                 local.add(node.id)  # type: ignore[attr-defined]
             continue
         if kind is ast.Call:
-            calls.append(node)  # type: ignore[arg-type]
+            root = _plain_call(node, cls.bases, torch_path)  # type: ignore[arg-type]
+            if root is None:
+                return False
+            roots.add(root)
         elif isinstance(node, _NESTED):
             return False  # nested code and scopes: not worth following here
         for name in node._fields:
@@ -71,29 +78,34 @@ def builds_no_container(fn: ast.FunctionDef, cls: ast.ClassDef, torch_path: Torc
                         stack.append(item)
             elif isinstance(value, ast.AST):
                 stack.append(value)
-    for node in loads:
-        if node.id not in local and node.id not in _PLAIN_BUILTINS and torch_path(node.id) is None:
-            return False
-    return all(_plain_call(call, cls.bases, local, torch_path) for call in calls)
+    if not roots.isdisjoint(local - {"super"}):
+        return False  # a call through a local named like a torch module or a builtin
+    return all(name in local or name in _PLAIN_BUILTINS or torch_path(name) is not None for name in loads)
 
 
-def _plain_call(call: ast.Call, bases: list, local: Set[str], torch_path: TorchPath) -> bool:
+def _plain_call(call: ast.Call, bases: list, torch_path: TorchPath) -> Optional[str]:
+    """The name a plain call starts from (``nn`` of ``nn.Linear(...)``), None if not plain."""
     func = call.func
-    if isinstance(func, ast.Name) and (func.id in _PLAIN_BUILTINS and func.id not in local or func.id == "super"):
-        return True  # super() itself: what is called on it is checked as its own call
+    if isinstance(func, ast.Name) and (func.id in _PLAIN_BUILTINS or func.id == "super"):
+        return func.id  # super() itself: what is called on it is checked as its own call
     if isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call) and \
             isinstance(func.value.func, ast.Name) and func.value.func.id == "super":
-        return all(_not_container(_dotted(b, torch_path)) for b in bases)  # super().__init__()
-    return _not_container(_dotted(func, torch_path, local))
+        return "super" if all(_not_container(_dotted(b, torch_path)) for b in bases) else None
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if isinstance(root, ast.Name) and _not_container(_dotted(func, torch_path)):
+        return root.id
+    return None
 
 
-def _dotted(node: ast.AST, torch_path: TorchPath, local: Set[str] = frozenset()) -> Optional[str]:
+def _dotted(node: ast.AST, torch_path: TorchPath) -> Optional[str]:
     """The torch path of ``nn.Linear`` (a module-level name and attributes), else None."""
     attrs = []
     while isinstance(node, ast.Attribute):
         attrs.append(node.attr)
         node = node.value
-    if not isinstance(node, ast.Name) or node.id in local:
+    if not isinstance(node, ast.Name):
         return None
     root = torch_path(node.id)
     if root is None:

@@ -1075,21 +1075,24 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                     self.note_store(x, st, stmt, held)
 
     def assign(self, target: ast.expr, value: Value, st: State, stmt: ast.AST) -> None:
-        if not isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (TensorV, SeqV)):
-            held = isinstance(target, (ast.Attribute, ast.Subscript))
+        # by class identity (no subclasses of these node and value classes exist): the most
+        # run method after eval
+        tcls, vcls = target.__class__, value.__class__
+        if (vcls is TensorV or vcls is SeqV) and tcls is not ast.Tuple and tcls is not ast.List:
+            held = tcls is ast.Attribute or tcls is ast.Subscript
             if held or st.loop_ctx:
                 self.note_store(value, st, stmt, held)
-        if isinstance(target, ast.Name):
-            st.frame()[target.id] = value
-            if isinstance(value, ObjV):
-                self.name_params(value, target.id, st)
-            if isinstance(value, TensorV):
-                info = st.t.get(value.tid)
+        if tcls is ast.Name:
+            st.frame()[target.id] = value  # type: ignore[attr-defined]
+            if vcls is ObjV:
+                self.name_params(value, target.id, st)  # type: ignore[arg-type, attr-defined]
+            elif vcls is TensorV:
+                info = st.t.get(value.tid)  # type: ignore[attr-defined]
                 if info is not None and not info.name:
-                    st.update_t(value.tid, name=target.id)
+                    st.update_t(value.tid, name=target.id)  # type: ignore[attr-defined]
                 if info is not None and info.grad_fn is not None and not info.grad_fn.label:
-                    info.grad_fn.label = target.id
-        elif isinstance(target, (ast.Tuple, ast.List)):
+                    info.grad_fn.label = target.id  # type: ignore[attr-defined]
+        elif tcls is ast.Tuple or tcls is ast.List:
             items = self.unpack(value, len(target.elts), st)
             star = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)), None)
             if star is not None:
@@ -1101,15 +1104,15 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                 return
             for e, v in zip(target.elts, items):
                 self.assign(e, v, st, stmt)
-        elif isinstance(target, ast.Attribute):
-            obj = self.eval(target.value, st)
-            self.store_attr(obj, target.attr, value, st, target, stmt)
-        elif isinstance(target, ast.Subscript):
-            obj = self.eval(target.value, st)
+        elif tcls is ast.Attribute:
+            obj = self.eval(target.value, st)  # type: ignore[attr-defined]
+            self.store_attr(obj, target.attr, value, st, target, stmt)  # type: ignore[attr-defined]
+        elif tcls is ast.Subscript:
+            obj = self.eval(target.value, st)  # type: ignore[attr-defined]
             self.store_item(obj, target, value, st, stmt)
-            if isinstance(obj, TensorV) and isinstance(target.value, ast.Attribute):
+            if isinstance(obj, TensorV) and isinstance(target.value, ast.Attribute):  # type: ignore[attr-defined]
                 self.note_store(obj, st, stmt, held=True)  # `self.queue[:, i] = keys.T`: now kept with a graph
-        elif isinstance(target, ast.Starred):
+        elif tcls is ast.Starred:
             self.assign(target.value, value, st, stmt)
 
     def unpack(self, value: Value, n: int, st: State) -> List[Value]:
@@ -1220,7 +1223,12 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return self.load_attr(self.eval(node.value, st), node.attr, st, node)
 
     def load_attr(self, obj: Value, attr: str, st: State, node: ast.AST) -> Value:
-        if isinstance(obj, RefV):
+        cls = obj.__class__  # (no subclasses of these value classes exist)
+        if cls is TensorV:
+            return self.tensor_getattr(obj, attr, st, node)  # type: ignore[arg-type]
+        if cls is ObjV:
+            return self.object_getattr(obj, attr, st, node)  # type: ignore[arg-type]
+        if cls is RefV:
             if obj.kind == "super":
                 return self.super_attr(obj, attr)
             if obj.kind == "torch":
@@ -1238,10 +1246,6 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                     return ConstV(expr.value)
                 return UNKNOWN
             return UNKNOWN
-        if isinstance(obj, TensorV):
-            return self.tensor_getattr(obj, attr, st, node)
-        if isinstance(obj, ObjV):
-            return self.object_getattr(obj, attr, st, node)
         if isinstance(obj, SeqV) and obj.kind == "tuple" and attr in _NAMEDTUPLE_FIELDS:
             items = st.lists.get(obj.lid, ())
             i = _NAMEDTUPLE_FIELDS[attr]

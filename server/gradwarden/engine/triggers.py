@@ -430,23 +430,34 @@ _COMPOUND = tuple(getattr(ast, n) for n in ("If", "For", "AsyncFor", "While", "W
 
 
 def _collect_defs(body: List[ast.stmt], cls: object, out: List[Tuple[ast.AST, Any]]) -> None:
+    kinds = _STATEMENT_KIND
     for stmt in body:
-        if isinstance(stmt, _FUNC_NODES):
+        kind = kinds.get(stmt.__class__)
+        if kind is None:
+            continue  # a simple statement (most of them): no definition inside
+        if kind == 1:
             out.append((stmt, cls))
-            _collect_defs(stmt.body, None, out)
-        elif isinstance(stmt, ast.ClassDef):
+            _collect_defs(stmt.body, None, out)  # type: ignore[attr-defined]
+        elif kind == 2:
             out.append((stmt, None))
-            _collect_defs(stmt.body, stmt, out)
-        elif isinstance(stmt, _COMPOUND):
-            for field in ("body", "orelse", "finalbody", "handlers"):
+            _collect_defs(stmt.body, stmt, out)  # type: ignore[attr-defined]
+        else:
+            for field in ("body", "orelse", "finalbody"):
                 sub = getattr(stmt, field, None)
                 if sub:
-                    _collect_defs([s for s in sub if isinstance(s, ast.stmt)] if field != "handlers"
-                                  else [x for h in sub for x in h.body], cls, out)
-            if hasattr(stmt, "cases"):
-                for case in stmt.cases:
+                    _collect_defs(sub, cls, out)
+            for handler in getattr(stmt, "handlers", None) or ():
+                _collect_defs(handler.body, cls, out)
+            if kind == 4:
+                for case in stmt.cases:  # type: ignore[attr-defined]
                     _collect_defs(case.body, cls, out)
 
+
+# a statement's kind for _collect_defs: 1 a function, 2 a class, 3 a compound statement, 4 match
+_STATEMENT_KIND: Dict[type, int] = {ast.FunctionDef: 1, ast.AsyncFunctionDef: 1, ast.ClassDef: 2,
+                                    **{c: 3 for c in _COMPOUND}}
+if hasattr(ast, "Match"):
+    _STATEMENT_KIND[ast.Match] = 4
 
 
 def _methods_of(class_named: Dict[str, List[Tuple[ast.ClassDef, Dict[str, List[FuncDef]]]]], cls_name: str,
