@@ -1188,6 +1188,16 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if node is None:
             return NONE
         kind = node.__class__
+        if kind is ast.Name:  # read here, not in ex_Name: a third of the expressions evaluated are names
+            name = node.id  # type: ignore[attr-defined]
+            frame = st.frames[st.fi]
+            v = frame.get(name)
+            if v is None and st.fi != 0:
+                foreign = frame.get("__gw_globals__")  # a function of another project module
+                v = foreign.get(name) if foreign is not None else st.frames[0].get(name)  # type: ignore[union-attr]
+            if v is not None:
+                return v
+            return ref_value("builtin", name) if name in BUILTINS else UNKNOWN
         try:
             meth = self._ex_handlers[kind]
         except KeyError:
@@ -1206,18 +1216,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return value
 
     def ex_Name(self, node: ast.Name, st: State) -> Value:
-        # st.lookup(node.id), inlined: the most evaluated expression
-        name = node.id
-        frame = st.frames[st.fi]
-        v = frame.get(name)
-        if v is None and st.fi != 0:
-            foreign = frame.get("__gw_globals__")  # a function of another project module
-            v = foreign.get(name) if foreign is not None else st.frames[0].get(name)  # type: ignore[union-attr]
-        if v is not None:
-            return v
-        if node.id in BUILTINS:
-            return ref_value("builtin", node.id)
-        return UNKNOWN
+        return BaseInterpreter.eval(self, node, st)  # eval reads names itself (the most evaluated expression)
 
     def ex_Attribute(self, node: ast.Attribute, st: State) -> Value:
         return self.load_attr(self.eval(node.value, st), node.attr, st, node)
