@@ -11,7 +11,7 @@ from dataclasses import fields
 
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.model import (
-    Node, RefV, Saved, TensorV, TInfo, make_tinfo, new_tinfo, ref_value, saved_value, tensor_value,
+    Node, RefV, Saved, TensorV, TInfo, make_tinfo, new_tinfo, ref_value, saved_value, tensor_value, view_tinfo,
 )
 
 
@@ -51,3 +51,17 @@ def test_node_fields_in_the_order_make_node_passes_them() -> None:
     assert [f.name for f in fields(Node)] == [
         "op", "span", "inputs", "leaves", "saved", "seq", "loop_ctx", "report_span", "call_span", "custom", "stack",
         "label", "input_names", "stale_site", "input_tids", "holds", "defs", "frame_args", "opaque", "id"]
+
+
+def test_view_record() -> None:
+    span, other = Span(2, 1, 2, 9), Span(3, 1, 3, 4)
+    s = make_tinfo(counter=3, storage=5, rg=True, leaf=False, name="h", created=other, loop_ctx=((1, 1),),
+                   data_alias=True, grad_output="F", ctx_saved=True, custom_out=("F", other), grad_site=True,
+                   dtype="float", logprob="dist", param=True, stored_at=other, stored_depth=2, held_at=other,
+                   alias_of=9, dual=True, base=7, expanded=other, multi_view=("split", other))
+    fast = view_tinfo(s, None, False, None, 7, span, ((2, 1),), span, ("chunk", span))
+    slow = make_tinfo(counter=s.counter, storage=s.storage, rg=None, leaf=False, grad_fn=None, base=7, name=s.name,
+                      created=span, loop_ctx=((2, 1),), expanded=span, multi_view=("chunk", span),
+                      data_alias=s.data_alias, grad_output=s.grad_output, ctx_saved=s.ctx_saved,
+                      custom_out=s.custom_out, grad_site=s.grad_site, dtype=s.dtype, logprob=s.logprob)
+    assert fast == slow and fast.__dict__ == slow.__dict__

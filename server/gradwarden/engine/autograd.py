@@ -15,7 +15,7 @@ from gradwarden.engine.flowfacts import NumberV
 from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import (
     UNKNOWN, Backward, ConstV, Node, ObjV, RefV, Saved, SeqV, State, TensorV, TInfo, UnknownV, Value, Write, fresh_id,
-    make_tinfo, new_tinfo, saved_value, tensor_value, walk_nodes,
+    make_tinfo, new_tinfo, saved_value, tensor_value, view_tinfo, walk_nodes,
 )
 
 
@@ -65,13 +65,9 @@ class AutogradMixin:
                               created=span, loop_ctx=st.loop_ctx, expanded=s.expanded, grad_output=s.grad_output,
                               ctx_saved=s.ctx_saved, data_alias=s.data_alias, dtype=s.dtype, alias_of=src.tid)
         else:
-            info = make_tinfo(counter=s.counter, storage=s.storage, rg=rg, leaf=grad_fn is None and not rg,
-                              grad_fn=grad_fn, base=s.base if s.base is not None else src.tid, name=s.name,
-                              created=span, loop_ctx=st.loop_ctx,
-                              expanded=span if kind == "expand" else s.expanded,
-                              multi_view=(opname, span) if kind == "multi_view" else s.multi_view,
-                              data_alias=s.data_alias, grad_output=s.grad_output, ctx_saved=s.ctx_saved,
-                              custom_out=s.custom_out, grad_site=s.grad_site, dtype=s.dtype, logprob=s.logprob)
+            info = view_tinfo(s, rg, grad_fn is None and not rg, grad_fn, s.base if s.base is not None else src.tid,
+                              span, st.loop_ctx, span if kind == "expand" else s.expanded,
+                              (opname, span) if kind == "multi_view" else s.multi_view)
         st.set_t(tid, info)
         return tensor_value(tid)
 

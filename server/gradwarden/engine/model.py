@@ -170,6 +170,33 @@ def new_tinfo(counter: int, storage: int, rg: Optional[bool], leaf: bool, grad_f
     return new
 
 
+def view_tinfo(s: TInfo, rg: Optional[bool], leaf: bool, grad_fn: Optional["Node"], base: Optional[int],
+               created: Optional[Span], loop_ctx: Tuple[Tuple[int, int], ...], expanded: Optional[Span],
+               multi_view: Optional[Tuple[str, Span]]) -> TInfo:
+    """The record of a view of the tensor ``s`` describes (it shares its version counter and
+    storage and keeps what it carries: name, dtype, where it came from), with these fields;
+    the others take their defaults. Positional, like ``new_tinfo``."""
+    new = _new(TInfo)
+    d = new.__dict__
+    d.update(_TINFO_DEFAULTS)
+    sd = s.__dict__
+    for name in _VIEW_KEEPS:
+        d[name] = sd[name]
+    d["rg"] = rg
+    d["leaf"] = leaf
+    d["grad_fn"] = grad_fn
+    d["base"] = base
+    d["created"] = created
+    d["loop_ctx"] = loop_ctx
+    d["expanded"] = expanded
+    d["multi_view"] = multi_view
+    return new
+
+
+_VIEW_KEEPS = ("counter", "storage", "name", "data_alias", "grad_output", "ctx_saved", "custom_out", "grad_site",
+               "dtype", "logprob")
+
+
 # The values made most often, without their frozen dataclass's ``__init__`` (one
 # ``object.__setattr__`` per field): tests/test_engine_model.py checks each against it.
 _new = object.__new__
