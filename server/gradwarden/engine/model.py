@@ -150,24 +150,25 @@ def make_tinfo(**kw: Any) -> TInfo:
     return new
 
 
+# The values made most often, without their frozen dataclass's ``__init__`` (one
+# ``object.__setattr__`` per field): tests/test_engine_model.py checks each against it.
+_new = object.__new__
+
+
+def _made(cls: type, fields: Dict[str, Any]) -> Any:
+    """An instance of the dataclass ``cls`` holding ``fields`` (every field, by name)."""
+    new = _new(cls)
+    object.__setattr__(new, "__dict__", fields)
+    return new
+
+
 def new_tinfo(counter: int, storage: int, rg: Optional[bool], leaf: bool, grad_fn: Optional["Node"], param: bool,
               name: str, created: Optional[Span], loop_ctx: Tuple[Tuple[int, int], ...], dtype: Optional[str]) -> TInfo:
     """The record of a new tensor (``make_tinfo`` with these fields, positionally: keyword
     matching costs as much as the rest of the call)."""
-    new = _new(TInfo)
-    d = new.__dict__
-    d.update(_TINFO_DEFAULTS)
-    d["counter"] = counter
-    d["storage"] = storage
-    d["rg"] = rg
-    d["leaf"] = leaf
-    d["grad_fn"] = grad_fn
-    d["param"] = param
-    d["name"] = name
-    d["created"] = created
-    d["loop_ctx"] = loop_ctx
-    d["dtype"] = dtype
-    return new
+    return _made(TInfo, {**_TINFO_DEFAULTS, "counter": counter, "storage": storage, "rg": rg, "leaf": leaf,
+                         "grad_fn": grad_fn, "param": param, "name": name, "created": created, "loop_ctx": loop_ctx,
+                         "dtype": dtype})
 
 
 def view_tinfo(s: TInfo, rg: Optional[bool], leaf: bool, grad_fn: Optional["Node"], base: Optional[int],
@@ -176,30 +177,12 @@ def view_tinfo(s: TInfo, rg: Optional[bool], leaf: bool, grad_fn: Optional["Node
     """The record of a view of the tensor ``s`` describes (it shares its version counter and
     storage and keeps what it carries: name, dtype, where it came from), with these fields;
     the others take their defaults. Positional, like ``new_tinfo``."""
-    new = _new(TInfo)
-    d = new.__dict__
-    d.update(_TINFO_DEFAULTS)
     sd = s.__dict__
-    for name in _VIEW_KEEPS:
-        d[name] = sd[name]
-    d["rg"] = rg
-    d["leaf"] = leaf
-    d["grad_fn"] = grad_fn
-    d["base"] = base
-    d["created"] = created
-    d["loop_ctx"] = loop_ctx
-    d["expanded"] = expanded
-    d["multi_view"] = multi_view
-    return new
-
-
-_VIEW_KEEPS = ("counter", "storage", "name", "data_alias", "grad_output", "ctx_saved", "custom_out", "grad_site",
-               "dtype", "logprob")
-
-
-# The values made most often, without their frozen dataclass's ``__init__`` (one
-# ``object.__setattr__`` per field): tests/test_engine_model.py checks each against it.
-_new = object.__new__
+    return _made(TInfo, {**_TINFO_DEFAULTS, "counter": sd["counter"], "storage": sd["storage"], "name": sd["name"],
+                         "data_alias": sd["data_alias"], "grad_output": sd["grad_output"], "ctx_saved": sd["ctx_saved"],
+                         "custom_out": sd["custom_out"], "grad_site": sd["grad_site"], "dtype": sd["dtype"],
+                         "logprob": sd["logprob"], "rg": rg, "leaf": leaf, "grad_fn": grad_fn, "base": base,
+                         "created": created, "loop_ctx": loop_ctx, "expanded": expanded, "multi_view": multi_view})
 
 
 def tensor_value(tid: int) -> TensorV:
@@ -209,13 +192,7 @@ def tensor_value(tid: int) -> TensorV:
 
 
 def ref_value(kind: str, name: str, target: Any = None, bound: Optional[Value] = None) -> RefV:
-    v = _new(RefV)
-    d = v.__dict__
-    d["kind"] = kind
-    d["name"] = name
-    d["target"] = target
-    d["bound"] = bound
-    return v
+    return _made(RefV, {"kind": kind, "name": name, "target": target, "bound": bound})
 
 
 # --------------------------------------------------------------------------- graph
@@ -237,19 +214,8 @@ class Saved:
 
 def saved_value(tid: int, counter: int, storage: int, version: int, seq: int, name: str, is_output: bool = False,
                 maybe: bool = False) -> Saved:
-    v = _new(Saved)
-    d = v.__dict__
-    d["tid"] = tid
-    d["counter"] = counter
-    d["storage"] = storage
-    d["version"] = version
-    d["seq"] = seq
-    d["name"] = name
-    d["is_output"] = is_output
-    d["maybe"] = maybe
-    d["unchecked"] = False
-    d["view"] = False
-    return v
+    return _made(Saved, {"tid": tid, "counter": counter, "storage": storage, "version": version, "seq": seq,
+                         "name": name, "is_output": is_output, "maybe": maybe, "unchecked": False, "view": False})
 
 
 @dataclass(eq=False)
