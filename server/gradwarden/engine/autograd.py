@@ -98,27 +98,15 @@ class AutogradMixin:
                  extra_saved: Sequence[TensorV] = (), force_rg: Optional[bool] = None) -> List[TensorV]:
         """Run a functional op: returns its tensor outputs (``info.n_outputs`` of them)."""
         t_of = st.t
-        tensors: List[List[TensorV]] = []
-        rgs: List[Optional[bool]] = []  # per slot: _any_rg of its tensors' flags (False: none)
-        for v in slots:
-            ts = [v] if v.__class__ is TensorV else self.slot_tensors(st, v)
-            tensors.append(ts)
-            r: Optional[bool] = False
-            for t in ts:
-                x = t_of[t.tid].rg
-                if x is True:
-                    r = True
-                    break
-                if x is not False:
-                    r = None
-            rgs.append(r)
+        tensors = [[v] if v.__class__ is TensorV else self.slot_tensors(st, v) for v in slots]
+        rgs = [_any_rg([t_of[t.tid].rg for t in ts]) if ts else False for ts in tensors]
         differentiable = True if info is None else info.differentiable
         if not st.grad_enabled or not differentiable:
             out_rg: Optional[bool] = False
         elif force_rg is not None:
             out_rg = force_rg
         else:
-            out_rg = True if True in rgs else False if all(r is False for r in rgs) else None
+            out_rg = _any_rg(rgs)
         node = None
         if out_rg is not False:
             seq = st.next_seq()
@@ -180,12 +168,7 @@ class AutogradMixin:
                 # `-(p_teacher * log_softmax(student)).sum()`: a soft cross-entropy written out
                 other = operands[1] if operands[0] is dist[0] else operands[0]
                 self.check_peer_target(dist[0], other, st, span, node)
-        dual = False
-        for ts in tensors:
-            for t in ts:
-                if t_of[t.tid].dual:
-                    dual = True
-        if dual:
+        if any(t_of[t.tid].dual for ts in tensors for t in ts):
             for out in outs:
                 st.update_t(out.tid, dual=True)
             if opname in JVP_WRITES_OUTPUT and outs:
@@ -217,7 +200,7 @@ class AutogradMixin:
                     parents.append(g)
                     names.append(ti.name)
                     tids.append(t.tid)
-                if ti.grad_fn.id in st.freed and stale_site is None and self.call_spans:
+                if g.id in st.freed and stale_site is None and self.call_spans:
                     stale_site = self.passed_in_at(st, t.tid)
             elif ti.rg and ti.leaf:
                 leaves.append(self.leaf_root(st, t.tid))

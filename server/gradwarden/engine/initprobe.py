@@ -21,7 +21,9 @@ from __future__ import annotations
 import ast
 from typing import Callable, List, Optional, Set
 
-CONTAINER_NAMES = frozenset({"Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"})
+from gradwarden.engine.torchsem import CONTAINERS
+
+CONTAINER_NAMES = frozenset(path.rsplit(".", 1)[-1] for path in CONTAINERS)  # Sequential, ModuleList, ...
 # builtins that cannot hand back an object of the module (no globals(), vars(), getattr(), eval())
 _PLAIN_BUILTINS = frozenset({"range", "len", "int", "float", "bool", "str", "tuple", "list", "dict", "set", "min",
                              "max", "abs", "round", "sum", "isinstance", "print", "enumerate", "zip", "reversed",

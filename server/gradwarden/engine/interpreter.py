@@ -37,7 +37,7 @@ from gradwarden.engine.halt import Halt
 from gradwarden.engine.initprobe import builds_no_container
 from gradwarden.engine.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value,
-    fresh_id, join_states, ref_value, tensor_value,
+    fresh_id, join_states, ref_value,
 )
 from gradwarden.engine.source import SourceText
 from gradwarden.engine.torchsem import TorchMixin
@@ -1188,7 +1188,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if node is None:
             return NONE
         kind = node.__class__
-        if kind is ast.Name:  # read here, not in ex_Name: a third of the expressions evaluated are names
+        if kind is ast.Name:  # State.lookup, inlined here: a third of the expressions evaluated are names
             name = node.id  # type: ignore[attr-defined]
             frame = st.frames[st.fi]
             v = frame.get(name)

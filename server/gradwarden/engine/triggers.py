@@ -423,7 +423,6 @@ def _defs(body: List[ast.stmt], cls: object) -> List[Tuple[ast.AST, Any]]:
     return out
 
 
-_FUNC_NODES = (ast.FunctionDef, ast.AsyncFunctionDef)
 # the statements with statement bodies besides definitions (the others have none to descend)
 _COMPOUND = tuple(getattr(ast, n) for n in ("If", "For", "AsyncFor", "While", "With", "AsyncWith", "Try",
                                             "TryStar", "Match") if hasattr(ast, n))
