@@ -160,8 +160,17 @@ def _make_exact(out: FixIndex, source: str, filename: str, diags: List[Diagnosti
     safe_ds = [d for d in chosen if out.choice(d).safe]  # type: ignore[union-attr]
     unsafe_ds = [d for d in chosen if not out.choice(d).safe]  # type: ignore[union-attr]
 
+    # The --fix and --unsafe-fixes runs mostly visit the same texts (the same first pass when
+    # no unsafe fix is chosen first): each text is analysed once.
+    analysed: Dict[str, List[Diagnostic]] = {}
+
+    def analyse(text: str) -> List[Diagnostic]:
+        if text not in analysed:
+            analysed[text] = analyze(text, filename)
+        return list(analysed[text])
+
     def run(unsafe: bool) -> str:
-        return fix_until_stable(source, lambda t: analyze(t, filename), unsafe=unsafe, diagnostics=list(diags)).source
+        return fix_until_stable(source, analyse, unsafe=unsafe, diagnostics=list(diags)).source
 
     want_safe = run(False) if safe_ds else source
     want_all = run(True)

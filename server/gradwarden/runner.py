@@ -187,10 +187,40 @@ def run(
                     progress(i + 1, total)
         return results
 
-    # Imported here: a process pool costs tens of milliseconds to import, and most runs
-    # (one file from an editor or pre-commit, a warm cache) never start one.
+    # A process pool is imported in _run_in_pool: it costs tens of milliseconds to import, and
+    # most runs (one file from an editor or pre-commit, a warm cache) never start one.
+    shared = _share_with_forked_workers()
+    try:
+        return _run_in_pool(items, n_jobs, ignore_noqa, keep_source, progress, analyze, record)
+    finally:
+        if shared:
+            import gc
+
+            gc.unfreeze()
+
+
+def _share_with_forked_workers() -> bool:
+    """When the workers are forked (Linux's default start method up to Python 3.13), load the
+    engine here once so that every worker inherits it, then freeze the collector's view of what
+    this process holds: the workers' collections skip those objects instead of scanning (and
+    copying) them. Spawned or forkserver workers start from nothing: nothing to share."""
+    import gc
+    import multiprocessing
+
+    if multiprocessing.get_start_method(allow_none=False) != "fork":
+        return False
+    from gradwarden.engine.analyze import preload
+
+    preload()
+    gc.freeze()
+    return True
+
+
+def _run_in_pool(items: List[Tuple[str, str]], n_jobs: int, ignore_noqa: bool, keep_source: bool,
+                 progress: Optional[Progress], analyze: Analyzer, record: bool) -> List[Outcome]:
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
+    total = len(items)
     # Small chunks keep the workers busy to the end; big enough to amortise the pickling.
     size = max(1, min(32, total // (n_jobs * 4) or 1))
     chunks = [items[i : i + size] for i in range(0, total, size)]

@@ -64,6 +64,38 @@ def _analyze(tree: ast.Module, src: SourceText, filename: str) -> List[Diagnosti
         return analyze_module(tree, src, filename)
 
 
+# A small program that takes every path a first analysis loads lazily: the interpreter and the
+# rules (imported on first use, to keep the command line's start light), the op table (JSON),
+# the torch-module and in-place-op semantics, a backward.
+_WARM_UP = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.act = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        return self.act(self.fc(x))
+
+
+x = torch.randn(2, 4, requires_grad=True)
+y = Net()(x).sigmoid()
+y.mul_(2)
+y.sum().backward()
+"""
+
+
+def preload() -> None:
+    """Load what a first analysis loads, now. A process that forks workers calls it first, so
+    that they share one copy instead of each loading its own (a worker forked from a process
+    that never analysed would spend about as much as a dozen small files on it)."""
+    _analyze(ast.parse(_WARM_UP), SourceText(_WARM_UP), "<warm-up>")
+
+
 def _imported_already(filename: str, data: bytes):
     """The parse of this very file (same path, same bytes) that an earlier analysis of this
     process made when it followed an import of it (engine/imports.py), if still held."""

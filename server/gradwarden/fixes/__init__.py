@@ -100,15 +100,15 @@ def text_edits_for(source: str, diagnostic: Diagnostic, fix: Fix) -> Optional[Li
 
 def _realise(fn: Realiser, doc: "Doc", source: str, diagnostic: Diagnostic, fix: Fix) -> Optional[Tuple["TextEdit", ...]]:
     from gradwarden.fixes._doc import CannotFix, apply_text_edits, merge_edits
+    from gradwarden.fixes._syntax import compiles_after
 
     try:
         edits = merge_edits(fn(FixContext(doc, diagnostic, fix)))
         if not edits:
             return None
         new = apply_text_edits(source, edits)
-        if new == source:
+        if new == source or not compiles_after(doc, edits, new, diagnostic.filename or "<fix>"):
             return None
-        compile(new, diagnostic.filename or "<fix>", "exec", dont_inherit=True)
         return tuple(edits)
     except CannotFix:
         return None
@@ -198,13 +198,16 @@ def fix_source(source: str, diagnostics: Sequence[Diagnostic], unsafe: bool = Fa
     ``unsafe``); fixes that would touch the same lines as an earlier one are left for a later
     pass. Returns (new source, number of fixes applied). Pure; never raises."""
     from gradwarden.fixes._doc import apply_text_edits
+    from gradwarden.fixes._syntax import compiles_after
 
     chosen = plan(source, diagnostics, unsafe)
     if not chosen:
         return source, 0
     try:
-        new = apply_text_edits(source, [e for _, _, es in chosen for e in es])
-        compile(new, "<fix>", "exec", dont_inherit=True)
+        edits = [e for _, _, es in chosen for e in es]
+        new = apply_text_edits(source, edits)
+        if not compiles_after(doc_for(source), edits, new):
+            return source, 0
     except Exception:  # noqa: BLE001
         return source, 0
     return new, len(chosen)

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange
 
 from gradwarden.engine.diagnostic import Edit, Span
+from gradwarden.fixes._positions import LazyPositions
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
@@ -85,14 +86,17 @@ def base_of(node: cst.CSTNode) -> cst.CSTNode:
     return node
 
 
-def _parents(module: cst.Module) -> Dict[int, cst.CSTNode]:
-    """Each node's parent, by identity (3x faster than libcst's ParentNodeProvider). The
-    children are read from the node's dataclass fields: ``node.children`` runs a visitor per
-    node, twice this walk's time. (Each field holds a node, a sequence of nodes, or a value.)"""
-    parents: Dict[int, cst.CSTNode] = {}
-    fields_of: Dict[type, Tuple[str, ...]] = {}
+_FIELDS_OF: Dict[type, Tuple[str, ...]] = {}
+
+
+def _add_parents(root: cst.CSTNode, parents: Dict[int, cst.CSTNode]) -> None:
+    """Record each node's parent under ``root``, by identity (3x faster than libcst's
+    ParentNodeProvider). The children are read from the node's dataclass fields:
+    ``node.children`` runs a visitor per node, twice this walk's time. (Each field holds a node,
+    a sequence of nodes, or a value.)"""
+    fields_of = _FIELDS_OF
     CSTNode = cst.CSTNode
-    stack: List[cst.CSTNode] = [module]
+    stack: List[cst.CSTNode] = [root]
     while stack:
         node = stack.pop()
         names = fields_of.get(node.__class__)
@@ -108,7 +112,33 @@ def _parents(module: cst.Module) -> Dict[int, cst.CSTNode]:
                     if isinstance(child, CSTNode):
                         parents[id(child)] = node
                         stack.append(child)
-    return parents
+
+
+class _Parents:
+    """Each node's parent, by identity, recorded one top-level statement at a time: a fix asks
+    about the statement it edits (``Doc.find`` records the statements it searches); a node from
+    elsewhere has the whole module recorded first."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self._module = module
+        self._map: Dict[int, cst.CSTNode] = {}
+        self._done = [False] * len(module.body)
+        self._all = False
+
+    def record(self, i: int) -> None:
+        if not self._done[i]:
+            stmt = self._module.body[i]
+            self._map[id(stmt)] = self._module
+            _add_parents(stmt, self._map)
+            self._done[i] = True
+
+    def get(self, key: int) -> Optional[cst.CSTNode]:
+        got = self._map.get(key)
+        if got is None and not self._all and key != id(self._module):
+            _add_parents(self._module, self._map)
+            self._all = True
+            got = self._map.get(key)
+        return got
 
 
 class Doc:
@@ -124,9 +154,9 @@ class Doc:
         # The libcst tree is made on first use: the row and offset helpers alone (a fix's
         # result checked row by row) do not need it, and it costs several parses' time.
         self._parsed = False
-        self._wrapper_: Optional[MetadataWrapper] = None
-        self._pos_: Optional[Dict[cst.CSTNode, CodeRange]] = None
-        self._parent_: Optional[Dict[int, cst.CSTNode]] = None
+        self._module_: Optional[cst.Module] = None
+        self._pos_: Optional[LazyPositions] = None
+        self._parent_: Optional[_Parents] = None
         self._error: Optional[str] = None
         # What the fixes derive from this text and reuse (a scope's data-flow index, a fix's
         # edits): a JSON report realises each fix up to five times (the safe and the unsafe
@@ -137,9 +167,9 @@ class Doc:
         self._parsed = True
         try:
             module = cst.parse_module(self.text)
-            self._wrapper_ = MetadataWrapper(module, unsafe_skip_copy=True)
-            self._pos_ = self._wrapper_.resolve(PositionProvider)  # type: ignore[assignment]
-            self._parent_ = _parents(module)
+            self._parent_ = _Parents(module)
+            self._pos_ = LazyPositions(module, self.text, self.line_starts, self._parent_)
+            self._module_ = module
         except (cst.ParserSyntaxError, RecursionError, ValueError, MemoryError, Exception) as exc:  # noqa: BLE001
             self._error = f"{type(exc).__name__}: {exc}"
 
@@ -149,20 +179,20 @@ class Doc:
             self._parse()
         return getattr(self, attr)
 
-    _wrapper = property(lambda self: self._tree_fact("_wrapper_"))  # Optional[MetadataWrapper]
-    _pos = property(lambda self: self._tree_fact("_pos_"))  # Optional[Dict[cst.CSTNode, CodeRange]]
-    _parent = property(lambda self: self._tree_fact("_parent_"))  # Optional[Dict[int, cst.CSTNode]]
+    _module = property(lambda self: self._tree_fact("_module_"))  # Optional[cst.Module]
+    _pos = property(lambda self: self._tree_fact("_pos_"))  # Optional[LazyPositions]: node -> CodeRange
+    _parent = property(lambda self: self._tree_fact("_parent_"))  # Optional[_Parents]: id(node) -> parent
     error = property(lambda self: self._tree_fact("_error"), doc="Why the text does not parse (None: it does).")
 
     # ------------------------------------------------------------------ basics
     @property
     def ok(self) -> bool:
-        return self._wrapper is not None
+        return self._module is not None
 
     @property
     def module(self) -> cst.Module:
-        assert self._wrapper is not None
-        return self._wrapper.module
+        assert self._module is not None
+        return self._module
 
     @property
     def newline(self) -> str:
@@ -300,7 +330,15 @@ class Doc:
         exact: Optional[cst.CSTNode] = None
         best: Optional[cst.CSTNode] = None
         best_len: Optional[int] = None
-        stack: List[cst.CSTNode] = list(self.module.children)
+        stack: List[cst.CSTNode] = []
+        if self._pos.first_lines is None:
+            stack.extend(self.module.children)
+        else:  # a top-level statement whose text cannot hold the span is skipped, its positions unmade
+            for i, top in enumerate(self.module.body):
+                where = self._pos.statement_offsets(i)
+                if where[0] <= start and (where[1] is None or end <= where[1]):
+                    self._parent.record(i)
+                    stack.append(top)
         while stack:
             node = stack.pop()
             if not self.has_pos(node):

@@ -21,6 +21,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 from gradwarden.engine.diagnostic import Diagnostic, Fix
 from gradwarden.fixes import doc_for, plan
 from gradwarden.fixes._doc import TextEdit, apply_text_edits
+from gradwarden.fixes._syntax import compiles_after
 
 Analyze = Callable[[str], List[Diagnostic]]
 MAX_PASSES = 10
@@ -126,7 +127,8 @@ def fix_until_stable(source: str, analyze: Analyze, *, unsafe: bool = False, max
             edits = [e for _, _, es in accepted for e in es]
             try:
                 new_text = apply_text_edits(current, edits)
-                compile(new_text, "<fix>", "exec", dont_inherit=True)
+                if not compiles_after(doc_for(current), edits, new_text):
+                    raise SyntaxError("the fixes of this pass do not compile together")
             except (SyntaxError, ValueError):
                 bad = accepted.pop()
                 failed.add(_key(current, bad[0], bad[1]))
