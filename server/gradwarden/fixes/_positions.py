@@ -72,6 +72,10 @@ class LazyPositions:
         self._extents: Dict[int, Tuple[int, int]] = {}  # statement -> offsets of its text, once verified
         self._all = False
         self.first_lines = _first_lines(module, text) if PositionProvidingCodegenState is not None else None
+        # where each top-level statement's text starts (offsets of first_lines): its end is the
+        # next one's start, or the end of the text
+        self.starts: Optional[List[int]] = (
+            None if self.first_lines is None else [self._offset_of_line(line) for line in self.first_lines])
         self.statements_made = 0  # how many top-level statements were generated one by one
         self.whole_made = 0  # how many times the whole module was (0 or 1)
 
@@ -95,11 +99,9 @@ class LazyPositions:
         """Offsets ``[start, end)`` of the text of top-level statement ``i`` (its leading lines
         included; the end is the next statement's start, or None for the last), or None when
         unknown. Lets a search skip statements without generating them."""
-        if self.first_lines is None:
+        if self.starts is None:
             return None
-        start = self._offset_of_line(self.first_lines[i])
-        end = self._offset_of_line(self.first_lines[i + 1]) if i + 1 < len(self.first_lines) else None
-        return start, end
+        return self.starts[i], (self.starts[i + 1] if i + 1 < len(self.starts) else None)
 
     def extent(self, i: int) -> Optional[Tuple[int, int]]:
         """Offsets ``[start, end)`` of the text of top-level statement ``i`` (its leading comment

@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import re
 import warnings
-from typing import List, Optional, Sequence
+from typing import Optional, Sequence
 
 from gradwarden.fixes._doc import Doc, TextEdit, apply_text_edits
 
@@ -58,9 +58,9 @@ def touched_part(doc: Doc, edits: Sequence[TextEdit]) -> Optional[str]:
     if not edits or "__future__" in text or _MODULE_GLOBAL.search(text) or not doc.ok:
         return None
     positions = doc._pos
-    if positions is None or not positions.first_lines:
+    if positions is None or not positions.starts:
         return None
-    starts: List[int] = [doc.row_start(line) for line in positions.first_lines]
+    starts = positions.starts
     touched = set()
     for e in edits:
         first = bisect.bisect_right(starts, e.start) - 1  # an insertion at a start goes with that statement
