@@ -25,7 +25,7 @@ from gradwarden.engine import optable
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.flowfacts import DATA, PLAIN_NUMBER, Cut, NumberV, join_cuts, unsure
-from gradwarden.engine.flowops import UNK, T, function_shape, method_shape, module_shape
+from gradwarden.engine.flowops import PAIR_METHODS, UNK, T, function_shape, method_shape, module_shape, pair_shape
 from gradwarden.engine.model import (
     NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, walk_nodes,
 )
@@ -116,7 +116,9 @@ class FlowMixin:
         self.explicit_dtype: Set[int] = set()
         self.explicit_device: Set[int] = set()
         self.rewrapped: Dict[int, Cut] = {}  # a leaf that requires grad, made from a cut value
-        self.nograd_views: Dict[int, Tuple[Span, bool]] = {}  # views made under no_grad of a base requiring grad
+        # views made under no_grad: tid -> (where, surely a view, its base requires grad, what made it).
+        # A write with grad on raises when the base requires grad, else when the value written does.
+        self.nograd_views: Dict[int, Tuple[Span, bool, bool, str]] = {}
         self.views: Dict[int, bool] = {}  # tid -> certainly a view (False: maybe, reshape)
         self.unfold_views: Dict[int, Tuple[Span, Optional[bool]]] = {}  # unfold windows (overlapping?)
         self.slices: Dict[int, Tuple[int, Tuple[Any, ...]]] = {}  # view -> (parent tid, its basic index)
@@ -323,14 +325,14 @@ class FlowMixin:
         view_kind = kind in ("view", "multi_view", "expand")
         if view_kind or kind == "may_alias":
             self.views[out.tid] = view_kind
-            if not st.grad_enabled and si.rg is True and span is not None:
+            if not st.grad_enabled and si.rg is not None and span is not None:
                 # only where the user disabled grad: inside a custom Function's forward the
                 # view is a custom-Function view instead (GW305)
                 if self._region(st) is not None:
-                    self.nograd_views[out.tid] = (span, view_kind)
+                    self.nograd_views[out.tid] = (span, view_kind, si.rg is True, "")
             elif src.tid in self.nograd_views:
-                vs, sure = self.nograd_views[src.tid]
-                self.nograd_views[out.tid] = (vs, sure and view_kind)
+                vs, sure, base_rg, what = self.nograd_views[src.tid]
+                self.nograd_views[out.tid] = (vs, sure and view_kind, base_rg, what)
             if src.tid in self.unfold_views and view_kind:
                 self.unfold_views[out.tid] = self.unfold_views[src.tid]
         return out
@@ -431,6 +433,8 @@ class FlowMixin:
         out = super().call_torch(qual, args, kwargs, st, node)  # type: ignore[misc]
         if not isinstance(out, (TensorV, SeqV)):
             return out
+        if isinstance(out, SeqV) and short in PAIR_METHODS and args and isinstance(args[0], TensorV):
+            self._pair_shapes(st, out, short, self.shapes.get(args[0].tid), args[1:], kwargs)
         span = self.span_of(node)  # type: ignore[attr-defined]
         tensors = [x for a in list(args) + list(kwargs.values()) for x in self.slot_tensors(st, a)]  # type: ignore[attr-defined]
         if any(x.tid in self.unknown_derived for x in tensors):
@@ -598,6 +602,8 @@ class FlowMixin:
                 self.cuts[t.tid] = self._cut_here("detach", span, "`.detach_()`") if rg0 is not False else \
                     self.cuts.get(t.tid, DATA)
             return out
+        if isinstance(out, SeqV) and name in PAIR_METHODS:
+            self._pair_shapes(st, out, name, self.shapes.get(t.tid), args, kwargs)
         if isinstance(out, TensorV) and out.tid != t.tid:
             oi = st.t.get(out.tid)
             if oi is not None and oi.rg is False and out.tid not in self.cuts:
@@ -615,6 +621,21 @@ class FlowMixin:
             self._with_numbers(st, out, values)
         self._after_call(out, st, seq0, opaque, tensors)
         return out
+
+    def _pair_shapes(self, st: State, out: SeqV, name: str, shape: Any, args: Sequence[Value],
+                     kwargs: Dict[str, Value]) -> None:
+        """The shapes of the ``(values, indices)`` a ``max(dim)``/``sort``/``topk`` returns."""
+        if self.standalone:
+            return
+        try:
+            got = pair_shape(name, shape, [self._py(a, st) for a in args], {k: self._py(v, st) for k, v in kwargs.items()})
+        except (TypeError, ValueError, IndexError):
+            got = None
+        if got is None:
+            return
+        for x in st.lists.get(out.lid, ()):
+            if isinstance(x, TensorV) and x.tid not in self.shapes:
+                self.shapes[x.tid] = got
 
     def _with_numbers(self, st: State, t: TensorV, values: Sequence[Value]) -> None:
         """A Python number taken from a tensor (``loss.item()``) and folded into a tensor that
@@ -665,6 +686,10 @@ class FlowMixin:
         if name in MOVES and info.rg is True and info.grad_fn is None and out.tid != t.tid:
             if not self._certain_copy(st, t, name, args, kwargs):
                 self.maybe_leaf[out.tid] = span
+            else:
+                # certainly a copy (a dtype conversion): a tensor of its own, whose writes
+                # never reach the leaf it was made from
+                st.update_t(out.tid, counter=out.tid, storage=out.tid)
         if t.tid in self.explicit_dtype and name in {"clone", "detach", "contiguous"}:
             self.explicit_dtype.add(out.tid)
 
@@ -816,6 +841,11 @@ class FlowMixin:
                 out.append(...)
             else:
                 c = _const_int(p)
+                if c is None and isinstance(p, (ast.Name, ast.Attribute)):
+                    # `x[:, self.channel]`: a name or attribute holding a known int
+                    v = self.eval(p, st)  # type: ignore[attr-defined]
+                    if isinstance(v, ConstV) and isinstance(v.value, int) and not isinstance(v.value, bool):
+                        c = v.value
                 if c is None:
                     return None
                 out.append(c)
@@ -929,6 +959,9 @@ class FlowMixin:
                                node: ast.AST) -> Value:
         obj = super().construct_torch_module(qual, args, kwargs, st, node)  # type: ignore[misc]
         if isinstance(obj, ObjV):
+            for slot, v in st.attrs(obj.oid).items():
+                if isinstance(v, TensorV) and (slot.startswith("running_") or slot == "num_batches_tracked"):
+                    self.cuts[v.tid] = DATA  # running statistics are buffers: never part of a graph
             self.mod_ctor[obj.oid] = (qual.rsplit(".", 1)[-1], [self._py(a, st) for a in args],
                                       {k: self._py(v, st) for k, v in kwargs.items()})
         return obj
@@ -1038,9 +1071,16 @@ class FlowMixin:
 
     # ------------------------------------------------------------------ writes and loops (flowviews.py)
     def do_write(self, st: State, target: TensorV, opname: str, span: Span, **kw: Any) -> str:
+        others = kw.pop("others", ())
         if kw.get("kind", "user") in ("user", "module"):
-            self.check_write(st, target, opname, span, kw.get("site"), kw.get("name", ""))
+            self.check_write(st, target, opname, span, kw.get("site"), kw.get("name", ""), others)
         return super().do_write(st, target, opname, span, **kw)  # type: ignore[misc]
+
+    def custom_function_view(self, st: State, out: TensorV, fn: str, span: Span) -> None:
+        """``Fn.apply(x)`` whose forward returns ``x`` as-is, with no input requiring grad:
+        autograd makes the output a view created without grad tracking, which a write of a
+        value requiring grad cannot rebase."""
+        self.nograd_views[out.tid] = (span, True, False, fn)
 
     def tensor_setitem(self, t: TensorV, target: ast.Subscript, value: Value, st: State, stmt: ast.AST) -> None:
         self.check_setitem(st, t, target, value, stmt)

@@ -114,11 +114,22 @@ def check_backward(self: Any, st: State, roots: Sequence[TensorV], span: Span, g
             continue
         made = self._node_frame_span(info)
         related = [Related(span, "raises here: a non-scalar needs `gradient=`", "backward")]
+        where = span
         if made is not None and made != span:
-            related.insert(0, Related(made, f"`{info.name or 'it'}` is computed here with shape {_shape_text(shape)}",
-                                      "created"))
-        self.emit(Event("nonscalar_backward", span, {
+            n = info.grad_fn
+            if api == "backward" and n is not None and tuple(n.stack) == tuple(self.call_spans) and \
+                    made.row != span.row and not self.foreign_stack:
+                # a loss computed by the code that backwards it: reducing it there is the fix
+                # (`autograd.grad` of a vector is fixed at the call, with `grad_outputs`)
+                where = made
+                related[0] = Related(span, f"{API_TEXT.get(api, api)} raises here: a non-scalar needs `gradient=`",
+                                     "backward")
+            else:
+                related.insert(0, Related(made, f"`{info.name or 'it'}` is computed here with shape "
+                                                f"{_shape_text(shape)}", "created"))
+        self.emit(Event("nonscalar_backward", where, {
             "name": info.name or "tensor", "shape": _shape_text(shape), "api": API_TEXT.get(api, api),
+            "at": f" at line {span.row}" if where is not span else "",
             "cond": ("" if info.rg is True else " (if it requires grad; otherwise it has no graph at all)") +
                     ("" if sure else " (unless its unknown dimensions are all 1, e.g. a batch of one)")},
             related=tuple(related), fix_facts={"backward_span": span, "api": api},

@@ -42,6 +42,8 @@ float_power copysign nextafter heaviside logaddexp logaddexp2 sinc frexp i0 lgam
 REDUCTIONS = frozenset("sum mean prod std var nansum nanmean amax amin logsumexp all any count_nonzero".split())
 # reductions that return (values, indices) when given a dim and one tensor when not
 REDUCE_OR_PAIR = frozenset("max min median nanmedian mode".split())
+# calls that return a (values, indices) pair (with a dim, for the ones above)
+PAIR_METHODS = REDUCE_OR_PAIR | frozenset("kthvalue sort topk cummax cummin".split())
 ELEMENTWISE_LOSSES = frozenset("""
 mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy binary_cross_entropy_with_logits kl_div
 soft_margin_loss poisson_nll_loss
@@ -308,6 +310,15 @@ def function_shape(short: str, args: Sequence[Any], kwargs: Dict[str, Any], func
         if a is not None and b is not None and len(a) == 1 and len(b) == 1 and ELL not in a + b:
             return (a[0], b[0])
         return None
+    if short in ("interpolate", "upsample") and args and isinstance(args[0], T):
+        x = args[0].shape
+        got = _upsample_sizes(x, kwargs.get("size", args[1] if len(args) > 1 else None),
+                              kwargs.get("scale_factor", args[2] if len(args) > 2 else None))
+        return None if got is None else _spatial_out(x, got[0], got[1])
+    if short.startswith("adaptive_") and short[-2:] in ("1d", "2d", "3d") and args and isinstance(args[0], T):
+        n = int(short[-2])
+        out = _tuple_of(kwargs.get("output_size", args[1] if len(args) > 1 else None), n)
+        return _spatial_out(args[0].shape, n, out)
     if short == "where" and len(args) == 3:
         return fs.broadcast([_shape_of(a) if isinstance(a, T) else () for a in args])
     if args and isinstance(args[0], T):
@@ -316,12 +327,136 @@ def function_shape(short: str, args: Sequence[Any], kwargs: Dict[str, Any], func
     return None
 
 
+def pair_shape(name: str, self_shape: Shape, args: Sequence[Any], kwargs: Dict[str, Any]) -> Shape:
+    """Shape of each tensor of the ``(values, indices)`` pair ``x.name(...)`` returns (``max``/
+    ``min``/``median``/``mode``/``kthvalue`` along a dim, ``sort``, ``topk``)."""
+    if any(isinstance(a, T) for a in args):
+        return None
+    if name in REDUCE_OR_PAIR:
+        dim = kwargs.get("dim", args[0] if args else None)
+        keep = kwargs.get("keepdim", args[1] if len(args) > 1 else False)
+        dims = _dims(dim)
+        if dims is None or len(dims) != 1 or not isinstance(keep, bool):
+            return None
+        return fs.reduce(self_shape, dims, keep)
+    if name == "kthvalue":
+        dim = kwargs.get("dim", args[1] if len(args) > 1 else -1)
+        keep = kwargs.get("keepdim", args[2] if len(args) > 2 else False)
+        return fs.reduce(self_shape, [dim], keep) if _int(dim) is not None and isinstance(keep, bool) else None
+    if name in ("sort", "cummax", "cummin"):
+        return self_shape
+    if name == "topk":
+        k = _int(kwargs.get("k", args[0] if args else None))
+        dim = _int(kwargs.get("dim", args[1] if len(args) > 1 else -1))
+        if k is None or dim is None or self_shape is None or ELL in self_shape:
+            return None
+        return _with_dim(self_shape, dim, k)
+    return None
+
+
+def _with_dim(shape: Shape, dim: int, n: Optional[int]) -> Shape:
+    if shape is None or ELL in shape:
+        return None
+    rank = len(shape)
+    d = dim + rank if dim < 0 else dim
+    if not 0 <= d < rank:
+        return None
+    return shape[:d] + (n,) + shape[d + 1:]
+
+
+def _tuple_of(v: Any, n: int) -> Optional[Tuple[Any, ...]]:
+    """A size/kernel/stride argument as ``n`` values (an int repeats; a tuple must have n)."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return (v,) * n
+    if isinstance(v, (tuple, list)) and len(v) == n:
+        return tuple(v)
+    return None
+
+
+def _spatial_out(x: Shape, n: int, sizes: Optional[Sequence[Any]]) -> Shape:
+    """An op that keeps the batch and channel dims of an ``n``-d input ``(N, C, *spatial)``
+    (or ``(C, *spatial)``) and makes the spatial dims ``sizes`` (None: unknown)."""
+    spatial = tuple(s if isinstance(s, int) and not isinstance(s, bool) else None for s in sizes) \
+        if sizes is not None else (None,) * n
+    if x is None:
+        return None
+    if ELL in x:
+        sp = fs._split(x)
+        if sp is None or len(sp[1]) < n + 1:
+            return (ELL,) + (None,) + spatial if sp is not None else None
+        return (ELL,) + tuple(sp[1][:-n]) + spatial
+    if len(x) not in (n + 1, n + 2):
+        return None
+    return tuple(x[:-n]) + spatial
+
+
+def _conv_sizes(x: Shape, n: int, kernel: Any, stride: Any, padding: Any, dilation: Any,
+                transposed: bool = False, output_padding: Any = 0) -> Optional[List[Optional[int]]]:
+    """Spatial output sizes of a convolution or pooling window (torch's formula), per dim."""
+    if x is None or ELL in x or len(x) not in (n + 1, n + 2):
+        return None
+    k, s, d = _tuple_of(kernel, n), _tuple_of(stride, n), _tuple_of(dilation, n)
+    p = _tuple_of(padding, n) if not isinstance(padding, str) else None
+    op = _tuple_of(output_padding, n)
+    out: List[Optional[int]] = []
+    for i, size in enumerate(x[-n:]):
+        if size is None or k is None or s is None or d is None or p is None or op is None or \
+                not all(isinstance(v, int) and not isinstance(v, bool) for v in (k[i], s[i], d[i], p[i], op[i])):
+            out.append(None)
+        elif transposed:
+            out.append((size - 1) * s[i] - 2 * p[i] + d[i] * (k[i] - 1) + op[i] + 1)
+        else:
+            v = (size + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 if s[i] else None
+            out.append(v if v is not None and v > 0 else None)
+    return out
+
+
+def _upsample_sizes(x: Shape, size: Any, scale: Any) -> Optional[Tuple[int, Optional[List[Optional[int]]]]]:
+    """(spatial rank, spatial output sizes) of ``interpolate``/``Upsample``."""
+    if x is None or ELL in x or len(x) < 3:
+        return None
+    n = len(x) - 2
+    if size is not None and size is not UNK:
+        sz = _tuple_of(size, n)
+        return (n, list(sz)) if sz is not None else (n, None)
+    sc = _tuple_of(scale, n)
+    if sc is None:
+        return n, None
+    return n, [int(math.floor(d * f)) if isinstance(d, int) and isinstance(f, (int, float)) and not isinstance(f, bool)
+               else None for d, f in zip(x[2:], sc)]
+
+
+_POOL_DIMS = {"MaxPool1d": 1, "MaxPool2d": 2, "MaxPool3d": 3, "AvgPool1d": 1, "AvgPool2d": 2, "AvgPool3d": 3,
+              "LPPool1d": 1, "LPPool2d": 2}
+_ADAPTIVE_DIMS = {"AdaptiveAvgPool1d": 1, "AdaptiveAvgPool2d": 2, "AdaptiveAvgPool3d": 3,
+                  "AdaptiveMaxPool1d": 1, "AdaptiveMaxPool2d": 2, "AdaptiveMaxPool3d": 3}
+
+
 def module_shape(short: str, ctor_args: Sequence[Any], ctor_kwargs: Dict[str, Any], args: Sequence[Any],
                  kwargs: Dict[str, Any]) -> Shape:
     """Shape of ``module(*args)`` for a torch module built with ``ctor_args``/``ctor_kwargs``."""
     x = _shape_of(args[0]) if args else None
     if short in SAME_SHAPE_MODULES:
         return x
+    if short in ("Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"):
+        got = _upsample_sizes(x, ctor_kwargs.get("size", ctor_args[0] if ctor_args else None),
+                              ctor_kwargs.get("scale_factor", ctor_args[1] if len(ctor_args) > 1 else None))
+        return None if got is None else _spatial_out(x, got[0], got[1])
+    if short in _ADAPTIVE_DIMS:
+        n = _ADAPTIVE_DIMS[short]
+        out = _tuple_of(ctor_kwargs.get("output_size", ctor_args[0] if ctor_args else None), n)
+        if out is not None and x is not None and ELL not in x and len(x) in (n + 1, n + 2):
+            out = tuple(o if o is not None else x[len(x) - n + i] for i, o in enumerate(out))
+        return _spatial_out(x, n, out)
+    if short in _POOL_DIMS:
+        n = _POOL_DIMS[short]
+        kernel = ctor_kwargs.get("kernel_size", ctor_args[0] if ctor_args else None)
+        stride = ctor_kwargs.get("stride", ctor_args[1] if len(ctor_args) > 1 else None)
+        padding = ctor_kwargs.get("padding", ctor_args[2] if len(ctor_args) > 2 else 0)
+        dilation = ctor_kwargs.get("dilation", 1) if short.startswith("Max") else 1
+        if ctor_kwargs.get("ceil_mode") or short.startswith("LP"):
+            return _spatial_out(x, n, None)
+        return _spatial_out(x, n, _conv_sizes(x, n, kernel, kernel if stride is None else stride, padding, dilation))
     if short == "Linear":
         out = ctor_kwargs.get("out_features", ctor_args[1] if len(ctor_args) > 1 else None)
         if _int(out) is None:
@@ -334,8 +469,31 @@ def module_shape(short: str, ctor_args: Sequence[Any], ctor_kwargs: Dict[str, An
         n = int(short[4])
         if _int(out) is None:
             return None
-        if x is not None and ELL not in x and len(x) == n + 2:
-            return (x[0], out) + (None,) * n
+        if x is not None and ELL not in x and len(x) in (n + 1, n + 2):
+            kernel = ctor_kwargs.get("kernel_size", ctor_args[2] if len(ctor_args) > 2 else None)
+            stride = ctor_kwargs.get("stride", ctor_args[3] if len(ctor_args) > 3 else 1)
+            padding = ctor_kwargs.get("padding", ctor_args[4] if len(ctor_args) > 4 else 0)
+            dilation = ctor_kwargs.get("dilation", ctor_args[5] if len(ctor_args) > 5 else 1)
+            if padding == "same":
+                sizes: Optional[List[Optional[int]]] = list(x[-n:])
+            else:
+                sizes = _conv_sizes(x, n, kernel, stride, padding, dilation)
+            spatial = tuple(sizes) if sizes is not None else (None,) * n
+            return tuple(x[:-n - 1]) + (out,) + spatial
+        return (ELL, out) + (None,) * n
+    if short in ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"):
+        out = ctor_kwargs.get("out_channels", ctor_args[1] if len(ctor_args) > 1 else None)
+        n = int(short[13])
+        if _int(out) is None:
+            return None
+        if x is not None and ELL not in x and len(x) in (n + 1, n + 2):
+            sizes = _conv_sizes(x, n, ctor_kwargs.get("kernel_size", ctor_args[2] if len(ctor_args) > 2 else None),
+                                ctor_kwargs.get("stride", ctor_args[3] if len(ctor_args) > 3 else 1),
+                                ctor_kwargs.get("padding", ctor_args[4] if len(ctor_args) > 4 else 0),
+                                ctor_kwargs.get("dilation", 1), transposed=True,
+                                output_padding=ctor_kwargs.get("output_padding", ctor_args[5] if len(ctor_args) > 5 else 0))
+            spatial = tuple(sizes) if sizes is not None else (None,) * n
+            return tuple(x[:-n - 1]) + (out,) + spatial
         return (ELL, out) + (None,) * n
     if short == "Embedding":
         dim = ctor_kwargs.get("embedding_dim", ctor_args[1] if len(ctor_args) > 1 else None)

@@ -6,7 +6,7 @@ of a view, writes whose source shares memory with the destination, writes into o
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
@@ -22,19 +22,35 @@ def _halt() -> None:
 
 # --------------------------------------------------------------------------- GW711 / GW714
 def check_write(self: Any, st: State, target: TensorV, opname: str, span: Span, site: Optional[Span],
-                name: str = "") -> None:
+                name: str = "", others: Sequence[Value] = ()) -> None:
     where = site or span
     nv = self.nograd_views.get(target.tid)
     if nv is not None and st.grad_enabled:
-        vspan, sure = nv
-        info = st.t.get(target.tid)
-        self.emit(Event("nograd_view_inplace", where, {
-            "op": opname, "name": name or (info.name if info is not None else "") or "view", "view_line": vspan.row,
-            "cond": "" if sure else " (if `reshape` returned a view)"},
-            related=(Related(vspan, "the view is made here, under no_grad", "created"),),
-            fix_facts={"view_span": vspan}, severity=None if sure else 3))
-        if sure:
-            _halt()
+        vspan, sure, base_rg, fn = nv
+        # a view of a tensor that does not require grad: only a write that makes it require
+        # grad (the value written does) has a history to rebase, and raises
+        value_rg = not base_rg and any(isinstance(o, TensorV) and o.tid in st.t and st.t[o.tid].rg is True
+                                       for o in others)
+        if base_rg or value_rg:
+            info = st.t.get(target.tid)
+            what = f"a view of its input that `{fn}.apply` returns as-is, without grad tracking" if fn else \
+                "a view created under no_grad"
+            cond = " (if `reshape` returned a view)" if not sure else ""
+            if value_rg:
+                cond = ": the value written requires grad" + cond
+            related = (Related(vspan, f"`{fn}.apply` returns its input as-is here" if fn else
+                               "the view is made here, under no_grad", "created"),)
+            at, view_at = "", f" (line {vspan.row})"
+            if value_rg and vspan.row != where.row and self.in_current_function(vspan) and not self.foreign_stack:
+                # the view is made by the code that writes it: a copy there (`.clone()`) is the fix
+                at, view_at = f" (line {where.row})", ""
+                where, related = vspan, (Related(site or span, f"written in place here ({opname})", "write"),)
+            self.emit(Event("nograd_view_inplace", where, {
+                "op": opname, "name": name or (info.name if info is not None else "") or "view", "view_line": vspan.row,
+                "what": what, "cond": cond, "at": at, "view_at": view_at},
+                related=related, fix_facts={"view_span": vspan, "value_rg": value_rg}, severity=None if sure else 3))
+            if sure:
+                _halt()
     uv = self.unfold_views.get(target.tid)
     if uv is not None and uv[1] is not False:
         uspan, overlap = uv

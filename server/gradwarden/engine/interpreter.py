@@ -1053,15 +1053,17 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return res
 
     # ------------------------------------------------------------------ assignment
-    def note_store(self, value: Value, st: State, stmt: ast.AST, held: bool = False) -> None:
+    def note_store(self, value: Value, st: State, stmt: ast.AST, held: bool = False, moved: bool = False) -> None:
         """Remember where a tensor with a graph was last stored (hazards carried to the next
         iteration are reported there): any store inside a loop, and (``held``) a store into an
-        attribute, a container or a buffer, where the value outlives the code that made it."""
+        attribute, a container or a buffer, where the value outlives the code that made it.
+        ``moved``: the tensor is reached through a container stored again (``memory.extend(
+        episode)``): where it was first kept stays the place that keeps it."""
         if isinstance(value, TensorV):
             info = st.t.get(value.tid)
             if info is not None and info.grad_fn is not None:
                 span = self.span_of(stmt)
-                if held:
+                if held and not (moved and info.held_at is not None):
                     st.update_t(value.tid, held_at=span)
                 if not st.loop_ctx:
                     return
@@ -1072,7 +1074,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         elif isinstance(value, SeqV):
             for x in st.lists.get(value.lid, ())[:8]:
                 if isinstance(x, (TensorV, SeqV)):
-                    self.note_store(x, st, stmt, held)
+                    self.note_store(x, st, stmt, held, moved=True)
 
     def assign(self, target: ast.expr, value: Value, st: State, stmt: ast.AST) -> None:
         # by class identity (no subclasses of these node and value classes exist): the most

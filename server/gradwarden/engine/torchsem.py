@@ -451,7 +451,7 @@ class TorchMixin:
         fix_facts = {"stmt_span": stmt_span, "target_text": self.receiver_text(node), "op": label,
                      "call_span": span, "form": "method"}
         self.do_write(st, target, label, span, kind=kind, site=site, fix_facts=fix_facts,
-                      name=self.receiver_text(node) or "")
+                      name=self.receiver_text(node) or "", others=others)
         opname = label.split("(")[0] + "_" if "(inplace" in label else label.strip(".()")
         self.inplace_autograd(st, target, info, others, span, opname,
                               report_span=site, call_span=span if site else None)
@@ -587,7 +587,8 @@ class TorchMixin:
         fix_facts = {"stmt_span": span, "target_text": name, "op": "slice assignment", "form": "setitem",
                      "indent_row": span.row}
         self.do_write(st, t, "slice assignment" if not isinstance(stmt, ast.AugAssign) else "augmented assignment",
-                      span, name=name, single_element=self.index_is_single(target.slice), fix_facts=fix_facts)
+                      span, name=name, single_element=self.index_is_single(target.slice), fix_facts=fix_facts,
+                      others=(value,))
         self.inplace_autograd(st, t, None, [value] if isinstance(value, TensorV) else [], span, "setitem")
 
     def overlapping_rhs(self, target: ast.Subscript, rhs: ast.expr) -> bool:
@@ -646,7 +647,8 @@ class TorchMixin:
                      "form": "augassign", "binop": _OPSYM.get(type(op), "+")}
         label = f"`{_OPSYM.get(type(op), '?')}=`"
         self.do_write(st, cur, label, span, name=target_text, fix_facts=fix_facts,
-                      single_element=isinstance(stmt.target, ast.Subscript) and self.index_is_single(stmt.target.slice))
+                      single_element=isinstance(stmt.target, ast.Subscript) and self.index_is_single(stmt.target.slice),
+                      others=(rhs,))
         others = [rhs] if isinstance(rhs, TensorV) else []
         self.inplace_autograd(st, cur, info, others, span, name)
 
@@ -1365,6 +1367,10 @@ class TorchMixin:
         return self.apply_op(st, _SAVES_ALL, slots, span, name)[0]
 
     # ================================================================== custom autograd.Function
+    def custom_function_view(self, st: State, out: TensorV, fn: str, span: Span) -> None:
+        """The output of ``fn.apply`` that is one of its inputs returned as-is while nothing
+        required grad (the gradient-flow checks remember it)."""
+
     def output_marked_nondiff(self, st: State, out: TensorV, where: Span) -> None:
         """A custom Function's output that ``ctx.mark_non_differentiable`` cut from the graph
         (the gradient-flow facts note where)."""
@@ -1393,6 +1399,12 @@ class TorchMixin:
         in_rg = [st.t[a.tid].rg for a in inputs]
         rg = True if any(r is True for r in in_rg) else (None if any(r is None for r in in_rg) else False)
         if not outer_mode or rg is False:
+            if rg is False and isinstance(ret, TensorV) and ret.tid in {a.tid for a in inputs} and \
+                    ret.tid not in set(st.attrs(ctx.oid)["__dirty__"].value):
+                # an input returned as-is is still a view of it, made without grad tracking
+                alias = self.alias_tensor(st, ret, kind="view", span=span, rg=False, grad_fn=None)
+                self.custom_function_view(st, alias, info.name, span)
+                return alias
             return ret
         saved_recs = st.attrs(ctx.oid)["__saved__"].value
         stash_seq = st.next_seq()

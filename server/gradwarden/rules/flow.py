@@ -155,7 +155,7 @@ class NonScalarBackward(Rule):
     family = "H"
     severity = Severity.ERROR
     summary = "backward() without gradient= on a tensor that is not a scalar."
-    message = "{api} of `{name}`, a tensor of shape {shape}, without a gradient: only a scalar has an implicit one{cond}"
+    message = "{api}{at} of `{name}`, a tensor of shape {shape}, without a gradient: only a scalar has an implicit one{cond}"
     INVALID = (
         """
         import torch
@@ -163,15 +163,36 @@ class NonScalarBackward(Rule):
         model = nn.Linear(4, 3)
         criterion = nn.CrossEntropyLoss(reduction="none")
         x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
-        loss = criterion(model(x), y)
-        loss.backward()  # <-
+        loss = criterion(model(x), y)  # <-
+        loss.backward()
         """,
         """
         import torch
         w = torch.randn(3, 1, requires_grad=True)
         x, y = torch.randn(16, 3), torch.randn(16, 1)
-        loss = (x @ w - y) ** 2
+        loss = (x @ w - y) ** 2  # <-
+        loss.backward()
+        """,
+        """
+        import torch
+        from torch import nn
+        class PerSample(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 1)
+            def forward(self, x, y):
+                return (self.fc(x) - y).pow(2).squeeze(1)
+        model = PerSample()
+        loss = model(torch.randn(8, 4), torch.randn(8, 1))
         loss.backward()  # <-
+        """,
+        """
+        import torch
+        from torch import nn
+        unit = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU())
+        z = torch.randn(2, 3, 8, 8, requires_grad=True)
+        act = unit(nn.functional.interpolate(z, size=(6, 6)))[:, 1, 2, 2]
+        grad_z = torch.autograd.grad(act, z)[0]  # <-
         """,
     )
     VALID = (

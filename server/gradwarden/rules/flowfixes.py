@@ -84,6 +84,11 @@ def flow_fixes(code: str, ev: Event) -> List[Fix]:
         op = str(ff.get("op", "round")).rstrip("_")
         out.append(Fix("straight_through", f"Pass the gradient straight through `{op}`: `x + (x.{op}() - x).detach()`",
                        safe=False, preferred=True, target=ev.span, params=_p(op=op)))
+    elif code == "GW711" and ff.get("value_rg") and ff.get("view_span") is not None:
+        # the value written must keep its gradient: a no_grad write would cut it
+        at = ff["view_span"]
+        out.append(Fix("clone", "Make the view a tensor of its own before writing: `.clone()`", safe=False,
+                       preferred=True, target=at, edits=_after(at, ".clone()"), params=_p(mode="expr")))
     elif code == "GW711":
         out.append(Fix("no_grad", "Do the write under `with torch.no_grad():` too, like the view (not recorded)",
                        safe=False, preferred=True, target=ev.span))

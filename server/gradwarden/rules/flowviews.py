@@ -9,11 +9,17 @@ from gradwarden.rules.base import Rule
 class NoGradViewInplace(Rule):
     """An in-place write, with grad mode on, to a view created under ``torch.no_grad()``.
 
-    A view made while gradients were disabled, of a tensor that requires grad, cannot be
-    tracked through an in-place op later: PyTorch raises ``RuntimeError: A view was created in
-    no_grad mode and is being modified inplace with grad mode enabled`` (also for views of
-    that view). Make the view and the write both inside ``no_grad`` (the write is then not
-    recorded) or both outside it.
+    A view made while gradients were disabled cannot be tracked through an in-place op later:
+    PyTorch raises ``RuntimeError: A view was created in no_grad mode and is being modified
+    inplace with grad mode enabled`` (also for views of that view) when the write needs a
+    history — always when the view's base requires grad, and, when it does not, as soon as
+    the value written requires grad (filling a crop of the input with a learnable patch).
+    A custom ``autograd.Function`` whose ``forward`` returns an input as-is, called on inputs
+    that do not require grad, hands back the same kind of view.
+
+    When the base requires grad, make the view and the write both inside ``no_grad`` (the
+    write is then not recorded) or both outside it; when the value written requires grad,
+    make the view a tensor of its own (``.clone()``) before writing into it.
     """
 
     event = "nograd_view_inplace"
@@ -22,7 +28,7 @@ class NoGradViewInplace(Rule):
     family = "C"
     severity = Severity.ERROR
     summary = "In-place write with grad on to a view created under no_grad."
-    message = "in-place {op} on `{name}`, a view created under no_grad (line {view_line}), with grad mode on: raises{cond}"
+    message = "in-place {op} on `{name}`{at}, {what}{view_at}, with grad mode on: raises{cond}"
     INVALID = (
         """
         import torch
@@ -30,6 +36,27 @@ class NoGradViewInplace(Rule):
         with torch.no_grad():
             first = h[0]
         first.mul_(2)  # <-
+        """,
+        """
+        import torch
+        patch = torch.zeros(2, 3, requires_grad=True)
+        volume = torch.randn(4, 2, 3)
+        with torch.no_grad():
+            crop = volume[:2]  # <-
+        crop[0] = crop[0] + patch
+        """,
+        """
+        import torch
+        class Scatter(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+            @staticmethod
+            def backward(ctx, grad):
+                return grad
+        patch = torch.zeros(3, requires_grad=True)
+        x = Scatter.apply(torch.randn(4, 3))  # <-
+        x[0] = x[0] * 0.5 + patch
         """,
     )
     VALID = (
@@ -46,6 +73,16 @@ class NoGradViewInplace(Rule):
         with torch.no_grad():
             row = w[0]
         row = row * 2
+        """,
+        """
+        import torch
+        patch = torch.zeros(2, 3, requires_grad=True)
+        volume = torch.randn(4, 2, 3)
+        with torch.no_grad():
+            crop = volume[:2]
+        crop[0] = 0.0
+        crop = crop.clone()
+        crop[1] = crop[1] + patch
         """,
     )
 
