@@ -6,7 +6,8 @@
 - ``leave_no_grad``: the forward that feeds the loss moves out of ``with torch.no_grad():``
   (when it is the block's last statement); ``drop_decorator``: ``@torch.no_grad()`` removed from
   the function that computes the loss;
-- ``reduce_loss``: ``loss.backward()`` -> ``loss.mean().backward()`` (or ``.sum()``);
+- ``reduce_loss``: ``loss.backward()`` -> ``loss.mean().backward()`` (or ``.sum()``); the
+  outputs of ``torch.autograd.grad(outputs, ...)`` likewise (``.sum()``: every element's gradient);
 - ``allow_unused``: ``torch.autograd.grad(..., allow_unused=True)``;
 - ``requires_grad_after``: ``x = <value>`` -> ``x = <value>.requires_grad_()`` for an input of
   ``autograd.grad`` that does not require grad, or a plain tensor handed to an optimizer;
@@ -176,12 +177,16 @@ def drop_detach(ctx: FixContext) -> List[TextEdit]:
 def reduce_loss(ctx: FixContext) -> List[TextEdit]:
     doc = ctx.doc
     call = doc.find(ctx.target, cst.Call)
-    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or \
-            call.func.attr.value != "backward":
-        raise CannotFix("not a .backward() call")
     reduce = ctx.param("reduce", "mean")
     if reduce not in ("mean", "sum"):
         raise CannotFix("unknown reduction")
+    if isinstance(call, cst.Call) and (dotted(call.func) or "").rsplit(".", 1)[-1] == "grad" and call.args and \
+            call.args[0].keyword is None and call.args[0].star == "":
+        # torch.autograd.grad(outputs, ...): differentiate the reduced outputs
+        return doc.append_call(call.args[0].value, f".{reduce}()")
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or \
+            call.func.attr.value != "backward":
+        raise CannotFix("not a .backward() call")
     return doc.append_call(call.func.value, f".{reduce}()")
 
 

@@ -22,6 +22,10 @@ def flow_fixes(code: str, ev: Event) -> List[Fix]:
     ff = ev.fix_facts
     facts = ev.facts
     out: List[Fix] = []
+    if code in ("GW704", "GW705") and ev.severity == 3:
+        # said only "if `.to()` copied it": on the same device the tensor is the leaf, and
+        # `retain_grad()` or a detach would break a correct program (the FGSM tutorial)
+        return out
     if code == "GW701":
         kind = ff.get("cut_kind")
         at = ff.get("cut_span") or ev.span
@@ -40,6 +44,10 @@ def flow_fixes(code: str, ev: Event) -> List[Fix]:
         elif kind in ("detach", "data_attr"):
             out.append(Fix("drop_detach", "Keep the graph: drop the `.detach()` / `.data` that cuts it",
                            safe=False, preferred=True, target=at))
+    elif code == "GW702" and ff.get("api") == "autograd.grad":
+        bw = ff.get("backward_span")
+        out.append(Fix("reduce_loss", "Differentiate the sum of the outputs: `torch.autograd.grad(out.sum(), ...)`",
+                       safe=False, preferred=True, target=bw, params=_p(reduce="sum")))
     elif code == "GW702" and ff.get("api") == "backward":
         bw = ff.get("backward_span")
         out.append(Fix("reduce_loss", "Reduce the loss: `.mean().backward()`", safe=False, preferred=True,
