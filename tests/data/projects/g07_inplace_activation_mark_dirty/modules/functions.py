@@ -1,6 +1,5 @@
 """An in-place activation as a custom Function (after mapillary/inplace_abn): the input buffer
 is overwritten, declared with mark_dirty, and the backward is computed from the output."""
-import torch
 from torch.autograd import Function
 
 

@@ -1,4 +1,3 @@
-import torch
 import torch.nn as nn
 
 from .dn_components import noised_box_queries, prepare_for_dn
