@@ -14,6 +14,7 @@ LONGEST_FIRST = (
     "tests/test_runtime_patterns.py",
     "tests/test_runtime_messages.py",
     "tests/test_variants.py",
+    "tests/test_projects.py",
     "tests/test_runtime_exit_status.py",
 )
 

@@ -69,6 +69,7 @@ TAIL = 1500
 PROOF_TESTS = (
     "tests/test_case_labels.py::test_case_label",
     "tests/test_variants.py::test_variant_labels",
+    "tests/test_projects.py::test_project_labels_hold_under_torch",
     "tests/test_examples.py::test_example_behaves_as_labelled",
     "tests/test_rule_examples_run.py",
     "tests/test_fix_cases.py",
@@ -99,6 +100,7 @@ def digest(data: bytes) -> str:
 
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
 _WARN = re.compile(r"^(.*?):(\d+): (\w*Warning): (.*)$")
+_SITE = re.compile(r"[\\/](site|dist)-packages[\\/]")  # an installed library, not the program's
 
 
 def summarize(path: Path, rc: Optional[int], stdout: str, stderr: str) -> dict:
@@ -109,11 +111,16 @@ def summarize(path: Path, rc: Optional[int], stdout: str, stderr: str) -> dict:
     exception's line, ``Type: first line of message``, or ""); ``frames`` (line numbers of the
     last traceback's frames that lie in the program, outermost first); ``warnings``
     (``[line or 0, category, first line of message]`` for each warning printed, line 0 when not
-    attributed to the program).
+    attributed to the program); ``where``, only when there are any: the last traceback's frames
+    in *other* files below the program's folder (``relative/path.py:LINE``, outermost first: the
+    modules of a multi-file project run through a launcher, see ``tests/test_projects.py``). A
+    single-file program has none, so its summary is what it was before ``where`` existed.
     """
     me = os.path.realpath(path)
+    base = os.path.dirname(me) + os.sep
     lines = stderr.splitlines()
     frames: List[int] = []
+    elsewhere: List[str] = []  # summary key "where"
     exc = ""
     last_tb = max((i for i, ln in enumerate(lines) if ln.startswith("Traceback (most recent call last)")),
                   default=None)
@@ -121,8 +128,11 @@ def summarize(path: Path, rc: Optional[int], stdout: str, stderr: str) -> dict:
         for j in range(last_tb + 1, len(lines)):
             m = _FRAME.match(lines[j])
             if m:
-                if os.path.realpath(m.group(1)) == me:
+                frame_path = os.path.realpath(m.group(1))
+                if frame_path == me:
                     frames.append(int(m.group(2)))
+                elif frame_path.startswith(base) and not _SITE.search(frame_path):
+                    elsewhere.append(os.path.relpath(frame_path, base).replace(os.sep, "/") + ":" + m.group(2))
                 continue
             if not lines[j].startswith(" ") and lines[j].strip():
                 exc = lines[j].strip()
@@ -136,7 +146,7 @@ def summarize(path: Path, rc: Optional[int], stdout: str, stderr: str) -> dict:
         if m:
             where = int(m.group(2)) if os.path.realpath(m.group(1)) == me else 0
             warns.append([where, m.group(3), m.group(4)[:120]])
-    return {
+    out = {
         "rc": rc,
         "runtime_error": "RuntimeError" in stderr,
         "mismatch": "MISMATCH" in stdout,
@@ -145,6 +155,9 @@ def summarize(path: Path, rc: Optional[int], stdout: str, stderr: str) -> dict:
         "frames": frames,
         "warnings": warns[:20],
     }
+    if elsewhere:
+        out["where"] = elsewhere[-20:]  # the innermost ones: where it raised
+    return out
 
 
 def exc_type(summary: dict) -> str:
