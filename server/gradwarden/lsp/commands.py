@@ -308,10 +308,18 @@ def _uri_arg(args: Sequence[Any]) -> Optional[str]:
 
 
 def forget_unit(ls: "ServerContext", key: str) -> None:
+    """A document closed: what was prepared for it goes. The verdicts of its last debug run
+    stay (a reload, ``:edit`` in Neovim, closes and reopens it: they are carried to the text it
+    reopens with), for the KEEP_RUNS most recently run units."""
     ls.prepared.forget(key)
-    ls.runtime_findings.pop(key, None)
-    ls.debug_summaries.pop(key, None)
     ls.fix_cache.pop(key, None)
+    ls.lens_answered.pop(key, None)
+    for table in (ls.runtime_findings, ls.debug_summaries):
+        while len(table) > KEEP_RUNS:
+            table.pop(next(iter(table)))
+
+
+KEEP_RUNS = 64  # units whose last debug run's verdicts are kept after they are closed
 
 
 def refresh_lenses(ls: "ServerContext") -> None:
@@ -327,26 +335,42 @@ def refresh_lenses(ls: "ServerContext") -> None:
 # --------------------------------------------------------------------------- code lens, timeline
 async def code_lenses(ls: "ServerContext", uri: str) -> List[lsp.CodeLens]:
     """The "Confirm with a debug run" lens of a Python file (``lens.code_lenses``), from the
-    diagnostics of its current text: it waits (briefly) for a running analysis."""
+    latest diagnostics, at once (a lens request never waits for an analysis: when one changes
+    what the lens would say, ``lenses_after_result`` asks the client to ask again)."""
     from gradwarden.lsp.lens import code_lenses as lenses_of
 
     key = ls.unit_of(uri)
     if key is None or ls.is_notebook(key) or ls.analysis is None:
         return []
-    result = ls.analysis.current(key)
+    result = ls.latest_for_request(key)
     if result is None:
-        try:
-            result = await asyncio.wait_for(ls.analysis.wait(key), LENS_WAIT)
-        except asyncio.TimeoutError:
-            result = ls.latest_for_request(key)
-    if result is None:
+        ls.lens_answered[key] = None
         return []
     diags = [d for _, _, d in ls.lsp_items(result, uri)]
     diags = merge_runtime(diags, runtime_diagnostics(ls, key, result).get(uri, []))
-    return lenses_of(uri, diags, last_run=ls.debug_summaries.get(key), running=key in ls.debug_running)
+    lenses = lenses_of(uri, diags, last_run=ls.debug_summaries.get(key), running=key in ls.debug_running)
+    ls.lens_answered[key] = _lens_signature(ls, result)
+    log.debug("code lens of %s: %s", display_name(uri), [lens.command.title for lens in lenses])
+    return lenses
 
 
-LENS_WAIT = 5.0  # seconds a code lens request waits for the analysis of the current text
+def _lens_signature(ls: "ServerContext", result: "Result") -> Tuple[int, int]:
+    """What the lens depends on: how many findings it counts, and the first one's row."""
+    from gradwarden.lsp.lens import PARSE_ERROR
+
+    rows = [it.diagnostic.span.row for it in ls.located(result) if it.diagnostic.code != PARSE_ERROR]
+    return (len(rows), min(rows) if rows else 0)
+
+
+def lenses_after_result(ls: "ServerContext", key: str, result: "Result") -> None:
+    """A new analysis result: if the lens last answered for the unit would now say something
+    else (a finding more or less, or moved), the client is asked to ask again."""
+    if key not in ls.lens_answered or not ls.features.code_lens_refresh:
+        return
+    signature = _lens_signature(ls, result)
+    if ls.lens_answered[key] != signature:
+        ls.lens_answered[key] = signature
+        refresh_lenses(ls)
 
 
 async def show_timeline(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
@@ -551,6 +575,7 @@ async def run_debug(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
     here = verdicts_of(findings, path)
     result = ls.analysis.latest(key) if ls.analysis else None
     if result is not None:
+        ls.runtime_findings.pop(key, None)  # the most recent run last (forget_unit keeps the newest)
         ls.runtime_findings[key] = (result, here)
         ls.runtime_generation += 1  # pulled diagnostics must not answer "unchanged" now
         current = ls.analysis.current(key)
@@ -559,6 +584,7 @@ async def run_debug(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
         elif ls.pull and ls.features.diagnostic_refresh:
             ls.workspace_diagnostic_refresh(None)
     if getattr(outcome, "status", None) not in ("error", "cancelled"):
+        ls.debug_summaries.pop(key, None)
         ls.debug_summaries[key] = verdict_counts(here)
     refresh_lenses(ls)
     counts = getattr(outcome, "counts", None) or {}

@@ -34,6 +34,7 @@ class ServerContext(Protocol):
     runtime_generation: int
     debug_summaries: Dict[str, Dict[str, int]]
     debug_running: Set[str]
+    lens_answered: Dict[str, Any]
     pull_refresh_owed: Set[str]
     pull_refreshes: int
     hovers_answered: int

@@ -148,6 +148,7 @@ class GradwardenServer(LanguageServer):
         self.runtime_generation = 0
         self.debug_summaries: Dict[str, Dict[str, int]] = {}  # unit -> the last run's counts (the lens says them)
         self.debug_running: Set[str] = set()  # units with a debug run in progress
+        self.lens_answered: Dict[str, Any] = {}  # unit -> what its last code lens answer counted
         self.errors_reported: Set[str] = set()
         self.fix_cache: Dict[str, Tuple[Tuple[int, int], Dict[Tuple[int, int], Any]]] = {}
         self.pull_refresh_owed: Set[str] = set()  # units answered with an older result (pull.py)
@@ -280,6 +281,7 @@ class GradwardenServer(LanguageServer):
         elif not result.error:
             self.errors_reported.discard(key)
         self._report_config_problems()
+        commands.lenses_after_result(self, key, result)
         if self.pull:
             pull.after_result(self, key)
             return

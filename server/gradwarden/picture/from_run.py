@@ -61,14 +61,14 @@ def runtime_marks(f: Any) -> Tuple[List[Tuple[str, str, str]], List[Mark]]:
     write, save = _site(f.write_site), _site(f.save_site)
     backward, freed = _site(f.backward_site), _site(f.freed_site)
     if kind in ("version-counter", "data-write", "fused-step"):
-        lanes.append(("storage", _tensor_title(ev), f"saved by {save_op}" if save_op else "its version counter"))
+        lanes.append(("storage", _tensor_title(ev), f"saved by {save_op}" if save_op else "one version counter"))
         if save is not None:
             marks.append(Mark("storage", "save", save, f"{save_op or 'saved'} saves", f"saved for backward by "
                               f"{save_op or 'a node'}" + (f" at version {saved}" if saved is not None else ""),
                               version=saved, seen=True))
         if write is not None:
             if kind == "data-write":
-                lanes.append(("alias", "its .data alias", ".data: same memory, its own version counter"))
+                lanes.append(("alias", "its .data alias", "same memory, own counter"))
                 marks.append(Mark("alias", "data_write", write, write_op, f"{write_op} through another version "
                                   "counter: the memory changes, the saved version does not", primary=True,
                                   outcome="silent", seen=True))

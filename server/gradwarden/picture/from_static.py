@@ -174,7 +174,7 @@ def scene_of(d: Diagnostic, status: str = "") -> Scene:
 
 def _version_story(b: SceneBuilder, d: Diagnostic, role: str) -> None:
     title, note = _lane_title(_story_names(d), "the saved tensor")
-    lane = b.lane("storage", title, note or "its version counter")
+    lane = b.lane("storage", title, note or "one version counter")
     calls = tuple(_site(d, r) for r in d.related if r.kind == "call")
     primary_done = False
     marks = [_timeline_mark(d, r, lane) for r in d.timeline]
@@ -206,8 +206,8 @@ def _data_write_story(b: SceneBuilder, d: Diagnostic) -> None:
         saved_title = f"`{saved_names[0]}`" if saved_names else "the tensor autograd uses"
         via = ".data" if ".data" in d.message else "an alias"
         alias_title = f"`{written_name}`" if written_name and written_name not in saved_names else f"{via} alias"
-    saved = b.lane("saved", saved_title, "its version counter")
-    alias = b.lane("alias", alias_title, f"{via}: same memory, its own version counter")
+    saved = b.lane("saved", saved_title, "one version counter")
+    alias = b.lane("alias", alias_title, "same memory, own counter")
     marks = [_related_mark(d, r, saved) for r in d.related]
     saved_at = next((m.version for m in marks if m.kind == "save" and m.version is not None), None)
     for m in marks:
