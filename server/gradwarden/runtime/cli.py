@@ -252,7 +252,7 @@ def report(args: argparse.Namespace, target: Target, result: DebugResult, stdout
                 print(f"error: cannot write {args.json}: {exc.strerror or exc}", file=stderr)
                 return EXIT_ERROR
     if getattr(args, "report", None):
-        if not write_html_report(args.report, target, result, stderr):
+        if not write_html_report(args.report, target, result, stderr, quiet=bool(args.quiet)):
             return EXIT_ERROR
     # the program's stdout is the program's: the report goes to stderr (a pipeline that reads
     # the script's output is not disturbed)
@@ -273,7 +273,7 @@ def _rel(path: Optional[str]) -> str:
     return path if r.startswith(".." + os.sep + "..") else r
 
 
-def write_html_report(path: str, target: Target, result: DebugResult, stderr: TextIO) -> bool:
+def write_html_report(path: str, target: Target, result: DebugResult, stderr: TextIO, quiet: bool = False) -> bool:
     """``--report FILE``: the HTML timelines of the run (gradwarden.picture); False when the file
     cannot be written (said on stderr)."""
     from gradwarden.picture.reports import debug_report
@@ -286,7 +286,7 @@ def write_html_report(path: str, target: Target, result: DebugResult, stderr: Te
     except OSError as exc:
         print(f"error: cannot write {path}: {exc.strerror or exc}", file=stderr)
         return False
-    if not getattr(result, "error", None):
+    if not quiet:
         print(f"gradwarden debug: report written to {path}", file=stderr)
     return True
 
