@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from gradwarden import cli
 from gradwarden.config import default_settings
 from gradwarden.picture.from_static import scene_of
@@ -65,7 +63,6 @@ def test_every_finding_of_the_cases_has_a_picture(cases_dir):
 def test_time_is_the_version_counter_not_the_row():
     """A module defined above its call, a loop writing above its backward: rows lie, versions
     do not. Without versions, the kind's place in the story (save, freed, backward) orders."""
-    s = Site("a.py", 0)
     marks = [Mark("l", "backward", Site("a.py", 30), "bw", expects=1, finds=2),
              Mark("l", "write", Site("a.py", 40), "w2", version=2, version_from=1),
              Mark("l", "save", Site("a.py", 50), "save", version=1),
@@ -75,7 +72,6 @@ def test_time_is_the_version_counter_not_the_row():
     graph = [Mark("g", "backward", Site("a.py", 34), "second"), Mark("g", "freed", Site("a.py", 36), "first"),
              Mark("g", "save", Site("a.py", 21), "saved")]
     assert [m.label for m in time_order(graph)] == ["saved", "first", "second"]
-    assert s.row == 0
 
 
 def test_check_html_draws_every_finding(capsys, monkeypatch):
@@ -169,3 +165,44 @@ def test_render_escapes_what_it_draws():
     assert "<script>" not in html and "&lt;/svg&gt;&lt;script&gt;" in html and "&lt;b&gt;.py" in html
     assert len(svgs(html)) == 1
 
+
+
+def test_every_kind_of_runtime_finding_has_a_picture():
+    """What the debug run reports (gradwarden.runtime.findings), kind by kind: drawn from its
+    sites and evidence, its own site marked once, what the run saw marked seen."""
+    from gradwarden.picture.from_run import scene_of_finding
+    from gradwarden.runtime.findings import RUNTIME_ONLY, Finding, RelatedSite
+    from gradwarden.runtime.findings import Site as RSite
+
+    f = "/w/train.py"
+    cases = [
+        Finding("GW201", "version-counter", "m", RUNTIME_ONLY, write_site=RSite(f, 9), save_site=RSite(f, 8),
+                backward_site=RSite(f, 12), filename=f, row=9,
+                evidence={"versions": {"saved": 1, "current": 2, "write_from": 1, "write_to": 2}, "write_op": "Tensor.add_",
+                          "save_op": "ReluBackward0", "tensor": {"shape": [2, 3], "dtype": "float32"}}),
+        Finding("GW502", "fused-step", "m", RUNTIME_ONLY, severity="warning", write_site=RSite(f, 20),
+                save_site=RSite(f, 15), backward_site=RSite(f, 22), filename=f, row=20,
+                evidence={"versions": {"saved": 0, "current": 0}}),
+        Finding("GW601", "data-write", "m", RUNTIME_ONLY, severity="warning", write_site=RSite(f, 9),
+                save_site=RSite(f, 8), backward_site=RSite(f, 12), filename=f, row=9),
+        Finding("GW402", "freed-graph", "m", RUNTIME_ONLY, save_site=RSite(f, 5), freed_site=RSite(f, 12),
+                backward_site=RSite(f, 12), filename=f, row=7,
+                related=(RelatedSite("reuse", RSite(f, 7), "backward #2 reuses here"),
+                         RelatedSite("created", RSite(f, 4), "made here"),
+                         RelatedSite("first-use", RSite(f, 5), "taken in here"))),
+        Finding("GW101", "leaf-inplace", "m", RUNTIME_ONLY, write_site=RSite(f, 3), filename=f, row=3),
+        Finding("GW307", "custom-function-contract", "m", RUNTIME_ONLY, backward_site=RSite(f, 30), filename=f, row=30),
+        Finding("GW702", "non-scalar-backward", "m", RUNTIME_ONLY, filename=None, row=None),
+    ]
+    for finding in cases:
+        scene = scene_of_finding(finding)
+        assert scene.marks or finding.filename is None, finding.code
+        if finding.filename is not None:
+            assert sum(m.primary for m in scene.marks) == 1, (finding.code, scene.marks)
+            assert all(m.seen for m in scene.marks)
+        html = render_page([scene], Sources(lines=lambda name: None), title="t")
+        assert self_contained_problems(html) == [] and "(source not available)" in html or finding.filename is None
+    vc = scene_of_finding(cases[0])
+    assert [m.kind for m in vc.marks] == ["save", "write", "backward"] and vc.versions() == [1, 1, 2, 1, 2]
+    freed = scene_of_finding(cases[3])
+    assert [m.kind for m in freed.marks] == ["created", "save", "use", "freed", "reuse", "backward"]

@@ -412,12 +412,16 @@ async def show_timeline(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, A
 
 
 def _timeline_file(filename: str, position: Optional[Tuple[int, int]]) -> Path:
+    """<temp>/gradwarden-timelines-<uid>/<stem>-<hash of the path>[-line<N>].html: one file per
+    document and line, rewritten each time (two files of one name in different folders differ)."""
+    import hashlib
     import tempfile
 
     stem = Path(filename).stem or "document"
+    digest = hashlib.sha1(filename.encode("utf-8", "replace")).hexdigest()[:8]
     folder = Path(tempfile.gettempdir()) / f"gradwarden-timelines-{os.getuid() if hasattr(os, 'getuid') else 0}"
     suffix = f"-line{position[0]}" if position else ""
-    return folder / f"{stem}{suffix}.html"
+    return folder / f"{stem}-{digest}{suffix}.html"
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -453,6 +457,8 @@ def merge_runtime(static: List[lsp.Diagnostic], runtime_diags: List[lsp.Diagnost
                                   code_description=v.code_description, source=v.source,
                                   related_information=v.related_information, data=d.data, tags=v.tags))
     keys = {key(d) for d in out}
+    for d in extra:
+        d.data = None  # not one of the unit's diagnostics: code actions have nothing to look up
     return out + [d for d in extra if key(d) not in keys]
 
 

@@ -273,8 +273,6 @@ def _mark(m: Mark, i: int, x: float, y: float, label: Label, href: Href) -> str:
     return "".join(parts)
 
 
-__all__ = ["LEGEND", "legend_svg", "render_svg"]
-
 
 LEGEND = (("created", "created (version 0)"), ("save", "saved for backward (records the version)"),
           ("write", "in-place write (bumps the version)"), ("step", "optimizer step (writes the weights)"),
@@ -295,3 +293,6 @@ def legend_svg() -> str:
     height = 18 + ((len(LEGEND) + 3) // 4) * 30
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline legend" viewBox="0 0 {4 * width} {height}" '
             f'width="{4 * width}" height="{height}" role="img" aria-label="key to the shapes">{"".join(items)}</svg>')
+
+
+__all__ = ["LEGEND", "legend_svg", "render_svg"]
