@@ -57,7 +57,7 @@ _CHECK_OPTION_HOOKS: List[Callable[[argparse.ArgumentParser], None]] = []
 # "module:function" entries that extend `check`: called every time the parser is built
 # (a module that does not exist is skipped); the function calls register_check_options /
 # register_check_stage, once per list (it must be idempotent).
-CHECK_EXTENSION_MODULES: List[str] = ["gradwarden.fixes.cli:register"]
+CHECK_EXTENSION_MODULES: List[str] = ["gradwarden.adopt:register", "gradwarden.fixes.cli:register"]
 if TYPE_CHECKING:
     CheckStage = Callable[[argparse.Namespace, "CheckRun", TextIO, TextIO], Optional[int]]
 _CHECK_STAGES: List[CheckStage] = []
@@ -546,9 +546,22 @@ def _render(args: argparse.Namespace, run: CheckRun, stdout: TextIO, found) -> s
     if fmt == "json-lines":
         return format_json_lines(diags, notebooks=nbs, fixes=fixes)
     if fmt == "sarif":
-        return format_sarif(diags, errors=run.errors, notebooks=nbs, fixes=fixes)
+        from gradwarden.cli_report import source_reader
+
+        limits: List[str] = []
+        text = format_sarif(diags, errors=run.errors, notebooks=nbs, fixes=fixes, read=source_reader(args, run),
+                            warnings=limits)
+        for message in limits:
+            print(f"warning: {message}", file=sys.stderr)
+        return text
     if fmt == "github":
         return format_github(diags, notebooks=nbs)
+    if fmt == "html":
+        from gradwarden.cli_report import source_reader
+        from gradwarden.formats import format_html
+
+        return format_html(diags, read=source_reader(args, run), notebooks=nbs, errors=run.errors,
+                           files_checked=run.files_checked)
     color = _use_color(args.color, stdout) and not args.output_file
     return format_text(diags, color=color, show_source=args.show_source, sources=run.sources, notebooks=nbs,
                        fixes=fixes)

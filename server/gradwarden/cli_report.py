@@ -60,6 +60,11 @@ def _reader(args: argparse.Namespace, run: "CheckRun"):
     return source_of
 
 
+def source_reader(args: argparse.Namespace, run: "CheckRun"):
+    """filename -> the text its diagnostics were computed on (the HTML report's source lines)."""
+    return _reader(args, run)
+
+
 def extras(args: argparse.Namespace, run: "CheckRun") -> Extras:
     diags: Sequence[Diagnostic] = run.diagnostics
     notebooks: Dict[str, "CellMap"] = {}

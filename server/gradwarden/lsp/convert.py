@@ -34,6 +34,7 @@ class ClientFeatures:
     publish_version: bool = False
     pull_diagnostics: bool = False
     diagnostic_refresh: bool = False
+    code_lens_refresh: bool = False
     hover_markdown: bool = False
     code_action_literals: bool = False
     code_action_kinds: tuple = ()
@@ -67,6 +68,7 @@ class ClientFeatures:
             publish_version=bool(_get(caps, "text_document.publish_diagnostics.version_support", False)),
             pull_diagnostics=_get(caps, "text_document.diagnostic") is not None,
             diagnostic_refresh=bool(_get(caps, "workspace.diagnostics.refresh_support", False)),
+            code_lens_refresh=bool(_get(caps, "workspace.code_lens.refresh_support", False)),
             hover_markdown=lsp.MarkupKind.Markdown in [lsp.MarkupKind(k) if isinstance(k, str) else k
                                                        for k in hover_formats],
             code_action_literals=_get(caps, "text_document.code_action.code_action_literal_support") is not None,
