@@ -331,12 +331,39 @@ def chain_rule(ctx: FixContext) -> List[TextEdit]:
     grad = ctx.param("grad")
     if node is None or not grad.isidentifier():
         raise CannotFix("no returned expression")
+    if not _one_value(node):
+        # `(None,) * 12`, `Fn.apply(...)`: a tuple (or None) multiplied by the gradient would raise
+        raise CannotFix("the returned expression may not be one tensor")
     s, e = doc.full_offsets(node)
     inner = doc.code(node)
     if not is_primary(node) and not (isinstance(node, cst.BinaryOperation) and
                                      isinstance(node.operator, (cst.Multiply, cst.Divide))):
         inner = f"({inner})"
     return [TextEdit(s, e, f"{grad} * {inner}")]
+
+
+def _one_value(node: cst.CSTNode) -> bool:
+    """No tuple, list, None or tuple-returning call anywhere in the expression (the chain rule
+    multiplies it by the incoming gradient)."""
+    from gradwarden.fixes.functions import _TUPLE_RESULTS
+
+    for n in _walk(node):
+        if isinstance(n, (cst.Tuple, cst.List, cst.StarredElement, cst.Lambda)):
+            return False
+        if isinstance(n, cst.Name) and n.value == "None":
+            return False
+        if isinstance(n, cst.Call):
+            f = n.func
+            name = f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
+            if name in _TUPLE_RESULTS or name in ("tuple", "list"):
+                return False
+    return True
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
 
 
 @realiser("zero_grad")

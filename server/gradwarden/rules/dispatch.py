@@ -11,6 +11,7 @@ from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Severity, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.source import SourceText
 from gradwarden.rules.catalog import RULES
+from gradwarden.rules.fixpolicy import vet_fixes
 
 _BY_EVENT = {r.event: r for r in RULES if r.event}
 
@@ -38,7 +39,7 @@ def events_to_diagnostics(events: Sequence[Event], filename: str, src: SourceTex
             filename=filename,
             span=ev.span,
             related=tuple(ev.related),
-            fixes=tuple(fixes_for(rule.code, ev, src)),
+            fixes=tuple(vet_fixes(severity, fixes_for(rule.code, ev, src))),
             rule=rule.name,
             timeline=tuple(ev.timeline),
         )
@@ -173,7 +174,8 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
         fixes.append(Fix("clone", f"Clone `{name}` before writing to it (other aliases no longer see the write)",
                          safe=False, target=ev.span, params=_p(mode="break_alias", name=name)))
     elif code == "GW307":
-        fixes.append(Fix("complete_grads", "Return `None` for the inputs that need no gradient", safe=True,
+        # never safe (rules/fixpolicy.py); the realiser offers it only where the syntax fixes the count
+        fixes.append(Fix("complete_grads", "Return `None` for the inputs that need no gradient", safe=False,
                          preferred=True, target=ev.span, params=_p(got=facts.get("got"), want=facts.get("want"))))
     elif code == "GW309":
         fixes.append(Fix("none_gradient", "Return `None` for the non-tensor input", safe=True, preferred=True,
