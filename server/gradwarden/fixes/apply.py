@@ -13,7 +13,6 @@ from __future__ import annotations
 import codecs
 import difflib
 import io
-import os
 import tokenize
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
@@ -193,15 +192,12 @@ def encode(dec: Decoded, text: str) -> bytes:
 
 
 def write_atomic(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename,
-    keeping the file's permission bits."""
-    from gradwarden.atomicio import replace_atomically
+    """Rewrite the user's file ``path`` with ``data`` (a temporary file in the same folder and
+    a rename; its owner, group and mode kept). Raises ``atomicio.NotWritable`` (nothing
+    written) when the invoking user may not write it, ``OSError`` otherwise."""
+    from gradwarden.atomicio import replace_user_file
 
-    try:
-        mode: Optional[int] = os.stat(path).st_mode & 0o7777
-    except OSError:
-        mode = None
-    replace_atomically(path, data, mode, sync=True)
+    replace_user_file(path, data, sync=True)
 
 
 def unified_diff(old: str, new: str, filename: str) -> str:

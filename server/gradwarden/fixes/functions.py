@@ -149,11 +149,13 @@ def _one_tensor(e: cst.BaseExpression, grads: set, binds: dict, depth: int) -> b
         return _one_tensor(e.left, grads, binds, depth + 1) or _one_tensor(e.right, grads, binds, depth + 1)
     if isinstance(e, cst.UnaryOperation) and not isinstance(e.operator, cst.Not):
         return _one_tensor(e.expression, grads, binds, depth + 1)
+    if isinstance(e, cst.IfExp):
+        return _one_tensor(e.body, grads, binds, depth + 1) and _one_tensor(e.orelse, grads, binds, depth + 1)
     if isinstance(e, cst.Subscript):
         return _one_tensor(e.value, grads, binds, depth + 1)
     if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute):
         name = e.func.attr.value
-        if name in _TUPLE_RESULTS:
+        if name in _TUPLE_RESULTS and not (name == "where" and len(e.args) == 3):  # where(c): a tuple
             return False
         if _one_tensor(e.func.value, grads, binds, depth + 1):
             return True
