@@ -285,6 +285,32 @@ async def run_apply_fix(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, A
     return {"applied": bool(res and res.applied)}
 
 
+# The output of the debug runs goes to one folder per server process, created with the first
+# run and removed when the server stops (shutdown/exit, or the interpreter's exit): the log
+# path a run returns stays readable while the session lasts, and no run leaves a folder behind.
+_debug_logs: Dict[str, Any] = {"dir": None, "runs": 0}
+
+
+def _debug_log_path() -> str:
+    import atexit
+    import tempfile
+
+    if _debug_logs["dir"] is None or not os.path.isdir(_debug_logs["dir"]):
+        _debug_logs["dir"] = tempfile.mkdtemp(prefix="gradwarden-debug-")
+        atexit.register(remove_debug_logs)
+    _debug_logs["runs"] += 1
+    return os.path.join(_debug_logs["dir"], f"run-{_debug_logs['runs']}.log")
+
+
+def remove_debug_logs() -> None:
+    """Remove the debug runs' output folder (called when the server stops)."""
+    import shutil
+
+    folder, _debug_logs["dir"] = _debug_logs["dir"], None
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _uri_arg(args: Sequence[Any]) -> Optional[str]:
     if not args:
         return None
@@ -372,10 +398,7 @@ async def run_debug(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
     timeout = options.get("timeout")
     if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
         kwargs["timeout"] = float(timeout)
-    import tempfile
-
-    log_dir = tempfile.mkdtemp(prefix="gradwarden-debug-")
-    kwargs["log_path"] = os.path.join(log_dir, "output.log")
+    kwargs["log_path"] = _debug_log_path()
     root = ls.resolver.root if str(Path(path)).startswith(str(ls.resolver.root)) else Path(path).parent
     progress = Progress(ls, f"gradwarden: debug run of {os.path.basename(path)}")
     await progress.begin("starting")
@@ -441,4 +464,4 @@ async def run_debug(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
     }
 
 
-__all__ = ["run_workspace_check", "run_debug", "runtime_diagnostics", "display_name"]
+__all__ = ["run_workspace_check", "run_debug", "runtime_diagnostics", "display_name", "remove_debug_logs"]
