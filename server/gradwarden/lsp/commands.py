@@ -54,8 +54,33 @@ async def apply_workspace_edit(ls: "ServerContext", args: Sequence[Any]) -> Dict
     if not args:
         raise ValueError("gradwarden.applyWorkspaceEdit needs a WorkspaceEdit")
     edit = get_converter().structure(args[0], lsp.WorkspaceEdit)
+    for uri in _edited_uris(edit):
+        refused = _refuse_unwritable(ls, uri)
+        if refused is not None:
+            return refused
     res = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="gradwarden"))
     return {"applied": bool(res and res.applied)}
+
+
+def _edited_uris(edit: "lsp.WorkspaceEdit") -> List[str]:
+    uris = list((edit.changes or {}).keys())
+    for change in edit.document_changes or ():
+        doc = getattr(change, "text_document", None)
+        if doc is not None:
+            uris.append(doc.uri)
+    return uris
+
+
+def _refuse_unwritable(ls: "ServerContext", uri: str) -> Optional[Dict[str, Any]]:
+    """An edit of a file this user may not write is never sent (lsp/write_guard.py): one clear
+    message, and the command's answer says why."""
+    from gradwarden.lsp.write_guard import refusal, unwritable
+
+    reason = unwritable(uri)
+    if reason is None:
+        return None
+    ls.show(refusal(uri, reason), lsp.MessageType.Error)
+    return {"applied": False, "reason": f"not writable: {reason}"}
 
 
 def server_status(ls: "ServerContext") -> Dict[str, Any]:
@@ -256,6 +281,9 @@ async def run_fix_all(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any
     key = ls.unit_of(uri) if uri else None
     if key is None:
         raise ValueError(f"{FIX_ALL}: {uri!r} is not an open document")
+    refused = _refuse_unwritable(ls, uri)  # type: ignore[arg-type]
+    if refused is not None:
+        return {**refused, "fixes": 0}
     result = await ls.wait_result(key, urgent=True)
     if result is None:
         return {"applied": False, "fixes": 0}
@@ -276,6 +304,9 @@ async def run_apply_fix(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, A
         ls.show("gradwarden: the document changed since this fix was offered; ask for the fixes again",
                 lsp.MessageType.Info)
         return {"applied": False, "reason": "changed"}
+    refused = _refuse_unwritable(ls, result.snapshot.uri)
+    if refused is not None:
+        return refused
     edit = await lazy_edit(ls, result, data)
     if edit is None:
         ls.show("gradwarden: this fix cannot be applied to the code as it is here; edit it by hand",
