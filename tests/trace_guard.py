@@ -8,6 +8,10 @@ folder (other than pytest's own ``pytest-of-<user>``, which pytest prunes by its
 policy) and any change to ``git status`` is a trace: it is listed and the run fails. The folder
 is then removed (kept, with its path printed, when the run failed otherwise, for debugging).
 
+torch's own compile cache (``torchinductor_<user>``, which an optimizer's first step creates in
+``$TMPDIR``) is directed into ``torch-cache`` of that folder (``TORCHINDUCTOR_CACHE_DIR``,
+``TRITON_CACHE_DIR``) and goes with it.
+
 ``GRADWARDEN_TRACE_GUARD=off`` turns it off (a developer running single files against an
 existing ``TMPDIR`` layout).
 """
@@ -22,6 +26,7 @@ from typing import List, Optional
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = "GRADWARDEN_TRACE_GUARD"
+TORCH_CACHE = "torch-cache"  # inside the run's folder: the guard's own, removed with it
 _state: dict = {}
 
 
@@ -46,6 +51,10 @@ def start(config) -> None:
                   git=_git_status())
     os.environ["TMPDIR"] = root
     tempfile.tempdir = root
+    cache = os.path.join(root, TORCH_CACHE)
+    for var in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR"):
+        _state.setdefault("old_env", {})[var] = os.environ.get(var)
+        os.environ[var] = cache
 
 
 def traces() -> List[str]:
@@ -53,7 +62,7 @@ def traces() -> List[str]:
     if root is None:
         return []
     found = [f"{os.path.join(root, name)} (left in the temporary folder)"
-             for name in sorted(os.listdir(root)) if not name.startswith("pytest-of-")]
+             for name in sorted(os.listdir(root)) if not name.startswith("pytest-of-") and name != TORCH_CACHE]
     before, after = _state.get("git"), _git_status()
     if before is not None and after is not None:
         found += [f"git status: {line}" for line in sorted(set(after) - set(before))]
@@ -85,6 +94,11 @@ def finish(session, exitstatus: int) -> None:
     else:
         os.environ["TMPDIR"] = _state["old_tmpdir"]
     tempfile.tempdir = _state.get("old_tempdir")
+    for var, value in (_state.get("old_env") or {}).items():
+        if value is None:
+            os.environ.pop(var, None)
+        else:
+            os.environ[var] = value
     if exitstatus == 0 or left:
         shutil.rmtree(root, ignore_errors=True)
     else:
