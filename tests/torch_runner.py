@@ -75,6 +75,8 @@ PROOF_TESTS = (
     "tests/test_examples.py::test_example_behaves_as_labelled",
     "tests/test_rule_examples_run.py",
     "tests/test_fix_cases.py",
+    "tests/test_fix_oracle.py",
+    "tests/test_fix_lifetime.py",
     "tests/test_progen.py",
 )
 
