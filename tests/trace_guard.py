@@ -4,8 +4,9 @@ no file of the checkout.
 The controlling pytest process (not an xdist worker) gives the whole run a private temporary
 folder (``TMPDIR`` and ``tempfile.tempdir``, inherited by the workers and by every program the
 tests start), and records ``git status`` at the start. When the run ends, anything left in that
-folder (other than pytest's own ``pytest-of-<user>``, which pytest prunes by its retention
-policy) and any change to ``git status`` is a trace: it is listed and the run fails. The folder
+folder and any change to ``git status`` is a trace: it is listed and the run fails. pytest's own
+``pytest-of-<user>`` stays in the original temporary folder (``PYTEST_DEBUG_TEMPROOT``), where
+pytest prunes it by its retention policy. The folder
 is then removed (kept, with its path printed, when the run failed otherwise, for debugging).
 
 torch's own compile cache (``torchinductor_<user>``, which an optimizer's first step creates in
@@ -46,7 +47,11 @@ def _is_worker(config) -> bool:
 def start(config) -> None:
     if _is_worker(config) or os.environ.get(ENV, "").strip().lower() == "off":
         return
-    root = tempfile.mkdtemp(prefix="gradwarden-suite-")
+    # pytest's own temporary folders stay where pytest puts them (its retention policy prunes
+    # them): under the private folder their paths would grow past what a Unix socket takes
+    # (Chromium's SingletonSocket in the VS Code test)
+    os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", tempfile.gettempdir())
+    root = tempfile.mkdtemp(prefix="gw-suite-")
     _state.update(root=root, old_tmpdir=os.environ.get("TMPDIR"), old_tempdir=tempfile.tempdir,
                   git=_git_status())
     os.environ["TMPDIR"] = root
