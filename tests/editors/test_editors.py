@@ -100,8 +100,11 @@ def run_driver(argv, ws: Path, env: dict, timeout: float = 1200) -> subprocess.C
 def editor_env(tmp_path: Path, server_cmd, result_file: Path) -> dict:
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
+    tmp = tmp_path / "tmp"  # Neovim's nvim.<user> folder, Emacs' and Vim's scratch files
+    tmp.mkdir(exist_ok=True)
     env = dict(os.environ)
     env.update({
+        "TMPDIR": str(tmp),
         "HOME": str(home),  # Emacs' eln-cache, Neovim's state: never the real ~
         "XDG_CONFIG_HOME": str(home / ".config"),
         "XDG_DATA_HOME": str(home / ".local/share"),

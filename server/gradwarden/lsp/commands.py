@@ -64,8 +64,33 @@ async def apply_workspace_edit(ls: "ServerContext", args: Sequence[Any]) -> Dict
     if not args:
         raise ValueError("gradwarden.applyWorkspaceEdit needs a WorkspaceEdit")
     edit = get_converter().structure(args[0], lsp.WorkspaceEdit)
+    for uri in _edited_uris(edit):
+        refused = _refuse_unwritable(ls, uri)
+        if refused is not None:
+            return refused
     res = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="gradwarden"))
     return {"applied": bool(res and res.applied)}
+
+
+def _edited_uris(edit: "lsp.WorkspaceEdit") -> List[str]:
+    uris = list((edit.changes or {}).keys())
+    for change in edit.document_changes or ():
+        doc = getattr(change, "text_document", None)
+        if doc is not None:
+            uris.append(doc.uri)
+    return uris
+
+
+def _refuse_unwritable(ls: "ServerContext", uri: str) -> Optional[Dict[str, Any]]:
+    """An edit of a file this user may not write is never sent (lsp/write_guard.py): one clear
+    message, and the command's answer says why."""
+    from gradwarden.lsp.write_guard import refusal, unwritable
+
+    reason = unwritable(uri)
+    if reason is None:
+        return None
+    ls.show(refusal(uri, reason), lsp.MessageType.Error)
+    return {"applied": False, "reason": f"not writable: {reason}"}
 
 
 def server_status(ls: "ServerContext") -> Dict[str, Any]:
@@ -266,6 +291,9 @@ async def run_fix_all(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any
     key = ls.unit_of(uri) if uri else None
     if key is None:
         raise ValueError(f"{FIX_ALL}: {uri!r} is not an open document")
+    refused = _refuse_unwritable(ls, uri)  # type: ignore[arg-type]
+    if refused is not None:
+        return {**refused, "fixes": 0}
     result = await ls.wait_result(key, urgent=True)
     if result is None:
         return {"applied": False, "fixes": 0}
@@ -286,6 +314,9 @@ async def run_apply_fix(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, A
         ls.show("gradwarden: the document changed since this fix was offered; ask for the fixes again",
                 lsp.MessageType.Info)
         return {"applied": False, "reason": "changed"}
+    refused = _refuse_unwritable(ls, result.snapshot.uri)
+    if refused is not None:
+        return refused
     edit = await lazy_edit(ls, result, data)
     if edit is None:
         ls.show("gradwarden: this fix cannot be applied to the code as it is here; edit it by hand",
@@ -293,6 +324,32 @@ async def run_apply_fix(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, A
         return {"applied": False, "reason": "no edit"}
     res = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="gradwarden"))
     return {"applied": bool(res and res.applied)}
+
+
+# The output of the debug runs goes to one folder per server process, created with the first
+# run and removed when the server stops (shutdown/exit, or the interpreter's exit): the log
+# path a run returns stays readable while the session lasts, and no run leaves a folder behind.
+_debug_logs: Dict[str, Any] = {"dir": None, "runs": 0}
+
+
+def _debug_log_path() -> str:
+    import atexit
+    import tempfile
+
+    if _debug_logs["dir"] is None or not os.path.isdir(_debug_logs["dir"]):
+        _debug_logs["dir"] = tempfile.mkdtemp(prefix="gradwarden-debug-")
+        atexit.register(remove_debug_logs)
+    _debug_logs["runs"] += 1
+    return os.path.join(_debug_logs["dir"], f"run-{_debug_logs['runs']}.log")
+
+
+def remove_debug_logs() -> None:
+    """Remove the debug runs' output folder (called when the server stops)."""
+    import shutil
+
+    folder, _debug_logs["dir"] = _debug_logs["dir"], None
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _uri_arg(args: Sequence[Any]) -> Optional[str]:
@@ -537,10 +594,7 @@ async def run_debug(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
     timeout = options.get("timeout")
     if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
         kwargs["timeout"] = float(timeout)
-    import tempfile
-
-    log_dir = tempfile.mkdtemp(prefix="gradwarden-debug-")
-    kwargs["log_path"] = os.path.join(log_dir, "output.log")
+    kwargs["log_path"] = _debug_log_path()
     root = ls.resolver.root if str(Path(path)).startswith(str(ls.resolver.root)) else Path(path).parent
     progress = Progress(ls, f"gradwarden: debug run of {os.path.basename(path)}")
     await progress.begin("starting")
@@ -615,4 +669,4 @@ async def run_debug(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
     }
 
 
-__all__ = ["run_workspace_check", "run_debug", "runtime_diagnostics", "display_name"]
+__all__ = ["run_workspace_check", "run_debug", "runtime_diagnostics", "display_name", "remove_debug_logs"]

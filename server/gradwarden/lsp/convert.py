@@ -39,6 +39,7 @@ class ClientFeatures:
     code_action_literals: bool = False
     code_action_kinds: tuple = ()
     is_preferred: bool = False
+    code_action_disabled: bool = False
     code_action_data: bool = False
     resolve_edit: bool = False
     document_changes: bool = False
@@ -74,6 +75,7 @@ class ClientFeatures:
             code_action_literals=_get(caps, "text_document.code_action.code_action_literal_support") is not None,
             code_action_kinds=tuple(str(getattr(k, "value", k)) for k in kinds),
             is_preferred=bool(_get(caps, "text_document.code_action.is_preferred_support", False)),
+            code_action_disabled=bool(_get(caps, "text_document.code_action.disabled_support", False)),
             code_action_data=bool(_get(caps, "text_document.code_action.data_support", False)),
             resolve_edit="edit" in resolve_props,
             document_changes=bool(_get(caps, "workspace.workspace_edit.document_changes", False)),

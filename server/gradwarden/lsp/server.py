@@ -409,6 +409,7 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
     @ls.feature(lsp.SHUTDOWN)
     async def shutdown(ls: GradwardenServer, params: None) -> None:
         commands.cancel_all(ls)
+        commands.remove_debug_logs()
         if ls.pool is not None:
             await ls.pool.close()
 
@@ -419,6 +420,7 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         # clients then kill the server. Stop the workers and leave at once instead.
         if ls.pool is not None:
             ls.pool.close_now()
+        commands.remove_debug_logs()  # os._exit below runs no atexit handler
         code = 0 if ls.protocol._shutdown else 1
         try:
             sys.stdout.flush()

@@ -190,6 +190,10 @@ class RunningLossKeepsGraph(Rule):
 
     Nothing raises, but every iteration's graph stays alive as long as the total does: memory
     grows with the number of steps. Accumulate ``loss.item()`` or ``loss.detach()``.
+
+    No automatic fix: an information finding carries none that changes what the program does,
+    and the same ``+=`` of a tensor inside one forward (``x += emb(t)``, ``loss += term``) is a
+    sum the backward must go through, where a ``.detach()`` would stop training silently.
     """
 
     event = "running_total"
@@ -199,6 +203,7 @@ class RunningLossKeepsGraph(Rule):
     severity = Severity.INFORMATION
     summary = "Accumulating loss tensors keeps every iteration's graph alive."
     message = "`{name}` accumulates tensors that carry graphs; each iteration's graph stays in memory (use `.item()` or `.detach()`)"
+    NO_FIX = (0,)  # information: no fix that changes behaviour (rules/fixpolicy.py)
     INVALID = (
         """
         import torch
