@@ -39,6 +39,7 @@ from gradwarden.engine.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value,
     fresh_id, join_states, ref_value,
 )
+from gradwarden.engine.returncount import ReturnCounter
 from gradwarden.engine.source import SourceText
 from gradwarden.engine.torchsem import TorchMixin
 
@@ -715,9 +716,14 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             return
         n_inputs = len(fwd.args.posonlyargs) + len(fwd.args.args) - 1
         n_required = n_inputs - len(fwd.args.defaults)
+        # How many values each return gives, read from the code: tuple literals and tuple
+        # arithmetic (`(None,) * 3 + Fn.apply(...)`), and calls of the module's functions and
+        # classes that return tuples (`Cls._helper(...)`); unknown lengths report nothing.
+        counter = ReturnCounter(self.tree, info.name, info.methods)
+        grads = [a.arg for a in list(bwd.args.posonlyargs) + list(bwd.args.args)][1:]
         for node in _own_nodes(bwd):
             if isinstance(node, ast.Return) and node.value is not None:
-                got = _returned_count(node.value)
+                got = counter.count(node.value, grads)
                 if got is not None and got < n_required:
                     self.emit(Event("backward_grad_count", self.span_of(node),
                                     {"fn": info.name, "got": got, "want": n_inputs}))
@@ -1896,17 +1902,6 @@ def _concrete_torch_module(qual: str) -> bool:
     return qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1] not in ("Module", "ModuleList", "ModuleDict",
                                                                              "Sequential", "ParameterList",
                                                                              "ParameterDict")
-
-
-def _returned_count(v: ast.expr) -> Optional[int]:
-    """How many values a return statement returns, when the syntax says (else None)."""
-    if isinstance(v, ast.Tuple):
-        return None if any(isinstance(e, ast.Starred) for e in v.elts) else len(v.elts)
-    if isinstance(v, (ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Constant)):
-        return 1
-    if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute):
-        return 1  # a tensor method: grad.clone(), grad_output.neg() ...
-    return None
 
 
 _NON_TENSOR_TYPES = frozenset({"list", "List", "tuple", "Tuple", "dict", "Dict", "Sequence", "Iterable", "Mapping",
