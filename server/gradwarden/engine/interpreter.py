@@ -23,14 +23,15 @@ expanded tensor) ends its path: what follows it cannot run.
 from __future__ import annotations
 
 import ast
+import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.autograd import AutogradMixin
 from gradwarden.engine.body import own_nodes as _own_nodes
-from gradwarden.engine.budget import Budget, BudgetExceeded
-from gradwarden.engine.diagnostic import Diagnostic, Span
+from gradwarden.engine.budget import Budget, BudgetExceeded, StopPoint
+from gradwarden.engine.diagnostic import Diagnostic, Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.flow import FlowMixin
 from gradwarden.engine.halt import Halt
@@ -210,17 +211,39 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         saved = self.budget.begin(self.definition_label(node, owner), self.header_span(node))
         try:
             yield
-        except BudgetExceeded:
+        except BudgetExceeded as exc:
             if not quiet:
-                self.stopped_early()
+                self.stopped_early(exc.at)
         finally:
             self.budget.end(saved)
 
-    def stopped_early(self) -> None:
+    def stopped_early(self, at: Optional[StopPoint] = None) -> None:
         span = self.budget.span or Span(1, 1, 1, 1)
         self.work.stopped.append((self.budget.label, span))
+        where, growth, related = "", "", ()
+        if at is not None:
+            # the line it stopped at (in this file: a call into another module's code is named
+            # by its call here) and what had grown there, so that the user sees which loop,
+            # branch or call to simplify (or to move into a function of its own)
+            stop = at.span
+            inlined = list(at.calls[1:]) if at.calls and self.definition_label(None) != self.budget.label else \
+                list(at.calls)
+            parts = []
+            if at.paths > 1:
+                parts.append(f"{at.paths} paths at once (branches whose conditions the analysis cannot decide)")
+            if at.loops:
+                parts.append(f"{at.loops} enclosing loop{'s' if at.loops > 1 else ''}")
+            if inlined:
+                parts.append(f"{len(inlined)} inlined call{'s' if len(inlined) > 1 else ''} deep "
+                             f"({' -> '.join(f'`{c}`' for c in inlined)})")
+            where = f" at line {stop.row}" + (f" (inside `{os.path.basename(at.module)}`, reached from this line)"
+                                              if at.module else "")
+            growth = "; there: " + ", ".join(parts) if parts else ""
+            if stop.row != span.row:
+                related = (Related(stop, "the analysis stopped here", "note"),)
         self.emit(Event("analysis_stopped", span, {
-            "what": self.budget.label, "limit": f"{self.budget.limit:,}"}))
+            "what": self.budget.label, "limit": f"{self.budget.limit:,}", "where": where, "growth": growth},
+            related=related))
 
     @staticmethod
     def definition_label(node: Optional[ast.AST], owner: str = "") -> str:
@@ -436,6 +459,20 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
 
     # ------------------------------------------------------------------ statements
     def exec_block(self, stmts: Sequence[ast.stmt], states: List[State]) -> List[State]:
+        try:
+            return self._exec_block(stmts, states)
+        except BudgetExceeded as exc:
+            if exc.at is None:  # the innermost block: where the analysis ran out (GW002 names it)
+                stmt = getattr(exc, "_stmt", None)
+                st0 = states[0] if states else None
+                if isinstance(stmt, ast.stmt):
+                    module = str(getattr(self.foreign_stack[-1][0], "path", "")) if self.foreign_stack else ""
+                    exc.at = StopPoint(self.span_of(stmt), module, len(states),
+                                       len(st0.loop_ctx) if st0 is not None else 0,
+                                       tuple(getattr(f, "name", "?") for f in self.call_stack))
+            raise
+
+    def _exec_block(self, stmts: Sequence[ast.stmt], states: List[State]) -> List[State]:
         work = self.work
         for stmt in stmts:
             if len(states) > work.peak_paths:
@@ -446,8 +483,12 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                 if len(live) > 1:
                     # the paths run through the nested blocks together: one run of a nested
                     # loop for all of them, not one per path (which multiplies at every level)
-                    for _ in live:
-                        self.tick()
+                    try:
+                        for _ in live:
+                            self.tick()
+                    except BudgetExceeded as exc:
+                        exc._stmt = stmt  # type: ignore[attr-defined]
+                        raise
                     states = self.cap([st for st in states if st.flow is not None] + getattr(self, group)(stmt, live))
                     if not states:
                         break
@@ -485,7 +526,11 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return out
 
     def exec_stmt(self, stmt: ast.stmt, st: State) -> List[State]:
-        self.budget.tick()  # self.tick(), one call less for every statement
+        try:
+            self.budget.tick()  # self.tick(), one call less for every statement
+        except BudgetExceeded as exc:
+            exc._stmt = stmt  # type: ignore[attr-defined]  # (exec_block makes the StopPoint)
+            raise
         kind = stmt.__class__
         try:
             meth = self._stmt_handlers[kind]
@@ -1782,10 +1827,10 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                 self.call_stack.pop()
                 self.call_spans.pop()
                 self.call_args.pop()
-        except BudgetExceeded:
+        except BudgetExceeded as exc:
             if before is None:
                 raise
-            self.give_up_call(fdef)
+            self.give_up_call(fdef, exc.at)
             st.become(before)
             return UNKNOWN if join else [(st, UNKNOWN)]
         results: List[Tuple[State, Value]] = []
@@ -1803,13 +1848,13 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             return results
         return self.join_exits(st, results)
 
-    def give_up_call(self, fdef: ast.FunctionDef) -> None:
+    def give_up_call(self, fdef: ast.FunctionDef, at: Optional[StopPoint] = None) -> None:
         """The module's code called ``fdef`` and the call ran out of work: note it on the
         function, never run it again, and give the module's code a fresh allotment."""
         self.stopped_defs.add(id(fdef))
         saved = self.budget.begin(self.definition_label(fdef, getattr(self.class_of_method(fdef), "name", "")),
                                   self.header_span(fdef))
-        self.stopped_early()
+        self.stopped_early(at)
         self.budget.end(saved)
         self.budget.restart()
 

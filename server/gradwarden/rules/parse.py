@@ -52,8 +52,8 @@ class AnalysisStopped(Rule):
     family = "-"
     severity = Severity.INFORMATION
     summary = "The analysis of a definition stopped early (too much work); later hazards in it are not reported."
-    message = ("analysis stopped early: {what} needs more than {limit} statement visits (branches x loop "
-               "iterations x inlined calls); hazards in it past that point are not reported")
+    message = ("analysis stopped early{where}: {what} needs more than {limit} statement visits (branches x loop "
+               "iterations x inlined calls){growth}; hazards in it past that point are not reported")
     INVALID = (
         """
         import torch
