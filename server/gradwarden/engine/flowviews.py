@@ -10,6 +10,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
+from gradwarden.engine.flowfacts import NumberV
 from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import ConstV, SeqV, State, TensorV, Value
 

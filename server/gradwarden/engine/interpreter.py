@@ -34,6 +34,7 @@ from gradwarden.engine.budget import Budget, BudgetExceeded, StopPoint
 from gradwarden.engine.diagnostic import Diagnostic, Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.flow import FlowMixin
+from gradwarden.engine.flowfacts import PLAIN_NUMBER, NumberV
 from gradwarden.engine.halt import Halt
 from gradwarden.engine.initprobe import builds_no_container
 from gradwarden.engine.model import (
@@ -274,14 +275,14 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     def standalone_function(self, fn: ast.FunctionDef, module_state: State) -> None:
         st = module_state.fork()
         st.flow = None
-        args = [self.standalone_arg(st, a) for a in fn.args.args]
+        args = self.standalone_args(st, fn)
         self._standalone(fn, st, args, None)
 
     def standalone_method(self, info: ClassInfo, fn: ast.FunctionDef, module_state: State) -> None:
         if self.is_static(fn):
             st = module_state.fork()
             st.flow = None
-            args = [self.standalone_arg(st, a) for a in fn.args.args]
+            args = self.standalone_args(st, fn)
             self._standalone(fn, st, args, None)
             return
         if fn.name == "__init__" and self.triggers.only_inplace_config(fn):
@@ -306,7 +307,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             if cached is None:
                 return
             st, self_v = cached[0].fork(), cached[1]
-        args = [self.standalone_arg(st, a) for a in fn.args.args[1:]]
+        args = self.standalone_args(st, fn)[1:]
         # An __init__ follows the local submodules it builds one level: their own __init__s are
         # analysed on their own, and what this one does with them needs their attributes, not
         # their submodules' (three levels cost timm a tenth of its analysis).
@@ -316,11 +317,32 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         finally:
             self.init_limit = MAX_INIT_DEPTH
 
-    def standalone_arg(self, st: State, a: ast.arg) -> Value:
+    def standalone_args(self, st: State, fn: ast.FunctionDef) -> List[Value]:
+        """The positional arguments of ``fn`` analysed on its own, each with its default."""
+        params = list(fn.args.posonlyargs) + list(fn.args.args)
+        defaults: List[Optional[ast.expr]] = [None] * (len(params) - len(fn.args.defaults)) + list(fn.args.defaults)
+        return [self.standalone_arg(st, a, d) for a, d in zip(params, defaults)][-len(fn.args.args):] \
+            if fn.args.args else []
+
+    def standalone_arg(self, st: State, a: ast.arg, default: Optional[ast.expr] = None) -> Value:
         """An argument of a function analysed on its own: a tensor of unknown origin, unless
-        its annotation says it is something else (``src: list[Tensor]``, ``n: int``)."""
-        if a.annotation is not None and _not_a_tensor(a.annotation):
-            return UNKNOWN
+        its annotation or its default says it is something else (``src: list[Tensor]``,
+        ``n: int``, ``stats=collections.Counter()``, ``scale=1.0``). An argument annotated as a
+        number, or as a tuple or list of numbers (``size: tuple[int, int]``), is a number: an
+        op with it saves no tensor for it (``x / size[0]``)."""
+        if a.annotation is not None:
+            numbers = _numbers_annotation(a.annotation)
+            if numbers == "number":
+                return PLAIN_NUMBER
+            if numbers == "numbers":
+                return self.new_seq([PLAIN_NUMBER], st, kind="homogeneous")
+            if _not_a_tensor(a.annotation):
+                return UNKNOWN
+        if default is not None and a.annotation is None:
+            if isinstance(default, ast.Constant) and isinstance(default.value, (int, float)):
+                return PLAIN_NUMBER  # `eps=1e-6`, `dim=-1`: a number
+            if _not_tensor_default(default, self.tree):
+                return UNKNOWN
         return self.unknown_tensor(st, a.arg)
 
     def _instance(self, info: ClassInfo, module_state: State) -> Optional[Tuple[State, Value]]:
@@ -1325,6 +1347,8 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if isinstance(obj, TensorV):
             return self.tensor_getitem(obj, node, st, node)
         idx = self.eval(node.slice, st)
+        if isinstance(obj, NumberV):
+            return obj  # a part of a shape, of `.tolist()`: numbers too (never a tensor)
         if isinstance(obj, SeqV):
             items = st.lists.get(obj.lid, ())
             if isinstance(node.slice, ast.Slice):
@@ -1754,7 +1778,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             elif default is not None:
                 env[param.arg] = self.eval(default, st)
             else:
-                env[param.arg] = UNKNOWN
+                env[param.arg] = self.unpassed_arg(param, st)
         if a.vararg is not None:
             env[a.vararg.arg] = self.new_seq(args[len(positional):], st, kind="tuple")
         kw_defaults = a.kw_defaults or []
@@ -1762,13 +1786,31 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             if param.arg in kwargs:
                 env[param.arg] = kwargs[param.arg]
             else:
-                env[param.arg] = self.eval(default, st) if default is not None else UNKNOWN
+                env[param.arg] = self.eval(default, st) if default is not None else self.unpassed_arg(param, st)
+        for param in positional + list(a.kwonlyargs):
+            if env.get(param.arg).__class__ is UnknownV and param.annotation is not None:
+                env[param.arg] = self.unpassed_arg(param, st)  # an unknown value annotated `int`: a number
         if a.kwarg is not None:
             d = DictV(fresh_id())
             names = set(env)
             st.own("dicts")[d.did] = tuple((("c", k), v) for k, v in kwargs.items() if k not in names)
             env[a.kwarg.arg] = d
         return env
+
+    def unpassed_arg(self, param: ast.arg, st: State) -> Value:
+        """An argument no caller in view passes (an object built without its constructor's
+        arguments, to analyse its methods): unknown, or a number (numbers) if annotated so."""
+        if param.annotation is None:
+            return UNKNOWN
+        cache = self.__dict__.setdefault("_annotation_kinds", {})  # per analysis: asked at every call
+        kind = cache.get(id(param.annotation), "?")
+        if kind == "?":
+            kind = cache[id(param.annotation)] = _numbers_annotation(param.annotation)
+        if kind == "number":
+            return PLAIN_NUMBER
+        if kind == "numbers":
+            return self.new_seq([PLAIN_NUMBER], st, kind="homogeneous")
+        return UNKNOWN
 
     def call_function(self, fdef: ast.FunctionDef, args: List[Value], kwargs: Dict[str, Value], st: State,
                       span: Span, bound_self: bool = False, join: bool = True, closure: Optional[int] = None,
@@ -1952,6 +1994,70 @@ def _concrete_torch_module(qual: str) -> bool:
 _NON_TENSOR_TYPES = frozenset({"list", "List", "tuple", "Tuple", "dict", "Dict", "Sequence", "Iterable", "Mapping",
                                "set", "Set", "int", "float", "bool", "str", "bytes", "Callable", "Iterator",
                                "MutableMapping", "MutableSequence", "OrderedDict", "ModuleList", "Module"})
+
+
+_NUMBER_TYPES = frozenset({"int", "float", "bool", "complex"})
+_SEQ_TYPES = frozenset({"tuple", "Tuple", "list", "List", "Sequence", "Iterable", "MutableSequence"})
+
+
+def _numbers_annotation(ann: ast.expr) -> Optional[str]:
+    """"number" for ``int``/``float``/``bool``, "numbers" for a tuple or list of them
+    (``tuple[int, int]``, ``Sequence[float]``, ``tuple[int, ...]``), else None. An
+    ``Optional``/``| None`` wrapper or a string annotation is read through."""
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            ann = ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        parts = [p for p in (ann.left, ann.right) if not (isinstance(p, ast.Constant) and p.value is None)]
+        kinds = {_numbers_annotation(p) for p in parts}
+        return kinds.pop() if len(kinds) == 1 else None
+    name = ann.attr if isinstance(ann, ast.Attribute) else getattr(ann, "id", None)
+    if name in _NUMBER_TYPES:
+        return "number"
+    if isinstance(ann, ast.Subscript):
+        head = ann.value.attr if isinstance(ann.value, ast.Attribute) else getattr(ann.value, "id", "")
+        inner = list(ann.slice.elts) if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+        inner = [p for p in inner if not (isinstance(p, ast.Constant) and p.value in (None, Ellipsis))]
+        if head == "Optional" and len(inner) == 1:
+            return _numbers_annotation(inner[0])
+        if head in _SEQ_TYPES and inner and all(_numbers_annotation(p) == "number" for p in inner):
+            return "numbers"
+    return None
+
+
+def _not_tensor_default(default: ast.expr, tree: ast.Module) -> bool:
+    """A default that is not a tensor: a string, a container literal, or a call of a class or
+    function that is not torch's (``collections.Counter()``, ``dict()``); a call of a function
+    of this module or of an unknown name may build a tensor (``None`` may stand for one)."""
+    if isinstance(default, ast.Constant):
+        return isinstance(default.value, (str, bytes, bool))
+    if isinstance(default, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp,
+                            ast.Lambda, ast.JoinedStr)):
+        return True
+    if isinstance(default, ast.Call):
+        root = default.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return False
+        if root.id in _BUILTIN_CONTAINERS:
+            return True
+        for stmt in tree.body:  # an import of a module that is not torch's
+            if isinstance(stmt, ast.Import):
+                for a in stmt.names:
+                    if (a.asname or a.name.split(".")[0]) == root.id:
+                        return not a.name.startswith("torch") and a.name.split(".")[0] not in ("numpy", "jax")
+            elif isinstance(stmt, ast.ImportFrom) and stmt.module:
+                for a in stmt.names:
+                    if (a.asname or a.name) == root.id:
+                        return stmt.module.split(".")[0] in ("collections", "typing", "dataclasses", "enum",
+                                                             "functools", "itertools", "pathlib")
+    return False
+
+
+_BUILTIN_CONTAINERS = frozenset({"dict", "list", "set", "tuple", "frozenset", "str", "object"})
 
 
 def _not_a_tensor(ann: ast.expr) -> bool:

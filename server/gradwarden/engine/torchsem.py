@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from gradwarden.engine import optable
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
+from gradwarden.engine.flowfacts import PLAIN_NUMBER, NumberV
 from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, Write, fresh_id,
@@ -30,6 +31,11 @@ CONTAINERS = ("torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict
 TENSOR_CTORS = {"torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.LongTensor", "torch.IntTensor",
                 "torch.BoolTensor", "torch.HalfTensor", "torch.ByteTensor", "torch.cuda.FloatTensor",
                 "torch.cuda.LongTensor"}
+# Tensor methods of Python's arithmetic operators (and their in-place and reflected forms),
+# whose other operand may be a plain number (see ``operand_kind``).
+ARITHMETIC = frozenset({f"{p}{n}{s}" for n in ("add", "sub", "mul", "div", "true_divide", "floor_divide", "pow",
+                                                "remainder", "fmod", "rsub", "truediv", "floordiv", "mod")
+                        for p, s in (("", ""), ("", "_"), ("__", "__"), ("__r", "__"), ("__i", "__"))})
 NUMBER_METHODS = {"item", "tolist", "numpy", "size", "dim", "ndimension", "numel", "nelement", "stride",
                   "data_ptr", "is_contiguous", "element_size", "__len__", "get_device", "storage_offset",
                   "is_floating_point", "is_complex", "untyped_storage", "storage", "equal", "any_", "__repr__",
@@ -67,6 +73,14 @@ def kw_keys(kwargs: Dict[str, Value]) -> List[str]:
         else:
             out.append(k)
     return out
+
+
+def operand_kind(st: State, v: Value) -> str:
+    """The kind of the other operand of an arithmetic op (``x / n``, ``x *= k``): a Python
+    number derived from the code (``float(n)``, ``len(v)``, ``x.shape[0]``, an argument
+    annotated ``int``) is a number, so the op saves no tensor for it and, with a number as
+    divisor or factor, does not save ``x`` either (as for a literal)."""
+    return "N" if isinstance(v, NumberV) else arg_kind(st, v)
 
 
 def arg_kind(st: State, v: Value) -> str:
@@ -400,7 +414,7 @@ class TorchMixin:
                 return self.new_tensor(st, rg=False, node=node, dtype=_RESULT_DTYPE.get(name))
         if name == "clone":
             return self._copy_of(t, st, node, name)
-        kinds = [arg_kind(st, a) for a in args]
+        kinds = [(operand_kind if name in ARITHMETIC else arg_kind)(st, a) for a in args]
         info = optable.lookup_method(name, kinds, kwargs.keys())
         inplace = (name.endswith("_") and not name.endswith("__")) or (info is not None and 0 in info.mutates)
         opname = (fn_name.rsplit(".", 1)[-1] if fn_name else "") or name
@@ -621,11 +635,11 @@ class TorchMixin:
                 return self.call_tensor_method(right, name, [left], {}, st, node)
             rname = {"sub": "__rsub__", "div": "__rtruediv__", "pow": "__rpow__", "matmul": "__rmatmul__",
                      "floor_divide": "__rfloordiv__", "remainder": "__rmod__"}.get(name, name)
-            kinds = [arg_kind(st, left)]
+            kinds = [operand_kind(st, left)]
             info = optable.lookup_method(rname, kinds)
             span = self.span_of(node)
             if info is None:
-                info = optable.lookup_function("torch." + name, [arg_kind(st, left), "T"])
+                info = optable.lookup_function("torch." + name, [operand_kind(st, left), "T"])
                 outs = self.apply_op(st, info, [right] if not isinstance(left, TensorV) else [left, right], span,
                                      name) if info is not None and info.slots[:1] == ("other",) else \
                     self.apply_op(st, None, [right], span, name)
@@ -640,7 +654,7 @@ class TorchMixin:
             res = self.tensor_binop(cur, op, rhs, st, stmt)
             self.assign(stmt.target, res, st, stmt)
             return
-        kinds = [arg_kind(st, rhs)]
+        kinds = [operand_kind(st, rhs)]
         info = optable.lookup_method(name, kinds)
         target_text = self.text_of(stmt.target)
         fix_facts = {"stmt_span": span, "target_text": target_text, "op": f"`{target_text} {_OPSYM.get(type(op), '?')}= ...`",
@@ -1511,7 +1525,7 @@ class TorchMixin:
                 r = range(*vals)
                 if len(r) <= 8:
                     return self.new_seq([ConstV(i) for i in r], st)
-            return self.new_seq([UNKNOWN], st, kind="homogeneous")
+            return self.new_seq([PLAIN_NUMBER], st, kind="homogeneous")  # integers, of unknown value
         if name in ("list", "tuple", "sorted", "reversed", "set", "iter"):
             if not args:
                 return self.new_seq([], st)
