@@ -121,6 +121,9 @@ class FlowMixin:
         self.nograd_views: Dict[int, Tuple[Span, bool, bool, str]] = {}
         self.views: Dict[int, bool] = {}  # tid -> certainly a view (False: maybe, reshape)
         self.unfold_views: Dict[int, Tuple[Span, Optional[bool]]] = {}  # unfold windows (overlapping?)
+        # expand outputs: tid -> per leading dim 0 kept / 1 maybe broadcast / 2 broadcast, and
+        # whether a dim past those may be broadcast (engine/flowviews.py, note_expand)
+        self.broadcast_dims: Dict[int, Tuple[Tuple[int, ...], bool]] = {}
         self.slices: Dict[int, Tuple[int, Tuple[Any, ...]]] = {}  # view -> (parent tid, its basic index)
         self.layouts: Dict[int, int] = {}  # re-laid-out view -> parent tid
         self.noncontig: Set[int] = set()
@@ -576,6 +579,8 @@ class FlowMixin:
         out = super().call_tensor_method(t, name, args, kwargs, st, node, fn_name)  # type: ignore[misc]
         if t.tid in self.unknown_derived:
             self._derive(out, st)
+        if name in ("expand", "expand_as") and isinstance(out, TensorV) and out.tid != t.tid:
+            self.note_expand(st, t, out, name, args, node)
         span = self.span_of(node)  # type: ignore[attr-defined]
         if name in VALUE_METHODS or name in META_METHODS:
             if isinstance(out, UnknownV):
@@ -1110,7 +1115,8 @@ class FlowMixin:
         report_no_grad, check_module_requires_grad, check_inference_saved,
     )
     from gradwarden.engine.flowviews import (  # noqa: E402
-        check_view_method, mark_unfold, check_write, check_setitem, freeze_loop, overlap_of,
+        check_view_method, mark_unfold, check_write, check_setitem, freeze_loop, overlap_of, note_expand,
+        indexed_write_is_silent,
     )
 
 

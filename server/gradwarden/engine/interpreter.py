@@ -728,9 +728,9 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     def module_ref(self, qual: str) -> Value:
         if qual == "torch" or qual.startswith("torch."):
             return ref_value("torch", qual)
-        if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os"):
+        if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os", "dataclasses"):
             return ref_value("module", qual)
-        if qual.startswith(("copy.", "math.", "itertools.", "functools.")):
+        if qual.startswith(("copy.", "math.", "itertools.", "functools.")) or qual == "dataclasses.replace":
             return ref_value("builtin", qual)
         return UNKNOWN
 

@@ -568,6 +568,17 @@ class TorchMixin:
             return False
         return True
 
+    def expanded_write_silent(self, t: TensorV, sl: ast.expr, st: State) -> bool:
+        """Does ``t[sl] = v`` write through integer indices only, so that writing into an
+        expanded ``t`` does not raise (every broadcast copy silently changes)? The broadcast
+        dims, where the code tells them (``indexed_write_is_silent``), decide; else integer
+        literals do."""
+        known = self.indexed_write_is_silent(t, sl, st)  # type: ignore[attr-defined]
+        return self.index_is_single(sl) if known is None else known
+
+    def indexed_write_is_silent(self, t: TensorV, sl: ast.expr, st: State) -> Optional[bool]:
+        return None  # the broadcast dims are tracked by FlowMixin (engine/flowviews.py)
+
     def tensor_getitem(self, t: TensorV, sub: Optional[ast.Subscript], st: State, node: Optional[ast.AST]) -> Value:
         info = st.t[t.tid]
         span = self.span_of(node) if node is not None else (info.created or Span(1, 1, 1, 1))
@@ -601,7 +612,8 @@ class TorchMixin:
         fix_facts = {"stmt_span": span, "target_text": name, "op": "slice assignment", "form": "setitem",
                      "indent_row": span.row}
         self.do_write(st, t, "slice assignment" if not isinstance(stmt, ast.AugAssign) else "augmented assignment",
-                      span, name=name, single_element=self.index_is_single(target.slice), fix_facts=fix_facts,
+                      span, name=name, single_element=self.expanded_write_silent(t, target.slice, st),
+                      fix_facts=fix_facts,
                       others=(value,))
         self.inplace_autograd(st, t, None, [value] if isinstance(value, TensorV) else [], span, "setitem")
 
@@ -661,7 +673,8 @@ class TorchMixin:
                      "form": "augassign", "binop": _OPSYM.get(type(op), "+")}
         label = f"`{_OPSYM.get(type(op), '?')}=`"
         self.do_write(st, cur, label, span, name=target_text, fix_facts=fix_facts,
-                      single_element=isinstance(stmt.target, ast.Subscript) and self.index_is_single(stmt.target.slice),
+                      single_element=isinstance(stmt.target, ast.Subscript) and
+                      self.expanded_write_silent(cur, stmt.target.slice, st),
                       others=(rhs,))
         others = [rhs] if isinstance(rhs, TensorV) else []
         self.inplace_autograd(st, cur, info, others, span, name)
@@ -1608,6 +1621,12 @@ class TorchMixin:
             return self.super_proxy(args, st)
         if name in ("copy.deepcopy", "copy.copy") and args:
             return self.deepcopy(args[0], st, {})
+        if name == "dataclasses.replace" and args and isinstance(args[0], ObjV) and not args[1:]:
+            # a new instance with the same fields, the keywords changed (values are shared, not
+            # copied): what the options object says stays known (`replace(inputs, q=1).best`)
+            new = ObjV(fresh_id())
+            st.own("objs")[new.oid] = {**st.attrs(args[0].oid), **kwargs}
+            return new
         if name == "dict":
             d = DictV(fresh_id())
             entries = []
