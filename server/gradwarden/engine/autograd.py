@@ -1191,6 +1191,9 @@ class AutogradMixin:
         key = (stmt.lineno, stmt.col_offset)
         rec = self.accumulations.setdefault(key, {"span": self.span_of(stmt), "name": name, "tids": set()})
         rec["tids"].add(result.tid)
+        node = st.t[result.tid].grad_fn
+        if node is not None:
+            rec["made"] = min(rec.get("made", node.seq), node.seq)  # when the total first held a graph
 
     def finish_path(self, states: Sequence[State]) -> None:
         for key, rec in self.accumulations.items():
@@ -1198,12 +1201,20 @@ class AutogradMixin:
                 continue
             rec["done"] = True
             backwarded = False
+            # The total keeps each iteration's graph alive only where something frees it
+            # otherwise: a backward ran after the total was first made (the loop trains, or
+            # backwards each term). Terms summed within one forward (`x += emb(x[:, i])`,
+            # `loss += term`) make one graph that a later backward needs whole: nothing is kept
+            # that would have been freed.
+            trained = False
             for s in states:
                 for tid in rec["tids"]:
                     info = s.t.get(tid)
                     if info is not None and info.grad_fn is not None and info.grad_fn.id in s.freed:
                         backwarded = True
-            if not backwarded and not rec.get("backwarded"):
+                if not trained and "made" in rec:
+                    trained = any(b.seq > rec["made"] for b in s.freed.values())
+            if trained and not backwarded and not rec.get("backwarded"):
                 self.emit(Event("running_total", rec["span"], {"name": rec["name"]}))
 
 
