@@ -582,9 +582,35 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple) and isinstance(stmt.value, ast.Tuple):
             self.check_view_swap(stmt, st)
         value = self.eval(stmt.value, st)
+        kept = self.wrapped_in_place(stmt, value, st) if value.__class__ is UnknownV else None
         for target in stmt.targets:
             self.assign(target, value, st, stmt)
+        if kept:
+            st.frame().update(kept)
         return [st]
+
+    def wrapped_in_place(self, stmt: ast.Assign, value: Value, st: State) -> Optional[Dict[str, Value]]:
+        """``netD, optD, loader = engine.make_private(module=netD, optimizer=optD, ...)``,
+        ``model, opt = accelerator.prepare(model, opt)``: a call the analysis cannot see that
+        takes objects and gives back their wrappers under the same names. A wrapper runs the
+        module (steps the optimizer) it wraps: the names keep standing for the objects known
+        here, instead of becoming unknown (which hid every hazard of the code after it)."""
+        call = stmt.value
+        if not isinstance(call, ast.Call):
+            return None
+        passed = {a.id for a in call.args if isinstance(a, ast.Name)}
+        passed |= {k.value.id for k in call.keywords if isinstance(k.value, ast.Name)}
+        if not passed:
+            return None
+        names = [e.id for t in stmt.targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])
+                 if isinstance(e, ast.Name)]
+        kept: Dict[str, Value] = {}
+        for name in names:
+            if name in passed:
+                old = st.lookup(name)
+                if isinstance(old, ObjV):
+                    kept[name] = old
+        return kept
 
     def check_view_swap(self, stmt: ast.Assign, st: State) -> None:
         """``x[:, :d], x[:, d:] = x[:, d:], x[:, :d]``: the right-hand side holds views, not
@@ -1913,7 +1939,11 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             return ret
         merged = join_states([s for s, _ in results])
         rets = [r for _, r in results]
-        ret = next((r for r in rets if isinstance(r, TensorV)), None) or next(
+        # A tensor that carries a graph on one of the paths stands for the call's value: a
+        # branch the analysis cannot decide (`if input.is_cuda and self.ngpu > 1:` around an
+        # op it does not know) must not hide what the other path shows
+        ret = next((r for r in rets if isinstance(r, TensorV) and r.tid in merged.t and merged.t[r.tid].rg is True),
+                   None) or next((r for r in rets if isinstance(r, TensorV)), None) or next(
             (r for r in rets if not isinstance(r, UnknownV)), UNKNOWN)
         st.become(merged)
         return ret

@@ -187,6 +187,14 @@ class TorchMixin:
             return self.nn_init(qual, args, st, node)
         if qual.startswith("torch.nn.utils.") or qual.startswith("torch.cuda.") or qual.startswith("torch.backends."):
             return UNKNOWN
+        if qual in ("torch.nn.parallel.data_parallel", "torch.nn.parallel.data_parallel.data_parallel"):
+            # data_parallel(module, inputs, device_ids, ...) runs module(*inputs) on replicas of
+            # it: the same ops and parameters, the same graph (DCGAN's multi-GPU branch)
+            module = args[0] if args else kwargs.get("module")
+            inputs = args[1] if len(args) > 1 else kwargs.get("inputs")
+            if isinstance(module, ObjV) and inputs is not None:
+                items = self.known_items(inputs, st) if isinstance(inputs, SeqV) and inputs.kind == "tuple" else None
+                return self.call_object(module, list(items) if items is not None else [inputs], {}, st, node)
         if qual in CONTAINERS:
             return self.construct_container(qual, args, kwargs, st, node)
         if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper() and \
