@@ -190,6 +190,10 @@ class RunningLossKeepsGraph(Rule):
 
     Nothing raises, but every iteration's graph stays alive as long as the total does: memory
     grows with the number of steps. Accumulate ``loss.item()`` or ``loss.detach()``.
+
+    Reported where a backward runs after the total first held a graph (the loop trains) and the
+    total itself is not backwarded. Terms summed within one forward (``x += emb(x[:, i])``,
+    ``loss += term``) make one graph that the caller's backward needs whole: not reported.
     """
 
     event = "running_total"
