@@ -121,6 +121,9 @@ class FlowMixin:
         self.nograd_views: Dict[int, Tuple[Span, bool, bool, str]] = {}
         self.views: Dict[int, bool] = {}  # tid -> certainly a view (False: maybe, reshape)
         self.unfold_views: Dict[int, Tuple[Span, Optional[bool]]] = {}  # unfold windows (overlapping?)
+        # expand outputs: tid -> per leading dim 0 kept / 1 maybe broadcast / 2 broadcast, and
+        # whether a dim past those may be broadcast (engine/flowviews.py, note_expand)
+        self.broadcast_dims: Dict[int, Tuple[Tuple[int, ...], bool]] = {}
         self.slices: Dict[int, Tuple[int, Tuple[Any, ...]]] = {}  # view -> (parent tid, its basic index)
         self.layouts: Dict[int, int] = {}  # re-laid-out view -> parent tid
         self.noncontig: Set[int] = set()
@@ -171,20 +174,35 @@ class FlowMixin:
             return "__gradmode__" not in st.attrs(v.oid)
         return True  # UnknownV
 
-    def _opaque(self, kind: str, name: str, args: Sequence[Value], kwargs: Dict[str, Value], st: State) -> bool:
+    def _hiding(self, v: Value, st: State) -> Any:
+        """``_opaque`` for one operand written in place (``x[i] = v``, ``x += v``)."""
+        if not self._hides_tensor(v, st):
+            return False
+        return True if isinstance(v, (ObjV, RefV)) else "value"
+
+    def _opaque(self, kind: str, name: str, args: Sequence[Value], kwargs: Dict[str, Value], st: State) -> Any:
+        """Does an argument hide a tensor the analysis does not follow? False; "value" when it
+        is an operand of unknown value (``pred * target`` with ``pred`` from a call the
+        analysis cannot see: it may carry the graph itself); True for anything else (an
+        object or a function passed in)."""
         if not args and not kwargs:
             return False
         caps = _capable(kind, name)
+        found: Any = False
         for i, a in enumerate(args):
             if self._hides_tensor(a, st) and (caps is None or i in caps[0] or caps[2]
                                               or isinstance(a, (ObjV, RefV))):
-                return True
+                if not isinstance(a, (ObjV, RefV)):
+                    return "value"
+                found = True
         for k, a in kwargs.items():
             if k == "out":
                 continue
             if self._hides_tensor(a, st) and (caps is None or k in caps[1] or isinstance(a, (ObjV, RefV))):
-                return True
-        return False
+                if not isinstance(a, (ObjV, RefV)):
+                    return "value"
+                found = True
+        return found
 
     def _py(self, v: Value, st: State, depth: int = 0) -> Any:
         """A call argument as a plain Python value for the shape rules."""
@@ -392,7 +410,13 @@ class FlowMixin:
             return
         if opaque:
             if out.tid in self.cuts:
-                self.cuts[out.tid] = unsure(self.cuts[out.tid])  # type: ignore[assignment]
+                if opaque == "value":
+                    # an operand of unknown value may carry a graph itself (in code that runs,
+                    # it does: a model's prediction, `next(m.parameters())`): nothing is known
+                    # about the result's gradient path, and nothing is said about it
+                    del self.cuts[out.tid]
+                else:
+                    self.cuts[out.tid] = unsure(self.cuts[out.tid])  # type: ignore[assignment]
             if oi.grad_fn is not None and oi.grad_fn.seq > seq0:
                 self.open_nodes.add(oi.grad_fn.id)
 
@@ -576,6 +600,8 @@ class FlowMixin:
         out = super().call_tensor_method(t, name, args, kwargs, st, node, fn_name)  # type: ignore[misc]
         if t.tid in self.unknown_derived:
             self._derive(out, st)
+        if name in ("expand", "expand_as") and isinstance(out, TensorV) and out.tid != t.tid:
+            self.note_expand(st, t, out, name, args, node)
         span = self.span_of(node)  # type: ignore[attr-defined]
         if name in VALUE_METHODS or name in META_METHODS:
             if isinstance(out, UnknownV):
@@ -721,8 +747,8 @@ class FlowMixin:
             self.shapes.pop(t.tid, None)
         if info.rg is False and t.tid in self.cuts:
             c = join_cuts([self.cuts[t.tid]] + [self._tensor_cut(st, o) for o in others])
-            if c is None:
-                self.cuts.pop(t.tid, None)
+            if c is None or opaque == "value":
+                self.cuts.pop(t.tid, None)  # (an operand of unknown value: see _after_call)
             else:
                 self.cuts[t.tid] = unsure(c) if opaque else c  # type: ignore[assignment]
         if info.grad_fn is not None and opaque:
@@ -1086,12 +1112,12 @@ class FlowMixin:
         self.check_setitem(st, t, target, value, stmt)
         super().tensor_setitem(t, target, value, st, stmt)  # type: ignore[misc]
         others = self.slot_tensors(st, value)  # type: ignore[attr-defined]
-        self._after_inplace(st, t, others, self._hides_tensor(value, st), "__setitem__")
+        self._after_inplace(st, t, others, self._hiding(value, st), "__setitem__")
 
     def tensor_inplace_binop(self, cur: TensorV, op: ast.operator, rhs: Value, st: State, stmt: ast.AugAssign) -> None:
         super().tensor_inplace_binop(cur, op, rhs, st, stmt)  # type: ignore[misc]
         others = self.slot_tensors(st, rhs)  # type: ignore[attr-defined]
-        self._after_inplace(st, cur, others, self._hides_tensor(rhs, st), "__iadd__")
+        self._after_inplace(st, cur, others, self._hiding(rhs, st), "__iadd__")
         self._with_numbers(st, cur, [rhs])
 
     def stmt_For(self, stmt: ast.For, st: State) -> List[State]:
@@ -1110,7 +1136,8 @@ class FlowMixin:
         report_no_grad, check_module_requires_grad, check_inference_saved,
     )
     from gradwarden.engine.flowviews import (  # noqa: E402
-        check_view_method, mark_unfold, check_write, check_setitem, freeze_loop, overlap_of,
+        check_view_method, mark_unfold, check_write, check_setitem, freeze_loop, overlap_of, note_expand,
+        indexed_write_is_silent,
     )
 
 

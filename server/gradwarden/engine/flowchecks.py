@@ -17,6 +17,7 @@ from gradwarden.engine.events import Event
 from gradwarden.engine.flowfacts import Cut
 from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import ConstV, ObjV, RefV, SeqV, State, TensorV, Value, walk_nodes
+from gradwarden.engine.returncount import tuple_elements
 from gradwarden.engine.zerograd import check_zero_gradient
 
 API_TEXT = {"backward": "`.backward()`", "autograd.backward": "`torch.autograd.backward`",
@@ -658,8 +659,8 @@ def check_backward_uses_grad(self: Any, info: Any) -> None:
     if not returns:
         return
     for ret in returns:
-        elts = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
-        for e in elts:
+        # (None,) * 12 and (None, None) + (Fn.apply(..., grad),): the elements of the tuple
+        for e in tuple_elements(ret.value):
             if _no_gradient(e) or _mentions(e, tainted) or isinstance(e, ast.Name) and e.id in zeros:
                 continue
             if isinstance(e, ast.Starred):

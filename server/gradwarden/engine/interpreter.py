@@ -23,22 +23,25 @@ expanded tensor) ends its path: what follows it cannot run.
 from __future__ import annotations
 
 import ast
+import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.autograd import AutogradMixin
 from gradwarden.engine.body import own_nodes as _own_nodes
-from gradwarden.engine.budget import Budget, BudgetExceeded
-from gradwarden.engine.diagnostic import Diagnostic, Span
+from gradwarden.engine.budget import Budget, BudgetExceeded, StopPoint
+from gradwarden.engine.diagnostic import Diagnostic, Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.flow import FlowMixin
+from gradwarden.engine.flowfacts import PLAIN_NUMBER, NumberV
 from gradwarden.engine.halt import Halt
 from gradwarden.engine.initprobe import builds_no_container
 from gradwarden.engine.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value,
     fresh_id, join_states, ref_value,
 )
+from gradwarden.engine.returncount import ReturnCounter
 from gradwarden.engine.source import SourceText
 from gradwarden.engine.torchsem import TorchMixin
 
@@ -209,17 +212,39 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         saved = self.budget.begin(self.definition_label(node, owner), self.header_span(node))
         try:
             yield
-        except BudgetExceeded:
+        except BudgetExceeded as exc:
             if not quiet:
-                self.stopped_early()
+                self.stopped_early(exc.at)
         finally:
             self.budget.end(saved)
 
-    def stopped_early(self) -> None:
+    def stopped_early(self, at: Optional[StopPoint] = None) -> None:
         span = self.budget.span or Span(1, 1, 1, 1)
         self.work.stopped.append((self.budget.label, span))
+        where, growth, related = "", "", ()
+        if at is not None:
+            # the line it stopped at (in this file: a call into another module's code is named
+            # by its call here) and what had grown there, so that the user sees which loop,
+            # branch or call to simplify (or to move into a function of its own)
+            stop = at.span
+            inlined = list(at.calls[1:]) if at.calls and self.definition_label(None) != self.budget.label else \
+                list(at.calls)
+            parts = []
+            if at.paths > 1:
+                parts.append(f"{at.paths} paths at once (branches whose conditions the analysis cannot decide)")
+            if at.loops:
+                parts.append(f"{at.loops} enclosing loop{'s' if at.loops > 1 else ''}")
+            if inlined:
+                parts.append(f"{len(inlined)} inlined call{'s' if len(inlined) > 1 else ''} deep "
+                             f"({' -> '.join(f'`{c}`' for c in inlined)})")
+            where = f" at line {stop.row}" + (f" (inside `{os.path.basename(at.module)}`, reached from this line)"
+                                              if at.module else "")
+            growth = "; there: " + ", ".join(parts) if parts else ""
+            if stop.row != span.row:
+                related = (Related(stop, "the analysis stopped here", "note"),)
         self.emit(Event("analysis_stopped", span, {
-            "what": self.budget.label, "limit": f"{self.budget.limit:,}"}))
+            "what": self.budget.label, "limit": f"{self.budget.limit:,}", "where": where, "growth": growth},
+            related=related))
 
     @staticmethod
     def definition_label(node: Optional[ast.AST], owner: str = "") -> str:
@@ -250,14 +275,14 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     def standalone_function(self, fn: ast.FunctionDef, module_state: State) -> None:
         st = module_state.fork()
         st.flow = None
-        args = [self.standalone_arg(st, a) for a in fn.args.args]
+        args = self.standalone_args(st, fn)
         self._standalone(fn, st, args, None)
 
     def standalone_method(self, info: ClassInfo, fn: ast.FunctionDef, module_state: State) -> None:
         if self.is_static(fn):
             st = module_state.fork()
             st.flow = None
-            args = [self.standalone_arg(st, a) for a in fn.args.args]
+            args = self.standalone_args(st, fn)
             self._standalone(fn, st, args, None)
             return
         if fn.name == "__init__" and self.triggers.only_inplace_config(fn):
@@ -282,7 +307,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             if cached is None:
                 return
             st, self_v = cached[0].fork(), cached[1]
-        args = [self.standalone_arg(st, a) for a in fn.args.args[1:]]
+        args = self.standalone_args(st, fn)[1:]
         # An __init__ follows the local submodules it builds one level: their own __init__s are
         # analysed on their own, and what this one does with them needs their attributes, not
         # their submodules' (three levels cost timm a tenth of its analysis).
@@ -292,11 +317,32 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         finally:
             self.init_limit = MAX_INIT_DEPTH
 
-    def standalone_arg(self, st: State, a: ast.arg) -> Value:
+    def standalone_args(self, st: State, fn: ast.FunctionDef) -> List[Value]:
+        """The positional arguments of ``fn`` analysed on its own, each with its default."""
+        params = list(fn.args.posonlyargs) + list(fn.args.args)
+        defaults: List[Optional[ast.expr]] = [None] * (len(params) - len(fn.args.defaults)) + list(fn.args.defaults)
+        return [self.standalone_arg(st, a, d) for a, d in zip(params, defaults)][-len(fn.args.args):] \
+            if fn.args.args else []
+
+    def standalone_arg(self, st: State, a: ast.arg, default: Optional[ast.expr] = None) -> Value:
         """An argument of a function analysed on its own: a tensor of unknown origin, unless
-        its annotation says it is something else (``src: list[Tensor]``, ``n: int``)."""
-        if a.annotation is not None and _not_a_tensor(a.annotation):
-            return UNKNOWN
+        its annotation or its default says it is something else (``src: list[Tensor]``,
+        ``n: int``, ``stats=collections.Counter()``, ``scale=1.0``). An argument annotated as a
+        number, or as a tuple or list of numbers (``size: tuple[int, int]``), is a number: an
+        op with it saves no tensor for it (``x / size[0]``)."""
+        if a.annotation is not None:
+            numbers = _numbers_annotation(a.annotation)
+            if numbers == "number":
+                return PLAIN_NUMBER
+            if numbers == "numbers":
+                return self.new_seq([PLAIN_NUMBER], st, kind="homogeneous")
+            if _not_a_tensor(a.annotation):
+                return UNKNOWN
+        if default is not None and a.annotation is None:
+            if isinstance(default, ast.Constant) and isinstance(default.value, (int, float)):
+                return PLAIN_NUMBER  # `eps=1e-6`, `dim=-1`: a number
+            if _not_tensor_default(default, self.tree):
+                return UNKNOWN
         return self.unknown_tensor(st, a.arg)
 
     def _instance(self, info: ClassInfo, module_state: State) -> Optional[Tuple[State, Value]]:
@@ -435,6 +481,20 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
 
     # ------------------------------------------------------------------ statements
     def exec_block(self, stmts: Sequence[ast.stmt], states: List[State]) -> List[State]:
+        try:
+            return self._exec_block(stmts, states)
+        except BudgetExceeded as exc:
+            if exc.at is None:  # the innermost block: where the analysis ran out (GW002 names it)
+                stmt = getattr(exc, "_stmt", None)
+                st0 = states[0] if states else None
+                if isinstance(stmt, ast.stmt):
+                    module = str(getattr(self.foreign_stack[-1][0], "path", "")) if self.foreign_stack else ""
+                    exc.at = StopPoint(self.span_of(stmt), module, len(states),
+                                       len(st0.loop_ctx) if st0 is not None else 0,
+                                       tuple(getattr(f, "name", "?") for f in self.call_stack))
+            raise
+
+    def _exec_block(self, stmts: Sequence[ast.stmt], states: List[State]) -> List[State]:
         work = self.work
         for stmt in stmts:
             if len(states) > work.peak_paths:
@@ -445,8 +505,12 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                 if len(live) > 1:
                     # the paths run through the nested blocks together: one run of a nested
                     # loop for all of them, not one per path (which multiplies at every level)
-                    for _ in live:
-                        self.tick()
+                    try:
+                        for _ in live:
+                            self.tick()
+                    except BudgetExceeded as exc:
+                        exc._stmt = stmt  # type: ignore[attr-defined]
+                        raise
                     states = self.cap([st for st in states if st.flow is not None] + getattr(self, group)(stmt, live))
                     if not states:
                         break
@@ -484,7 +548,11 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         return out
 
     def exec_stmt(self, stmt: ast.stmt, st: State) -> List[State]:
-        self.budget.tick()  # self.tick(), one call less for every statement
+        try:
+            self.budget.tick()  # self.tick(), one call less for every statement
+        except BudgetExceeded as exc:
+            exc._stmt = stmt  # type: ignore[attr-defined]  # (exec_block makes the StopPoint)
+            raise
         kind = stmt.__class__
         try:
             meth = self._stmt_handlers[kind]
@@ -514,9 +582,35 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple) and isinstance(stmt.value, ast.Tuple):
             self.check_view_swap(stmt, st)
         value = self.eval(stmt.value, st)
+        kept = self.wrapped_in_place(stmt, value, st) if value.__class__ is UnknownV else None
         for target in stmt.targets:
             self.assign(target, value, st, stmt)
+        if kept:
+            st.frame().update(kept)
         return [st]
+
+    def wrapped_in_place(self, stmt: ast.Assign, value: Value, st: State) -> Optional[Dict[str, Value]]:
+        """``netD, optD, loader = engine.make_private(module=netD, optimizer=optD, ...)``,
+        ``model, opt = accelerator.prepare(model, opt)``: a call the analysis cannot see that
+        takes objects and gives back their wrappers under the same names. A wrapper runs the
+        module (steps the optimizer) it wraps: the names keep standing for the objects known
+        here, instead of becoming unknown (which hid every hazard of the code after it)."""
+        call = stmt.value
+        if not isinstance(call, ast.Call):
+            return None
+        passed = {a.id for a in call.args if isinstance(a, ast.Name)}
+        passed |= {k.value.id for k in call.keywords if isinstance(k.value, ast.Name)}
+        if not passed:
+            return None
+        names = [e.id for t in stmt.targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])
+                 if isinstance(e, ast.Name)]
+        kept: Dict[str, Value] = {}
+        for name in names:
+            if name in passed:
+                old = st.lookup(name)
+                if isinstance(old, ObjV):
+                    kept[name] = old
+        return kept
 
     def check_view_swap(self, stmt: ast.Assign, st: State) -> None:
         """``x[:, :d], x[:, d:] = x[:, d:], x[:, :d]``: the right-hand side holds views, not
@@ -660,9 +754,9 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     def module_ref(self, qual: str) -> Value:
         if qual == "torch" or qual.startswith("torch."):
             return ref_value("torch", qual)
-        if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os"):
+        if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os", "dataclasses"):
             return ref_value("module", qual)
-        if qual.startswith(("copy.", "math.", "itertools.", "functools.")):
+        if qual.startswith(("copy.", "math.", "itertools.", "functools.")) or qual == "dataclasses.replace":
             return ref_value("builtin", qual)
         return UNKNOWN
 
@@ -715,9 +809,14 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             return
         n_inputs = len(fwd.args.posonlyargs) + len(fwd.args.args) - 1
         n_required = n_inputs - len(fwd.args.defaults)
+        # How many values each return gives, read from the code: tuple literals and tuple
+        # arithmetic (`(None,) * 3 + Fn.apply(...)`), and calls of the module's functions and
+        # classes that return tuples (`Cls._helper(...)`); unknown lengths report nothing.
+        counter = ReturnCounter(self.tree, info.name, info.methods)
+        grads = [a.arg for a in list(bwd.args.posonlyargs) + list(bwd.args.args)][1:]
         for node in _own_nodes(bwd):
             if isinstance(node, ast.Return) and node.value is not None:
-                got = _returned_count(node.value)
+                got = counter.count(node.value, grads)
                 if got is not None and got < n_required:
                     self.emit(Event("backward_grad_count", self.span_of(node),
                                     {"fn": info.name, "got": got, "want": n_inputs}))
@@ -1274,6 +1373,8 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if isinstance(obj, TensorV):
             return self.tensor_getitem(obj, node, st, node)
         idx = self.eval(node.slice, st)
+        if isinstance(obj, NumberV):
+            return obj  # a part of a shape, of `.tolist()`: numbers too (never a tensor)
         if isinstance(obj, SeqV):
             items = st.lists.get(obj.lid, ())
             if isinstance(node.slice, ast.Slice):
@@ -1703,7 +1804,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             elif default is not None:
                 env[param.arg] = self.eval(default, st)
             else:
-                env[param.arg] = UNKNOWN
+                env[param.arg] = self.unpassed_arg(param, st)
         if a.vararg is not None:
             env[a.vararg.arg] = self.new_seq(args[len(positional):], st, kind="tuple")
         kw_defaults = a.kw_defaults or []
@@ -1711,13 +1812,31 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             if param.arg in kwargs:
                 env[param.arg] = kwargs[param.arg]
             else:
-                env[param.arg] = self.eval(default, st) if default is not None else UNKNOWN
+                env[param.arg] = self.eval(default, st) if default is not None else self.unpassed_arg(param, st)
+        for param in positional + list(a.kwonlyargs):
+            if env.get(param.arg).__class__ is UnknownV and param.annotation is not None:
+                env[param.arg] = self.unpassed_arg(param, st)  # an unknown value annotated `int`: a number
         if a.kwarg is not None:
             d = DictV(fresh_id())
             names = set(env)
             st.own("dicts")[d.did] = tuple((("c", k), v) for k, v in kwargs.items() if k not in names)
             env[a.kwarg.arg] = d
         return env
+
+    def unpassed_arg(self, param: ast.arg, st: State) -> Value:
+        """An argument no caller in view passes (an object built without its constructor's
+        arguments, to analyse its methods): unknown, or a number (numbers) if annotated so."""
+        if param.annotation is None:
+            return UNKNOWN
+        cache = self.__dict__.setdefault("_annotation_kinds", {})  # per analysis: asked at every call
+        kind = cache.get(id(param.annotation), "?")
+        if kind == "?":
+            kind = cache[id(param.annotation)] = _numbers_annotation(param.annotation)
+        if kind == "number":
+            return PLAIN_NUMBER
+        if kind == "numbers":
+            return self.new_seq([PLAIN_NUMBER], st, kind="homogeneous")
+        return UNKNOWN
 
     def call_function(self, fdef: ast.FunctionDef, args: List[Value], kwargs: Dict[str, Value], st: State,
                       span: Span, bound_self: bool = False, join: bool = True, closure: Optional[int] = None,
@@ -1776,10 +1895,10 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
                 self.call_stack.pop()
                 self.call_spans.pop()
                 self.call_args.pop()
-        except BudgetExceeded:
+        except BudgetExceeded as exc:
             if before is None:
                 raise
-            self.give_up_call(fdef)
+            self.give_up_call(fdef, exc.at)
             st.become(before)
             return UNKNOWN if join else [(st, UNKNOWN)]
         results: List[Tuple[State, Value]] = []
@@ -1797,13 +1916,13 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             return results
         return self.join_exits(st, results)
 
-    def give_up_call(self, fdef: ast.FunctionDef) -> None:
+    def give_up_call(self, fdef: ast.FunctionDef, at: Optional[StopPoint] = None) -> None:
         """The module's code called ``fdef`` and the call ran out of work: note it on the
         function, never run it again, and give the module's code a fresh allotment."""
         self.stopped_defs.add(id(fdef))
         saved = self.budget.begin(self.definition_label(fdef, getattr(self.class_of_method(fdef), "name", "")),
                                   self.header_span(fdef))
-        self.stopped_early()
+        self.stopped_early(at)
         self.budget.end(saved)
         self.budget.restart()
 
@@ -1820,7 +1939,11 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
             return ret
         merged = join_states([s for s, _ in results])
         rets = [r for _, r in results]
-        ret = next((r for r in rets if isinstance(r, TensorV)), None) or next(
+        # A tensor that carries a graph on one of the paths stands for the call's value: a
+        # branch the analysis cannot decide (`if input.is_cuda and self.ngpu > 1:` around an
+        # op it does not know) must not hide what the other path shows
+        ret = next((r for r in rets if isinstance(r, TensorV) and r.tid in merged.t and merged.t[r.tid].rg is True),
+                   None) or next((r for r in rets if isinstance(r, TensorV)), None) or next(
             (r for r in rets if not isinstance(r, UnknownV)), UNKNOWN)
         st.become(merged)
         return ret
@@ -1898,20 +2021,73 @@ def _concrete_torch_module(qual: str) -> bool:
                                                                              "ParameterDict")
 
 
-def _returned_count(v: ast.expr) -> Optional[int]:
-    """How many values a return statement returns, when the syntax says (else None)."""
-    if isinstance(v, ast.Tuple):
-        return None if any(isinstance(e, ast.Starred) for e in v.elts) else len(v.elts)
-    if isinstance(v, (ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Constant)):
-        return 1
-    if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute):
-        return 1  # a tensor method: grad.clone(), grad_output.neg() ...
-    return None
-
-
 _NON_TENSOR_TYPES = frozenset({"list", "List", "tuple", "Tuple", "dict", "Dict", "Sequence", "Iterable", "Mapping",
                                "set", "Set", "int", "float", "bool", "str", "bytes", "Callable", "Iterator",
                                "MutableMapping", "MutableSequence", "OrderedDict", "ModuleList", "Module"})
+
+
+_NUMBER_TYPES = frozenset({"int", "float", "bool", "complex"})
+_SEQ_TYPES = frozenset({"tuple", "Tuple", "list", "List", "Sequence", "Iterable", "MutableSequence"})
+
+
+def _numbers_annotation(ann: ast.expr) -> Optional[str]:
+    """"number" for ``int``/``float``/``bool``, "numbers" for a tuple or list of them
+    (``tuple[int, int]``, ``Sequence[float]``, ``tuple[int, ...]``), else None. An
+    ``Optional``/``| None`` wrapper or a string annotation is read through."""
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        try:
+            ann = ast.parse(ann.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):
+        parts = [p for p in (ann.left, ann.right) if not (isinstance(p, ast.Constant) and p.value is None)]
+        kinds = {_numbers_annotation(p) for p in parts}
+        return kinds.pop() if len(kinds) == 1 else None
+    name = ann.attr if isinstance(ann, ast.Attribute) else getattr(ann, "id", None)
+    if name in _NUMBER_TYPES:
+        return "number"
+    if isinstance(ann, ast.Subscript):
+        head = ann.value.attr if isinstance(ann.value, ast.Attribute) else getattr(ann.value, "id", "")
+        inner = list(ann.slice.elts) if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+        inner = [p for p in inner if not (isinstance(p, ast.Constant) and p.value in (None, Ellipsis))]
+        if head == "Optional" and len(inner) == 1:
+            return _numbers_annotation(inner[0])
+        if head in _SEQ_TYPES and inner and all(_numbers_annotation(p) == "number" for p in inner):
+            return "numbers"
+    return None
+
+
+def _not_tensor_default(default: ast.expr, tree: ast.Module) -> bool:
+    """A default that is not a tensor: a string, a container literal, or a call of a class or
+    function that is not torch's (``collections.Counter()``, ``dict()``); a call of a function
+    of this module or of an unknown name may build a tensor (``None`` may stand for one)."""
+    if isinstance(default, ast.Constant):
+        return isinstance(default.value, (str, bytes, bool))
+    if isinstance(default, (ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp,
+                            ast.Lambda, ast.JoinedStr)):
+        return True
+    if isinstance(default, ast.Call):
+        root = default.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return False
+        if root.id in _BUILTIN_CONTAINERS:
+            return True
+        for stmt in tree.body:  # an import of a module that is not torch's
+            if isinstance(stmt, ast.Import):
+                for a in stmt.names:
+                    if (a.asname or a.name.split(".")[0]) == root.id:
+                        return not a.name.startswith("torch") and a.name.split(".")[0] not in ("numpy", "jax")
+            elif isinstance(stmt, ast.ImportFrom) and stmt.module:
+                for a in stmt.names:
+                    if (a.asname or a.name) == root.id:
+                        return stmt.module.split(".")[0] in ("collections", "typing", "dataclasses", "enum",
+                                                             "functools", "itertools", "pathlib")
+    return False
+
+
+_BUILTIN_CONTAINERS = frozenset({"dict", "list", "set", "tuple", "frozenset", "str", "object"})
 
 
 def _not_a_tensor(ann: ast.expr) -> bool:

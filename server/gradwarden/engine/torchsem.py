@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from gradwarden.engine import optable
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
+from gradwarden.engine.flowfacts import PLAIN_NUMBER, NumberV
 from gradwarden.engine.halt import Halt
 from gradwarden.engine.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, Write, fresh_id,
@@ -30,6 +31,11 @@ CONTAINERS = ("torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict
 TENSOR_CTORS = {"torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.LongTensor", "torch.IntTensor",
                 "torch.BoolTensor", "torch.HalfTensor", "torch.ByteTensor", "torch.cuda.FloatTensor",
                 "torch.cuda.LongTensor"}
+# Tensor methods of Python's arithmetic operators (and their in-place and reflected forms),
+# whose other operand may be a plain number (see ``operand_kind``).
+ARITHMETIC = frozenset({f"{p}{n}{s}" for n in ("add", "sub", "mul", "div", "true_divide", "floor_divide", "pow",
+                                                "remainder", "fmod", "rsub", "truediv", "floordiv", "mod")
+                        for p, s in (("", ""), ("", "_"), ("__", "__"), ("__r", "__"), ("__i", "__"))})
 NUMBER_METHODS = {"item", "tolist", "numpy", "size", "dim", "ndimension", "numel", "nelement", "stride",
                   "data_ptr", "is_contiguous", "element_size", "__len__", "get_device", "storage_offset",
                   "is_floating_point", "is_complex", "untyped_storage", "storage", "equal", "any_", "__repr__",
@@ -67,6 +73,14 @@ def kw_keys(kwargs: Dict[str, Value]) -> List[str]:
         else:
             out.append(k)
     return out
+
+
+def operand_kind(st: State, v: Value) -> str:
+    """The kind of the other operand of an arithmetic op (``x / n``, ``x *= k``): a Python
+    number derived from the code (``float(n)``, ``len(v)``, ``x.shape[0]``, an argument
+    annotated ``int``) is a number, so the op saves no tensor for it and, with a number as
+    divisor or factor, does not save ``x`` either (as for a literal)."""
+    return "N" if isinstance(v, NumberV) else arg_kind(st, v)
 
 
 def arg_kind(st: State, v: Value) -> str:
@@ -173,6 +187,14 @@ class TorchMixin:
             return self.nn_init(qual, args, st, node)
         if qual.startswith("torch.nn.utils.") or qual.startswith("torch.cuda.") or qual.startswith("torch.backends."):
             return UNKNOWN
+        if qual in ("torch.nn.parallel.data_parallel", "torch.nn.parallel.data_parallel.data_parallel"):
+            # data_parallel(module, inputs, device_ids, ...) runs module(*inputs) on replicas of
+            # it: the same ops and parameters, the same graph (DCGAN's multi-GPU branch)
+            module = args[0] if args else kwargs.get("module")
+            inputs = args[1] if len(args) > 1 else kwargs.get("inputs")
+            if isinstance(module, ObjV) and inputs is not None:
+                items = self.known_items(inputs, st) if isinstance(inputs, SeqV) and inputs.kind == "tuple" else None
+                return self.call_object(module, list(items) if items is not None else [inputs], {}, st, node)
         if qual in CONTAINERS:
             return self.construct_container(qual, args, kwargs, st, node)
         if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper() and \
@@ -400,7 +422,7 @@ class TorchMixin:
                 return self.new_tensor(st, rg=False, node=node, dtype=_RESULT_DTYPE.get(name))
         if name == "clone":
             return self._copy_of(t, st, node, name)
-        kinds = [arg_kind(st, a) for a in args]
+        kinds = [(operand_kind if name in ARITHMETIC else arg_kind)(st, a) for a in args]
         info = optable.lookup_method(name, kinds, kwargs.keys())
         inplace = (name.endswith("_") and not name.endswith("__")) or (info is not None and 0 in info.mutates)
         opname = (fn_name.rsplit(".", 1)[-1] if fn_name else "") or name
@@ -554,6 +576,17 @@ class TorchMixin:
             return False
         return True
 
+    def expanded_write_silent(self, t: TensorV, sl: ast.expr, st: State) -> bool:
+        """Does ``t[sl] = v`` write through integer indices only, so that writing into an
+        expanded ``t`` does not raise (every broadcast copy silently changes)? The broadcast
+        dims, where the code tells them (``indexed_write_is_silent``), decide; else integer
+        literals do."""
+        known = self.indexed_write_is_silent(t, sl, st)  # type: ignore[attr-defined]
+        return self.index_is_single(sl) if known is None else known
+
+    def indexed_write_is_silent(self, t: TensorV, sl: ast.expr, st: State) -> Optional[bool]:
+        return None  # the broadcast dims are tracked by FlowMixin (engine/flowviews.py)
+
     def tensor_getitem(self, t: TensorV, sub: Optional[ast.Subscript], st: State, node: Optional[ast.AST]) -> Value:
         info = st.t[t.tid]
         span = self.span_of(node) if node is not None else (info.created or Span(1, 1, 1, 1))
@@ -587,7 +620,8 @@ class TorchMixin:
         fix_facts = {"stmt_span": span, "target_text": name, "op": "slice assignment", "form": "setitem",
                      "indent_row": span.row}
         self.do_write(st, t, "slice assignment" if not isinstance(stmt, ast.AugAssign) else "augmented assignment",
-                      span, name=name, single_element=self.index_is_single(target.slice), fix_facts=fix_facts,
+                      span, name=name, single_element=self.expanded_write_silent(t, target.slice, st),
+                      fix_facts=fix_facts,
                       others=(value,))
         self.inplace_autograd(st, t, None, [value] if isinstance(value, TensorV) else [], span, "setitem")
 
@@ -621,11 +655,11 @@ class TorchMixin:
                 return self.call_tensor_method(right, name, [left], {}, st, node)
             rname = {"sub": "__rsub__", "div": "__rtruediv__", "pow": "__rpow__", "matmul": "__rmatmul__",
                      "floor_divide": "__rfloordiv__", "remainder": "__rmod__"}.get(name, name)
-            kinds = [arg_kind(st, left)]
+            kinds = [operand_kind(st, left)]
             info = optable.lookup_method(rname, kinds)
             span = self.span_of(node)
             if info is None:
-                info = optable.lookup_function("torch." + name, [arg_kind(st, left), "T"])
+                info = optable.lookup_function("torch." + name, [operand_kind(st, left), "T"])
                 outs = self.apply_op(st, info, [right] if not isinstance(left, TensorV) else [left, right], span,
                                      name) if info is not None and info.slots[:1] == ("other",) else \
                     self.apply_op(st, None, [right], span, name)
@@ -640,14 +674,15 @@ class TorchMixin:
             res = self.tensor_binop(cur, op, rhs, st, stmt)
             self.assign(stmt.target, res, st, stmt)
             return
-        kinds = [arg_kind(st, rhs)]
+        kinds = [operand_kind(st, rhs)]
         info = optable.lookup_method(name, kinds)
         target_text = self.text_of(stmt.target)
         fix_facts = {"stmt_span": span, "target_text": target_text, "op": f"`{target_text} {_OPSYM.get(type(op), '?')}= ...`",
                      "form": "augassign", "binop": _OPSYM.get(type(op), "+")}
         label = f"`{_OPSYM.get(type(op), '?')}=`"
         self.do_write(st, cur, label, span, name=target_text, fix_facts=fix_facts,
-                      single_element=isinstance(stmt.target, ast.Subscript) and self.index_is_single(stmt.target.slice),
+                      single_element=isinstance(stmt.target, ast.Subscript) and
+                      self.expanded_write_silent(cur, stmt.target.slice, st),
                       others=(rhs,))
         others = [rhs] if isinstance(rhs, TensorV) else []
         self.inplace_autograd(st, cur, info, others, span, name)
@@ -1511,7 +1546,7 @@ class TorchMixin:
                 r = range(*vals)
                 if len(r) <= 8:
                     return self.new_seq([ConstV(i) for i in r], st)
-            return self.new_seq([UNKNOWN], st, kind="homogeneous")
+            return self.new_seq([PLAIN_NUMBER], st, kind="homogeneous")  # integers, of unknown value
         if name in ("list", "tuple", "sorted", "reversed", "set", "iter"):
             if not args:
                 return self.new_seq([], st)
@@ -1594,6 +1629,12 @@ class TorchMixin:
             return self.super_proxy(args, st)
         if name in ("copy.deepcopy", "copy.copy") and args:
             return self.deepcopy(args[0], st, {})
+        if name == "dataclasses.replace" and args and isinstance(args[0], ObjV) and not args[1:]:
+            # a new instance with the same fields, the keywords changed (values are shared, not
+            # copied): what the options object says stays known (`replace(inputs, q=1).best`)
+            new = ObjV(fresh_id())
+            st.own("objs")[new.oid] = {**st.attrs(args[0].oid), **kwargs}
+            return new
         if name == "dict":
             d = DictV(fresh_id())
             entries = []

@@ -191,9 +191,11 @@ class RunningLossKeepsGraph(Rule):
     Nothing raises, but every iteration's graph stays alive as long as the total does: memory
     grows with the number of steps. Accumulate ``loss.item()`` or ``loss.detach()``.
 
-    No automatic fix: an information finding carries none that changes what the program does,
-    and the same ``+=`` of a tensor inside one forward (``x += emb(t)``, ``loss += term``) is a
-    sum the backward must go through, where a ``.detach()`` would stop training silently.
+    Reported where a backward runs after the total first held a graph (the loop trains) and the
+    total itself is not backwarded. Terms summed within one forward (``x += emb(x[:, i])``,
+    ``loss += term``) make one graph that the caller's backward needs whole: not reported.
+
+    No automatic fix: an information finding carries none that changes what the program does.
     """
 
     event = "running_total"
