@@ -329,7 +329,7 @@ async def run_apply_fix(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, A
 # The output of the debug runs goes to one folder per server process, created with the first
 # run and removed when the server stops (shutdown/exit, or the interpreter's exit): the log
 # path a run returns stays readable while the session lasts, and no run leaves a folder behind.
-_debug_logs: Dict[str, Any] = {"dir": None, "runs": 0}
+_debug_logs: Dict[str, Any] = {"dir": None, "runs": 0, "timelines": None}  # this server's temporary folders
 
 
 def _debug_log_path() -> str:
@@ -344,12 +344,13 @@ def _debug_log_path() -> str:
 
 
 def remove_debug_logs() -> None:
-    """Remove the debug runs' output folder (called when the server stops)."""
+    """Remove the debug runs' output folder and the timeline pages (called when the server stops)."""
     import shutil
 
-    folder, _debug_logs["dir"] = _debug_logs["dir"], None
-    if folder:
-        shutil.rmtree(folder, ignore_errors=True)
+    for key in ("dir", "timelines"):
+        folder, _debug_logs[key] = _debug_logs[key], None
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _uri_arg(args: Sequence[Any]) -> Optional[str]:
@@ -476,7 +477,13 @@ def _timeline_file(filename: str, position: Optional[Tuple[int, int]]) -> Path:
 
     stem = Path(filename).stem or "document"
     digest = hashlib.sha1(filename.encode("utf-8", "replace")).hexdigest()[:8]
-    folder = Path(tempfile.gettempdir()) / f"gradwarden-timelines-{os.getuid() if hasattr(os, 'getuid') else 0}"
+    if _debug_logs["timelines"] is None or not os.path.isdir(_debug_logs["timelines"]):
+        # this server's own folder, removed when it stops (remove_debug_logs)
+        import atexit
+
+        _debug_logs["timelines"] = tempfile.mkdtemp(prefix="gradwarden-timelines-")
+        atexit.register(remove_debug_logs)
+    folder = Path(_debug_logs["timelines"])
     suffix = f"-line{position[0]}" if position else ""
     return folder / f"{stem}-{digest}{suffix}.html"
 
