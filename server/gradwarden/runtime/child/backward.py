@@ -5,6 +5,7 @@ import torch
 
 from .freed import _freed_graph, _remember_roots
 from . import polluted as _polluted
+from . import probestate as _ps
 from .hidden import (
     _check_hidden_uses, _check_stale_graph, _emit_hidden, _grad_watch, _hidden, _hidden_found,
     _stale_found, _unwatch_grads
@@ -39,6 +40,8 @@ def _wrap_backward(orig, kind):
 
     def wrapper(*args, **kwargs):
         st = _state
+        if _ps.fresh:  # the chain-rule probe of a custom backward: no nested backward
+            raise _ps.ProbeAbort()
         if st.suspended:  # Dynamo/AOTAutograd tracing a compiled region
             return orig(*args, **kwargs)
         top = st.bw_depth == 0

@@ -13,6 +13,7 @@ proof of the hazard.
 """
 import torch
 
+from . import checkpoints as _checkpoints
 from .graphtags import _built_sites
 from .records import _node_name
 from .report import _finding, _internal_error, _state
@@ -85,7 +86,11 @@ def _patch_apply():
         return
     orig = raw.__func__
 
+    checkpoint_function = _checkpoints.CHECKPOINT_FUNCTION
+
     def apply(cls, *args, **kwargs):
+        if cls is checkpoint_function and not _state.suspended:
+            _checkpoints.check(args)
         if _state.suspended or not _user_class(cls) or not torch.is_grad_enabled():
             return orig(cls, *args, **kwargs)
         seeds = [a for a in args if isinstance(a, _Tensor) and a.requires_grad]

@@ -2,6 +2,8 @@
 import torch
 
 from . import ctxstash as _cs
+from . import probestate as _ps
+from .chainrule import note_fresh as _note_fresh
 from .graphtags import _tag_built
 from .hidden import _note_alias
 from .records import _packs
@@ -21,6 +23,7 @@ def _make_mode():
     expand_funcs = _expand_funcs
     detach = torch.Tensor.detach
     fw_frames = _cs._frames
+    probe_fresh = _ps.fresh
     note_call = _cs.note_call
     for f in (getattr(torch.Tensor, "expand", None), getattr(torch.Tensor, "expand_as", None),
               getattr(torch.Tensor, "broadcast_to", None), getattr(torch, "broadcast_to", None)):
@@ -62,6 +65,8 @@ def _make_mode():
                     _tag_built(out)
                     if fw_frames:  # a custom Function's forward runs: what derives from its inputs
                         note_call(func, args, kwargs, out)
+                    if probe_fresh:  # the chain-rule probe runs: what it makes, it may write
+                        _note_fresh(out)
                     return out
             out = _on_write(func, kind, args, kwargs)
             _tag_built(out)

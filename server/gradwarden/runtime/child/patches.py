@@ -2,6 +2,7 @@
 setter, custom Functions' backward."""
 import torch
 
+from . import chainrule as _chainrule
 from . import ctxstash as _cs
 from . import mode as _md
 from .hidden import _aliases, _leaf_writes, _note_alias, _watch_shared_grads
@@ -153,8 +154,10 @@ def _patch_custom_backward():
             if _md._MODE is not None and not _state.suspended and _user_function(self) and not _mode_active():
                 with _md._MODE:
                     out = orig(self, *args)
+                    _chainrule.after_backward(self, args, out)
             else:
                 out = orig(self, *args)
+                _chainrule.after_backward(self, args, out)
         finally:
             _grad_outputs.pop()
         if keys.get("writes"):

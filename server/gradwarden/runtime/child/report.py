@@ -3,6 +3,7 @@ child classifies itself, errors and warnings handed to the parent, the exit even
 import os
 import sys
 
+from . import probestate as _ps
 from .device import used_device
 from .userfiles import _caller, _display_file, _is_user, _site, _user_frame
 
@@ -41,7 +42,7 @@ def _emit(ev, **fields):
 
 def _finding(key, **fields):
     """Emit one finding once (``key`` deduplicates)."""
-    if key in _state.reported:
+    if _ps.fresh or key in _state.reported:  # nothing from the bridge's own dry runs
         return
     _state.reported.add(key)
     _state.findings += 1
@@ -111,6 +112,8 @@ def _report_error(code, kind, msg, site, sites, **extra):
 def _raised(exc, site, exc_name=None):
     """An exception (or warning) the child does not classify itself: its first line goes to the
     parent, which maps it to the rule that predicts it (rules/messages.py), if any."""
+    if _ps.fresh:
+        return
     text = str(exc).strip()
     first = text.splitlines()[0] if text else ""
     name = exc_name or type(exc).__name__
