@@ -364,7 +364,9 @@ def _finding_key(f: Finding) -> Tuple[Any, ...]:
     def k(s: Optional[Site]) -> Tuple[Any, ...]:
         return s.key() if s is not None else ()
 
-    return (f.code, f.kind, k(f.write_site), k(f.save_site), k(f.backward_site), k(f.freed_site))
+    # the location too: findings the child places by ``site`` alone (an untrained parameter's
+    # cut, a non-finite branch) differ only there
+    return (f.code, f.kind, k(f.location), k(f.write_site), k(f.save_site), k(f.backward_site), k(f.freed_site))
 
 
 def finding_from_event(ev: Mapping[str, Any]) -> Finding:

@@ -5,6 +5,7 @@ import torch
 from . import chainrule as _chainrule
 from . import ctxstash as _cs
 from . import mode as _md
+from . import untrained as _untrained
 from .hidden import _aliases, _leaf_writes, _note_alias, _watch_shared_grads
 from .mode import _mode_active, _user_function
 from .records import _dist_sites, _inplace_sites, _mod_sites
@@ -108,6 +109,8 @@ def _patch_data_setter():
         out = base.__get__(self, type(self))
         if self.grad_fn is not None:
             _note_alias(self, out)
+            if _untrained.watch[0]:
+                _untrained.cut(self, ".data")
         return out
 
     def _set(self, value):
@@ -119,6 +122,23 @@ def _patch_data_setter():
             pass
 
     torch.Tensor.data = property(_get, _set, doc=getattr(base, "__doc__", None))
+
+
+def _patch_parameter_new():
+    """``nn.Parameter(t)`` of a tensor of a graph makes a new leaf: the parameters ``t`` was
+    computed from get no gradient through it (GW719's cut)."""
+    Parameter = torch.nn.Parameter
+    orig = Parameter.__new__
+
+    def __new__(cls, *args, **kwargs):
+        if _untrained.watch[0]:
+            data = args[0] if args else kwargs.get("data")
+            if isinstance(data, _Tensor) and data.grad_fn is not None:
+                _untrained.cut(data, "nn.Parameter(...)")
+        return orig(cls, *args, **kwargs)
+
+    __new__.__wrapped__ = orig
+    Parameter.__new__ = staticmethod(__new__)
 
 
 def _patch_custom_backward():

@@ -30,6 +30,7 @@ class _State:
         self.user_grads = frozenset()  # storages of grad_tensors the caller passed to backward
         self.suspended = 0  # > 0 inside a compiled region: nothing is recorded
         self.config_text = ""  # the encoded configuration (handed to spawned processes)
+        self.finalizers = []  # called once when the run ends, before the exit event (findings made then)
 
 _state = _State()
 
@@ -155,6 +156,13 @@ def _stop(reason):
 
 
 def _finish(status, code, exc=None):
+    finalizers = list(_state.finalizers)
+    del _state.finalizers[:]
+    for fn in finalizers:
+        try:
+            fn()
+        except Exception:  # noqa: BLE001
+            _internal_error("finish")
     cov = _state.coverage
     if cov is not None:
         cov.stop()
