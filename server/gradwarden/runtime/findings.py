@@ -35,6 +35,9 @@ _GROUPS: Tuple[frozenset, ...] = (
     frozenset({"GW301", "GW302", "GW303", "GW304", "GW305", "GW306"}),  # views, expand, overlap
     frozenset({"GW401", "GW402", "GW403", "GW404", "GW504"}),  # freed or stale graphs
     frozenset({"GW307", "GW308"}),  # custom Function contract
+    frozenset({"GW302", "GW713", "GW714"}),  # a write whose memory overlaps itself or its source
+    # parameters no gradient reaches: a zero-derivative op, a cut, a checkpoint without grad input
+    frozenset({"GW718", "GW719", "GW708"}),
 )
 
 _KIND_OF_CODE = {
@@ -59,6 +62,12 @@ _KIND_OF_CODE = {
     "GW502": "fused-step",
     "GW503": "polluted-gradients",
     "GW601": "data-write",
+    "GW709": "chain-rule-dropped",
+    "GW714": "overlapping-write",
+    "GW718": "zero-gradient",
+    "GW719": "untrained-parameter",
+    "GW720": "nonfinite-gradient",
+    "GW721": "hook-overwrite",
 }
 
 

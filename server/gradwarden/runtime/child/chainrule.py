@@ -79,6 +79,7 @@ def _quiet_code(code):
 
 
 def _snapshot(node):
+    """``ctx``'s attributes: name -> (value, fingerprint, shallow copy of a container's items)."""
     out = {}
     try:
         items = list(vars(node).items())
@@ -86,14 +87,38 @@ def _snapshot(node):
         return out
     for name, value in items:
         if isinstance(value, _Tensor):
-            out[name] = (id(value), value._version)
+            out[name] = (value, (id(value), value._version), None)
         elif isinstance(value, dict):
-            out[name] = (id(value), tuple((k, id(v)) for k, v in value.items()))
+            out[name] = (value, (id(value), tuple((k, id(v)) for k, v in value.items())), dict(value))
         elif isinstance(value, (list, set)):
-            out[name] = (id(value), tuple(id(v) for v in value))
+            out[name] = (value, (id(value), tuple(id(v) for v in value)), list(value))
         else:
-            out[name] = (id(value), None)
+            out[name] = (value, (id(value), None), None)
     return out
+
+
+def _same(before, after):
+    return before.keys() == after.keys() and all(before[k][1] == after[k][1] for k in before)
+
+
+def _restore_ctx(node, before):
+    """Put ``ctx`` back as the real backward left it (the probe rebound or filled something)."""
+    try:
+        for name in list(vars(node)):
+            if name not in before:
+                delattr(node, name)
+        for name, (value, _, items) in before.items():
+            setattr(node, name, value)
+            if isinstance(value, dict):
+                value.clear()
+                value.update(items)
+            elif isinstance(value, list):
+                value[:] = items
+            elif isinstance(value, set):
+                value.clear()
+                value.update(items)
+    except Exception:  # noqa: BLE001
+        _internal_error("chain-rule probe: ctx")
 
 
 def _trivial(t):
@@ -198,23 +223,12 @@ def _probe(node, user_fn, code, args):
         sys.stdout, sys.stderr = stdout, stderr
         warnings.showwarning = showwarning
         _restore_rng(rng)
-    after = _snapshot(node)
-    if after != before:
+    if not _same(before, _snapshot(node)):
         _restore_ctx(node, before)
         return None
     if warned or sink_out.getvalue() or sink_err.getvalue():
         return None
     return result
-
-
-def _restore_ctx(node, before):
-    """Put back attributes the probe rebound (it is abandoned anyway)."""
-    try:
-        for name in list(vars(node)):
-            if name not in before:
-                delattr(node, name)
-    except Exception:  # noqa: BLE001
-        pass
 
 
 def _rng_state(args):

@@ -14,7 +14,7 @@ proof of the hazard.
 import torch
 
 from . import checkpoints as _checkpoints
-from .graphtags import _built_sites
+from .graphtags import _built_sites, _tag_built
 from .records import _node_name
 from .report import _finding, _internal_error, _state
 from .userfiles import _display_file
@@ -102,6 +102,9 @@ def _patch_apply():
             out = orig(cls, *args, **kwargs)
         finally:
             _frames.pop()
+        # Function.apply is not a torch function: the mode never sees it, so its node is tagged
+        # here with where it was applied
+        _tag_built(out)
         if len(frame.ids) > frame.nseeds:
             _attach(cls, out, frame)
         return out

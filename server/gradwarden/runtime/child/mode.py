@@ -32,6 +32,8 @@ def _make_mode():
     untrained_watch = _untrained.watch
     untrained_cut = _untrained.cut
     untrained_call = _untrained.after_call
+    untrained_taint = _untrained.taint
+    untrained_carry = _untrained.carry
     note_call = _cs.note_call
     for f in (getattr(torch.Tensor, "expand", None), getattr(torch.Tensor, "expand_as", None),
               getattr(torch.Tensor, "broadcast_to", None), getattr(torch, "broadcast_to", None)):
@@ -59,7 +61,7 @@ def _make_mode():
                         out = func(*args, **kwargs) if kwargs else func(*args)
                         _note_alias(args[0] if args else None, out)
                         if untrained_watch[0] and args and isinstance(args[0], torch.Tensor):
-                            untrained_cut(args[0], ".detach()")
+                            untrained_cut(args[0], ".detach()", out)
                         if fw_frames:
                             note_call(func, args, kwargs, out)
                         return out
@@ -87,6 +89,8 @@ def _make_mode():
                         _note_fresh(out)
                     if untrained_watch[0]:  # some optimizer parameter has not trained yet (GW719)
                         untrained_call(func, args, out)
+                    if untrained_taint[0]:  # a copy of such a parameter's value is alive
+                        untrained_carry(args, out)
                     return out
             out = _on_write(func, kind, args, kwargs)
             _tag_built(out)

@@ -110,7 +110,7 @@ def _patch_data_setter():
         if self.grad_fn is not None:
             _note_alias(self, out)
             if _untrained.watch[0]:
-                _untrained.cut(self, ".data")
+                _untrained.cut(self, ".data", out)
         return out
 
     def _set(self, value):
@@ -131,11 +131,12 @@ def _patch_parameter_new():
     orig = Parameter.__new__
 
     def __new__(cls, *args, **kwargs):
+        out = orig(cls, *args, **kwargs)
         if _untrained.watch[0]:
             data = args[0] if args else kwargs.get("data")
             if isinstance(data, _Tensor) and data.grad_fn is not None:
-                _untrained.cut(data, "nn.Parameter(...)")
-        return orig(cls, *args, **kwargs)
+                _untrained.cut(data, "nn.Parameter(...)", out)
+        return out
 
     __new__.__wrapped__ = orig
     Parameter.__new__ = staticmethod(__new__)

@@ -126,6 +126,11 @@ def _raised(exc, site, exc_name=None):
     _emit("raised", exc=name, text=first[:1000], site=site, backward_calls=_state.bw_count)
 
 
+# warnings whose hazard the child decides at the call itself (checkpoints.py: torch warns under
+# no_grad too, where nothing is lost)
+_DECIDED_AT_CALL = ("None of the inputs have requires_grad",)
+
+
 def _patch_warnings():
     """Warnings as they are shown (the program's filters apply: nothing is shown or hidden
     that a plain run would not show or hide)."""
@@ -135,6 +140,8 @@ def _patch_warnings():
 
     def showwarning(message, category, filename, lineno, file=None, line=None):
         try:
+            if any(text in str(message) for text in _DECIDED_AT_CALL):
+                return orig(message, category, filename, lineno, file, line)
             if filename and _is_user(filename):
                 site = [_display_file(filename), lineno, ""]
             else:

@@ -12,10 +12,12 @@ from the run of why no gradient arrives:
   that carries no gradient back. The cut is found by walking, at the cut, the graph of the
   value that leaves it, down to the leaves (bounded: ``_WALK_NODES`` nodes, ``_WALKS_PER_STEP``
   walks between two backward calls, and only while some parameter has not trained yet);
-- *zero*: backward reached the parameter, and its gradient was exactly zero at two steps or
-  more (the first step of a zero-initialised gate is zero too): an op between the loss and the
-  parameter has a zero derivative (``round``, ``floor``, ``sign`` without a straight-through
-  estimator). The op is looked for on the next backward's graph.
+- *zero* (reported as GW718 at the op): backward reached the parameter, its gradient was
+  exactly zero at two steps or more (the first step of a zero-initialised gate is zero too),
+  and every path from the loss to it goes through an op whose derivative is zero (``round``,
+  ``floor``, ``sign`` without a straight-through estimator), found on the next backward's
+  graph. Exact zeros alone prove nothing: the last bias of a critic under a hinge or
+  Wasserstein loss gets 1 - 1 = 0 at every step, and trains nothing, by design.
 
 A ``.grad`` the program changed after backward (clipped, zeroed, set to None: a freeze) is not
 counted, a parameter that ever gets a non-zero gradient is forgotten, and programs without an
@@ -42,7 +44,7 @@ _MAX_TRACKED = 20000  # parameters followed, over all optimizers
 _ZERO_STEPS = 2
 
 _ZERO_OPS = frozenset(("RoundBackward0", "RoundBackward1", "FloorBackward0", "CeilBackward0", "TruncBackward0",
-                       "SignBackward0", "SgnBackward0", "FracBackward0"))
+                       "SignBackward0", "SgnBackward0"))
 _NUMBER = frozenset(("item", "tolist", "numpy", "__float__", "__int__", "__index__", "__complex__"))
 
 
@@ -159,34 +161,98 @@ def before_backward(roots):
     _walks[0] = 0
     _walked.clear()
     _update_watch()
+    if taint[0] or _tagged[0]:
+        try:
+            _uses_of_cuts(roots)
+        except Exception:  # noqa: BLE001
+            _internal_error("untrained: uses")
     if not _zero_suspects:
         return
     suspects = list(_zero_suspects)
     del _zero_suspects[:]
     try:
-        ids = {id(p) for p in suspects}
-        nodes, _, _ = _walk([t.grad_fn for t in roots if t.grad_fn is not None], limit=20000)
-        for node in nodes.values():
-            name = _node_name(node)
-            if name not in _ZERO_OPS:
-                continue
-            below, _, _ = _walk([node], limit=_WALK_NODES)
-            hit = [getattr(n, "variable", None) for n in below.values()]
-            built = _built_sites(node)
-            if built is None or built[0] is None:
-                continue
-            for var in hit:
-                if var is not None and id(var) in ids:
-                    rec = _pending.get(var)
-                    if rec is not None and len(rec.zero_ops) < 2:
-                        rec.zero_ops.append((built[0], name))
+        _find_zero_ops(suspects, [t.grad_fn for t in roots if t.grad_fn is not None])
     except Exception:  # noqa: BLE001
         _internal_error("untrained: zero ops")
 
 
-def cut(t, how, depth=2):
-    """``t``'s value leaves the graph here: the pending parameters its graph reaches were used
-    through a copy that carries no gradient."""
+def _find_zero_ops(suspects, starts):
+    """For parameters whose gradient was exactly zero: the zero-derivative ops on every path
+    from this loss to them. A parameter that the loss also reaches around such ops (a bias whose
+    gradient cancels: a hinge or Wasserstein critic's last bias) gets none: its zero is not
+    the op's doing, and nothing is claimed."""
+    from collections import deque
+
+    ids = {id(p) for p in suspects}
+    around = set()  # suspects reached without crossing a zero-derivative op
+    zero_nodes = []
+    seen = set()
+    queue = deque(n for n in starts if n is not None)
+    steps = 0
+    while queue and steps < 20000:
+        node = queue.popleft()
+        steps += 1
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        name = _node_name(node)
+        if name in _ZERO_OPS:
+            zero_nodes.append((node, name))
+            continue  # not crossed
+        var = getattr(node, "variable", None)
+        if var is not None and id(var) in ids:
+            around.add(id(var))
+        try:
+            queue.extend(n for n, _ in node.next_functions if n is not None)
+        except Exception:  # noqa: BLE001
+            continue
+    if queue:
+        return  # the graph is too big to be sure
+    for node, name in zero_nodes:
+        built = _built_sites(node)
+        if built is None or built[0] is None:
+            continue
+        below, _, _ = _walk([node], limit=_WALK_NODES)
+        for n in below.values():
+            var = getattr(n, "variable", None)
+            if var is not None and id(var) in ids and id(var) not in around:
+                rec = _pending.get(var)
+                if rec is not None and len(rec.zero_ops) < 2:
+                    rec.zero_ops.append((built[0], name))
+
+
+class _Cut(object):
+    """A value computed from pending parameters that left the graph at ``site``; its copies
+    (and what is computed from them without grad) carry it, and a node built from one of them
+    carries it into a graph: when a backwarded loss goes through such a node, the parameters
+    were used through the cut."""
+
+    __slots__ = ("params", "site", "how")
+
+    def __init__(self, params, site, how):
+        self.params = [weakref.ref(p) for p in params]
+        self.site = site
+        self.how = how
+
+    def used(self):
+        for ref in self.params:
+            p = ref()
+            rec = _pending.get(p) if p is not None else None
+            if rec is not None and len(rec.cuts) < 3 and all(c[0][:2] != self.site[:2] for c in rec.cuts):
+                rec.cuts.append((self.site, self.how))
+
+
+_CUT = "_gradwarden_cut"  # node.metadata key: the _Cut whose copy the node was built from
+_cut_values = tensor_registry()  # the copies: detach/.data/no_grad outputs, re-wrapped leaves -> _Cut
+taint = [False]  # read by the mode: some copy is alive
+_tagged = [0]  # nodes marked since the last backward
+
+
+def cut(t, how, out=None, depth=2):
+    """``t``'s value leaves the graph here, as ``out`` (a tensor without graph; None: a Python
+    number). The pending parameters ``t``'s graph reaches are used through a copy that carries
+    no gradient: proven when a backwarded loss goes through a node built from ``out`` (a
+    number cannot be followed: taken as used)."""
     node = t.grad_fn
     if node is None or id(node) in _walked or _walks[0] >= _WALKS_PER_STEP:
         return
@@ -202,21 +268,65 @@ def cut(t, how, depth=2):
         _walked.add(id(node))
         _update_watch()
         nodes, _, _ = _walk([node], limit=_WALK_NODES)
-        site = None
+        hits = []
         for n in nodes.values():
             var = getattr(n, "variable", None)
-            if var is None:
-                continue
-            rec = _pending.get(var)
-            if rec is None:
-                continue
-            if site is None:
-                site = _site(frame)
-                _site_walks[where] = 0  # this line does cut an untrained parameter: keep looking there
-            if len(rec.cuts) < 3 and all(c[0][:2] != site[:2] for c in rec.cuts):
-                rec.cuts.append((site, how))
+            if var is not None and _pending.get(var) is not None:
+                hits.append(var)
+        if not hits:
+            return
+        _site_walks[where] = 0  # this line does cut an untrained parameter: keep looking there
+        c = _Cut(hits, _site(frame), how)
+        if out is None:
+            c.used()
+        elif isinstance(out, _Tensor) and _cut_values is not None:
+            _cut_values[out] = c
+            taint[0] = True
     except Exception:  # noqa: BLE001
         _internal_error("untrained: cut")
+
+
+def carry(args, out):
+    """The mode, while ``taint`` is on: a call that takes a copy in passes it on (``out``
+    without graph) or marks the node it builds."""
+    try:
+        c = None
+        for a in args[:6]:
+            if isinstance(a, _Tensor):
+                c = _cut_values.get(a)
+            elif isinstance(a, (list, tuple)) and len(a) < 16:
+                c = next((_cut_values.get(x) for x in a if isinstance(x, _Tensor) and _cut_values.get(x)), None)
+            if c is not None:
+                break
+        if c is None:
+            return
+        for o in (out if isinstance(out, (tuple, list)) else (out,)):
+            if isinstance(o, _Tensor):
+                g = o.grad_fn
+                if g is not None:
+                    g.metadata[_CUT] = c
+                    _tagged[0] += 1
+                elif o.is_floating_point():
+                    _cut_values[o] = c
+    except Exception:  # noqa: BLE001
+        _internal_error("untrained: carry")
+
+
+def _uses_of_cuts(roots):
+    """Before a backward: the copies its graph goes through are used by the loss."""
+    tagged = _tagged[0]
+    _tagged[0] = 0
+    taint[0] = bool(_count[0] and _cut_values is not None and len(_cut_values))
+    if not tagged or not _count[0]:
+        return
+    nodes, _, _ = _walk([t.grad_fn for t in roots if t.grad_fn is not None], limit=20000)
+    for n in nodes.values():
+        try:
+            c = n.metadata.get(_CUT)
+        except Exception:  # noqa: BLE001
+            c = None
+        if c is not None:
+            c.used()
 
 
 _number_kind = {}
@@ -241,7 +351,7 @@ def after_call(func, args, out):
         if isinstance(out, _Tensor) and out.is_floating_point():
             for a in args[:3]:
                 if isinstance(a, _Tensor) and a.grad_fn is not None:
-                    cut(a, "no_grad", depth=3)
+                    cut(a, "no_grad", out, depth=3)
                     return
     except Exception:  # noqa: BLE001
         _internal_error("untrained: call")
@@ -257,9 +367,11 @@ def finish():
             opt = rec.opt()
             if opt is None:
                 continue
-            if rec.zero >= _ZERO_STEPS and not rec.none:
-                cause = rec.zero_ops[0] if rec.zero_ops else None
-                key = ("zero", id(opt), tuple(cause[0]) if cause else ())
+            if rec.zero >= _ZERO_STEPS and not rec.none and rec.zero_ops:
+                # exact zeros alone prove nothing (a critic's last bias under a hinge or
+                # Wasserstein loss gets 1 - 1 = 0): only a zero-derivative op on every path does
+                cause = rec.zero_ops[0]
+                key = ("zero", id(opt), tuple(cause[0]))
             elif rec.none and rec.cuts and not rec.zero:
                 cause = rec.cuts[0]
                 key = ("cut", id(opt), tuple(cause[0]))
@@ -294,20 +406,21 @@ def _report(kind, opt, cause, rec, params):
     one = len(params) == 1
     it, its = ("it", "its") if one else ("they", "their")
     if kind == "zero":
-        where = cause[0] if cause else opt_site
-        op = _op_of(cause[1]) if cause else None
-        why = ("%s gradient is exactly zero at each of the %d steps after a backward: %s" % (
-            its, rec.zero, "the derivative of `%s` (line %s) is zero, so nothing flows back through it (a "
-                           "straight-through estimator passes the gradient: x + (%s(x) - x).detach())" % (
-                               op, cause[0][1], op)
-            if cause else "an op between the loss and %s has a zero derivative" % ("it" if one else "them")))
+        where = cause[0]
+        op = _op_of(cause[1])
+        why = ("%s gradient is exactly zero at each of the %d steps after a backward: every path from the loss to "
+               "%s goes through `%s` (line %s), whose derivative is zero, so nothing flows back (a straight-through "
+               "estimator passes the gradient: x + (%s(x) - x).detach())" % (
+                   its, rec.zero, "it" if one else "them", op, cause[0][1], op))
     else:
         site, how = cause
         where = site
         why = ("%s get%s no gradient at any of the %d steps after a backward, and the graph %s enter%s is cut here "
                "(%s): the loss uses %s values through a copy that carries no gradient back" % (
                    it, "s" if one else "", rec.none, it, "s" if one else "", how, its))
-    _finding(("untrained", kind, tuple(where or ()), id(opt)), code="GW719", kind="untrained-parameter",
+    # a zero-derivative op between the loss and the parameter is GW718's hazard, shown at the op
+    code, what_kind = ("GW718", "zero-gradient") if kind == "zero" else ("GW719", "untrained-parameter")
+    _finding(("untrained", kind, tuple(where or ()), id(opt)), code=code, kind=what_kind,
              severity="warning", site=where, sites=sites,
              message="%s, which %s steps, never train%s: %s" % (what, opt_name, "s" if one else "", why))
 
