@@ -664,6 +664,25 @@ PROGRAMS: Dict[str, str] = {
             opt.step()
         print(critic[2].bias.grad.item())
     """,
+    # an activation penalty whose hook keeps one slot (line 7) on a projection shared by two
+    # towers (lines 10, 11): the second call replaces the first one's activation. Whether that
+    # is wrong is the program's intent (a slot meant for the last call is written the same
+    # way): the run shows the overwrite as the premise of a static GW721, never a finding alone
+    "hook_overwrite": """
+        import torch
+        from torch import nn
+        proj = nn.Sequential(nn.Linear(4, 4), nn.Tanh())
+        q_in, d_in = nn.Linear(3, 4), nn.Linear(5, 4)
+        acts = {}
+        def keep(module, inputs, output):
+            acts["proj"] = output
+        proj.register_forward_hook(keep)
+        for _ in range(2):
+            zq = proj(q_in(torch.randn(6, 3)))
+            zd = proj(d_in(torch.randn(6, 5)))
+            loss = (zq @ zd.t()).logsumexp(-1).mean() + 0.1 * acts["proj"].pow(2).mean()
+            loss.backward()
+    """,
     # a forward hook that keeps every call's output (a clone per call) in a list, on a module
     # called twice per step: the activation penalty covers both calls
     "hook_per_call_ok": """
@@ -845,3 +864,12 @@ def test_parameter_rewrapped_as_a_new_leaf(runs):
     found = [f for f in runs["untrained_rewrap"].runtime_findings if f.code == "GW719"]
     assert found and all(f.row == 8 and "nn.Parameter" in f.message for f in found), found
     assert "weight_ih" in " ".join(f.message for f in found)
+
+
+def test_hook_slot_overwritten_within_a_step_is_only_a_premise(runs):
+    result = runs["hook_overwrite"]
+    assert result.runtime_findings == []  # no finding of its own: the run cannot know the intent
+    [p] = [p for p in result.premises if p.code == "GW721"]
+    assert p.row == 7 and sorted(s.row for k, s in p.sites() if k == "call") == [10, 11]
+    assert _rows(p, "created") == [3]
+    assert [p.code for p in runs["hook_per_call_ok"].premises] == []

@@ -448,6 +448,17 @@ def test_silent_hazards_proven_by_the_run_match_their_static_rules():
     assert out[0].status == CONFIRMED
 
 
+def test_a_premise_confirms_a_static_diagnostic_and_is_never_reported_alone():
+    run = F.RunEvents()
+    ev = {"ev": "finding", "code": "GW721", "kind": "hook-overwrite", "message": "m", "severity": "warning",
+          "rank": "0", "site": ["/p/x.py", 25, "hook"], "confirm_only": True}
+    assert run.add(ev) is None and run.add(dict(ev)) is None
+    assert run.findings == [] and len(run.premises) == 1
+    out = F.classify([diag("GW721", 25, severity=Severity.WARNING)], run.findings, {}, run.premises)
+    assert [(f.code, f.status) for f in out] == [("GW721", CONFIRMED)]
+    assert F.classify([], run.findings, {}, run.premises) == []
+
+
 # --------------------------------------------------------------------------- the debug command line
 def parse(argv):
     from gradwarden.cli import build_parser

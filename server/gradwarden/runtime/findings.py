@@ -304,6 +304,10 @@ class RunEvents:
     fatal: List[Dict[str, Any]] = field(default_factory=list)
     backward_calls: Dict[str, int] = field(default_factory=dict)  # rank -> top-level backward calls
     last_backward_site: Optional[Site] = None
+    # what the run showed that proves no hazard by itself, only the premise of a static
+    # diagnostic (a hook slot overwritten within a step, GW721): it confirms that diagnostic
+    # and is never reported alone
+    premises: List[Finding] = field(default_factory=list)
 
     @property
     def ranks(self) -> List[str]:
@@ -324,6 +328,10 @@ class RunEvents:
         if kind in ("finding", "raised"):
             finding = finding_from_event(ev) if kind == "finding" else finding_from_raised(ev)
             if finding is None:
+                return None
+            if ev.get("confirm_only"):
+                if all(_finding_key(p) != _finding_key(finding) for p in self.premises):
+                    self.premises.append(finding)
                 return None
             merged = self._merge(finding)
             return finding if merged is finding else None
@@ -534,12 +542,14 @@ def classify(
     static: Sequence[Diagnostic],
     runtime: Sequence[Finding],
     coverage: Mapping[str, Set[int]],
+    premises: Sequence[Finding] = (),
 ) -> List[Finding]:
-    """The verdict on every static diagnostic, then the runtime findings no static one explains."""
+    """The verdict on every static diagnostic, then the runtime findings no static one explains
+    (``premises`` confirm a static diagnostic and are never reported alone)."""
     out: List[Finding] = []
     used: Set[int] = set()
     for d in static:
-        match = next((f for f in runtime if matches(d, f)), None)
+        match = next((f for f in list(runtime) + list(premises) if matches(d, f)), None)
         rows = coverage.get(_norm(d.filename))
         if match is not None:
             used.add(id(match))

@@ -2,6 +2,7 @@
 import torch
 
 from . import ctxstash as _cs
+from . import hookslots as _hookslots
 from . import mode as _md
 from . import polluted as _polluted
 from . import untrained as _untrained
@@ -26,6 +27,7 @@ def install(config):
     _untrained.install()
     _state.finalizers.append(_untrained.finish)
     _patch_parameter_new()
+    _hookslots.install()
     _cs.install()
     _patch_data_setter()
     _patch_custom_backward()
