@@ -424,15 +424,6 @@ def test_findings_placed_by_their_site_alone_are_kept_apart():
     assert sorted(f.row for f in run.findings) == [9, 24]
 
 
-def test_a_checkpoint_seen_at_the_call_and_through_its_warning_is_one_finding():
-    run = F.RunEvents()
-    run.add({"ev": "finding", "code": "GW708", "kind": "checkpoint-without-grad", "message": "reentrant ...",
-             "severity": "warning", "rank": "0", "site": ["/p/x.py", 13, "f"], "backward_site": ["/p/x.py", 13, "f"]})
-    run.add({"ev": "raised", "exc": "UserWarning", "rank": "0", "site": ["/p/x.py", 13, "f"],
-             "text": "None of the inputs have requires_grad=True. Gradients will be None"})
-    assert [(f.code, f.row, f.message) for f in run.findings] == [("GW708", 13, "reentrant ...")]
-
-
 def test_silent_hazards_proven_by_the_run_match_their_static_rules():
     assert F.kind_of("GW709") == "chain-rule-dropped" and F.kind_of("GW719") == "untrained-parameter"
     assert F.kind_of("GW714") == F.kind_of("GW713") == "overlapping-write"

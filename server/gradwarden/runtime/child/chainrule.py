@@ -137,8 +137,14 @@ def after_backward(node, args, out):
         cls = getattr(node, "_forward_cls", None)
         if cls is None or getattr(cls, "boxed_grads_call", False):
             return
-        user_fn = node._get_user_fn()
-        code = getattr(user_fn, "__code__", None)
+        get_user_fn = getattr(node, "_get_user_fn", None)
+        user_fn = get_user_fn() if get_user_fn is not None else getattr(cls, "backward", None)
+        try:  # @once_differentiable and other functools.wraps decorators: the user's own code
+            import inspect
+
+            code = getattr(inspect.unwrap(user_fn), "__code__", None)
+        except Exception:  # noqa: BLE001
+            code = None
         if code is None or not _is_user(code.co_filename) or not _quiet_code(code):
             return
         built = _built_sites(node)
@@ -216,6 +222,8 @@ def _probe(node, user_fn, code, args):
             result = user_fn(node, *scaled)
         finally:
             sys.setprofile(profiler)
+    except (KeyboardInterrupt, SystemExit):
+        raise  # the user's, not the probe's
     except BaseException:  # noqa: BLE001 - ProbeAbort, or the second call fails: no verdict
         result = None
     finally:

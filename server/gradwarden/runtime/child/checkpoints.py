@@ -9,6 +9,8 @@ reentrant checkpoint reaches ``CheckpointFunction.apply`` (the Function.apply pa
 ``ctxstash`` calls ``check`` first). Reported when grad mode is on, no tensor input requires
 grad and the checkpointed function is (or closes over, or is a method of) modules with
 parameters that require grad; a plain function whose parameters cannot be seen is left alone.
+torch's warning itself is not reported (report.py): it also comes under ``no_grad``, where
+nothing is lost.
 """
 import functools
 
@@ -86,7 +88,7 @@ def check(args):
             if built is not None:
                 sites.append({"kind": "created", "site": built, "message": "%s is built here" % type(m).__name__})
         _finding(("checkpoint", tuple(site)), code="GW708", kind="checkpoint-without-grad", severity="warning",
-                 site=site, backward_site=site, sites=sites,
+                 site=site, sites=sites,
                  message="reentrant checkpoint of %s: none of its inputs requires grad, so its output has no graph "
                          "and its %d trainable parameter tensor(s) get no gradient from it (use_reentrant=False "
                          "tracks them)" % (name, len(params)))
