@@ -585,6 +585,28 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # autograd.grad (line 5) of a loss that sees w only through sign (line 4): all zeros
+    "zero_via_grad": """
+        import torch
+        w = torch.randn(4, requires_grad=True)
+        x = torch.randn(8, 4)
+        loss = (x @ torch.sign(w)).pow(2).mean()
+        g, = torch.autograd.grad(loss, w)
+        print(g.abs().sum().item())
+    """,
+    # a straight-through round, and floor used for an index while the fractional part keeps a
+    # path around it: the gradients are not zero
+    "zero_ste_ok": """
+        import torch
+        w = torch.randn(4, requires_grad=True)
+        x = torch.randn(8, 4)
+        w_q = w + (torch.round(w * 4) / 4 - w).detach()
+        (x @ w_q).pow(2).mean().backward()
+        lo = torch.floor(w * 5)
+        frac = w * 5 - lo
+        frac.sum().backward()
+        print(w.grad)
+    """,
     # a weight term read with .item() (line 7) and added back as a number
     "untrained_item": """
         import torch
@@ -852,7 +874,10 @@ def test_parameter_cut_by_a_detach_never_trains(runs):
 
 def test_parameter_behind_a_zero_derivative_op(runs):
     f = _one(runs["untrained_round"], "GW718")
-    assert f.row == 7 and "`round`" in f.message and _rows(f, "optimizer") == [5]
+    assert f.row == 7 and "`round`" in f.message and "shape [4, 4]" in f.message and _rows(f, "optimizer") == [5]
+    assert f.backward_site.row == 10
+    f = _one(runs["zero_via_grad"], "GW718")
+    assert f.row == 4 and "`sign`" in f.message and f.backward_site.row == 5
 
 
 def test_parameter_read_as_a_number(runs):

@@ -8,6 +8,7 @@ from . import nonfinite as _nonfinite
 from . import polluted as _polluted
 from . import probestate as _ps
 from . import untrained as _untrained
+from . import zerograd as _zerograd
 from .hidden import (
     _check_hidden_uses, _check_stale_graph, _emit_hidden, _grad_watch, _hidden, _hidden_found,
     _stale_found, _unwatch_grads
@@ -106,6 +107,10 @@ def _wrap_backward(orig, kind):
                 _polluted.after_backward(st.bw_count, _roots(args, kwargs, roots_name), site)
             if top:
                 _nonfinite.after_backward(kind, _roots(args, kwargs, roots_name), out, site)
+                if _zerograd.seen[0]:
+                    _zerograd.after_backward(kind, _roots(args, kwargs, roots_name),
+                                             _roots(args[1:], kwargs, "inputs") if kind == "grad" else (), out,
+                                             site, _untrained.optimizer_of)
             if top and _stale_found:
                 for fields in list(_stale_found):
                     leaf = fields.pop("leaf", None)

@@ -5,6 +5,7 @@ from . import ctxstash as _cs
 from . import nonfinite as _nf
 from . import probestate as _ps
 from . import untrained as _untrained
+from . import zerograd as _zerograd
 from .chainrule import note_fresh as _note_fresh
 from .graphtags import _tag_built
 from .hidden import _note_alias
@@ -34,6 +35,9 @@ def _make_mode():
     untrained_call = _untrained.after_call
     untrained_taint = _untrained.taint
     untrained_carry = _untrained.carry
+    zero_kind = _zerograd._zero_kind
+    zero_kind_of = _zerograd.kind_of
+    zero_note = _zerograd.note
     note_call = _cs.note_call
     for f in (getattr(torch.Tensor, "expand", None), getattr(torch.Tensor, "expand_as", None),
               getattr(torch.Tensor, "broadcast_to", None), getattr(torch, "broadcast_to", None)):
@@ -83,6 +87,15 @@ def _make_mode():
                         sk = singular_kind(func)
                     if sk:  # an op with an infinite derivative somewhere: watch its backward (GW720)
                         watch_singular(sk, args, out)
+                    else:
+                        try:
+                            zk = zero_kind.get(func)
+                        except TypeError:
+                            zk = False
+                        if zk is None:
+                            zk = zero_kind_of(func)
+                        if zk:  # an op with a zero derivative: search the next loss's graph (GW718)
+                            zero_note(out)
                     if fw_frames:  # a custom Function's forward runs: what derives from its inputs
                         note_call(func, args, kwargs, out)
                     if probe_fresh:  # the chain-rule probe runs: what it makes, it may write
@@ -94,6 +107,12 @@ def _make_mode():
                     return out
             out = _on_write(func, kind, args, kwargs)
             _tag_built(out)
+            try:
+                zk = zero_kind.get(func)
+            except TypeError:
+                zk = False
+            if zk or (zk is None and zero_kind_of(func)):
+                zero_note(out)  # round_, sign_ ... of a graph tensor
             return out
 
     return GradwardenMode()

@@ -2,7 +2,7 @@
 
 The run sees every ``optimizer.step()`` and the ``.grad`` each parameter has then. A parameter
 that requires grad, whose optimizer steps after a loss was backpropagated, and whose ``.grad``
-at every such step is None (or exactly zero) never trains. That alone is not a bug (a module
+at every such step is None never trains. That alone is not a bug (a module
 built but never called, a head whose loss starts after a warm-up), so a finding needs proof
 from the run of why no gradient arrives:
 
@@ -12,15 +12,11 @@ from the run of why no gradient arrives:
   that carries no gradient back. The cut is found by walking, at the cut, the graph of the
   value that leaves it, down to the leaves (bounded: ``_WALK_NODES`` nodes, ``_WALKS_PER_STEP``
   walks between two backward calls, and only while some parameter has not trained yet);
-- *zero* (reported as GW718 at the op): backward reached the parameter, its gradient was
-  exactly zero at two steps or more (the first step of a zero-initialised gate is zero too),
-  and every path from the loss to it goes through an op whose derivative is zero (``round``,
-  ``floor``, ``sign`` without a straight-through estimator), found on the next backward's
-  graph. Exact zeros alone prove nothing: the last bias of a critic under a hinge or
-  Wasserstein loss gets 1 - 1 = 0 at every step, and trains nothing, by design.
+(An exactly zero gradient behind ``round``/``floor``/``sign`` is GW718's, proven per backward in
+zerograd.py.)
 
 A ``.grad`` the program changed after backward (clipped, zeroed, set to None: a freeze) is not
-counted, a parameter that ever gets a non-zero gradient is forgotten, and programs without an
+counted, a parameter that backward ever reaches is forgotten, and programs without an
 optimizer are not judged. Findings are made when the run ends.
 """
 import weakref
@@ -41,25 +37,20 @@ _WALK_NODES = 5000
 _WALKS_PER_STEP = 16
 _WALKS_PER_SITE = 4  # a line whose cuts reach no untrained parameter is not walked again
 _MAX_TRACKED = 20000  # parameters followed, over all optimizers
-_ZERO_STEPS = 2
-
-_ZERO_OPS = frozenset(("RoundBackward0", "RoundBackward1", "FloorBackward0", "CeilBackward0", "TruncBackward0",
-                       "SignBackward0", "SgnBackward0"))
 _NUMBER = frozenset(("item", "tolist", "numpy", "__float__", "__int__", "__index__", "__complex__"))
 
 
 class _Rec(object):
-    __slots__ = ("opt", "none", "zero", "cuts", "zero_ops", "steps")
+    __slots__ = ("opt", "none", "cuts", "steps")
 
     def __init__(self, opt):
         self.opt = weakref.ref(opt)
-        self.none = self.zero = 0
+        self.none = 0
         self.cuts = []  # [(site, how)]
-        self.zero_ops = []  # [(site, node name)]
         self.steps = []  # step sites
 
 
-_pending = tensor_registry()  # parameter -> _Rec, until it gets a non-zero gradient
+_pending = tensor_registry()  # parameter -> _Rec, until backward reaches it
 _count = [0]
 watch = [False]  # read by the mode: cuts are looked for
 _opt_sites = weakref.WeakKeyDictionary()  # optimizer -> where it was built
@@ -67,7 +58,6 @@ _last_step = weakref.WeakKeyDictionary()  # optimizer -> backward count at its l
 _walks = [0]
 _walked = set()
 _site_walks = {}  # (code, line) -> walks made from there
-_zero_suspects = []
 
 
 def _update_watch():
@@ -118,21 +108,13 @@ def on_step(opt, args, kwargs):
                 if rec is None or not p.requires_grad:
                     continue
                 g = p.grad
-                clean = _clean(p, g)
                 if g is not None:
-                    with torch._C.DisableTorchFunction():
-                        nonzero = bool(g.ne(0).any())
-                    if nonzero:
-                        _forget(p)
-                        continue
-                if not clean:
+                    # backward reached it (zeros included: GW718's, when an op proves them)
+                    _forget(p)
                     continue
-                if g is None:
-                    rec.none += 1
-                else:
-                    rec.zero += 1
-                    if not rec.zero_ops and len(_zero_suspects) < 64:
-                        _zero_suspects.append(p)
+                if not _clean(p, g):
+                    continue
+                rec.none += 1
                 if site is not None and len(rec.steps) < 2 and site not in rec.steps:
                     rec.steps.append(site)
     except Exception:  # noqa: BLE001
@@ -156,8 +138,7 @@ def _clean(p, g):
 
 
 def before_backward(roots):
-    """Before a top-level backward: a new step's budget of walks; the zero-derivative ops
-    between this loss and the parameters whose gradient was zero."""
+    """Before a top-level backward: a new step's budget of walks; the copies its graph uses."""
     _walks[0] = 0
     _walked.clear()
     _update_watch()
@@ -166,59 +147,18 @@ def before_backward(roots):
             _uses_of_cuts(roots)
         except Exception:  # noqa: BLE001
             _internal_error("untrained: uses")
-    if not _zero_suspects:
-        return
-    suspects = list(_zero_suspects)
-    del _zero_suspects[:]
+
+
+def optimizer_of(p):
+    """(optimizer class name, where it was built) of an optimizer that holds ``p``, or None."""
     try:
-        _find_zero_ops(suspects, [t.grad_fn for t in roots if t.grad_fn is not None])
+        for opt, site in list(_opt_sites.items()):
+            for group in opt.param_groups:
+                if any(q is p for q in group.get("params", ())):
+                    return type(opt).__name__, site
     except Exception:  # noqa: BLE001
-        _internal_error("untrained: zero ops")
-
-
-def _find_zero_ops(suspects, starts):
-    """For parameters whose gradient was exactly zero: the zero-derivative ops on every path
-    from this loss to them. A parameter that the loss also reaches around such ops (a bias whose
-    gradient cancels: a hinge or Wasserstein critic's last bias) gets none: its zero is not
-    the op's doing, and nothing is claimed."""
-    from collections import deque
-
-    ids = {id(p) for p in suspects}
-    around = set()  # suspects reached without crossing a zero-derivative op
-    zero_nodes = []
-    seen = set()
-    queue = deque(n for n in starts if n is not None)
-    steps = 0
-    while queue and steps < 20000:
-        node = queue.popleft()
-        steps += 1
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        name = _node_name(node)
-        if name in _ZERO_OPS:
-            zero_nodes.append((node, name))
-            continue  # not crossed
-        var = getattr(node, "variable", None)
-        if var is not None and id(var) in ids:
-            around.add(id(var))
-        try:
-            queue.extend(n for n, _ in node.next_functions if n is not None)
-        except Exception:  # noqa: BLE001
-            continue
-    if queue:
-        return  # the graph is too big to be sure
-    for node, name in zero_nodes:
-        built = _built_sites(node)
-        if built is None or built[0] is None:
-            continue
-        below, _, _ = _walk([node], limit=_WALK_NODES)
-        for n in below.values():
-            var = getattr(n, "variable", None)
-            if var is not None and id(var) in ids and id(var) not in around:
-                rec = _pending.get(var)
-                if rec is not None and len(rec.zero_ops) < 2:
-                    rec.zero_ops.append((built[0], name))
+        pass
+    return None
 
 
 class _Cut(object):
@@ -367,12 +307,7 @@ def finish():
             opt = rec.opt()
             if opt is None:
                 continue
-            if rec.zero >= _ZERO_STEPS and not rec.none and rec.zero_ops:
-                # exact zeros alone prove nothing (a critic's last bias under a hinge or
-                # Wasserstein loss gets 1 - 1 = 0): only a zero-derivative op on every path does
-                cause = rec.zero_ops[0]
-                key = ("zero", id(opt), tuple(cause[0]))
-            elif rec.none and rec.cuts and not rec.zero:
+            if rec.none and rec.cuts:
                 cause = rec.cuts[0]
                 key = ("cut", id(opt), tuple(cause[0]))
             else:
@@ -405,33 +340,14 @@ def _report(kind, opt, cause, rec, params):
     what = "%s%s" % (", ".join(names), more)
     one = len(params) == 1
     it, its = ("it", "its") if one else ("they", "their")
-    if kind == "zero":
-        where = cause[0]
-        op = _op_of(cause[1])
-        why = ("%s gradient is exactly zero at each of the %d steps after a backward: every path from the loss to "
-               "%s goes through `%s` (line %s), whose derivative is zero, so nothing flows back (a straight-through "
-               "estimator passes the gradient: x + (%s(x) - x).detach())" % (
-                   its, rec.zero, "it" if one else "them", op, cause[0][1], op))
-    else:
-        site, how = cause
-        where = site
-        why = ("%s get%s no gradient at any of the %d steps after a backward, and the graph %s enter%s is cut here "
-               "(%s): the loss uses %s values through a copy that carries no gradient back" % (
-                   it, "s" if one else "", rec.none, it, "s" if one else "", how, its))
-    # a zero-derivative op between the loss and the parameter is GW718's hazard, shown at the op
-    code, what_kind = ("GW718", "zero-gradient") if kind == "zero" else ("GW719", "untrained-parameter")
-    _finding(("untrained", kind, tuple(where or ()), id(opt)), code=code, kind=what_kind,
+    site, how = cause
+    where = site
+    why = ("%s get%s no gradient at any of the %d steps after a backward, and the graph %s enter%s is cut here "
+           "(%s): the loss uses %s values through a copy that carries no gradient back" % (
+               it, "s" if one else "", rec.none, it, "s" if one else "", how, its))
+    _finding(("untrained", kind, tuple(where or ()), id(opt)), code="GW719", kind="untrained-parameter",
              severity="warning", site=where, sites=sites,
              message="%s, which %s steps, never train%s: %s" % (what, opt_name, "s" if one else "", why))
-
-
-def _op_of(node_name):
-    """``RoundBackward0`` -> ``round``."""
-    name = node_name or "op"
-    for suffix in ("Backward0", "Backward1"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return name.lower()
 
 
 def install():
