@@ -621,6 +621,30 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # a binarized weight whose backward tests needs_input_grad at the wrong index: it returns
+    # None for the weight (line 12), which never trains
+    "untrained_none_return": """
+        import torch
+        from torch import nn
+        class Binarize(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, w, alpha):
+                return torch.sign(w) * alpha
+            @staticmethod
+            def backward(ctx, grad_output):
+                grad_w = None
+                if ctx.needs_input_grad[1]:
+                    grad_w = grad_output
+                return grad_w, None
+        w = nn.Parameter(torch.randn(4, 4))
+        head = nn.Linear(4, 1)
+        opt = torch.optim.SGD([w, *head.parameters()], lr=0.1)
+        for _ in range(2):
+            loss = head(torch.randn(8, 4) @ Binarize.apply(w, 0.5)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
     # the evolved weight re-wrapped as a new leaf (line 8): the GRU cell that evolves it and the
     # initial weight get no gradient
     "untrained_rewrap": """
@@ -883,6 +907,11 @@ def test_parameter_behind_a_zero_derivative_op(runs):
 def test_parameter_read_as_a_number(runs):
     f = _one(runs["untrained_item"], "GW719")
     assert f.row == 7 and ".item()" in f.message
+
+
+def test_parameter_behind_a_custom_backward_that_returns_none_for_it(runs):
+    f = _one(runs["untrained_none_return"], "GW719")
+    assert f.row == 12 and "returns None for its input 0" in f.message and _rows(f, "optimizer") == [15]
 
 
 def test_parameter_rewrapped_as_a_new_leaf(runs):

@@ -181,6 +181,8 @@ def _patch_custom_backward():
                 _chainrule.after_backward(self, args, out)
         finally:
             _grad_outputs.pop()
+        if _untrained.watch[0] and not _state.suspended:
+            _untrained.none_returned(self, out)
         if keys.get("writes"):
             try:
                 _watch_shared_grads(self, args, keys["writes"])

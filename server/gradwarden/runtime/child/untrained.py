@@ -29,7 +29,7 @@ from .paramnames import describe
 from .records import _node_name
 from .report import _finding, _internal_error, _state
 from .tensors import tensor_registry
-from .userfiles import _caller, _site, _user_frame
+from .userfiles import _caller, _display_file, _site, _user_frame
 
 _Tensor = torch.Tensor
 
@@ -142,7 +142,7 @@ def before_backward(roots):
     _walks[0] = 0
     _walked.clear()
     _update_watch()
-    if taint[0] or _tagged[0]:
+    if taint[0] or _tagged[0] or _number_cuts:
         try:
             _uses_of_cuts(roots)
         except Exception:  # noqa: BLE001
@@ -167,22 +167,28 @@ class _Cut(object):
     carries it into a graph: when a backwarded loss goes through such a node, the parameters
     were used through the cut."""
 
-    __slots__ = ("params", "site", "how")
+    __slots__ = ("params", "site", "how", "backwarded")
 
     def __init__(self, params, site, how):
         self.params = [weakref.ref(p) for p in params]
         self.site = site
         self.how = how
+        self.backwarded = False  # a number's source was itself backwarded: no cut
 
-    def used(self):
+    def used(self, reached=()):
+        """The loss used the copy: a cause for the parameters it did not reach directly."""
         for ref in self.params:
             p = ref()
-            rec = _pending.get(p) if p is not None else None
+            if p is None or id(p) in reached:
+                continue
+            rec = _pending.get(p)
             if rec is not None and len(rec.cuts) < 3 and all(c[0][:2] != self.site[:2] for c in rec.cuts):
                 rec.cuts.append((self.site, self.how))
 
 
 _CUT = "_gradwarden_cut"  # node.metadata key: the _Cut whose copy the node was built from
+_NUMBER_SOURCE = "_gradwarden_number"  # node.metadata key: the _Cut of a number read from the node's output
+_number_cuts = []  # _Cut of numbers, decided when the run ends
 _cut_values = tensor_registry()  # the copies: detach/.data/no_grad outputs, re-wrapped leaves -> _Cut
 taint = [False]  # read by the mode: some copy is alive
 _tagged = [0]  # nodes marked since the last backward
@@ -218,7 +224,11 @@ def cut(t, how, out=None, depth=2):
         _site_walks[where] = 0  # this line does cut an untrained parameter: keep looking there
         c = _Cut(hits, _site(frame), how)
         if out is None:
-            c.used()
+            # a number cannot be followed into the loss; but when the tensor it was read from is
+            # backwarded itself (``loss.item()`` for a log), nothing was cut: decided at the end
+            if len(_number_cuts) < 64:
+                node.metadata[_NUMBER_SOURCE] = c
+                _number_cuts.append(c)
         elif isinstance(out, _Tensor) and _cut_values is not None:
             _cut_values[out] = c
             taint[0] = True
@@ -257,16 +267,73 @@ def _uses_of_cuts(roots):
     tagged = _tagged[0]
     _tagged[0] = 0
     taint[0] = bool(_count[0] and _cut_values is not None and len(_cut_values))
-    if not tagged or not _count[0]:
+    numbers = any(not c.backwarded for c in _number_cuts)
+    if not (tagged or numbers) or not _count[0]:
         return
     nodes, _, _ = _walk([t.grad_fn for t in roots if t.grad_fn is not None], limit=20000)
+    used = []
+    reached = set()  # parameters this loss reaches directly: a copy of them is not why they get nothing
     for n in nodes.values():
+        var = getattr(n, "variable", None)
+        if var is not None:
+            reached.add(id(var))
         try:
-            c = n.metadata.get(_CUT)
+            md = n.metadata
+            c = md.get(_CUT)
+            number = md.get(_NUMBER_SOURCE) if numbers else None
         except Exception:  # noqa: BLE001
-            c = None
+            continue
         if c is not None:
-            c.used()
+            used.append(c)
+        if number is not None:
+            number.backwarded = True
+    for c in used:
+        c.used(reached)
+
+
+def none_returned(node, out):
+    """A custom backward returned None for an input that needs a gradient: the parameters below
+    that input get nothing through it (``needs_input_grad`` checked at the wrong index)."""
+    try:
+        needs = getattr(node, "needs_input_grad", None)
+        outs = out if isinstance(out, tuple) else (out,)
+        if not needs or len(outs) != len(needs):
+            return
+        nexts = node.next_functions
+        cls = getattr(node, "_forward_cls", None)
+        for i, (g, need) in enumerate(zip(outs, needs)):
+            if g is not None or not need or i >= len(nexts) or nexts[i][0] is None:
+                continue
+            below, _, _ = _walk([nexts[i][0]], limit=_WALK_NODES)
+            hits = [n.variable for n in below.values()
+                    if getattr(n, "variable", None) is not None and _pending.get(n.variable) is not None]
+            if hits:
+                c = _Cut(hits, _return_line(cls), "`%s.backward` returns None for its input %d, which needs a "
+                                                  "gradient" % (getattr(cls, "__name__", "Function"), i))
+                c.used()
+    except Exception:  # noqa: BLE001
+        _internal_error("untrained: none returned")
+
+
+def _return_line(cls):
+    """[file, line, function] of the last ``return`` of ``cls.backward`` (the user's code)."""
+    import dis
+    import inspect
+
+    fn = getattr(cls, "backward", None)
+    try:
+        code = inspect.unwrap(fn).__code__
+    except Exception:  # noqa: BLE001
+        return None
+    line = code.co_firstlineno
+    last = line
+    for ins in dis.get_instructions(code):
+        start = ins.line_number if hasattr(ins, "line_number") else ins.starts_line
+        if start:
+            line = start
+        if ins.opname in ("RETURN_VALUE", "RETURN_CONST"):
+            last = line
+    return [_display_file(code.co_filename), last, code.co_name]
 
 
 _number_kind = {}
@@ -302,6 +369,9 @@ def finish():
     if _pending is None or not _count[0]:
         return
     try:
+        for c in _number_cuts:
+            if not c.backwarded:
+                c.used()
         groups = {}
         for p, rec in list(_pending.items()):
             opt = rec.opt()
@@ -342,9 +412,12 @@ def _report(kind, opt, cause, rec, params):
     it, its = ("it", "its") if one else ("they", "their")
     site, how = cause
     where = site
-    why = ("%s get%s no gradient at any of the %d steps after a backward, and the graph %s enter%s is cut here "
-           "(%s): the loss uses %s values through a copy that carries no gradient back" % (
-               it, "s" if one else "", rec.none, it, "s" if one else "", how, its))
+    steps = "%s get%s no gradient at any of the %d steps after a backward" % (it, "s" if one else "", rec.none)
+    if how.startswith("`"):  # a custom backward's None
+        why = "%s: the loss reaches %s only through here, where %s" % (steps, "it" if one else "them", how)
+    else:
+        why = ("%s, and the graph %s enter%s is cut here (%s): the loss uses %s values through a copy that carries "
+               "no gradient back" % (steps, it, "s" if one else "", how, its))
     _finding(("untrained", kind, tuple(where or ()), id(opt)), code="GW719", kind="untrained-parameter",
              severity="warning", site=where, sites=sites,
              message="%s, which %s steps, never train%s: %s" % (what, opt_name, "s" if one else "", why))
