@@ -2,22 +2,28 @@
 
 The run sees every ``optimizer.step()`` and the ``.grad`` each parameter has then. A parameter
 that requires grad, whose optimizer steps after a loss was backpropagated, and whose ``.grad``
-at every such step is None never trains. That alone is not a bug (a module
-built but never called, a head whose loss starts after a warm-up), so a finding needs proof
-from the run of why no gradient arrives:
+at every such step is None never trains. That alone is not a bug (a module built but never
+called, a head whose loss starts after a warm-up), so a finding needs the run's proof of why
+no gradient arrives, a *cut*:
 
-- *cut*: a value computed from the parameter left the graph (``.detach()``, ``.data``,
-  ``.item()``/``float()``/``.tolist()``/``.numpy()``, re-wrapped as ``nn.Parameter(...)``, or
-  computed on under ``no_grad``): the program used the parameter, but only through a copy
-  that carries no gradient back. The cut is found by walking, at the cut, the graph of the
-  value that leaves it, down to the leaves (bounded: ``_WALK_NODES`` nodes, ``_WALKS_PER_STEP``
-  walks between two backward calls, and only while some parameter has not trained yet);
-(An exactly zero gradient behind ``round``/``floor``/``sign`` is GW718's, proven per backward in
-zerograd.py.)
+- a value computed from the parameter left the graph as a tensor (``.detach()``, ``.data``,
+  re-wrapped as ``nn.Parameter(...)``, computed on under ``no_grad``), and a backwarded loss
+  that does not reach the parameter directly went through a node built from that copy (the
+  copy is followed: ``carry`` passes it on, or marks the node it builds);
+- a number was read from it (``.item()``, ``float()``, ``.tolist()``, ``.numpy()``) from a
+  tensor that no backward went through (``loss.item()`` for a log is no cut): a number cannot
+  be followed into the loss, so it counts as used;
+- a custom backward returned None for the input it comes through, while ``needs_input_grad``
+  asked for a gradient there.
 
-A ``.grad`` the program changed after backward (clipped, zeroed, set to None: a freeze) is not
-counted, a parameter that backward ever reaches is forgotten, and programs without an
-optimizer are not judged. Findings are made when the run ends.
+The cut is found by walking, where it happens, the graph of the value that leaves it down to
+the leaves (bounded: ``_WALK_NODES`` nodes, ``_WALKS_PER_STEP`` walks between two backward
+calls, ``_WALKS_PER_SITE`` from a line whose walks found nothing, and only while some
+parameter has not been reached yet, which a correct program stops paying for after its first
+step). A ``.grad`` the program changed after backward (clipped, zeroed, set to None: a freeze)
+is not counted, a parameter that backward ever reaches is forgotten (an exactly zero gradient
+behind ``round``/``floor``/``sign`` is GW718's, proven per backward in zerograd.py), and
+programs without an optimizer are not judged. Findings are made when the run ends.
 """
 import weakref
 
