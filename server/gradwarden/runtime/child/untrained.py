@@ -30,9 +30,8 @@ import weakref
 import torch
 
 from . import polluted as _polluted
-from .graphtags import _built_sites, _walk
+from .graphtags import _walk
 from .paramnames import describe
-from .records import _node_name
 from .report import _finding, _internal_error, _state
 from .tensors import tensor_registry
 from .userfiles import _caller, _display_file, _site, _user_frame
