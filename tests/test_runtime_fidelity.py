@@ -106,7 +106,8 @@ def test_the_example_set_is_complete():
 
     listed = {name for name, _ in CORRECT}
     assert all((EXAMPLES / name).is_file() for name in listed)
-    hazards = {"forward_ad_softmax.py", "inplace_flag_after_construction.py", "stdin_sum.py", "exit_status.py"}
+    hazards = {"forward_ad_softmax.py", "inplace_flag_after_construction.py", "stdin_sum.py", "exit_status.py",
+               "custom_backward_probe.py"}
     on_disk = {p.name for p in EXAMPLES.glob("*.py") if p.name not in ("__init__.py", "compare.py")}
     assert on_disk == listed | hazards
 
