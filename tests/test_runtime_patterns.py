@@ -539,6 +539,20 @@ PROGRAMS: Dict[str, str] = {
         loss.backward()
         opt.step()
     """,
+    # the same, with the checks gathered on the device and read once when backward returns (the
+    # CUDA path, taken on CPU through the child's switch)
+    "nonfinite_branch_deferred": """
+        import sys
+        import torch
+        sys.modules["_gradwarden_child_pkg.nonfinite"].defer[0] = True
+        scorer = torch.nn.Linear(4, 3)
+        s = torch.relu(scorer(torch.randn(8, 4))) + torch.tensor([0.0, 0.0, 1e-3])
+        p = s / s.sum(-1, keepdim=True)
+        plogp = torch.where(p > 0, p * torch.log(p), torch.zeros_like(p))
+        plogp.sum(-1).mean().backward()
+        safe = torch.where(p > 0, p, torch.ones_like(p)).detach()
+        torch.where(p.detach() > 0, scorer.weight.sum() * safe.log(), 0.0).sum().backward()
+    """,
     # the log of a safe value, where with finite branches, and a NaN that a second where
     # masks before it reaches anything: nothing non-finite arrives
     "nonfinite_branch_ok": """
@@ -888,6 +902,11 @@ def test_non_finite_gradient_of_an_unselected_branch(runs):
     f = _one(runs["nonfinite_branch"], "GW720")
     assert f.row == 6 and f.severity == "warning" and f.backward_site.row == 8
     assert "`weight`" in f.message or "`bias`" in f.message
+
+
+def test_non_finite_branch_with_the_checks_gathered_on_the_device(runs):
+    f = _one(runs["nonfinite_branch_deferred"], "GW720")
+    assert f.row == 7 and f.backward_site.row == 8
 
 
 def test_parameter_cut_by_a_detach_never_trains(runs):
