@@ -1,14 +1,22 @@
 """Fixtures shared by the top-level tests; the helpers live in case_support.py (importable by
 name from any test module: a `conftest` module name would clash with tests/lsp/conftest.py)."""
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 import trace_guard
 from case_support import *  # noqa: F401,F403 - re-export the fixtures (cases_dir, all_cases, ...)
 
 
+# hypothesis keeps no example database (it would be `.hypothesis/` in the checkout): the
+# property tests draw their examples afresh, the fuzz test's are derandomized
+hypothesis_settings.register_profile("gradwarden", database=None)
+hypothesis_settings.load_profile("gradwarden")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     trace_guard.start(config)  # a private TMPDIR for the run, git status recorded
+    trace_guard.direct_tools()  # hypothesis' storage goes there too
 
 
 @pytest.hookimpl(trylast=True)

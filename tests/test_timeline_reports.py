@@ -2,7 +2,8 @@
 confirmed silent ``.data`` write, a version-counter error only the run saw, a static finding
 whose line never ran, the run's summary) and ``gradwarden check --output-format html``, read back
 by parsing their SVG, then rendered by a real browser (headless Chromium, light and dark): the
-screenshots are kept in ``tests/artifacts/timeline/`` to be looked at.
+screenshots are kept to be looked at (in pytest's temporary folder, or in
+``$GRADWARDEN_TEST_ARTIFACTS/timeline/``: tests/artifacts_dir.py).
 """
 from __future__ import annotations
 
@@ -18,10 +19,10 @@ from typing import Dict, List, Tuple
 
 import pytest
 
+from artifacts_dir import artifacts_dir
 from picture_checks import events, self_contained_problems, svgs, versions_in_order
 
 ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "tests" / "artifacts" / "timeline"
 CHROMIUM = "/usr/bin/chromium"
 
 # A silent .data write the run confirms, a version-counter error it alone sees (the static
@@ -105,7 +106,7 @@ def test_debug_report_that_cannot_be_written(tmp_path):
 
 
 # --------------------------------------------------------------------------- in a browser
-def _chromium() -> str:
+def _chromium(shots: Path) -> str:
     """Debian's chromium (the VS Code end-to-end test's browser), installed with apt when missing."""
     if Path(CHROMIUM).exists():
         return CHROMIUM
@@ -115,7 +116,7 @@ def _chromium() -> str:
     stack = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(stack)  # type: ignore[union-attr]
     try:
-        stack.ensure_apt(["chromium"], ARTIFACTS / "logs")
+        stack.ensure_apt(["chromium"], shots / "logs")
     except stack.StackError as exc:
         pytest.fail(f"installing chromium failed:\n{exc}", pytrace=False)
     return CHROMIUM
@@ -179,9 +180,14 @@ def _luminance(pixels) -> float:
     return sum(0.2126 * r + 0.7152 * g + 0.0722 * b for r, g, b in pixels) / max(len(pixels), 1)
 
 
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    return artifacts_dir(tmp_path_factory, "timeline")
+
+
 @pytest.mark.parametrize("report", ["check", "debug"])
-def test_the_reports_render_in_chromium_light_and_dark(reports, report, tmp_path):
-    chromium = _chromium()
+def test_the_reports_render_in_chromium_light_and_dark(reports, report, tmp_path, shots):
+    chromium = _chromium(shots)
     page = reports[report]
     url = page.resolve().as_uri()
     expected = len(svgs(page.read_text(encoding="utf-8")))
@@ -191,10 +197,9 @@ def test_the_reports_render_in_chromium_light_and_dark(reports, report, tmp_path
     # the browser's own parse of the page: every picture is there, as SVG, with its events
     assert dom.stdout.count('class="timeline"') == expected and dom.stdout.count("<svg") == expected + 1  # + the key
     assert dom.stdout.count('data-kind="backward"') >= 1
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     lum = {}
     for scheme, flags in (("light", []), ("dark", ["--force-dark-mode"])):  # the OS theme prefers-color-scheme reads
-        shot = ARTIFACTS / f"{report}-{scheme}.png"
+        shot = shots / f"{report}-{scheme}.png"
         if shot.exists():
             shot.unlink()
         proc = _browser(chromium, tmp_path / f"profile-{scheme}", *flags, "--window-size=1280,1800",

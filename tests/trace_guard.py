@@ -28,16 +28,30 @@ from typing import List, Optional
 REPO = Path(__file__).resolve().parents[1]
 ENV = "GRADWARDEN_TRACE_GUARD"
 TORCH_CACHE = "torch-cache"  # inside the run's folder: the guard's own, removed with it
+HYPOTHESIS_HOME = "hypothesis-home"  # hypothesis' own storage (its constants cache), likewise
 _state: dict = {}
+
+
+# Ignored paths the suite may create or fill in the checkout: build outputs and the caches the
+# README names (the editor stack, the extension's build, the bytecode). Any other ignored path
+# that appears (a tool's cache, screenshots, a result cache) is a trace like an untracked file.
+BUILD_OUTPUTS = (".cache/", ".venv/", "build/", "node_modules/", "vscode-client/", "server/gradwarden.egg-info/")
+
+
+def _is_build_output(path: str) -> bool:
+    return path.startswith(BUILD_OUTPUTS) or "__pycache__/" in path or path.endswith(".pyc")
 
 
 def _git_status() -> Optional[List[str]]:
     try:
-        res = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=str(REPO),
+        res = subprocess.run(["git", "status", "--porcelain", "--untracked-files=normal", "--ignored=traditional"],
+                             cwd=str(REPO),
                              capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError):
         return None
-    return sorted(res.stdout.splitlines()) if res.returncode == 0 else None
+    if res.returncode != 0:
+        return None
+    return sorted(line for line in res.stdout.splitlines() if not (line.startswith("!! ") and _is_build_output(line[3:])))
 
 
 def _is_worker(config) -> bool:
@@ -62,12 +76,21 @@ def start(config) -> None:
         os.environ[var] = cache
 
 
+def direct_tools() -> None:
+    """In every process of the run (workers too): tools that keep files next to the working
+    directory by default keep them in the run's temporary folder instead (hypothesis writes
+    `.hypothesis/` into the checkout)."""
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    set_hypothesis_home_dir(os.path.join(tempfile.gettempdir(), HYPOTHESIS_HOME))
+
+
 def traces() -> List[str]:
     root = _state.get("root")
     if root is None:
         return []
     found = [f"{os.path.join(root, name)} (left in the temporary folder)"
-             for name in sorted(os.listdir(root)) if not name.startswith("pytest-of-") and name != TORCH_CACHE]
+             for name in sorted(os.listdir(root)) if not name.startswith("pytest-of-") and name not in (TORCH_CACHE, HYPOTHESIS_HOME)]
     before, after = _state.get("git"), _git_status()
     if before is not None and after is not None:
         found += [f"git status: {line}" for line in sorted(set(after) - set(before))]

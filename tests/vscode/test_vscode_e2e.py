@@ -16,7 +16,8 @@ Chromium by playwright-core (``drive.mjs``). The test
    run (from the code lens' command) that marks a diagnostic ``[confirmed]`` in place (CPU).
 
 Screenshots of every step, the driver's result.json, code-server's log and the extension's
-output channel are kept in ``tests/artifacts/vscode-e2e/``. An install failure is a test failure with
+output channel are kept in a temporary folder named in every failure message (or in
+``$GRADWARDEN_TEST_ARTIFACTS/vscode-e2e/``: tests/artifacts_dir.py). An install failure is a test failure with
 the command and log, never a skip.
 """
 from __future__ import annotations
@@ -35,12 +36,13 @@ from typing import Dict, List, Tuple
 
 import pytest
 
+from artifacts_dir import artifacts_dir
 from editor_stack import REPO_ROOT, StackError, ensure_stack, locked, stack_dir
 from vsix import ensure_vsix
 
 pytestmark = pytest.mark.vscode_e2e
 
-ARTIFACTS = REPO_ROOT / "tests" / "artifacts" / "vscode-e2e"
+ARTIFACTS = Path()  # set by the session (artifacts_dir): the screenshots and logs of this run
 SEEDS = Path(os.environ.get("GRADWARDEN_CASES", REPO_ROOT.parent / "shared" / "cases")) / "seeds"
 DRIVER_TIMEOUT = 360
 EXTENSION_ID = "gradwarden.gradwarden"
@@ -199,9 +201,8 @@ def _run_session(tmp_path_factory, stack, vsix) -> Dict:
     stack, t_stack_s = stack
     vsix, t_vsix_s = vsix
 
-    if ARTIFACTS.exists():
-        shutil.rmtree(ARTIFACTS)
-    ARTIFACTS.mkdir(parents=True)
+    global ARTIFACTS
+    ARTIFACTS = artifacts_dir(tmp_path_factory, "vscode-e2e")
     run = tmp_path_factory.mktemp("vscode-e2e")
     user_data, extensions, work, xdg = run / "user-data", run / "extensions", run / "work", run / "xdg"
     for d in (user_data / "User", extensions, work / ".vscode", xdg):
