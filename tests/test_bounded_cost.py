@@ -19,12 +19,12 @@ from typing import List, Tuple
 
 import pytest
 
-from gradwarden.engine import budget
+from gradwarden.engine.interp import budget
 from gradwarden.engine.analyze import analyze_source
-from gradwarden.engine.budget import Work
+from gradwarden.engine.interp.budget import Work
 from gradwarden.engine.diagnostic import Diagnostic, Severity
-from gradwarden.engine.interpreter import MAX_PATHS, MAX_UNROLL_PRODUCT, Interpreter
-from gradwarden.engine.source import SourceText
+from gradwarden.engine.interp.interpreter import MAX_PATHS, MAX_UNROLL_PRODUCT, Interpreter
+from gradwarden.engine.front.source import SourceText
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -8,12 +8,12 @@ import ast
 from dataclasses import replace
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from gradwarden.engine.body import own_nodes as _own_nodes
+from gradwarden.engine.front.body import own_nodes as _own_nodes
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
-from gradwarden.engine.flowfacts import NumberV
-from gradwarden.engine.halt import Halt
-from gradwarden.engine.model import (
+from gradwarden.engine.checks.flowfacts import NumberV
+from gradwarden.engine.state.halt import Halt
+from gradwarden.engine.state.model import (
     UNKNOWN, Backward, ConstV, Node, ObjV, RefV, Saved, SeqV, State, TensorV, TInfo, UnknownV, Value, Write, fresh_id,
     make_tinfo, new_tinfo, saved_value, tensor_value, view_tinfo, walk_nodes,
 )
@@ -759,7 +759,7 @@ class AutogradMixin:
         return [n for n in order if needed[n.id]]
 
     def on_backward(self, st: State, order: Sequence[Node], span: Span, implicit: bool) -> None:
-        """Hook for the hover recorder (engine/recorder.py); nothing to do in a plain run."""
+        """Hook for the hover recorder (engine/explain/recorder.py); nothing to do in a plain run."""
 
     def implicit_backward(self, ret: Value, st: State, span: Span, user_grad: bool = False) -> None:
         tensors: List[TensorV] = []

@@ -20,13 +20,13 @@ import ast
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
-from gradwarden.engine import flowshape as fs
-from gradwarden.engine import optable
+from gradwarden.engine.domain import flowshape as fs
+from gradwarden.engine.domain import optable
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
-from gradwarden.engine.flowfacts import DATA, PLAIN_NUMBER, Cut, NumberV, join_cuts, unsure
-from gradwarden.engine.flowops import PAIR_METHODS, UNK, T, function_shape, method_shape, module_shape, pair_shape
-from gradwarden.engine.model import (
+from gradwarden.engine.checks.flowfacts import DATA, PLAIN_NUMBER, Cut, NumberV, join_cuts, unsure
+from gradwarden.engine.domain.flowops import PAIR_METHODS, UNK, T, function_shape, method_shape, module_shape, pair_shape
+from gradwarden.engine.state.model import (
     NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, walk_nodes,
 )
 
@@ -108,7 +108,7 @@ class FlowMixin:
 
     def _init_flow(self) -> None:
         self.cuts: Dict[int, Cut] = {}  # tid -> why it certainly does not require grad
-        self.shapes: Dict[int, Any] = {}  # tid -> shape (engine/flowshape.py)
+        self.shapes: Dict[int, Any] = {}  # tid -> shape (engine/domain/flowshape.py)
         self.open_nodes: Set[int] = set()  # nodes whose graph may take inputs we cannot see
         self.fake_leaves: Set[int] = set()  # leaves that stand for a graph we do not follow
         self.retained: Set[int] = set()  # retain_grad() called
@@ -1104,12 +1104,12 @@ class FlowMixin:
         super().check_function_class(info)  # type: ignore[misc]
         self.check_backward_uses_grad(info)
 
-    from gradwarden.engine.flowchecks import (  # noqa: E402
+    from gradwarden.engine.checks.flowchecks import (  # noqa: E402
         check_backward, report_number_backward, check_grad_inputs, check_requires_grad_change, check_grad_read,
         check_optimizer_params, check_step, check_checkpoint, check_backward_uses_grad, branch_conflict,
         report_no_grad, check_module_requires_grad, check_inference_saved,
     )
-    from gradwarden.engine.flowviews import (  # noqa: E402
+    from gradwarden.engine.checks.flowviews import (  # noqa: E402
         check_view_method, mark_unfold, check_write, check_setitem, freeze_loop, overlap_of,
     )
 

@@ -1,4 +1,4 @@
-"""The gradient-flow checks (methods of the interpreter, bound in engine/flow.py's FlowMixin).
+"""The gradient-flow checks (methods of the interpreter, bound in engine/checks/flow.py's FlowMixin).
 
 Each one states a check PyTorch makes (or a silent failure it lets through) over the facts
 FlowMixin records, and emits an event for the rule that words it (rules/flow.py). A check
@@ -10,14 +10,14 @@ import ast
 import re
 from typing import Any, List, Optional, Sequence, Tuple
 
-from gradwarden.engine import flowshape as fs
-from gradwarden.engine.body import own_nodes as _own_nodes
+from gradwarden.engine.domain import flowshape as fs
+from gradwarden.engine.front.body import own_nodes as _own_nodes
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
-from gradwarden.engine.flowfacts import Cut
-from gradwarden.engine.halt import Halt
-from gradwarden.engine.model import ConstV, ObjV, RefV, SeqV, State, TensorV, Value, walk_nodes
-from gradwarden.engine.zerograd import check_zero_gradient
+from gradwarden.engine.checks.flowfacts import Cut
+from gradwarden.engine.state.halt import Halt
+from gradwarden.engine.state.model import ConstV, ObjV, RefV, SeqV, State, TensorV, Value, walk_nodes
+from gradwarden.engine.checks.zerograd import check_zero_gradient
 
 API_TEXT = {"backward": "`.backward()`", "autograd.backward": "`torch.autograd.backward`",
             "autograd.grad": "`torch.autograd.grad`"}

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Span
-from gradwarden.engine.model import UnknownV
+from gradwarden.engine.state.model import UnknownV
 
 # kinds of cut, most telling first (the one a combination keeps)
 KINDS = ("nograd", "detach", "rewrap", "item", "data_attr", "marked", "nondiff", "checkpoint", "frozen", "data")

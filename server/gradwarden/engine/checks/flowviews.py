@@ -1,5 +1,5 @@
 """View and memory-overlap checks of gradient flow (methods of the interpreter, bound in
-engine/flow.py's FlowMixin): in-place writes to views made under ``no_grad``, ``detach_()``
+engine/checks/flow.py's FlowMixin): in-place writes to views made under ``no_grad``, ``detach_()``
 of a view, writes whose source shares memory with the destination, writes into overlapping
 ``unfold`` windows — and the loop that freezes many parameters at once.
 """
@@ -10,8 +10,8 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
-from gradwarden.engine.halt import Halt
-from gradwarden.engine.model import ConstV, SeqV, State, TensorV, Value
+from gradwarden.engine.state.halt import Halt
+from gradwarden.engine.state.model import ConstV, SeqV, State, TensorV, Value
 
 MAX_FREEZE_ITEMS = 4096
 

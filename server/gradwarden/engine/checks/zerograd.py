@@ -18,7 +18,7 @@ from typing import Any, List, Sequence, Set, Tuple
 
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
-from gradwarden.engine.model import Node, State, TensorV, walk_nodes
+from gradwarden.engine.state.model import Node, State, TensorV, walk_nodes
 
 ZERO_DERIVATIVE = frozenset({"round", "floor", "ceil", "trunc", "fix", "sign", "sgn",
                              "round_", "floor_", "ceil_", "trunc_", "fix_", "sign_", "sgn_"})

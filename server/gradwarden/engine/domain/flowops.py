@@ -1,4 +1,4 @@
-"""Shape rules of the torch calls the flow checks need (engine/flowshape.py holds the algebra).
+"""Shape rules of the torch calls the flow checks need (engine/domain/flowshape.py holds the algebra).
 
 Each rule takes the call's arguments as plain Python values — ints, tuples, strings, ``None``
 — with tensors replaced by ``T(shape)``, and returns the output's shape or ``None`` (unknown).
@@ -11,8 +11,8 @@ import math
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from gradwarden.engine import flowshape as fs
-from gradwarden.engine.flowshape import ELL, Shape
+from gradwarden.engine.domain import flowshape as fs
+from gradwarden.engine.domain.flowshape import ELL, Shape
 
 
 class T:

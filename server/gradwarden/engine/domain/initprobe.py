@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, List, Optional, Set
 
-from gradwarden.engine.torchsem import CONTAINERS
+from gradwarden.engine.domain.torchsem import CONTAINERS
 
 CONTAINER_NAMES = frozenset(path.rsplit(".", 1)[-1] for path in CONTAINERS)  # Sequential, ModuleList, ...
 # builtins that cannot hand back an object of the module (no globals(), vars(), getattr(), eval())

@@ -2,7 +2,7 @@
 methods and attributes, indexing, nn modules and containers, optimizers, distributions,
 custom autograd Functions, grad-mode context managers, and the Python builtins we follow.
 
-The op table (engine/optable.py, generated from torch itself) answers "what does this op
+The op table (engine/domain/optable.py, generated from torch itself) answers "what does this op
 save, alias, mutate"; this module holds the semantics the table cannot express: objects with
 state (modules, optimizers, ctx), backward calls, grad mode, and Python containers.
 """
@@ -13,11 +13,11 @@ import re
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from gradwarden.engine import optable
+from gradwarden.engine.domain import optable
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
-from gradwarden.engine.halt import Halt
-from gradwarden.engine.model import (
+from gradwarden.engine.state.halt import Halt
+from gradwarden.engine.state.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value, Write, fresh_id,
     make_tinfo, ref_value, tensor_value, walk_nodes,
 )

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Optional
 
-from gradwarden.engine.timeline import Timeline, TimelineEvent
+from gradwarden.engine.explain.timeline import Timeline, TimelineEvent
 
 __all__ = ["Timeline", "TimelineEvent", "explain_at"]
 
 
 def explain_at(source: str, filename: str, row: int, column: int) -> Optional[Timeline]:
     """The timeline of the tensor at ``row``/``column`` (1-based), or None."""
-    from gradwarden.engine.recorder import explain
+    from gradwarden.engine.explain.recorder import explain
 
     return explain(source, filename, row, column)

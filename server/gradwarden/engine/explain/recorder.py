@@ -6,10 +6,10 @@ import ast
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.diagnostic import Span
-from gradwarden.engine.timeline import Timeline, TimelineEvent
-from gradwarden.engine.interpreter import Interpreter
-from gradwarden.engine.model import Node, State, TensorV, walk_nodes
-from gradwarden.engine.source import SourceText
+from gradwarden.engine.explain.timeline import Timeline, TimelineEvent
+from gradwarden.engine.interp.interpreter import Interpreter
+from gradwarden.engine.state.model import Node, State, TensorV, walk_nodes
+from gradwarden.engine.front.source import SourceText
 
 _RECORDED = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 

@@ -12,7 +12,7 @@ import re
 from bisect import bisect_left, bisect_right
 from typing import Dict, Iterator, List, Optional, Set
 
-from gradwarden.engine.body import first_row
+from gradwarden.engine.front.body import first_row
 
 _NO_GRAD = ("no_grad", "inference_mode")
 

@@ -19,7 +19,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from gradwarden.engine.source import SourceText, decode_source
+from gradwarden.engine.front.source import SourceText, decode_source
 
 MAX_FOREIGN_BYTES = 2_000_000
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
@@ -87,7 +87,7 @@ class ParsedModule:
         """The ids of the module's function and class definitions (``triggers._defs``): every
         analysis that follows an import of the module asks, and the walk is the same each time."""
         if self._def_ids is None:
-            from gradwarden.engine.triggers import _defs
+            from gradwarden.engine.front.triggers import _defs
 
             self._def_ids = [id(node) for node, _ in _defs(self.tree.body, None)]
         return self._def_ids
@@ -96,7 +96,7 @@ class ParsedModule:
     def triggers(self):
         """The textual trigger index of this module's own lines (never the importer's)."""
         if self._triggers is None:
-            from gradwarden.engine.triggers import Triggers
+            from gradwarden.engine.front.triggers import Triggers
 
             self._triggers = Triggers(self.tree, self.src)
         return self._triggers

@@ -1,6 +1,6 @@
 """Which augmented and index assignments cannot write a tensor.
 
-The trigger pre-pass (engine/triggers.py) marks every ``+=`` and ``x[i] = ...`` line as a
+The trigger pre-pass (engine/front/triggers.py) marks every ``+=`` and ``x[i] = ...`` line as a
 possible in-place write, by text. Model-building code is full of them on plain Python values:
 ``blocks += [Block(...)]``, ``kwargs['act'] = 'gelu'``, ``stage_idx += 1``. Such a line makes
 its function "interesting", and every caller of it, so each is analysed on its own; at module

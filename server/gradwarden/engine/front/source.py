@@ -5,7 +5,7 @@ import io
 import tokenize
 from typing import List, Optional, Tuple
 
-# Texts longer than this are analysed in parts (engine/parts.py says why and how). Here, not
+# Texts longer than this are analysed in parts (engine/incremental/parts.py says why and how). Here, not
 # there: every analysis asks, and importing the parts module costs a short check its start-up.
 PARTS_ABOVE_CHARS = 1_000_000
 

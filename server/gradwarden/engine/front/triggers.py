@@ -20,7 +20,7 @@ from itertools import accumulate, repeat
 from operator import add
 from typing import Any, Dict, List, Set, Tuple, Union
 
-from gradwarden.engine.source import SourceText
+from gradwarden.engine.front.source import SourceText
 
 FuncDef = Union[ast.FunctionDef, ast.AsyncFunctionDef]
 
@@ -36,7 +36,7 @@ _TRIGGERS = tuple(re.compile(p) for p in (
 ))
 # The first two (augmented and index assignment) are also what model-building code does to
 # plain lists, dicts and counters: a match of theirs inside a function counts only when
-# engine/plainwrites.py cannot show that it writes a plain local.
+# engine/front/plainwrites.py cannot show that it writes a plain local.
 _WEAK_TRIGGERS, _STRONG_TRIGGERS = _TRIGGERS[:2], _TRIGGERS[2:]
 _FLOWS = tuple(re.compile(p) for p in (r"return\b", r"break\b", r"continue\b", r"raise\b", r"yield\b"))
 
@@ -96,7 +96,7 @@ class Triggers:
     def _row_sums(self) -> Tuple[List[int], List[int]]:
         """One pass over the whole text: which lines hold a trigger / a control-flow exit;
         prefix sums then answer "any in rows a..b" in O(1)."""
-        # (itertools: C speed; a file analysed in parts has many blank rows, engine/parts.py)
+        # (itertools: C speed; a file analysed in parts has many blank rows, engine/incremental/parts.py)
         starts = list(accumulate(map(add, map(len, self.src.lines), repeat(1)), initial=0))
         trig, loose = self.trigger_flags(self.src.text, starts, self._tree.body, 0)
         self._module_writes(trig, loose)
@@ -113,7 +113,7 @@ class Triggers:
         weak = cls._counts(_WEAK_TRIGGERS, text, starts, _check_trigger)
         loose: Dict[int, int] = {}
         if weak:
-            from gradwarden.engine.plainwrites import UNFOLLOWED, any_between, plain_write_rows, unfollowed_at
+            from gradwarden.engine.front.plainwrites import UNFOLLOWED, any_between, plain_write_rows, unfollowed_at
 
             weak_rows = sorted(weak)
             unfollowed = [row + row_offset for row in sorted({bisect_right(starts, m.start())
@@ -137,7 +137,7 @@ class Triggers:
         row of the module) except plain writes of the module's own code."""
         if not loose:
             return
-        from gradwarden.engine.plainwrites import plain_module_rows
+        from gradwarden.engine.front.plainwrites import plain_module_rows
 
         plain = plain_module_rows(self._tree.body, self.src.text)
         for row, n in loose.items():
@@ -230,7 +230,7 @@ class Triggers:
         return self._any(self._trig, node) or self._any(self._flow, node)
 
     # What ``_interesting`` reads of each definition (the language server keeps them per
-    # statement text: engine/unittriggers.py)
+    # statement text: engine/incremental/unittriggers.py)
     def _statement_defs(self, tree: ast.Module) -> List[List[Tuple[ast.AST, Any]]]:
         """The definitions in each top-level statement (``_defs`` of it)."""
         return [_defs([stmt], None) for stmt in tree.body]

@@ -30,10 +30,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from gradwarden.engine.body import first_row
+from gradwarden.engine.front.body import first_row
 from gradwarden.engine.diagnostic import Diagnostic
-from gradwarden.engine.rowmove import move_diagnostics
-from gradwarden.engine.unitcache import Statement, UnitCache, UnitSession
+from gradwarden.engine.incremental.rowmove import move_diagnostics
+from gradwarden.engine.incremental.unitcache import Statement, UnitCache, UnitSession
 
 MAX_GROUPS_KEPT = 4096  # cached group results per analyzer (a few documents' worth)
 
@@ -73,10 +73,10 @@ class IncrementalAnalyzer:
         self.last_stats = Stats()
         # what a statement defines and uses, by its text (an edit walks only what it changed)
         self._names: "OrderedDict[Tuple[int, str], Tuple[Set[str], Set[str], Set[str]]]" = OrderedDict()
-        # library modules: per-statement records (engine/unitcache.py)
+        # library modules: per-statement records (engine/incremental/unitcache.py)
 
         self._units = UnitCache()
-        from gradwarden.engine.reparse import Reparser
+        from gradwarden.engine.incremental.reparse import Reparser
 
         self._reparser = Reparser()
 
@@ -84,12 +84,12 @@ class IncrementalAnalyzer:
         from gradwarden.engine.analyze import analyze_source
 
         started = time.perf_counter()
-        from gradwarden.engine.source import analysed_in_parts
+        from gradwarden.engine.front.source import analysed_in_parts
 
         if analysed_in_parts(text):
             # A very large (generated) text: analysed in parts, one part's tree at a time
-            # (engine/parts.py); no tree of it is kept between edits, and the last one is let go.
-            from gradwarden.engine.reparse import Reparser
+            # (engine/incremental/parts.py); no tree of it is kept between edits, and the last one is let go.
+            from gradwarden.engine.incremental.reparse import Reparser
 
             self._reparser = Reparser()
             self.last_stats = Stats(full=True)
@@ -98,7 +98,7 @@ class IncrementalAnalyzer:
             return out
         lines = _LINES.findall(text)
         try:
-            # only the statements an edit touched are parsed again (engine/reparse.py)
+            # only the statements an edit touched are parsed again (engine/incremental/reparse.py)
             tree = self._reparser.parse(text, lines, filename)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             self.last_stats = Stats(full=True)
@@ -175,7 +175,7 @@ class IncrementalAnalyzer:
         """A library module: the engine's own run over the whole tree, each top-level statement
         whose analysis cannot have changed replayed from its record (``unitcache.py``)."""
         from gradwarden.engine.entry import fewer_collections as _fewer_collections
-        from gradwarden.engine.interpreter import Interpreter
+        from gradwarden.engine.interp.interpreter import Interpreter
 
         tree = session.tree
         stats = Stats(groups=len(session.statements), parse_s=time.perf_counter() - started)
@@ -363,7 +363,7 @@ def definers_of(names: Iterable[str], definers: Dict[str, List[int]]) -> List[in
 def _triggers(text: str, tree: ast.Module, session):
     """The source and the engine's trigger facts of the whole text (None: they cannot be
     computed; then all module code is treated as one group, which is safe)."""
-    from gradwarden.engine.source import SourceText
+    from gradwarden.engine.front.source import SourceText
 
     src = SourceText(text)
     try:
@@ -386,8 +386,8 @@ def _analyze_group(lines: Sequence[str], keep: Sequence[Segment], filename: str)
     whole text (no second parse), and a text in which every other row is blank (rows and
     columns unchanged, and scanning it costs little)."""
     from gradwarden.engine.entry import fewer_collections as _fewer_collections
-    from gradwarden.engine.interpreter import analyze_module
-    from gradwarden.engine.source import SourceText
+    from gradwarden.engine.interp.interpreter import analyze_module
+    from gradwarden.engine.front.source import SourceText
 
     ordered = sorted(keep, key=lambda s: s.start)
     wanted = bytearray(len(lines) + 2)

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from gradwarden.engine import source
+from gradwarden.engine.front import source
 from gradwarden.engine.diagnostic import Diagnostic, Severity, Span
 
 PART_CHARS = 256_000  # about this much of the file's own code per part (a 40 MB tree at most)
@@ -113,7 +113,7 @@ def analyze_in_parts(text: str, filename: str, part_chars: Optional[int] = None,
     if split.error is not None:
         exc = split.error
         return [_parse_error(filename, exc.lineno or 1, exc.offset or 1, f"syntax error: {exc.msg}")]
-    from gradwarden.engine.triggers import nothing_to_analyse
+    from gradwarden.engine.front.triggers import nothing_to_analyse
 
     if nothing_to_analyse(text):
         return []  # as for any file: the syntax is checked (above), nothing can be found
@@ -383,7 +383,7 @@ def parts_note(filename: str, chars: int, parts: int) -> Diagnostic:
 
 
 def _analyse_part(tree: ast.Module, text: str, filename: str, k: int, found: _Found) -> None:
-    from gradwarden.engine.source import SourceText
+    from gradwarden.engine.front.source import SourceText
     from gradwarden.rules.dispatch import events_to_diagnostics
 
     src = SourceText(text)
@@ -408,7 +408,7 @@ def _analyse_part(tree: ast.Module, text: str, filename: str, k: int, found: _Fo
 @lru_cache(maxsize=None)
 def _interpreter_class():
     """Made on first use: the interpreter is imported late (keeps this module light)."""
-    from gradwarden.engine.interpreter import Interpreter
+    from gradwarden.engine.interp.interpreter import Interpreter
 
     class PartInterpreter(Interpreter):
         """The interpreter, noting which definitions the module's code ran and which events

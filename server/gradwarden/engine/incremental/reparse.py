@@ -24,7 +24,7 @@ import bisect
 from collections import OrderedDict
 from typing import List, Optional, Sequence, Tuple
 
-from gradwarden.engine.body import first_row
+from gradwarden.engine.front.body import first_row
 
 MAX_PIECES_KEPT = 2048  # parsed runs of statements, by (first row, text)
 

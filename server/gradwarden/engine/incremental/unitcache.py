@@ -39,9 +39,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
-from gradwarden.engine.body import first_row
+from gradwarden.engine.front.body import first_row
 from gradwarden.engine.diagnostic import Diagnostic
-from gradwarden.engine.rowmove import move_one
+from gradwarden.engine.incremental.rowmove import move_one
 
 MAX_UNITS_KEPT = 4096  # recorded results per document
 EventKey = Tuple[str, int, int, str]  # as interpreter.emit keys its events
@@ -180,7 +180,7 @@ class UnitSession:
     def own_requires_grad(self) -> bool:
         """``flowchecks._defines_requires_grad`` for the whole module, from per-statement
         answers kept by text (the engine's own walk covers the whole tree on every run)."""
-        from gradwarden.engine.flowchecks import _defines_requires_grad
+        from gradwarden.engine.checks.flowchecks import _defines_requires_grad
 
         answer = False
         for stmt, info, tid in zip(self.tree.body, self.statements, self.ids):
@@ -307,7 +307,7 @@ class UnitSession:
         stmt = self.tree.body[index]
         kept = self.cache.def_pairs.get(id(stmt))
         if kept is None or kept[0] is not stmt:
-            from gradwarden.engine.triggers import _defs
+            from gradwarden.engine.front.triggers import _defs
 
             kept = self.cache.def_pairs[id(stmt)] = (stmt, list(_defs([stmt], None)))
             if len(self.cache.def_pairs) > 2 * MAX_UNITS_KEPT:
@@ -316,7 +316,7 @@ class UnitSession:
 
     def triggers(self, src: Any) -> Any:
         """The module's ``Triggers``, from per-statement parts kept by text."""
-        from gradwarden.engine.unittriggers import StatementTriggers
+        from gradwarden.engine.incremental.unittriggers import StatementTriggers
 
         return StatementTriggers(self.tree, src, self)
 
@@ -485,7 +485,7 @@ class StatementCallSites:
     statement kept by its text: an edit walks only the statements it changed."""
 
     def __init__(self, session: UnitSession) -> None:
-        from gradwarden.engine.callsites import _NO_GRAD
+        from gradwarden.engine.front.callsites import _NO_GRAD
 
         self.session = session
         self.starts = [st.start for st in session.statements]
@@ -516,7 +516,7 @@ class StatementCallSites:
 def _statement_calls(stmt: ast.stmt, start: int) -> Dict[str, List[Tuple[Optional[Tuple[int, int]], bool]]]:
     """``CallSites`` of one statement: name -> (enclosing function as (row in the statement,
     column), or None; under no_grad)."""
-    from gradwarden.engine.callsites import CallSites
+    from gradwarden.engine.front.callsites import CallSites
 
     walked = CallSites(ast.Module(body=[stmt], type_ignores=[]))
     return {name: [((where.lineno - start, where.col_offset) if where is not None else None, ng)

@@ -1,4 +1,4 @@
-"""``Triggers`` (engine/triggers.py) for the language server's incremental analysis: the same
+"""``Triggers`` (engine/front/triggers.py) for the language server's incremental analysis: the same
 facts, with what each top-level statement contributes kept by its text, so that an edit scans
 only the statements it changed.
 
@@ -18,8 +18,8 @@ import ast
 import re
 from typing import Any, Dict, List, Set, Tuple
 
-from gradwarden.engine.source import SourceText
-from gradwarden.engine.triggers import _FLOWS, FuncDef, Triggers, _check_word
+from gradwarden.engine.front.source import SourceText
+from gradwarden.engine.front.triggers import _FLOWS, FuncDef, Triggers, _check_word
 
 # what str.splitlines (SourceText.lines) splits at besides "\n"
 _OTHER_LINE_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")

@@ -11,7 +11,7 @@ Cost stays polynomial in the nesting depth: a block's paths run through ``if``, 
 the second iteration of another runs once (what one of its iterations leaves to the next
 was already seen in the outer loop's first iteration); nested unrolled sequences stop
 unrolling past ``MAX_UNROLL_PRODUCT`` runs of a body. A per-definition budget
-(engine/budget.py) stops whatever still grows, with one information note.
+(engine/interp/budget.py) stops whatever still grows, with one information note.
 Calls to functions, classes and ``nn.Module`` subclasses of the same file are inlined, so a
 hazard is found in the context of its caller (with the caller's real arguments). Functions
 that the module's own execution never reaches are analysed on their own afterwards, with
@@ -27,20 +27,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from gradwarden.engine.autograd import AutogradMixin
-from gradwarden.engine.body import own_nodes as _own_nodes
-from gradwarden.engine.budget import Budget, BudgetExceeded
+from gradwarden.engine.checks.autograd import AutogradMixin
+from gradwarden.engine.front.body import own_nodes as _own_nodes
+from gradwarden.engine.interp.budget import Budget, BudgetExceeded
 from gradwarden.engine.diagnostic import Diagnostic, Span
 from gradwarden.engine.events import Event
-from gradwarden.engine.flow import FlowMixin
-from gradwarden.engine.halt import Halt
-from gradwarden.engine.initprobe import builds_no_container
-from gradwarden.engine.model import (
+from gradwarden.engine.checks.flow import FlowMixin
+from gradwarden.engine.state.halt import Halt
+from gradwarden.engine.domain.initprobe import builds_no_container
+from gradwarden.engine.state.model import (
     FALSE, NONE, TRUE, UNKNOWN, ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value,
     fresh_id, join_states, ref_value,
 )
-from gradwarden.engine.source import SourceText
-from gradwarden.engine.torchsem import TorchMixin
+from gradwarden.engine.front.source import SourceText
+from gradwarden.engine.domain.torchsem import TorchMixin
 
 MAX_PATHS = 6
 MAX_PATHS_STANDALONE = 3
@@ -122,12 +122,12 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         self.foreign_stmts: Dict[int, Any] = {}  # statements of other project modules -> their module
         self.instances: Dict[int, Optional[Tuple[State, Value]]] = {}  # class -> instance built for standalone runs
         self.stopped_defs: Set[int] = set()  # functions whose call from the module's code ran out of work
-        self.callsites: Any = None  # engine.callsites.CallSites, built for the first standalone run
+        self.callsites: Any = None  # engine.front.callsites.CallSites, built for the first standalone run
         # engine/unitcache.UnitSession (the language server): replays the results of top-level
         # statements whose analysis cannot have changed; None (the CLI) analyses every one
         self.unit_hook: Any = None
         self.unit_log: Optional[List[Tuple[Tuple[str, int, int, str], Event]]] = None  # what the running unit emits
-        from gradwarden.engine.triggers import Triggers
+        from gradwarden.engine.front.triggers import Triggers
 
         # ``triggers``: the same facts, when the caller computed them already
         self.triggers = triggers if triggers is not None else Triggers(tree, src)
@@ -140,7 +140,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         st.frame()["__name__"] = ConstV("__main__")
         body = self.tree.body
         if self.triggers.script_mode(self.tree):
-            from gradwarden.engine.imports import ImportResolver
+            from gradwarden.engine.front.imports import ImportResolver
 
             self.resolver = ImportResolver(self.filename)
         else:
@@ -263,7 +263,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
         if fn.name == "__init__" and self.triggers.only_inplace_config(fn):
             # Nothing in it but in-place module configuration: build it once (shared with the
             # other methods) and run the containers it built; none to run when it provably
-            # builds none (engine/initprobe.py), and then nothing to build yet.
+            # builds none (engine/domain/initprobe.py), and then nothing to build yet.
             if id(info) not in self.instances and builds_no_container(
                     fn, info.node, lambda name: _torch_path_of(module_state.frames[0].get(name))):
                 self.reached.add(id(fn))
@@ -321,7 +321,7 @@ class BaseInterpreter(AutogradMixin, TorchMixin):
     def _standalone(self, fn: ast.FunctionDef, st: State, args: List[Value], self_v: Optional[Value]) -> None:
         self.reached.add(id(fn))
         if self.callsites is None:
-            from gradwarden.engine.callsites import CallSites
+            from gradwarden.engine.front.callsites import CallSites
 
             self.callsites = CallSites(self.tree, self.src.text)
         if self.callsites.grad_mode_of(fn) is False:
@@ -1982,7 +1982,7 @@ repr format vars
 
 
 class Interpreter(FlowMixin, BaseInterpreter):
-    """The interpreter, with the gradient-flow facts and checks (engine/flow.py) in front of
+    """The interpreter, with the gradient-flow facts and checks (engine/checks/flow.py) in front of
     its autograd and torch semantics."""
 
 
