@@ -58,7 +58,7 @@ def _analyze(tree: ast.Module, src: SourceText, filename: str) -> List[Diagnosti
 
     if nothing_to_analyse(src.text):
         return []
-    from gradwarden.engine.interp.interpreter import analyze_module  # late: keeps import light
+    from gradwarden.engine.assembly import analyze_module  # late: keeps import light
 
     with _fewer_collections():
         return analyze_module(tree, src, filename)

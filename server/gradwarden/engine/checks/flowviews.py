@@ -1,7 +1,6 @@
-"""View and memory-overlap checks of gradient flow (methods of the interpreter, bound in
-engine/checks/flow.py's FlowMixin): in-place writes to views made under ``no_grad``, ``detach_()``
-of a view, writes whose source shares memory with the destination, writes into overlapping
-``unfold`` windows — and the loop that freezes many parameters at once.
+"""Checks of views and in-place writes over the gradient-flow facts: writes into views made under
+``no_grad`` or by a custom Function, overlapping copies (``x[1:] = x[:-1]``, ``unfold``
+windows), ``copy_``/``index_put_`` of a view of itself, and loops that freeze parameters.
 """
 from __future__ import annotations
 
@@ -13,109 +12,12 @@ from gradwarden.engine.events import Event
 from gradwarden.engine.state.halt import Halt
 from gradwarden.engine.state.model import ConstV, SeqV, State, TensorV, Value
 
+
 MAX_FREEZE_ITEMS = 4096
 
 
 def _halt() -> None:
     raise Halt()
-
-
-# --------------------------------------------------------------------------- GW711 / GW714
-def check_write(self: Any, st: State, target: TensorV, opname: str, span: Span, site: Optional[Span],
-                name: str = "", others: Sequence[Value] = ()) -> None:
-    where = site or span
-    nv = self.nograd_views.get(target.tid)
-    if nv is not None and st.grad_enabled:
-        vspan, sure, base_rg, fn = nv
-        # a view of a tensor that does not require grad: only a write that makes it require
-        # grad (the value written does) has a history to rebase, and raises
-        value_rg = not base_rg and any(isinstance(o, TensorV) and o.tid in st.t and st.t[o.tid].rg is True
-                                       for o in others)
-        if base_rg or value_rg:
-            info = st.t.get(target.tid)
-            what = f"a view of its input that `{fn}.apply` returns as-is, without grad tracking" if fn else \
-                "a view created under no_grad"
-            cond = " (if `reshape` returned a view)" if not sure else ""
-            if value_rg:
-                cond = ": the value written requires grad" + cond
-            related = (Related(vspan, f"`{fn}.apply` returns its input as-is here" if fn else
-                               "the view is made here, under no_grad", "created"),)
-            at, view_at = "", f" (line {vspan.row})"
-            if value_rg and vspan.row != where.row and self.in_current_function(vspan) and not self.foreign_stack:
-                # the view is made by the code that writes it: a copy there (`.clone()`) is the fix
-                at, view_at = f" (line {where.row})", ""
-                where, related = vspan, (Related(site or span, f"written in place here ({opname})", "write"),)
-            self.emit(Event("nograd_view_inplace", where, {
-                "op": opname, "name": name or (info.name if info is not None else "") or "view", "view_line": vspan.row,
-                "what": what, "cond": cond, "at": at, "view_at": view_at},
-                related=related, fix_facts={"view_span": vspan, "value_rg": value_rg}, severity=None if sure else 3))
-            if sure:
-                _halt()
-    uv = self.unfold_views.get(target.tid)
-    if uv is not None and uv[1] is not False:
-        uspan, overlap = uv
-        info = st.t.get(target.tid)
-        self.emit(Event("unfold_write", where, {
-            "op": opname, "name": name or (info.name if info is not None else "") or "window", "unfold_line": uspan.row,
-            "cond": "" if overlap else " (if its windows overlap: step < size)"},
-            related=(Related(uspan, "`unfold` makes windows that share elements here", "created"),),
-            fix_facts={"unfold_span": uspan}, severity=None if overlap else 3))
-
-
-def mark_unfold(self: Any, st: State, t: TensorV, out: TensorV, args: List[Value], kwargs: dict, span: Span) -> None:
-    """``x.unfold(dim, size, step)`` is a strided view, not an expanded tensor: torch raises
-    nothing when it is written, and with ``step < size`` neighbouring windows share elements."""
-    info = st.t.get(out.tid)
-    if info is None:
-        return
-    if info.expanded is not None and st.t.get(t.tid) is not None and st.t[t.tid].expanded is None:
-        st.update_t(out.tid, expanded=None)
-    vals = []
-    for i, key in ((1, "size"), (2, "step")):
-        v = kwargs.get(key, args[i] if len(args) > i else None)
-        vals.append(v.value if isinstance(v, ConstV) and isinstance(v.value, int) else None)
-    size, step = vals
-    overlap = None if size is None or step is None else step < size
-    self.unfold_views[out.tid] = (span, overlap)
-    self.noncontig.add(out.tid)
-
-
-# --------------------------------------------------------------------------- GW712 / GW713
-def check_view_method(self: Any, st: State, t: TensorV, name: str, args: List[Value], kwargs: dict,
-                      node: ast.AST) -> None:
-    span = self.span_of(node)
-    info = st.t.get(t.tid)
-    if info is None:
-        return
-    label = self.receiver_text(node) or info.name or "tensor"
-    if name == "detach_":
-        sure = self.views.get(t.tid)
-        if sure is None or t.tid in self.unknown_derived:
-            return
-        self.emit(Event("detach_view", span, {
-            "name": label, "cond": "" if sure else " (if `reshape`/`flatten` returned a view)"},
-            related=((Related(info.created, "it is made as a view here", "created"),)
-                     if info.created is not None and info.created != span else ()),
-            fix_facts={"call_span": span}, severity=None if sure else 3))
-        if sure:
-            _halt()
-        return
-    if name == "copy_":
-        src = kwargs.get("src", args[0] if args else None)
-        if isinstance(src, TensorV):
-            verdict = self.overlap_of(st, t, src)
-            if verdict is not None:
-                arg = node.args[0] if isinstance(node, ast.Call) and node.args else None
-                _report_overlap(self, st, span, label, "copy_", verdict, src=arg)
-        return
-    if name == "index_put_":
-        indices = kwargs.get("indices", args[0] if args else None)
-        values = kwargs.get("values", args[1] if len(args) > 1 else None)
-        for x in self.slot_tensors(st, indices) if indices is not None else []:
-            if _is_view_of(self, x, t):
-                _report_overlap(self, st, span, label, "index_put_", "index")
-        if isinstance(values, TensorV) and values.tid != t.tid and _is_view_of(self, values, t):
-            _report_overlap(self, st, span, label, "index_put_", "values")
 
 
 def _same_storage(st: State, a: TensorV, b: TensorV) -> bool:
@@ -127,35 +29,19 @@ def _is_view_of(self: Any, v: TensorV, t: TensorV) -> bool:
     """``v`` is ``t`` itself, or a view of it made by an explicit indexing or layout op."""
     if v.tid == t.tid:
         return True
-    if v.tid in self.unknown_derived or t.tid in self.unknown_derived:
+    if v.tid in self.flow.unknown_derived or t.tid in self.flow.unknown_derived:
         return False
-    sl = self.slices.get(v.tid)
-    return (sl is not None and sl[0] == t.tid) or self.layouts.get(v.tid) == t.tid
-
-
-def overlap_of(self: Any, st: State, dst: TensorV, src: TensorV) -> Optional[str]:
-    """How ``src`` provably overlaps ``dst`` in part (not identically): "layout" (a transposed
-    or permuted view of it), "slices" (two slices of one contiguous tensor along its first
-    dim that share rows), or None."""
-    if src.tid == dst.tid or not _same_storage(st, dst, src):
-        return None
-    if src.tid in self.unknown_derived or dst.tid in self.unknown_derived:
-        return None
-    if self.layouts.get(src.tid) == dst.tid or self.layouts.get(dst.tid) == src.tid:
-        return "layout"
-    a, b = self.slices.get(dst.tid), self.slices.get(src.tid)
-    if a is None or b is None or a[0] != b[0]:
-        return None
-    return "slices" if _partial_overlap(self, st, a[0], a[1], b[1]) else None
+    sl = self.flow.slices.get(v.tid)
+    return (sl is not None and sl[0] == t.tid) or self.flow.layouts.get(v.tid) == t.tid
 
 
 def _partial_overlap(self: Any, st: State, parent: int, ia: Tuple[Any, ...], ib: Tuple[Any, ...]) -> bool:
     pi = st.t.get(parent)
-    if pi is None or pi.created is None or parent in self.noncontig:
+    if pi is None or pi.created is None or parent in self.flow.noncontig:
         return False
     if len(ia) != 1 or len(ib) != 1 or not isinstance(ia[0], slice) or not isinstance(ib[0], slice):
         return False
-    shape = self.shapes.get(parent)
+    shape = self.flow.shapes.get(parent)
     if not shape or not isinstance(shape[0], int):
         return False
     n = shape[0]
@@ -175,78 +61,12 @@ def _report_overlap(self: Any, st: State, span: Span, name: str, op: str, how: s
             "values": "the values written are a view of the destination itself"}[how]
     if not sure:
         desc += " (unless it is a bool mask: a mask with a scalar value is a masked fill)"
-    self.emit(Event("self_overlap", span, {"op": op, "name": name, "desc": desc},
+    self.it.emit(Event("self_overlap", span, {"op": op, "name": name, "desc": desc},
                     fix_facts={"how": how, "stmt_span": span,
-                               "src_span": self.span_of(src) if src is not None else None},
+                               "src_span": self.it.span_of(src) if src is not None else None},
                     severity=None if sure else 3))
     if sure:
         _halt()
-
-
-def check_setitem(self: Any, st: State, t: TensorV, target: ast.Subscript, value: Value, stmt: ast.AST) -> None:
-    """``x[idx] = v``: an index tensor or a value that shares memory with ``x`` (advanced
-    indexing: index_put_), or a value slice of ``x`` that overlaps the destination slice."""
-    if not isinstance(stmt, ast.Assign):
-        return
-    span = self.span_of(stmt)
-    name = self.text_of(target.value)
-    parts = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
-    advanced = False
-    for p in parts:
-        if not isinstance(p, (ast.Name, ast.Attribute)):
-            if not isinstance(p, (ast.Slice, ast.Constant, ast.UnaryOp)):
-                advanced = advanced or isinstance(p, (ast.Subscript, ast.Call, ast.Compare, ast.List))
-            continue
-        v = self.eval(p, st)
-        if isinstance(v, (TensorV, SeqV)):
-            advanced = True
-        if isinstance(v, TensorV) and _is_view_of(self, v, t):
-            # an integer index always goes through index_put_; a bool mask only when the value
-            # is a tensor with elements (a scalar value is a masked_fill)
-            kind = self.dtypes.get(v.tid)
-            vshape = self.shapes.get(value.tid) if isinstance(value, TensorV) else ()
-            tensor_value = isinstance(value, TensorV) and vshape != ()
-            if kind == "int" or (tensor_value and len(parts) == 1):
-                _report_overlap(self, st, span, name, "index_put_", "index", src=p)
-            elif kind is None and len(parts) == 1:
-                _report_overlap(self, st, span, name, "index_put_", "index", sure=False, src=p)
-    if not isinstance(value, TensorV) or value.tid == t.tid or not _is_view_of(self, value, t):
-        return
-    if advanced:
-        _report_overlap(self, st, span, name, "index_put_", "values", src=stmt.value)
-        return
-    index = self.basic_index(target.slice, st)
-    src = self.slices.get(value.tid)
-    if index is None or src is None or src[0] != t.tid:
-        return
-    if _partial_overlap(self, st, t.tid, index, src[1]):
-        _report_overlap(self, st, span, name, "copy_", "slices", src=stmt.value)
-
-
-# --------------------------------------------------------------------------- freezing loops
-def freeze_loop(self: Any, stmt: ast.For, st: State) -> Optional[List[State]]:
-    """``for p in model.parameters(): p.requires_grad = False`` over more parameters than the
-    interpreter unrolls: run the (tiny) body once per parameter, so that each is frozen."""
-    if stmt.orelse or not _is_freeze_body(stmt.body) or not _pure_iter(stmt.iter):
-        return None
-    it = self.eval(stmt.iter, st)
-    items = self.known_items(it, st)
-    if items is None or len(items) > MAX_FREEZE_ITEMS:
-        return None
-    states = [st]
-    for item in items:
-        for s in states:
-            self.assign(stmt.target, item, s, stmt)
-        states = self.exec_block(stmt.body, states)
-        for s in states:
-            if s.flow == "continue":
-                s.flow = None
-        if any(s.flow is not None for s in states):
-            return None if not states else [s for s in states]
-        states = self.cap(states)
-        if not states:
-            break
-    return states
 
 
 def _is_freeze_body(stmts: List[ast.stmt], depth: int = 0) -> bool:
@@ -293,3 +113,185 @@ def _pure_iter(node: ast.expr) -> bool:
         if isinstance(f, ast.Name) and f.id in ("list", "tuple", "enumerate", "zip", "reversed") and node.args:
             return all(_pure_iter(a) for a in node.args)
     return False
+
+
+class ViewChecks:
+    """The ``viewchecks`` role: checks of views and overlapping writes."""
+
+    def __init__(self, it: Any) -> None:
+        self.it = it
+        self.flow = it.flow  # the flow facts (built first: engine/assembly.py)
+
+    # --------------------------------------------------------------------------- GW712 / GW713
+    def check_view_method(self: Any, st: State, t: TensorV, name: str, args: List[Value], kwargs: dict,
+                          node: ast.AST) -> None:
+        span = self.it.span_of(node)
+        info = st.t.get(t.tid)
+        if info is None:
+            return
+        label = self.it.tensors.receiver_text(node) or info.name or "tensor"
+        if name == "detach_":
+            sure = self.flow.views.get(t.tid)
+            if sure is None or t.tid in self.flow.unknown_derived:
+                return
+            self.it.emit(Event("detach_view", span, {
+                "name": label, "cond": "" if sure else " (if `reshape`/`flatten` returned a view)"},
+                related=((Related(info.created, "it is made as a view here", "created"),)
+                         if info.created is not None and info.created != span else ()),
+                fix_facts={"call_span": span}, severity=None if sure else 3))
+            if sure:
+                _halt()
+            return
+        if name == "copy_":
+            src = kwargs.get("src", args[0] if args else None)
+            if isinstance(src, TensorV):
+                verdict = self.overlap_of(st, t, src)
+                if verdict is not None:
+                    arg = node.args[0] if isinstance(node, ast.Call) and node.args else None
+                    _report_overlap(self, st, span, label, "copy_", verdict, src=arg)
+            return
+        if name == "index_put_":
+            indices = kwargs.get("indices", args[0] if args else None)
+            values = kwargs.get("values", args[1] if len(args) > 1 else None)
+            for x in self.it.graph.slot_tensors(st, indices) if indices is not None else []:
+                if _is_view_of(self, x, t):
+                    _report_overlap(self, st, span, label, "index_put_", "index")
+            if isinstance(values, TensorV) and values.tid != t.tid and _is_view_of(self, values, t):
+                _report_overlap(self, st, span, label, "index_put_", "values")
+
+    def mark_unfold(self: Any, st: State, t: TensorV, out: TensorV, args: List[Value], kwargs: dict, span: Span) -> None:
+        """``x.unfold(dim, size, step)`` is a strided view, not an expanded tensor: torch raises
+        nothing when it is written, and with ``step < size`` neighbouring windows share elements."""
+        info = st.t.get(out.tid)
+        if info is None:
+            return
+        if info.expanded is not None and st.t.get(t.tid) is not None and st.t[t.tid].expanded is None:
+            st.update_t(out.tid, expanded=None)
+        vals = []
+        for i, key in ((1, "size"), (2, "step")):
+            v = kwargs.get(key, args[i] if len(args) > i else None)
+            vals.append(v.value if isinstance(v, ConstV) and isinstance(v.value, int) else None)
+        size, step = vals
+        overlap = None if size is None or step is None else step < size
+        self.flow.unfold_views[out.tid] = (span, overlap)
+        self.flow.noncontig.add(out.tid)
+
+    # --------------------------------------------------------------------------- GW711 / GW714
+    def check_write(self: Any, st: State, target: TensorV, opname: str, span: Span, site: Optional[Span],
+                    name: str = "", others: Sequence[Value] = ()) -> None:
+        where = site or span
+        nv = self.flow.nograd_views.get(target.tid)
+        if nv is not None and st.grad_enabled:
+            vspan, sure, base_rg, fn = nv
+            # a view of a tensor that does not require grad: only a write that makes it require
+            # grad (the value written does) has a history to rebase, and raises
+            value_rg = not base_rg and any(isinstance(o, TensorV) and o.tid in st.t and st.t[o.tid].rg is True
+                                           for o in others)
+            if base_rg or value_rg:
+                info = st.t.get(target.tid)
+                what = f"a view of its input that `{fn}.apply` returns as-is, without grad tracking" if fn else \
+                    "a view created under no_grad"
+                cond = " (if `reshape` returned a view)" if not sure else ""
+                if value_rg:
+                    cond = ": the value written requires grad" + cond
+                related = (Related(vspan, f"`{fn}.apply` returns its input as-is here" if fn else
+                                   "the view is made here, under no_grad", "created"),)
+                at, view_at = "", f" (line {vspan.row})"
+                if value_rg and vspan.row != where.row and self.it.graph.in_current_function(vspan) and not self.it.foreign_stack:
+                    # the view is made by the code that writes it: a copy there (`.clone()`) is the fix
+                    at, view_at = f" (line {where.row})", ""
+                    where, related = vspan, (Related(site or span, f"written in place here ({opname})", "write"),)
+                self.it.emit(Event("nograd_view_inplace", where, {
+                    "op": opname, "name": name or (info.name if info is not None else "") or "view", "view_line": vspan.row,
+                    "what": what, "cond": cond, "at": at, "view_at": view_at},
+                    related=related, fix_facts={"view_span": vspan, "value_rg": value_rg}, severity=None if sure else 3))
+                if sure:
+                    _halt()
+        uv = self.flow.unfold_views.get(target.tid)
+        if uv is not None and uv[1] is not False:
+            uspan, overlap = uv
+            info = st.t.get(target.tid)
+            self.it.emit(Event("unfold_write", where, {
+                "op": opname, "name": name or (info.name if info is not None else "") or "window", "unfold_line": uspan.row,
+                "cond": "" if overlap else " (if its windows overlap: step < size)"},
+                related=(Related(uspan, "`unfold` makes windows that share elements here", "created"),),
+                fix_facts={"unfold_span": uspan}, severity=None if overlap else 3))
+
+    def check_setitem(self: Any, st: State, t: TensorV, target: ast.Subscript, value: Value, stmt: ast.AST) -> None:
+        """``x[idx] = v``: an index tensor or a value that shares memory with ``x`` (advanced
+        indexing: index_put_), or a value slice of ``x`` that overlaps the destination slice."""
+        if not isinstance(stmt, ast.Assign):
+            return
+        span = self.it.span_of(stmt)
+        name = self.it.text_of(target.value)
+        parts = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        advanced = False
+        for p in parts:
+            if not isinstance(p, (ast.Name, ast.Attribute)):
+                if not isinstance(p, (ast.Slice, ast.Constant, ast.UnaryOp)):
+                    advanced = advanced or isinstance(p, (ast.Subscript, ast.Call, ast.Compare, ast.List))
+                continue
+            v = self.it.ev.eval(p, st)
+            if isinstance(v, (TensorV, SeqV)):
+                advanced = True
+            if isinstance(v, TensorV) and _is_view_of(self, v, t):
+                # an integer index always goes through index_put_; a bool mask only when the value
+                # is a tensor with elements (a scalar value is a masked_fill)
+                kind = self.flow.dtypes.get(v.tid)
+                vshape = self.flow.shapes.get(value.tid) if isinstance(value, TensorV) else ()
+                tensor_value = isinstance(value, TensorV) and vshape != ()
+                if kind == "int" or (tensor_value and len(parts) == 1):
+                    _report_overlap(self, st, span, name, "index_put_", "index", src=p)
+                elif kind is None and len(parts) == 1:
+                    _report_overlap(self, st, span, name, "index_put_", "index", sure=False, src=p)
+        if not isinstance(value, TensorV) or value.tid == t.tid or not _is_view_of(self, value, t):
+            return
+        if advanced:
+            _report_overlap(self, st, span, name, "index_put_", "values", src=stmt.value)
+            return
+        index = self.flow.basic_index(target.slice, st)
+        src = self.flow.slices.get(value.tid)
+        if index is None or src is None or src[0] != t.tid:
+            return
+        if _partial_overlap(self, st, t.tid, index, src[1]):
+            _report_overlap(self, st, span, name, "copy_", "slices", src=stmt.value)
+
+    # --------------------------------------------------------------------------- freezing loops
+    def freeze_loop(self: Any, stmt: ast.For, st: State) -> Optional[List[State]]:
+        """``for p in model.parameters(): p.requires_grad = False`` over more parameters than the
+        interpreter unrolls: run the (tiny) body once per parameter, so that each is frozen."""
+        if stmt.orelse or not _is_freeze_body(stmt.body) or not _pure_iter(stmt.iter):
+            return None
+        it = self.it.ev.eval(stmt.iter, st)
+        items = self.it.ev.known_items(it, st)
+        if items is None or len(items) > MAX_FREEZE_ITEMS:
+            return None
+        states = [st]
+        for item in items:
+            for s in states:
+                self.it.stores.assign(stmt.target, item, s, stmt)
+            states = self.it.stmts.exec_block(stmt.body, states)
+            for s in states:
+                if s.flow == "continue":
+                    s.flow = None
+            if any(s.flow is not None for s in states):
+                return None if not states else [s for s in states]
+            states = self.it.stmts.cap(states)
+            if not states:
+                break
+        return states
+
+    def overlap_of(self: Any, st: State, dst: TensorV, src: TensorV) -> Optional[str]:
+        """How ``src`` provably overlaps ``dst`` in part (not identically): "layout" (a transposed
+        or permuted view of it), "slices" (two slices of one contiguous tensor along its first
+        dim that share rows), or None."""
+        if src.tid == dst.tid or not _same_storage(st, dst, src):
+            return None
+        if src.tid in self.flow.unknown_derived or dst.tid in self.flow.unknown_derived:
+            return None
+        if self.flow.layouts.get(src.tid) == dst.tid or self.flow.layouts.get(dst.tid) == src.tid:
+            return "layout"
+        a, b = self.flow.slices.get(dst.tid), self.flow.slices.get(src.tid)
+        if a is None or b is None or a[0] != b[0]:
+            return None
+        return "slices" if _partial_overlap(self, st, a[0], a[1], b[1]) else None

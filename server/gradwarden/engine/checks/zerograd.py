@@ -65,7 +65,7 @@ def check_zero_gradient(self: Any, st: State, roots: Sequence[TensorV], span: Sp
     for z, leaves in dead_leaves(nodes):
         names = sorted({_leaf_name(st, t) for t in leaves})
         shown = ", ".join(f"`{n}`" for n in names[:3]) + (" and others" if len(names) > 3 else "")
-        self.emit(Event("zero_gradient", z.span, {
+        self.it.emit(Event("zero_gradient", z.span, {
             "op": z.op.rstrip("_"), "names": shown, "verb": "reaches" if len(names) == 1 else "reach",
             "line": span.row},
             related=(Related(span, "this backward gives them zero gradients", "backward"),),

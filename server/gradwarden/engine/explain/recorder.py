@@ -1,43 +1,55 @@
 """The interpreter, recording what hover needs: which tensor each expression evaluated to,
-what every backward checked. Used only by explain.explain_at (never on the lint path)."""
+what every backward checked. Used only by explain.explain_at (never on the lint path).
+
+Recording is three roles played by other classes (engine/assembly.py): expressions and
+statements note the tensors they see, backward passes note what they checked; all three write
+into the ``recording`` role.
+"""
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
+from gradwarden.engine.assembly import new_interpreter
+from gradwarden.engine.checks.flowlayers import FlowBackwardPass, FlowExpressions, FlowStatements
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.explain.timeline import Timeline, TimelineEvent
-from gradwarden.engine.interp.interpreter import Interpreter
-from gradwarden.engine.state.model import Node, State, TensorV, walk_nodes
 from gradwarden.engine.front.source import SourceText
+from gradwarden.engine.state.model import Node, State, TensorV, walk_nodes
 
 _RECORDED = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 
 
-class RecordingInterpreter(Interpreter):
-    def __init__(self, tree: ast.Module, src: SourceText, filename: str) -> None:
-        super().__init__(tree, src, filename)
+class Recording:
+    """The ``recording`` role: what the recording roles saw."""
+
+    def __init__(self, it: Any) -> None:
         self.seen: List[Tuple[Span, int, int, State, bool]] = []  # span, tid, counter, state, standalone
         self.checks: List[Tuple[Span, int, int, int, str]] = []  # backward span, counter, saved v, found v, op
         self.states: List[State] = []
 
+
+class RecordingExpressions(FlowExpressions):
     def eval(self, node, st):
         v = super().eval(node, st)
         if isinstance(v, TensorV) and isinstance(node, _RECORDED):
             info = st.t.get(v.tid)
             if info is not None:
-                self.seen.append((self.span_of(node), v.tid, info.counter, st, self.standalone))
+                it = self.it
+                it.recording.seen.append((it.span_of(node), v.tid, info.counter, st, it.standalone))
         return v
 
+
+class RecordingStatements(FlowStatements):
     def exec_stmt(self, stmt, st):
         out = super().exec_stmt(stmt, st)
         if isinstance(stmt, ast.AugAssign):
             for s in out:
-                self._see_target(stmt.target, s, self.span_of(stmt))
+                self._see_target(stmt.target, s, self.it.span_of(stmt))
         elif isinstance(stmt, ast.Assign):
             for t in stmt.targets:
                 for s in out:
-                    self._see_target(t, s, self.span_of(t))
+                    self._see_target(t, s, self.it.span_of(t))
         return out
 
     def _see_target(self, target: ast.AST, st: State, span: Span) -> None:
@@ -46,20 +58,41 @@ class RecordingInterpreter(Interpreter):
         if isinstance(target, ast.Name):
             v = st.lookup(target.id)
             if isinstance(v, TensorV) and v.tid in st.t:
-                self.seen.append((span, v.tid, st.t[v.tid].counter, st, self.standalone))
-                self.seen.append((self.span_of(target), v.tid, st.t[v.tid].counter, st, self.standalone))
+                it = self.it
+                it.recording.seen.append((span, v.tid, st.t[v.tid].counter, st, it.standalone))
+                it.recording.seen.append((it.span_of(target), v.tid, st.t[v.tid].counter, st, it.standalone))
 
+
+class RecordingBackwardPass(FlowBackwardPass):
     def on_backward(self, st: State, order: Sequence[Node], span: Span, implicit: bool) -> None:
         if implicit:
             return
-        self.states.append(st)
+        rec = self.it.recording
+        rec.states.append(st)
         for n in order:
             for s in n.saved:
-                self.checks.append((span, s.counter, s.version, st.version(s.counter), n.op))
+                rec.checks.append((span, s.counter, s.version, st.version(s.counter), n.op))
 
     def finish_path(self, states):
-        self.states.extend(states)
+        self.it.recording.states.extend(states)
         super().finish_path(states)
+
+
+RECORDING_ROLES = {"recording": Recording, "ev": RecordingExpressions, "stmts": RecordingStatements,
+                   "backward": RecordingBackwardPass}
+
+
+class RecordingInterpreter:
+    """An interpreter of ``tree`` with the recording roles; what they saw: ``seen``, ``checks``,
+    ``states`` (the hover table of the language server reads the same)."""
+
+    def __init__(self, tree: ast.Module, src: SourceText, filename: str) -> None:
+        self.interp = new_interpreter(tree, src, filename, roles=RECORDING_ROLES)
+        rec = self.interp.recording
+        self.seen, self.checks, self.states = rec.seen, rec.checks, rec.states
+
+    def run(self) -> Any:
+        return self.interp.run()
 
 
 def explain(source: str, filename: str, row: int, column: int) -> Optional[Timeline]:
@@ -86,7 +119,7 @@ def _nodes_of(states: Sequence[State]) -> List[Node]:
     return walk_nodes([info.grad_fn for st in states for info in st.t.values() if info.grad_fn is not None])
 
 
-def _timeline(interp: RecordingInterpreter, src: SourceText, span: Span, tid: int, counter: int,
+def _timeline(interp: Any, src: SourceText, span: Span, tid: int, counter: int,
               st: State) -> Timeline:
     states = interp.states or [st]
     final = max(states, key=lambda s: s.seq)

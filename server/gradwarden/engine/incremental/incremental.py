@@ -175,15 +175,15 @@ class IncrementalAnalyzer:
         """A library module: the engine's own run over the whole tree, each top-level statement
         whose analysis cannot have changed replayed from its record (``unitcache.py``)."""
         from gradwarden.engine.entry import fewer_collections as _fewer_collections
-        from gradwarden.engine.interp.interpreter import Interpreter
+        from gradwarden.engine.assembly import new_interpreter
 
         tree = session.tree
         stats = Stats(groups=len(session.statements), parse_s=time.perf_counter() - started)
         started = time.perf_counter()
         with _fewer_collections():
-            interp = Interpreter(tree, src, filename, triggers=triggers)
+            interp = new_interpreter(tree, src, filename, triggers=triggers)
             interp.unit_hook = session
-            interp.own_requires_grad = session.own_requires_grad()
+            interp.flow.own_requires_grad = session.own_requires_grad()
             try:
                 interp.run()
                 completed = True
@@ -386,7 +386,7 @@ def _analyze_group(lines: Sequence[str], keep: Sequence[Segment], filename: str)
     whole text (no second parse), and a text in which every other row is blank (rows and
     columns unchanged, and scanning it costs little)."""
     from gradwarden.engine.entry import fewer_collections as _fewer_collections
-    from gradwarden.engine.interp.interpreter import analyze_module
+    from gradwarden.engine.assembly import analyze_module
     from gradwarden.engine.front.source import SourceText
 
     ordered = sorted(keep, key=lambda s: s.start)

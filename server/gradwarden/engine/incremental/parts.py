@@ -386,61 +386,66 @@ def _analyse_part(tree: ast.Module, text: str, filename: str, k: int, found: _Fo
     from gradwarden.engine.front.source import SourceText
     from gradwarden.rules.dispatch import events_to_diagnostics
 
+    from gradwarden.engine.assembly import new_interpreter
+
     src = SourceText(text)
-    interp = _interpreter_class()(tree, src, filename)
+    interp = new_interpreter(tree, src, filename, roles={"unreached": _unreached_class()})
     try:
         interp.run()
     except RecursionError:  # as analyze_module: what was found so far
         pass
-    alone_keys = {key for keys in interp.alone.values() for key in keys}
+    unreached = interp.unreached
+    alone_keys = {key for keys in unreached.alone.values() for key in keys}
     module_events = [ev for key, ev in interp.events.items() if key not in alone_keys]
     for d in events_to_diagnostics(module_events, filename, src):
         found.add(d, (0, k))
-    for where, keys in interp.alone.items():
+    for where, keys in unreached.alone.items():
         events = [interp.events[key] for key in keys]
         diags = events_to_diagnostics(events, filename, src)
         found.alone.setdefault(where, []).extend(diags)
         for d in diags:
             found.add(d, (1, k))
-    found.reached |= interp.reached_by_module
+    found.reached |= unreached.reached_by_module
 
 
 @lru_cache(maxsize=None)
-def _interpreter_class():
+def _unreached_class():
     """Made on first use: the interpreter is imported late (keeps this module light)."""
-    from gradwarden.engine.interp.interpreter import Interpreter
+    from gradwarden.engine.interp.unreached import Unreached
 
-    class PartInterpreter(Interpreter):
-        """The interpreter, noting which definitions the module's code ran and which events
-        each definition's own analysis (when not run) emitted."""
+    class PartUnreached(Unreached):
+        """The analysis of unreached definitions, noting which definitions the module's code
+        ran and which events each definition's own analysis (when not run) emitted."""
 
-        def __init__(self, *args, **kwargs) -> None:
-            super().__init__(*args, **kwargs)
+        def __init__(self, it) -> None:
+            super().__init__(it)
             self.alone: Dict[Where, List[Tuple]] = {}
             self.reached_by_module: Set[Where] = set()
 
         def analyse_unreached(self, module_state) -> None:
-            for pairs in (self.triggers.statement_defs if self.reached else ()):
+            reached = self.it.reached
+            for pairs in (self.it.triggers.statement_defs if reached else ()):
                 for node, _ in pairs:
-                    if id(node) in self.reached:
+                    if id(node) in reached:
                         self.reached_by_module.add((node.lineno, node.col_offset))
             super().analyse_unreached(module_state)
 
         def _alone(self, fn: ast.AST, run: Callable[[], None]) -> None:
-            before = set(self.events)
+            events = self.it.events
+            before = set(events)
             try:
                 run()
             finally:
                 where = (getattr(fn, "lineno", 0), getattr(fn, "col_offset", 0))
-                self.alone.setdefault(where, []).extend(k for k in self.events if k not in before)
+                self.alone.setdefault(where, []).extend(k for k in events if k not in before)
 
         def standalone_function(self, fn, module_state) -> None:
-            self._alone(fn, lambda: super(PartInterpreter, self).standalone_function(fn, module_state))
+            self._alone(fn, lambda: super(PartUnreached, self).standalone_function(fn, module_state))
 
         def standalone_method(self, info, fn, module_state) -> None:
-            self._alone(fn, lambda: super(PartInterpreter, self).standalone_method(info, fn, module_state))
+            self._alone(fn, lambda: super(PartUnreached, self).standalone_method(info, fn, module_state))
 
         def standalone_function_class(self, info, module_state) -> None:
-            self._alone(info.node, lambda: super(PartInterpreter, self).standalone_function_class(info, module_state))
+            self._alone(info.node, lambda: super(PartUnreached, self).standalone_function_class(info, module_state))
 
-    return PartInterpreter
+    return PartUnreached

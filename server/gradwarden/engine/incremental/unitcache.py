@@ -178,9 +178,9 @@ class UnitSession:
         return found
 
     def own_requires_grad(self) -> bool:
-        """``flowchecks._defines_requires_grad`` for the whole module, from per-statement
+        """``training._defines_requires_grad`` for the whole module, from per-statement
         answers kept by text (the engine's own walk covers the whole tree on every run)."""
-        from gradwarden.engine.checks.flowchecks import _defines_requires_grad
+        from gradwarden.engine.checks.training import _defines_requires_grad
 
         answer = False
         for stmt, info, tid in zip(self.tree.body, self.statements, self.ids):
@@ -198,7 +198,7 @@ class UnitSession:
 
         key: Optional[Tuple] = None
         stopped = self._refs(interp.stopped_defs, None)
-        if interp.global_nograd is None and stopped is not None:
+        if interp.flow.global_nograd is None and stopped is not None:
             if interp.callsites is None:
                 interp.callsites = self.call_sites()
             flags = []
@@ -214,8 +214,8 @@ class UnitSession:
             others = tuple(id(node) in interp.interesting for j in cov if not self._whole(j, index)
                            for node in self.defs(j))
             key = (self.filename, texts, cov.index(index), tuple(flags), others,
-                   tuple(sorted(interp.applied_functions)), interp.inference_reported, interp.mentions_inference,
-                   interp.own_requires_grad, stopped)
+                   tuple(sorted(interp.applied_functions)), interp.flow.inference_reported, interp.flow.mentions_inference,
+                   interp.flow.own_requires_grad, stopped)
         self._keys[index] = key
         return key
 
@@ -360,7 +360,7 @@ class UnitSession:
         self.deferred.extend((k, _Replayed(d)) for k, d in deferred)
         interp.reached.update(id(node) for node in reached)
         interp.applied_functions.update(record.applied)
-        interp.inference_reported = record.inference_reported
+        interp.flow.inference_reported = record.inference_reported
         self.reused.append(self.statements[index].name)
         return True
 
@@ -372,7 +372,7 @@ class UnitSession:
         if not isinstance(interp.reached, _LoggingSet):
             interp.reached = _LoggingSet(interp.reached)
         interp.reached.log = set()
-        self._open = (index, set(), set(interp.applied_functions), len(interp.pending_accum))
+        self._open = (index, set(), set(interp.applied_functions), len(interp.flow.pending_accum))
         interp.unit_log = []
 
     def end(self, interp: Any, index: int) -> None:
@@ -380,16 +380,16 @@ class UnitSession:
         _, _, applied_before, pending_at = self._open
         self._open = None
         log, interp.unit_log = interp.unit_log or [], None
-        # What it left for the end of the run (``FlowMixin.run``): decided now (the loops it
+        # What it left for the end of the run (``FlowFacts.finish``): decided now (the loops it
         # names are its own), emitted after every statement, in statement order.
-        left = interp.pending_accum[pending_at:]
-        del interp.pending_accum[pending_at:]
-        deferred = [(_key(ev), ev) for lid, ev in left if lid not in interp.zeroed_loops]
+        left = interp.flow.pending_accum[pending_at:]
+        del interp.flow.pending_accum[pending_at:]
+        deferred = [(_key(ev), ev) for lid, ev in left if lid not in interp.flow.zeroed_loops]
         self.deferred.extend(deferred)
         refs = self._refs(interp.reached.log, self.covered(index))
         interp.reached.log = None
         self._recorded.append((index, log, deferred, refs, tuple(sorted(interp.applied_functions - applied_before)),
-                               interp.inference_reported))
+                               interp.flow.inference_reported))
         self.analysed.append(self.statements[index].name)
 
     def finish(self, interp: Any, src: Any, completed: bool) -> List[Diagnostic]:
@@ -535,9 +535,12 @@ class _LoggingSet(set):
 
 
 class _Probe:
-    """What ``flowchecks._defines_requires_grad`` reads of an interpreter."""
+    """What ``training._defines_requires_grad`` reads of the checks it is handed: the
+    interpreter's tree and the answer cached on its flow facts."""
 
     def __init__(self, tree: ast.Module) -> None:
+        self.it = self  # the interpreter, as far as that function looks
+        self.flow = self  # its flow facts
         self.tree = tree
         self.own_requires_grad: Optional[bool] = None
 

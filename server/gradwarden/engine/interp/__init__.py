@@ -1,10 +1,12 @@
 """The interpreter: runs a module's statements and expressions over the abstract state,
-path-sensitively, with calls inlined (``interpreter`` holds the run and its roles,
-``statements``, ``expressions``, ``calls``; ``unreached`` analyses the functions the module's
-own code never ran) within a per-definition work budget (``budget``).
+path-sensitively, with calls inlined. ``interpreter`` holds one run and what its roles share;
+the roles of Python semantics are here (``statements``, ``stores``, ``expressions``, ``calls``,
+``unreached``: the functions the module's own code never ran), with a per-definition work
+budget (``budget``).
 
-For anything torch it asks the objects of the domain and the checks that it holds (its roles),
-without importing them: ``engine.assembly`` chooses which object plays each role.
-May import: ``engine.state``, ``engine.front``, ``engine.domain``, the engine's shared models,
-and itself.
+For anything torch it asks the objects of the domain and of the checks it holds as roles, built
+by ``engine.assembly``: it never imports the checks.
+
+May import: ``engine.state``, ``engine.front``, ``engine.domain``, the shared models
+(``engine.diagnostic``, ``engine.events``, ``engine.entry``) and itself.
 """

@@ -1,7 +1,7 @@
 """What the analysis of one definition may cost, and counters of what the engine did.
 
 The interpreter is path-sensitive and inlines calls, so its work is not linear in the size of
-the code: joins at loop heads and branch exits (interpreter.py) keep it polynomial in the
+the code: joins at loop heads and branch exits (statements.py) keep it polynomial in the
 nesting depth, and this budget is the backstop for whatever still grows. Each definition
 analysed on its own (a function, a method, the module's top-level code) gets its own
 allotment of statement visits; past it, that definition's analysis stops, one information

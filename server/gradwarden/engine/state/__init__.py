@@ -4,5 +4,6 @@ backwards, and the per-path ``State`` with its fork and join (``model``); ``Halt
 path where PyTorch would raise (``halt``).
 
 Plain data and the operations that keep it consistent: no analysis, no torch knowledge.
-May import: the engine's shared models (``engine.diagnostic``) and itself.
+
+May import: ``engine.diagnostic`` and itself.
 """
