@@ -187,7 +187,7 @@ class Graph:
                 # softmax's forward-mode derivative (logsumexp_jvp) writes into the result in
                 # place inside PyTorch, after its backward saved it (pytorch#162350)
                 self.it.writes.do_write(st, outs[0], f"write by the forward-mode derivative of `{opname}` (inside PyTorch)",
-                              span, kind="internal", leaf_check=False, name=f"{opname} output")
+                                        span, kind="internal", leaf_check=False, name=f"{opname} output")
         return outs
 
     def make_node(self, st: State, opname: str, span: Span, inputs: Sequence[TensorV], saved: Sequence[Saved],

@@ -120,7 +120,7 @@ class BackwardPass:
                 wanted = {t.tid for v in inputs for t in self.it.graph.slot_tensors(st, v)}
                 if wanted & set(ev.facts.get("theirs", ())):
                     self.it.emit(Event(ev.kind, ev.span, dict(ev.facts, step="autograd.grad", step_line=span.row),
-                                    ev.related))
+                                       ev.related))
                     continue
                 meta = st.own("meta")
                 hits = dict(meta.get("peer_hits", {}))
@@ -132,8 +132,8 @@ class BackwardPass:
             if n.id in self.incomplete_grads:
                 fn, kept, grad_span = self.incomplete_grads[n.id]
                 self.it.emit(Event("double_backward_constant", kept, {"fn": fn, "grad_line": grad_span.row,
-                                                                   "backward_line": span.row},
-                                (Related(grad_span, "create_graph=True differentiates through it here", "call"),
+                                                                      "backward_line": span.row},
+                                   (Related(grad_span, "create_graph=True differentiates through it here", "call"),
                                  Related(span, "this backward uses that incomplete gradient", "backward"))))
         if st.loop_ctx:
             self.check_stale_retained(st, order, span)
@@ -261,16 +261,16 @@ class BackwardPass:
             depth = len(self.it.call_spans)
             step_at = w.stack[depth] if len(w.stack) > depth else w.span  # a wrapper's step(): its call
             self.it.emit(Event("step_before_backward", step_at, facts, tuple(related), timeline,
-                            fix_facts={"backward_span": span, "write": w}, severity=severity))
+                               fix_facts={"backward_span": span, "write": w}, severity=severity))
             return
         self.it.emit(Event("version_mismatch", where, facts, tuple(related), timeline,
-                        fix_facts=dict(st.meta.get(("fix", w.seq), {}), write=w), severity=severity))
+                           fix_facts=dict(st.meta.get(("fix", w.seq), {}), write=w), severity=severity))
 
     def unchecked_event(self, st: State, n: Node, s: Saved, w: Write, span: Span, backward_desc: str) -> None:
         fn = n.custom[0].name if n.custom else n.op
         self.it.emit(Event("ctx_stash_modified", w.site or w.span,
-                        {"op": w.op, "name": w.name, "fn": fn, "backward": backward_desc},
-                        (self._save_related(n, s), Related(span, "backward silently uses the modified values here",
+                           {"op": w.op, "name": w.name, "fn": fn, "backward": backward_desc},
+                           (self._save_related(n, s), Related(span, "backward silently uses the modified values here",
                                                           "backward"))))
 
     def data_write_event(self, st: State, n: Node, s: Saved, w: Write, span: Span, backward_desc: str) -> None:
@@ -286,7 +286,7 @@ class BackwardPass:
             self.it.emit(Event("fused_step", w.span, facts, related))
             return
         self.it.emit(Event("data_write", w.site or w.span, facts, related, fix_facts={"write": w},
-                        severity=3 if s.maybe else None))
+                           severity=3 if s.maybe else None))
 
     def timeline(self, st: State, s: Saved, n: Node, w: Write, span: Span) -> Tuple[Related, ...]:
         items: List[Related] = []
@@ -409,7 +409,7 @@ class BackwardPass:
             self.it.emit(Event("stale_use", span, facts, tuple(related), fix_facts={"use_span": span}))
         else:
             self.it.emit(Event("backward_frees", first.span, facts, tuple(related),
-                            fix_facts={"backward_span": first.span}))
+                               fix_facts={"backward_span": first.span}))
 
     def check_stale_retained(self, st: State, order: Sequence[Node], span: Span) -> None:
         """GW405: this backward runs (again) through a retained graph recorded before the loop
@@ -623,7 +623,7 @@ class BackwardPass:
             for i in sorted(bad):
                 if i < len(elts) and not (isinstance(elts[i], ast.Constant) and elts[i].value is None):
                     self.it.emit(Event("grad_for_non_tensor", self.it.span_of(elts[i]),
-                                    {"fn": info.name, "position": i + 1}))
+                                       {"fn": info.name, "position": i + 1}))
 
     # ------------------------------------------------------------------ running totals (GW404)
     def note_accumulation(self, name: str, result: Value, rhs: Value, st: State, stmt: Any) -> None:

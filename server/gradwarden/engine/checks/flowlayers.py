@@ -49,7 +49,8 @@ class FlowStatements(Statements):
 
 
 class FlowExpressions(Expressions):
-    """The flow layer over expressions: numbers taken from tensors, comparisons (cuts, dtypes, shapes), broadcast shapes."""
+    """The flow layer over expressions: numbers taken from tensors, comparisons
+    (cuts, dtypes, shapes), broadcast shapes."""
 
     def __init__(self, it: Any) -> None:
         super().__init__(it)
@@ -132,7 +133,8 @@ class FlowStores(Stores):
 
 
 class FlowGraph(Graph):
-    """The flow layer over the graph: cuts of op outputs, views under no_grad, inference tensors, open nodes."""
+    """The flow layer over the graph: cuts of op outputs, views under no_grad,
+    inference tensors, open nodes."""
 
     def __init__(self, it: Any) -> None:
         super().__init__(it)
@@ -263,7 +265,8 @@ class FlowGraph(Graph):
 
 
 class FlowWrites(Writes):
-    """The flow layer over writes: views made under no_grad and overlapping writes, checked first."""
+    """The flow layer over writes: views made under no_grad and overlapping
+    writes, checked first."""
 
     def __init__(self, it: Any) -> None:
         super().__init__(it)
@@ -278,7 +281,8 @@ class FlowWrites(Writes):
 
 
 class FlowBackwardPass(BackwardPass):
-    """The flow layer over backward: a `.to(device)` that may return the leaf itself is not a stale copy."""
+    """The flow layer over backward: a `.to(device)` that may return the
+    leaf itself is not a stale copy."""
 
     def __init__(self, it: Any) -> None:
         super().__init__(it)

@@ -103,7 +103,8 @@ def _leading_slice(index: Tuple[Any, ...]) -> bool:
 
 
 class FlowTorchCalls(TorchCalls):
-    """The flow layer over torch calls: cuts of factories and re-wraps, shapes, dtypes, checkpoints, autograd.grad."""
+    """The flow layer over torch calls: cuts of factories and re-wraps, shapes,
+    dtypes, checkpoints, autograd.grad."""
 
     def __init__(self, it: Any) -> None:
         super().__init__(it)
@@ -240,7 +241,7 @@ class FlowTorchCalls(TorchCalls):
                     self.flow.cuts[out.tid] = DATA
                 return
             self.flow.cuts[out.tid] = self.flow._cut_here("rewrap", span, f"`{qual.replace('torch.', 'torch.', 1)}(...)`",
-                                                sure=origin.sure, origin=origin)
+                                                          sure=origin.sure, origin=origin)
         elif oi.rg is True and origin is not None and origin.kind != "data":
             self.flow.rewrapped[out.tid] = self.flow._cut_here("rewrap", span, f"`{qual}(...)`", origin=origin)
 
@@ -299,7 +300,8 @@ class FlowTorchCalls(TorchCalls):
                 if self.it.ev.truth_of(create) is True if create is not None else False:
                     self.flow.fake_leaves.add(x.tid)
                 else:
-                    self.flow.cuts[x.tid] = self.flow._cut_here("detach", span, "`torch.autograd.grad` (without `create_graph=True`)")
+                    self.flow.cuts[x.tid] = self.flow._cut_here(
+                        "detach", span, "`torch.autograd.grad` (without `create_graph=True`)")
         return out
 
     def grad_mode_of(self, ctx: Value, st: State) -> Optional[bool]:
@@ -311,7 +313,8 @@ class FlowTorchCalls(TorchCalls):
 
 
 class FlowTensors(Tensors):
-    """The flow layer over tensor methods: cuts, shapes, layouts, dtypes; backward and requires_grad checks."""
+    """The flow layer over tensor methods: cuts, shapes, layouts, dtypes; backward
+    and requires_grad checks."""
 
     def __init__(self, it: Any) -> None:
         super().__init__(it)
@@ -329,7 +332,7 @@ class FlowTensors(Tensors):
             self.it.losses.check_backward(st, [t], self.it.span_of(node), given, "backward")
         elif name == "requires_grad_":
             self.it.training.check_requires_grad_change(st, t, args[0] if args else kwargs.get("requires_grad", TRUE), node,
-                                            method=True)
+                                                        method=True)
         elif name == "retain_grad":
             self.flow.retained.add(t.tid)
         elif name in {"detach_", "copy_", "index_put_", "index_put"}:
@@ -527,7 +530,8 @@ class FlowTensors(Tensors):
 
 
 class FlowModules(Modules):
-    """The flow layer over modules: buffers, constructor arguments (for shapes), requires_grad_(), zero_grad()."""
+    """The flow layer over modules: buffers, constructor arguments (for shapes),
+    requires_grad_(), zero_grad()."""
 
     def __init__(self, it: Any) -> None:
         super().__init__(it)
@@ -542,7 +546,7 @@ class FlowModules(Modules):
                 if isinstance(v, TensorV) and (slot.startswith("running_") or slot == "num_batches_tracked"):
                     self.flow.cuts[v.tid] = DATA  # running statistics are buffers: never part of a graph
             self.flow.mod_ctor[obj.oid] = (qual.rsplit(".", 1)[-1], [self.flow._py(a, st) for a in args],
-                                      {k: self.flow._py(v, st) for k, v in kwargs.items()})
+                                           {k: self.flow._py(v, st) for k, v in kwargs.items()})
         return obj
 
     def call_object(self, obj: ObjV, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST,
@@ -619,7 +623,8 @@ class FlowOptimizers(Optimizers):
 
 
 class FlowCustomFunctions(CustomFunctions):
-    """The flow layer over custom Functions: outputs marked non-differentiable, views made without grad tracking, backwards that ignore their gradient."""
+    """The flow layer over custom Functions: outputs marked
+    non-differentiable, views made without grad tracking, backwards that ignore their gradient."""
 
     def __init__(self, it: Any) -> None:
         super().__init__(it)

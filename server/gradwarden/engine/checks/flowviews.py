@@ -62,9 +62,9 @@ def _report_overlap(self: Any, st: State, span: Span, name: str, op: str, how: s
     if not sure:
         desc += " (unless it is a bool mask: a mask with a scalar value is a masked fill)"
     self.it.emit(Event("self_overlap", span, {"op": op, "name": name, "desc": desc},
-                    fix_facts={"how": how, "stmt_span": span,
+                       fix_facts={"how": how, "stmt_span": span,
                                "src_span": self.it.span_of(src) if src is not None else None},
-                    severity=None if sure else 3))
+                       severity=None if sure else 3))
     if sure:
         _halt()
 

@@ -37,8 +37,8 @@ class Writes:
         ff = dict(fix_facts or {})
         if info.grad_output and kind == "user":
             self.it.emit(Event("grad_output_inplace", span, {"op": opname, "name": name, "fn": info.grad_output,
-                                                          "alias_of": "" if name == "grad_output" else "a view of "},
-                            fix_facts=ff))
+                                                             "alias_of": "" if name == "grad_output" else "a view of "},
+                               fix_facts=ff))
         if info.ctx_saved and kind == "user":
             self.it.emit(Event("ctx_saved_inplace", span, {"op": opname, "name": name}, fix_facts=ff))
             kind = "ctx_saved"
@@ -46,15 +46,15 @@ class Writes:
             fn, apply_span = info.custom_out
             self.it.emit(Event("custom_out_inplace", site or span, {"op": opname, "name": name, "fn": fn,
                                                                   "apply_line": apply_span.row},
-                            related=(Related(apply_span, f"`{fn}.apply` returns its input here", "created"),),
-                            fix_facts=ff))
+                               related=(Related(apply_span, f"`{fn}.apply` returns its input here", "created"),),
+                               fix_facts=ff))
             raise Halt()
         if st.grad_enabled and info.multi_view and info.rg is True and kind in ("user", "module"):
             viewop, vspan = info.multi_view
             self.it.emit(Event("multi_view_inplace", site or span, {"op": opname, "name": name, "viewop": viewop,
                                                                   "view_line": vspan.row},
-                            related=(Related(vspan, f"`{viewop}` returns several views", "created"),),
-                            fix_facts=ff))
+                               related=(Related(vspan, f"`{viewop}` returns several views", "created"),),
+                               fix_facts=ff))
             raise Halt()
         if info.expanded is not None and kind in ("user", "module", "ctx_saved"):
             tail = "; a single-element write silently changes every broadcast copy" if single_element else \
@@ -66,10 +66,10 @@ class Writes:
                 # forward): the expand is the line to change
                 where, related = info.expanded, (Related(site or span, "written in place here", "write"),)
             self.it.emit(Event("expanded_write", where,
-                            {"op": opname, "name": name, "expand_line": info.expanded.row, "tail": tail},
-                            related=related,
-                            fix_facts=dict(ff, expand_span=info.expanded),
-                            severity=2 if single_element else None))
+                               {"op": opname, "name": name, "expand_line": info.expanded.row, "tail": tail},
+                               related=related,
+                               fix_facts=dict(ff, expand_span=info.expanded),
+                               severity=2 if single_element else None))
             if not single_element:
                 raise Halt()
         if kind == "user" and info.param:
@@ -110,10 +110,10 @@ class Writes:
                     hint = "unless its callers run it under `torch.no_grad()`; nothing in this file calls it"
                     severity = 3
                 self.it.emit(Event("leaf_inplace", site or span,
-                                {"op": opname, "name": name, "what": what, "hint": hint}, severity=severity,
-                                related=((Related(leaf.created, "the leaf is created here", "created"),)
+                                   {"op": opname, "name": name, "what": what, "hint": hint}, severity=severity,
+                                   related=((Related(leaf.created, "the leaf is created here", "created"),)
                                          if leaf.created else ()),
-                                fix_facts=dict(ff, stmt_span=stmt_span)))
+                                   fix_facts=dict(ff, stmt_span=stmt_span)))
                 raise Halt()
         seq = st.next_seq()
         versions = st.own("versions")
@@ -199,11 +199,11 @@ class Writes:
                 continue
             span = ev.facts["mul_span"]
             self.it.emit(Event("policy_weight_not_detached", span,
-                            dict(ev.facts, backward_line=first.span.row,
+                               dict(ev.facts, backward_line=first.span.row,
                                  tail=f", and frees the graph the backward at line {facts['backward_line']} needs, "
                                       "which raises"),
-                            tuple(related) + ev.related, fix_facts={"operand": ev.facts.get("name", "")},
-                            severity=1))
+                               tuple(related) + ev.related, fix_facts={"operand": ev.facts.get("name", "")},
+                               severity=1))
             return True
         return False
 
@@ -236,7 +236,7 @@ class Writes:
             if node_id in ran and ("data_write", wspan.row, wspan.column, "") not in self.it.events:
                 self.it.emit(Event("hidden_write", wspan, {"op": opname, "name": name or "tensor",
                                                          "orig": orig or "the tensor", "backward_line": span.row},
-                                (Related(span, "this backward differentiates the unmodified computation",
+                                   (Related(span, "this backward differentiates the unmodified computation",
                                          "backward"),)))
 
     def inplace_autograd(self, st: State, target: TensorV, info: Any, others: Sequence[Value], span: Span,
@@ -262,7 +262,7 @@ class Writes:
                 if info.saves(i, rgs) is True:
                     saved.extend(self.it.graph.saved_rec(st, x, seq) for x in self.it.graph.slot_tensors(st, v))
         node = self.it.graph.make_node(st, opname, span, [target] + other_ts, saved, seq, report_span=report_span,
-                              call_span=call_span)
+                                       call_span=call_span)
         if info is not None and (info.saves("out", rgs) is True or info.saves(0, rgs) is True):
             node.saved = node.saved + (self.it.graph.saved_rec(st, target, seq, is_output=True),)
         st.update_t(target.tid, grad_fn=node, rg=True if out_rg else out_rg, leaf=False)

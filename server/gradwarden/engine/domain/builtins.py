@@ -42,7 +42,7 @@ class Builtins:
                 if name == "reversed":
                     items.reverse()
                 return self.it.ev.new_seq(items, st, kind="homogeneous" if src.kind == "homogeneous" else
-                                    ("tuple" if name == "tuple" else "list"))
+                                          ("tuple" if name == "tuple" else "list"))
             if isinstance(src, DictV):
                 return self.it.ev.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in st.dicts.get(src.did, ())], st)
             if isinstance(src, ObjV):
@@ -69,7 +69,7 @@ class Builtins:
             if items is not None:
                 return self.it.ev.new_seq([self.it.ev.new_seq([ConstV(i), x], st, kind="tuple") for i, x in enumerate(items)], st)
             return self.it.ev.new_seq([self.it.ev.new_seq([UNKNOWN, self.it.ev.element_of(args[0], st)], st, kind="tuple")], st,
-                                kind="homogeneous")
+                                      kind="homogeneous")
         if name == "zip" and args:
             lists = [self.it.ev.known_items(a, st) for a in args]
             if all(x is not None for x in lists):
@@ -82,9 +82,9 @@ class Builtins:
                 n = min(len(x) for x in known)
                 reps = [self.it.ev.element_of(a, st) if x is None else None for a, x in zip(args, lists)]
                 return self.it.ev.new_seq([self.it.ev.new_seq([x[i] if x is not None else rep for x, rep in zip(lists, reps)],
-                                                  st, kind="tuple") for i in range(n)], st)
+                                                              st, kind="tuple") for i in range(n)], st)
             return self.it.ev.new_seq([self.it.ev.new_seq([self.it.ev.element_of(a, st) for a in args], st, kind="tuple")], st,
-                                kind="homogeneous")
+                                      kind="homogeneous")
         if name == "sum" and args:
             items = self.it.ev.known_items(args[0], st)
             tensors = [x for x in (items or [self.it.ev.element_of(args[0], st)]) if isinstance(x, TensorV)]
@@ -253,7 +253,7 @@ class Builtins:
                 return self.it.ev.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in entries], st)
             if name == "items":
                 return self.it.ev.new_seq([self.it.ev.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN, v], st, kind="tuple")
-                                     for k, v in entries], st)
+                                           for k, v in entries], st)
             if name == "update" and args and isinstance(args[0], DictV):
                 for k, v in st.dicts.get(args[0].did, ()):
                     self.it.ev.dict_set(seq, ConstV(k[1]) if k[0] == "c" else UNKNOWN, v, st)

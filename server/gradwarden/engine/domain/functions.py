@@ -89,7 +89,7 @@ class CustomFunctions:
         middles = tuple(sp for tid, sp in (sites.value if isinstance(sites, ConstV) else ())
                         if tid in st.t and st.t[tid].counter not in ends and st.t[tid].dtype not in ("bool", "int"))
         node = self.it.graph.make_node(st, f"{info.name}Backward", span, inputs, saved_recs, st.next_seq(),
-                              custom=(info, ctx, len(outputs)))
+                                       custom=(info, ctx, len(outputs)))
         if middles:
             self.it.backward.custom_middles[node.id] = (info.name, middles[0])
         dirty = set(st.attrs(ctx.oid)["__dirty__"].value)
@@ -185,4 +185,4 @@ class CustomFunctions:
                 got = _returned_count(node.value)
                 if got is not None and got < n_required:
                     self.it.emit(Event("backward_grad_count", self.it.span_of(node),
-                                    {"fn": info.name, "got": got, "want": n_inputs}))
+                                       {"fn": info.name, "got": got, "want": n_inputs}))

@@ -265,8 +265,8 @@ class Modules:
         if inplace and isinstance(x, TensorV) and (info is None or 0 in info.mutates or "Dropout" in short):
             label = f"{short}(inplace=True)"
             self.it.writes.do_write(st, x, label, span, kind="module", site=site, name=self.it.text_of(node.args[0])
-                          if isinstance(node, ast.Call) and node.args and site is None else "",
-                          fix_facts={"module_span": attrs["__span__"].value if isinstance(attrs.get("__span__"), ConstV) else None,
+                                    if isinstance(node, ast.Call) and node.args and site is None else "",
+                                    fix_facts={"module_span": attrs["__span__"].value if isinstance(attrs.get("__span__"), ConstV) else None,
                                      "form": "module_inplace", "op": label})
             self.it.writes.inplace_autograd(st, x, info, [], span, short, report_span=report, call_span=span)
             return x
@@ -300,7 +300,7 @@ class Modules:
             return self.it.ev.new_seq([outs[0], outs[1] if len(outs) > 1 else outs[0]], st, kind="tuple")
         if short == "MultiheadAttention":
             return self.it.ev.new_seq([outs[0], outs[1] if len(outs) > 1 else self.it.graph.new_tensor(st, rg=False)], st,
-                                kind="tuple")
+                                      kind="tuple")
         if len(outs) == 1:
             return outs[0]
         return self.it.ev.new_seq(list(outs), st, kind="tuple")
@@ -394,7 +394,7 @@ class Modules:
         if name == "update_parameters" and "__averaged__" in st.attrs(obj.oid):
             owner = self.it.tensors.receiver_text(node) or "averaged_model"
             self.it.optim.update_in_place(st, [t.tid for _, t in self.module_params(obj, st)],
-                                 f"{owner}.update_parameters()", self.it.span_of(node), owner)
+                                          f"{owner}.update_parameters()", self.it.span_of(node), owner)
             return NONE
         if name in ("register_forward_hook", "register_forward_pre_hook"):
             fn = args[0] if args else kwargs.get("hook", UNKNOWN)
@@ -476,8 +476,8 @@ class Modules:
         st.grad_enabled = False
         try:
             self.it.writes.do_write(st, weight, "renorm of an embedding lookup with max_norm",
-                          span, kind="module", site=site, name=st.t[weight.tid].name or "weight",
-                          leaf_check=False)
+                                    span, kind="module", site=site, name=st.t[weight.tid].name or "weight",
+                                    leaf_check=False)
         finally:
             st.grad_enabled = saved_mode
 

@@ -159,7 +159,7 @@ class Optimizers:
                 for ev in hits.get(rec[1], ()):
                     if tid in ev.facts.get("theirs", ()):
                         self.it.emit(Event(ev.kind, ev.span, dict(ev.facts, step=f"{opt_name}.step()", step_line=span.row),
-                                        ev.related + (Related(span, "this step applies those gradients", "step"),)))
+                                           ev.related + (Related(span, "this step applies those gradients", "step"),)))
                         return
 
     def merge_node(self, roots: Sequence[Any], mine: set, theirs: set) -> Any:

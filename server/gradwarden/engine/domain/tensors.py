@@ -66,7 +66,7 @@ class Tensors:
             retain_b = create_b if retain is None else self.it.ev.truth_of(retain) is not False
             inputs = kwargs.get("inputs", args[3] if len(args) > 3 else None)
             self.it.backward.do_backward(st, [t], span, retain=retain_b,
-                             inputs=[inputs] if isinstance(inputs, (TensorV, SeqV)) else ())
+                                         inputs=[inputs] if isinstance(inputs, (TensorV, SeqV)) else ())
             return NONE
         if name in NUMBER_METHODS and not (name == "type" and args):
             return UNKNOWN
@@ -142,8 +142,8 @@ class Tensors:
         slots += [v for v in kwargs.values() if isinstance(v, TensorV)]
         if name in {"expand", "expand_as", "broadcast_to"} and (info is None or info.alias is None):
             return self.it.graph.alias_tensor(st, t, kind="expand", span=span, rg=info_t.rg if st.grad_enabled else False,
-                                     grad_fn=self.it.graph.make_node(st, name, span, [t], (), st.next_seq())
-                                     if st.grad_enabled and info_t.rg is not False else None)
+                                              grad_fn=self.it.graph.make_node(st, name, span, [t], (), st.next_seq())
+                                              if st.grad_enabled and info_t.rg is not False else None)
         if info is None:
             if name.startswith("__") or name in ("apply_", "map_"):
                 return UNKNOWN
@@ -180,10 +180,10 @@ class Tensors:
         fix_facts = {"stmt_span": stmt_span, "target_text": self.receiver_text(node), "op": label,
                      "call_span": span, "form": "method"}
         self.it.writes.do_write(st, target, label, span, kind=kind, site=site, fix_facts=fix_facts,
-                      name=self.receiver_text(node) or "", others=others)
+                                name=self.receiver_text(node) or "", others=others)
         opname = label.split("(")[0] + "_" if "(inplace" in label else label.strip(".()")
         self.it.writes.inplace_autograd(st, target, info, others, span, opname,
-                              report_span=site, call_span=span if site else None)
+                                        report_span=site, call_span=span if site else None)
         return target
 
     def receiver_text(self, node: ast.AST) -> str:
@@ -244,8 +244,8 @@ class Tensors:
             if vinfo.expanded is not None and (info.param or info.rg):
                 rhs = stmt.value if isinstance(stmt, ast.Assign) else None
                 self.it.emit(Event("expanded_param_data", self.it.span_of(stmt), {"name": self.it.text_of(target.value)},
-                                related=(Related(vinfo.expanded, "expanded here", "created"),),
-                                fix_facts={"rhs_span": self.it.span_of(rhs) if rhs is not None else None}))
+                                   related=(Related(vinfo.expanded, "expanded here", "created"),),
+                                   fix_facts={"rhs_span": self.it.span_of(rhs) if rhs is not None else None}))
             if info.storage != vinfo.storage:
                 # `w.data = new`: whoever saved `w` itself reads the new data in backward,
                 # without a version bump (a pruning schedule applied before loss.backward())
@@ -311,13 +311,13 @@ class Tensors:
                 self.it.emit(Event("overlapping_assign", span, {
                     "name": name, "desc": f"the right-hand side is a view of `{name}` itself; the copy overlaps "
                                           "its own destination and raises"},
-                                fix_facts={"rhs_span": self.it.span_of(stmt.value)}))
+                                   fix_facts={"rhs_span": self.it.span_of(stmt.value)}))
                 raise Halt()
         fix_facts = {"stmt_span": span, "target_text": name, "op": "slice assignment", "form": "setitem",
                      "indent_row": span.row}
         self.it.writes.do_write(st, t, "slice assignment" if not isinstance(stmt, ast.AugAssign) else "augmented assignment",
-                      span, name=name, single_element=self.index_is_single(target.slice), fix_facts=fix_facts,
-                      others=(value,))
+                                span, name=name, single_element=self.index_is_single(target.slice), fix_facts=fix_facts,
+                                others=(value,))
         self.it.writes.inplace_autograd(st, t, None, [value] if isinstance(value, TensorV) else [], span, "setitem")
 
     def overlapping_rhs(self, target: ast.Subscript, rhs: ast.expr) -> bool:
@@ -356,7 +356,7 @@ class Tensors:
             if info is None:
                 info = optable.lookup_function("torch." + name, [arg_kind(st, left), "T"])
                 outs = self.it.graph.apply_op(st, info, [right] if not isinstance(left, TensorV) else [left, right], span,
-                                     name) if info is not None and info.slots[:1] == ("other",) else \
+                                              name) if info is not None and info.slots[:1] == ("other",) else \
                     self.it.graph.apply_op(st, None, [right], span, name)
                 return outs[0]
             return self.it.graph.apply_op(st, info, [right], span, name)[0]
@@ -376,8 +376,8 @@ class Tensors:
                      "form": "augassign", "binop": _OPSYM.get(type(op), "+")}
         label = f"`{_OPSYM.get(type(op), '?')}=`"
         self.it.writes.do_write(st, cur, label, span, name=target_text, fix_facts=fix_facts,
-                      single_element=isinstance(stmt.target, ast.Subscript) and self.index_is_single(stmt.target.slice),
-                      others=(rhs,))
+                                single_element=isinstance(stmt.target, ast.Subscript) and self.index_is_single(stmt.target.slice),
+                                others=(rhs,))
         others = [rhs] if isinstance(rhs, TensorV) else []
         self.it.writes.inplace_autograd(st, cur, info, others, span, name)
 
@@ -417,8 +417,8 @@ class Tensors:
             return
         where = ti.held_at or self.it.graph.site_here(best.stack, best.span)  # kept on an object: detach it there
         self.it.emit(Event("target_not_detached", where, {"name": ti.name or "target", "loss_line": span.row},
-                        related=(Related(span, "the loss that uses it as a target", "backward"),),
-                        fix_facts={"use_span": where}))
+                           related=(Related(span, "the loss that uses it as a target", "backward"),),
+                           fix_facts={"use_span": where}))
 
     def check_peer_target(self, pred: Value, target: Value, st: State, span: Span, loss_node: Any) -> None:
         """GW507: the target distribution of a distillation / mutual-learning loss is another

@@ -228,7 +228,8 @@ class TorchCalls:
             if args and isinstance(args[0], TensorV):
                 return self.it.tensors.call_tensor_method(args[0], short, args[1:], kwargs, st, node)
         if qual == "torch.einsum" and len(args) >= 2:
-            operands = self.it.graph.slot_tensors(st, args[1]) if len(args) == 2 else [a for a in args[1:] if isinstance(a, TensorV)]
+            operands = self.it.graph.slot_tensors(st, args[1]) if len(args) == 2 else \
+                [a for a in args[1:] if isinstance(a, TensorV)]
             if len(operands) >= 2:
                 # The table measures einsum's operands as one varargs slot, which cannot say
                 # "each operand is saved iff another one requires grad" (as measured for mm/bmm).
@@ -252,7 +253,7 @@ class TorchCalls:
         if info is not None and info.factory:
             rg = kwargs.get("requires_grad")
             t = self.it.graph.new_tensor(st, rg=bool(rg.value) if isinstance(rg, ConstV) else (None if rg else False),
-                                node=node)
+                                         node=node)
             return t
         if info is None:
             if not tensor_args:
@@ -298,7 +299,7 @@ class TorchCalls:
         if qual.endswith(".grad"):
             inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
             ran = self.it.backward.do_backward(st, [outputs], span, retain=retain_b, accumulate=False,
-                                   inputs=[inputs] if not isinstance(inputs, UnknownV) else ())
+                                               inputs=[inputs] if not isinstance(inputs, UnknownV) else ())
             n = len(self.it.graph.slot_tensors(st, inputs)) or 1
             gnode = self.it.backward.gradient_graph(st, ran, span) if create_b and st.grad_enabled else None
             grads = []
@@ -308,8 +309,8 @@ class TorchCalls:
             return self.it.ev.new_seq(grads, st, kind="tuple")
         inputs = kwargs.get("inputs")
         self.it.backward.do_backward(st, [outputs], span, retain=retain_b,
-                         user_grad="grad_tensors" in kwargs or len(args) > 1,
-                         inputs=[inputs] if isinstance(inputs, (TensorV, SeqV)) else ())
+                                     user_grad="grad_tensors" in kwargs or len(args) > 1,
+                                     inputs=[inputs] if isinstance(inputs, (TensorV, SeqV)) else ())
         return NONE
 
     def forward_ad_call(self, name: str, args: List[Value], st: State, node: ast.AST) -> Value:
@@ -320,8 +321,9 @@ class TorchCalls:
         if name == "make_dual" and isinstance(x, TensorV):
             info = st.t[x.tid]
             out = self.it.graph.alias_tensor(st, x, kind="view", span=self.it.span_of(node), rg=info.rg,
-                                    grad_fn=self.it.graph.make_node(st, "make_dual", self.it.span_of(node), [x], (), st.next_seq())
-                                    if info.rg is not False and st.grad_enabled else None)
+                                             grad_fn=self.it.graph.make_node(st, "make_dual", self.it.span_of(node), [x],
+                                                                             (), st.next_seq())
+                                             if info.rg is not False and st.grad_enabled else None)
             st.update_t(out.tid, dual=True)
             return out
         if name == "unpack_dual" and isinstance(x, TensorV):
@@ -352,7 +354,7 @@ class TorchCalls:
             st.grad_enabled = False
             try:
                 self.it.writes.do_write(st, args[0], qual.rsplit(".", 1)[-1] + "()", self.it.span_of(node),
-                              name=self.it.text_of(node.args[0]) if isinstance(node, ast.Call) and node.args else "")
+                                        name=self.it.text_of(node.args[0]) if isinstance(node, ast.Call) and node.args else "")
             finally:
                 st.grad_enabled = saved
             return args[0]

@@ -124,7 +124,7 @@ class Calls:
         self.it.call_stack.append(fdef)
         self.it.call_spans.append(span)
         self.it.call_args.append(frozenset(t.tid for v in list(args) + list(kwargs.values())
-                                        for t in self.it.graph.slot_tensors(st, v)))
+                                           for t in self.it.graph.slot_tensors(st, v)))
         try:
             try:
                 exits = self.it.stmts.exec_block(fdef.body, [st])
@@ -158,7 +158,7 @@ class Calls:
         function, never run it again, and give the module's code a fresh allotment."""
         self.it.stopped_defs.add(id(fdef))
         saved = self.it.budget.begin(self.it.definition_label(fdef, getattr(self.it.class_of_method(fdef), "name", "")),
-                                  self.it.header_span(fdef))
+                                     self.it.header_span(fdef))
         self.it.stopped_early()
         self.it.budget.end(saved)
         self.it.budget.restart()

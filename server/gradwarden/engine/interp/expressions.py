@@ -470,7 +470,7 @@ class Expressions:
             grad_fn = self.it.graph.make_node(st, "unbind", info.created or Span(1, 1, 1, 1), [it], (), st.next_seq()) \
                 if rg is not False else None
             return self.it.graph.alias_tensor(st, it, kind="multi_view", span=info.created, rg=rg, grad_fn=grad_fn,
-                                     opname="unbind")
+                                              opname="unbind")
         if isinstance(it, ObjV):
             return self.it.modules.object_iter_element(it, st)
         return UNKNOWN
@@ -524,7 +524,8 @@ class Expressions:
             if k == "method":
                 (cls, fdef) = func.target
                 if func.bound is not None and not self.it.is_static(fdef):
-                    return self.it.calls.call_function(fdef, [func.bound] + args, kwargs, st, self.it.span_of(node), bound_self=True)
+                    return self.it.calls.call_function(fdef, [func.bound] + args, kwargs, st, self.it.span_of(node),
+                                                       bound_self=True)
                 return self.it.calls.call_function(fdef, args, kwargs, st, self.it.span_of(node))
             if k == "class":
                 return self.it.calls.instantiate(func.target, args, kwargs, st, self.it.span_of(node))

@@ -337,7 +337,7 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
                 changed = True
             if item.optional_vars is not None:
                 self.it.stores.assign(item.optional_vars, ctx if not isinstance(ctx, ObjV) or mode is None else UNKNOWN,
-                            st, stmt)
+                                      st, stmt)
         out = self.exec_block(stmt.body, [st])
         if changed:
             for s in out:
@@ -576,8 +576,8 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         self.it.consumers.append(consumer)
         try:
             exits = self.it.calls.call_function(fdef, ([bound] if bound is not None else []) + args, kwargs, st,
-                                       self.it.span_of(stmt.iter), bound_self=bound is not None, join=False,
-                                       generator=True)
+                                                self.it.span_of(stmt.iter), bound_self=bound is not None, join=False,
+                                                generator=True)
         finally:
             self.it.consumers.pop()
         out = []

@@ -181,7 +181,7 @@ class Unreached:
         self.it.prefilled_dicts = st.dicts if "dicts" in st._shared else set(st.dicts)
         try:
             exits = self.it.calls.call_function(fn, ([self_v] if self_v is not None else []) + args, {}, st,
-                                       self.it.span_of(fn), bound_self=self_v is not None, join=False)
+                                                self.it.span_of(fn), bound_self=self_v is not None, join=False)
         except Halt:
             return
         for ex_state, ret in exits:
