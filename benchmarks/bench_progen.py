@@ -2,14 +2,16 @@
 
     .venv/bin/python benchmarks/bench_progen.py --n 2000 --seed 1 --family lifetime
     .venv/bin/python benchmarks/bench_progen.py --n 2000 --seed 1 --family flow --out /tmp/progen-flow
+    .venv/bin/python benchmarks/bench_progen.py --n 2000 --seed 1 --family silent
 
 Generates ``--n`` distinct programs of the family (``lifetime`` = issue 9's vocabulary,
-``flow`` = issue 10's, ``all`` = both), runs each under torch (one torch import, a forked
-child per program, one per core: tests/torch_runner.py) and under the engine
-(``analyze_source``), and prints the agreement table: per torch error class, the programs that
-raise it, how many the engine flags with an error diagnostic, how many it misses, and on which
-line (a cause line the generator planted, or the line torch raised at); for programs that run
-clean, the false alarms. Every disagreeing program (and every false warning) is written to
+``flow`` = issue 10's, ``silent`` = issue 24's, ``all`` = the three), runs each under torch (one
+torch import, a forked child per program, one per core: tests/torch_runner.py) and under the
+engine (``analyze_source``), and prints two agreement tables: per torch outcome class, the
+programs that raise it (or run silently wrong), how many the engine flags, how many it misses,
+and on which line (a cause line the generator planted, or the line torch raised at), and for
+programs that run clean, the false alarms; then per generator class (family/pattern), the
+hazards found, found on a planted line, missed, and the clean look-alikes flagged. Every disagreeing program (and every false warning) is written to
 ``--out/<verdict>/<pattern>/`` with torch's and the engine's outcome appended as comments, and
 ``--out/SUMMARY.md`` lists the smallest program per pattern.
 
@@ -34,6 +36,7 @@ from progen.oracle import (  # noqa: E402
     DISAGREEMENTS,
     annotated,
     describe,
+    disagreement_kinds,
     run,
     smallest_per_pattern,
     write_disagreements,
@@ -71,6 +74,9 @@ def main(argv=None) -> int:
     print()
     print(report.table())
     print()
+    print("per generator class:")
+    print(report.class_table())
+    print()
     print("not in agreement, per pattern/variant:")
     print(report.patterns())
     kinds = DISAGREEMENTS + ("false-warning", "missed-warning", "missed-silent", "engine-crash", "unexpected",
@@ -92,7 +98,7 @@ def main(argv=None) -> int:
             run_torch, close = torch_runner_for(Path(tmp))
             try:
                 for r in small:
-                    if r.verdict in DISAGREEMENTS:
+                    if r.verdict in disagreement_kinds(r.program.family):
                         text, kept, runs = shrink(r, run_torch)
                         shrunk[r.program.name] = (text, kept)
                         print(f"shrunk {r.program.name}: {len(r.program.text.splitlines())} -> "

@@ -1,6 +1,19 @@
 """Fixtures shared by the top-level tests; the helpers live in case_support.py (importable by
 name from any test module: a `conftest` module name would clash with tests/lsp/conftest.py)."""
+import pytest
+
+import trace_guard
 from case_support import *  # noqa: F401,F403 - re-export the fixtures (cases_dir, all_cases, ...)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    trace_guard.start(config)  # a private TMPDIR for the run, git status recorded
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    trace_guard.finish(session, exitstatus)  # anything left behind fails the run
 
 
 # The suite runs one test file per core (pyproject: ``-n auto --dist loadfile``), and files are
@@ -14,6 +27,7 @@ LONGEST_FIRST = (
     "tests/test_runtime_patterns.py",
     "tests/test_runtime_messages.py",
     "tests/test_variants.py",
+    "tests/test_projects.py",
     "tests/test_runtime_exit_status.py",
 )
 

@@ -104,5 +104,46 @@ def test_engine_to_fix_gradient_count():
         Scale.apply(x, 2.0).sum().backward()
     """)
     assert "GW307" in [d.code for d in analyze(text)]
-    new = fix_all(text, unsafe=False)
+    assert fix_all(text, unsafe=False) == text  # never a safe fix (rules/fixpolicy.py)
+    new = fix_all(text, unsafe=True)
     assert "return g * ctx.k, None" in new and "GW307" not in [d.code for d in analyze(new)]
+
+
+@pytest.mark.parametrize("ret, got", [
+    ("return Cls._grads(g, a)", 1),  # a static helper returning a tuple (gpytorch)
+    ("return (None,) * 3 + Inner.apply(g)", 1),  # tuple arithmetic with a Function's tuple (open_clip)
+    ("return (None, None, None) + (Inner.apply(g),)", 1),
+    ("return (None,) * 12", 1),  # trl
+    ("return helper(g)", 1),
+    ("return grads", 1),  # a name bound to who knows what
+    ("return g.chunk(2)", 1),  # a tensor method that returns a tuple
+    ("return *parts, None", 2),
+    ("return (g, g)", 1),  # the analysis's count disagrees with the syntax's
+])
+def test_complete_grads_only_where_the_syntax_fixes_the_count(ret, got):
+    text = src(f"""
+        class Cls(torch.autograd.Function):
+            @staticmethod
+            def backward(ctx, g):
+                a = g * 2
+                grads = make(g)
+                parts = [g]
+                {ret}
+    """)
+    assert realise(text, grads(text, ret, got, 4)) is None
+
+
+@pytest.mark.parametrize("ret, expected", [
+    ("return a", "return a, None"),  # bound once to arithmetic on the gradient
+    ("return torch.where(g > 0, g, 0 * g)", "return torch.where(g > 0, g, 0 * g), None"),
+    ("return -g[..., 0].clone()", "return -g[..., 0].clone(), None"),
+])
+def test_complete_grads_follows_single_tensors(ret, expected):
+    text = src(f"""
+        class Cls(torch.autograd.Function):
+            @staticmethod
+            def backward(ctx, g):
+                a = g * 2
+                {ret}
+    """)
+    assert expected in must(text, grads(text, ret, 1, 2))

@@ -16,7 +16,7 @@ import pytest
 from gradwarden import cli
 from gradwarden.rules import all_rules
 
-from case_support import cases_dir_problem, load_cases
+from case_support import cases_dir_problem, load_cases, load_revealed
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES: List[Tuple[str, str]] = [(p.stem, p.read_text()) for p in sorted((ROOT / "examples").glob("*.py"))]
@@ -24,6 +24,7 @@ SOURCES += [(f"{r.code}-{kind}-{i}", textwrap.dedent(s).strip("\n") + "\n")
             for r in all_rules() for kind, snippets in (("invalid", r.INVALID), ("valid", r.VALID))
             for i, s in enumerate(snippets)]
 SOURCES += [(f"case-{c.rel}", c.path.read_text(encoding="utf-8")) for c in load_cases()]
+SOURCES += [(f"case-{c.rel}", c.path.read_text(encoding="utf-8")) for c in load_revealed() if c.is_hazard]
 
 
 def apply_json_edits(text: str, edits: List[Dict]) -> str:
@@ -61,13 +62,48 @@ def test_json_edits_reproduce_fix_and_unsafe_fixes(name, source, tmp_path, monke
     fixes = [d["fix"] for d in diags if d["fix"]]
     safe_edits = [e for f in fixes if f["applicability"] == "safe" for e in f["edits"]]
     all_edits = [e for f in fixes for e in f["edits"]]
-    assert sum(1 for f in fixes if f["edits"]) >= min(1, len(fixes)), "fixes without edits"
+    assert all(f["edits"] for f in fixes), "a fix reported without edits"
 
     run(capsys, "check", "--fix", "m.py")
     assert apply_json_edits(source, safe_edits) == path.read_text()
     path.write_text(source)
     run(capsys, "check", "--fix", "--unsafe-fixes", "m.py")
     assert apply_json_edits(source, all_edits) == path.read_text()
+    # after the fix run, nothing it could fix is reported fixable
+    _, after = run(capsys, "check", "--output-format", "json", "m.py")
+    assert [d["code"] for d in json.loads(after) if d["fix"]] == []
+
+
+def test_the_fixable_count_is_what_fix_applies(tmp_path, monkeypatch, capsys):
+    """``[*] N fixable with --fix (M more with --unsafe-fixes)`` on examples/: ``--fix`` applies
+    N fixes, then nothing is marked fixable with --fix; ``--fix --unsafe-fixes`` applies the M
+    others, then nothing is marked at all."""
+    import re
+    import shutil
+
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    (tmp_path / "pyproject.toml").write_text("[tool.gradwarden]\n")
+    monkeypatch.chdir(tmp_path)
+
+    def marks() -> Tuple[int, int, int]:
+        _, text = run(capsys, "check", "--no-color", "examples/")
+        m = re.search(r"^\[\*\] (\d+) fixable with --fix(?: \((\d+) more with --unsafe-fixes\))?$", text, re.M)
+        only_unsafe = re.search(r"^\[\*\] (\d+) fixable with --fix --unsafe-fixes$", text, re.M)
+        if only_unsafe:
+            return 0, int(only_unsafe.group(1)), text.count(" [*] ")
+        return (int(m.group(1)), int(m.group(2) or 0), text.count(" [*] ")) if m else (0, 0, text.count(" [*] "))
+
+    def applied(*args: str) -> int:
+        cli.main(["check", *args, "examples/"])
+        m = re.search(r"Applied (\d+) fix", capsys.readouterr().err)
+        return int(m.group(1)) if m else 0
+
+    safe, more, marked = marks()
+    assert safe > 0 and more > 0 and marked == safe
+    assert applied("--fix") == safe
+    assert marks() == (0, more, 0)
+    assert applied("--fix", "--unsafe-fixes") == more
+    assert marks() == (0, 0, 0)
 
 
 def test_the_labelled_cases_are_there():

@@ -15,6 +15,12 @@ the engine's time only.
   error-severity diagnostic; a program that runs clean gets none) and no crash.
 
 The ``flow`` family (issue 10's gradient-flow rules, GW7xx) has the same bar: 0 disagreements.
+
+The ``silent`` family (issue 24: silent gradients, the run as oracle) is generated and checked
+against torch like the others (the generator tests below), but the engine's agreement on it is
+asserted only for the families of ``progen.ENGINE_CHECKED``: the engine work of issue 24 adds
+``silent`` there. Until then ``test_engine_on_unchecked_families`` runs the engine on every
+program (no crash allowed) and prints its table and disagreements (``-s``).
 ``python -m pytest tests/test_progen.py -s`` prints the agreement tables.
 """
 from __future__ import annotations
@@ -23,14 +29,14 @@ from typing import Dict
 
 import pytest
 
-from progen import FAMILIES, generate, generate_set
-from progen.oracle import DISAGREEMENTS, Report, describe, run, smallest_per_pattern
+from progen import ENGINE_CHECKED, FAMILIES, generate, generate_set
+from progen.oracle import Report, describe, disagreement_kinds, run, smallest_per_pattern
 
 pytest.importorskip("torch")
 
 SEED = 20261123
 SET_SIZE = 400  # per family: under a minute of torch on 2 quiet cores, recorded afterwards
-SUITE = "progen"  # sections progen-lifetime and progen-flow of tests/data/proofs.json
+SUITE = "progen"  # sections progen-lifetime, progen-flow and progen-silent of tests/data/proofs.json
 
 _reports: Dict[str, Report] = {}
 
@@ -43,7 +49,7 @@ def report_for(family: str, tmp_path_factory) -> Report:
         _reports[family] = run(programs, work, suite=f"{SUITE}-{family}", complete=True)
         print(f"\n=== progen {family}: {len(programs)} programs (torch: {_reports[family].ran} run, "
               f"{_reports[family].reused} recorded) ===\n{_reports[family].table()}\n"
-              f"{_reports[family].patterns()}")
+              f"{_reports[family].class_table()}\n{_reports[family].patterns()}")
     return _reports[family]
 
 
@@ -86,20 +92,36 @@ def test_generator_intent_matches_torch(family, tmp_path_factory):
 # --- the engine -----------------------------------------------------------------------------
 
 
-def test_engine_agrees_with_torch_lifetime(tmp_path_factory):
-    rep = report_for("lifetime", tmp_path_factory)
+@pytest.mark.parametrize("family", sorted(ENGINE_CHECKED))
+def test_engine_agrees_with_torch(family, tmp_path_factory):
+    """0 disagreements under the family's definition (``oracle.disagreement_kinds``: a missed raise
+    or a false error; for ``silent`` also a silent hazard with nothing loud or a false warning)."""
+    rep = report_for(family, tmp_path_factory)
     crashes = rep.by_verdict("engine-crash")
     assert not crashes, "the engine crashed:\n" + "\n".join(describe(r) for r in crashes[:10])
-    if rep.disagreements:
-        pytest.fail(f"engine vs torch (lifetime):\n{rep.table()}\n{_explain(rep, DISAGREEMENTS)}", pytrace=False)
+    kinds = disagreement_kinds(family)
+    if rep.by_verdict(*kinds):
+        pytest.fail(f"engine vs torch ({family}):\n{rep.table()}\n{rep.class_table()}\n{_explain(rep, kinds)}",
+                    pytrace=False)
 
 
-def test_engine_agrees_with_torch_flow(tmp_path_factory):
-    rep = report_for("flow", tmp_path_factory)
+def test_engine_checked_families_are_known():
+    """The switch names families the generator has (a typo would silently check nothing)."""
+    assert set(ENGINE_CHECKED) <= set(FAMILIES) and {"lifetime", "flow"} <= set(ENGINE_CHECKED)
+
+
+@pytest.mark.parametrize("family", [f for f in sorted(FAMILIES) if f not in ENGINE_CHECKED])
+def test_engine_on_unchecked_families(family, tmp_path_factory):
+    """A family whose engine work has not landed (not in ``progen.ENGINE_CHECKED``): the engine
+    analyses every program without crashing; its disagreements with torch are printed, not
+    asserted (run with -s). Adding the family to ENGINE_CHECKED makes them a failure."""
+    rep = report_for(family, tmp_path_factory)
     crashes = rep.by_verdict("engine-crash")
     assert not crashes, "the engine crashed:\n" + "\n".join(describe(r) for r in crashes[:10])
-    if rep.disagreements:
-        pytest.fail(f"engine vs torch (flow):\n{rep.table()}\n{_explain(rep, DISAGREEMENTS)}", pytrace=False)
+    kinds = disagreement_kinds(family)
+    bad = rep.by_verdict(*kinds)
+    print(f"\n=== engine vs torch ({family}, not yet checked): {len(bad)} disagreements ===\n{rep.class_table()}\n"
+          + (_explain(rep, kinds) if bad else ""))
 
 
 def test_flow_family_false_alarms(tmp_path_factory):

@@ -374,15 +374,15 @@ INDEXED: List[List[str]] = []
 
 @pytest.fixture
 def count_fix_index(monkeypatch):
-    """Counts fixability.index_fixes calls (each realises fixes with libcst, and for JSON runs
-    the fixer); cache.ResultCache.index_fixes calls it once per file it cannot answer."""
+    """Counts fixability.index_fixes calls (each runs the fixer with libcst);
+    cache.ResultCache.index_fixes calls it once per file it cannot answer."""
     from gradwarden import fixability
 
     real = fixability.index_fixes
 
-    def counting(diags, source_of, analyze=None):
+    def counting(diags, source_of, *args):
         INDEXED.append(sorted({d.filename for d in diags if d.fixes}))
-        return real(diags, source_of, analyze)
+        return real(diags, source_of, *args)
 
     monkeypatch.setattr(fixability, "index_fixes", counting)
     INDEXED.clear()

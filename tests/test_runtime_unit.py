@@ -208,7 +208,8 @@ def test_command_plain_torchrun_and_template(tmp_path):
     assert argv[:2] == ["/usr/bin/python3", str(S.CHILD_PATH)]
     assert argv[-3:] == ["--", "--lr", "0.1"]
     tr = S.build_command(target, DebugOptions(launcher="torchrun", nproc_per_node=4), str(tmp_path), "py")
-    assert tr[:7] == ["py", "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "4", str(S.CHILD_PATH)]
+    assert tr[:9] == ["py", "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "4",
+                      "--log-dir", os.path.join(str(tmp_path), "torchrun-logs"), str(S.CHILD_PATH)]
     tpl = S.build_command(target, DebugOptions(launcher_template="srun --gres=gpu:1 {cmd}"), str(tmp_path), "py")
     assert tpl[:2] == ["/bin/sh", "-c"]
     assert tpl[2].startswith("srun --gres=gpu:1 py ")

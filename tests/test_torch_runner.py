@@ -90,6 +90,26 @@ def test_summarize_handles_a_chained_traceback(tmp_path):
     assert s["frames"] == [9] and s["exc"] == "RuntimeError: second"
 
 
+def test_summarize_keeps_the_frames_of_the_programs_own_modules(tmp_path):
+    """A multi-file project's modules (below the program's folder) are kept as ``where``; the
+    program's own frames stay in ``frames``; installed libraries and other folders are not kept;
+    a single-file program's summary has no ``where`` at all."""
+    p = tmp_path / "run.py"
+    err = textwrap.dedent(f"""\
+        Traceback (most recent call last):
+          File "{p}", line 12, in <module>
+          File "{tmp_path}/project/train.py", line 24, in main
+          File "{tmp_path}/project/utils/sampling.py", line 4, in ban_
+          File "{tmp_path}/.venv/lib/python3.11/site-packages/torch/_tensor.py", line 9, in f
+          File "/elsewhere/lib.py", line 2, in foo
+        RuntimeError: boom
+        """)
+    s = summarize(p, 1, "", err)
+    assert s["frames"] == [12] and s["where"] == ["project/train.py:24", "project/utils/sampling.py:4"]
+    single = summarize(p, 1, "", f'Traceback (most recent call last):\n  File "{p}", line 3, in <module>\nRuntimeError: x\n')
+    assert "where" not in single and single["frames"] == [3]
+
+
 def test_recorded_proof_is_reused_only_while_it_agrees_with_the_label(tmp_path, proofs_file, no_torch):
     p = _write(tmp_path, "raises.py", PLAIN_RAISES)
     ok = lambda o: label_holds("error", o)  # noqa: E731

@@ -19,7 +19,10 @@ shared cases. Each has the shared-case header (``# family/expect/line/fix``); ev
    exactly like ``shared/tools/score.py``: a hit is an error/warning diagnostic on a cause line;
    a false alarm is an error/warning anywhere in an ``ok`` file (twins included) or on a line of
    a hazard file that is neither a cause line nor the backward line. Prints per-family recall
-   and every miss / false alarm with its diagnostics; asserts recall >= 90% and <= 2 false alarms.
+   and every miss / false alarm with its diagnostics; asserts recall >= 90% and <= 2 false alarms
+   over the settled batches. A batch written before the engine work it asks for
+   (:data:`PENDING_BATCHES`) is scored and printed apart and held to its recorded first-contact
+   score (no fewer hits, no more false alarms) until that work lands and removes it from the list.
 4. ``test_variant_score_matches_score_py``: the same numbers from ``score.py`` over the CLI.
 
 Run ``python -m pytest tests/test_variants.py -s`` to see the reports.
@@ -43,8 +46,9 @@ from torch_runner import Job, Outcome, prove
 VARIANTS_DIR = Path(__file__).resolve().parent / "data" / "variants"
 # Batches (tests/data/variants/BATCHES.md): numbers 31-59 (session 1; the engine was developed
 # against them), 60-99 (session 2, a held-out check: 29/48 hazards found at first contact, 2 false
-# alarms), 100-199 (batch 3, graph lifetime) and H01-H60 / C,F,G 200-299 (batch 4, gradient
-# flow: family H). The issue's bar for held-back cases is 90 %; this floor guards against
+# alarms), 100-199 (batch 3, graph lifetime), H01-H33 / C,F,G 200-213 (batches 4 and 5, gradient
+# flow: family H) and H40-H66 / C204-C206, F202-F203, G214-G231 (batch 6, silent gradients: pending,
+# see PENDING_BATCHES). The issue's bar for held-back cases is 90 %; this floor guards against
 # regressions below it (measured: 93 % overall, 1 false alarm), and the report prints every miss.
 MIN_RECALL = 0.90
 MAX_FALSE_ALARMS = 2
@@ -53,6 +57,29 @@ MIN_SAFE_LOOKALIKES = 15  # family G
 CASE_TIMEOUT_S = 120
 SUITE = "variants"  # its section of tests/data/proofs.json
 RECALL_LINE = re.compile(r"^recall (\d+)% \((\d+)/(\d+)\) false_alarms (\d+) cases (\d+)$", re.M)
+
+
+@dataclass(frozen=True)
+class PendingBatch:
+    """A batch whose engine work has not landed: its files (by the batch's numbers), and the first-contact
+    score recorded in BATCHES.md that the engine must not fall below meanwhile."""
+
+    name: str
+    files: "re.Pattern[str]"
+    first_contact_hits: int
+    first_contact_alarms: int
+
+    def holds(self, case: "Case") -> bool:
+        return bool(self.files.match(case.path.name))
+
+
+# Batch 6 (issue 24, silent gradients: H40-H66, C204-C206, F202-F203, G214-G231) was written and scored
+# before the engine work of issue 24; that work removes it from here, and the floor applies to it then.
+PENDING_BATCHES = (
+    PendingBatch("6 (issue 24: silent gradients)",
+                 re.compile(r"^(H(4\d|5\d|6[0-6])|C20[4-6]|F20[23]|G2(1[4-9]|2\d|3[01]))_"),
+                 first_contact_hits=4, first_contact_alarms=3),
+)
 
 
 def load_variants() -> List[Case]:
@@ -247,11 +274,28 @@ def score_variants(cases: List[Case], analyze: Callable) -> Score:
 def test_variant_static_score(variants: List[Case]) -> None:
     from gradwarden.engine.analyze import analyze_source  # late: an unfinished engine fails here only
 
-    score = score_variants(variants, analyze_source)
-    print(f"\n=== static engine on {VARIANTS_DIR.relative_to(REPO_ROOT)} ===\n{score.report}")
-    assert score.recall >= MIN_RECALL and score.alarms <= MAX_FALSE_ALARMS, (
-        f"recall {score.hits}/{score.total} = {score.recall:.0%} (want >= {MIN_RECALL:.0%}), "
-        f"false alarms {score.alarms} (want <= {MAX_FALSE_ALARMS})\n{score.report}")
+    pending = {b.name: [c for c in variants if b.holds(c)] for b in PENDING_BATCHES}
+    held = {c.rel for cases in pending.values() for c in cases}
+    settled = [c for c in variants if c.rel not in held]
+    score = score_variants(settled, analyze_source)
+    print(f"\n=== static engine on {VARIANTS_DIR.relative_to(REPO_ROOT)} (settled batches) ===\n{score.report}")
+    problems = []
+    if not (score.recall >= MIN_RECALL and score.alarms <= MAX_FALSE_ALARMS):
+        problems.append(f"settled batches: recall {score.hits}/{score.total} = {score.recall:.0%} (want >= "
+                        f"{MIN_RECALL:.0%}), false alarms {score.alarms} (want <= {MAX_FALSE_ALARMS})\n{score.report}")
+    for batch in PENDING_BATCHES:
+        cases = pending[batch.name]
+        if not cases:
+            problems.append(f"pending batch {batch.name}: no file matches {batch.files.pattern}")
+            continue
+        s = score_variants(cases, analyze_source)
+        print(f"\n=== pending batch {batch.name}: {len(cases)} files, first contact {batch.first_contact_hits} hits, "
+              f"{batch.first_contact_alarms} false alarms ===\n{s.report}")
+        if s.hits < batch.first_contact_hits or s.alarms > batch.first_contact_alarms:
+            problems.append(f"pending batch {batch.name}: {s.hits}/{s.total} hits, {s.alarms} false alarms; its "
+                            f"first contact was {batch.first_contact_hits} hits, {batch.first_contact_alarms} false "
+                            f"alarms (a regression)\n{s.report}")
+    assert not problems, "\n\n".join(problems)
 
 
 # --- 4. parity with shared/tools/score.py -------------------------------------------------

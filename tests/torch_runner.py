@@ -30,8 +30,10 @@ reuses them)
     Pruning: a suite that ran (or reused) its whole selection rewrites its section with
     exactly those programs; entries of files that are gone or changed, and sections of another
     environment, disappear then. A run of a subset (``-k``) only adds.
-    ``GRADWARDEN_PROOFS=off`` neither reads nor writes the file; ``=refresh`` ignores it and
-    rewrites it. ``python tests/torch_runner.py update [--fresh]`` runs every proof test with
+    A test run never writes the repository's file (no tracked file changes): what it ran and
+    did not find recorded runs again next time, until ``update`` records it.
+    ``GRADWARDEN_PROOFS=on`` writes it too, ``=off`` neither reads nor writes it, ``=refresh``
+    ignores it and rewrites it. ``python tests/torch_runner.py update [--fresh]`` runs every proof test with
     the file in write mode (``--fresh`` re-runs everything), ``python tests/torch_runner.py
     show`` prints what is recorded.
 """
@@ -55,6 +57,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 HERE = Path(__file__).resolve().parent
 CHILD = HERE / "torch_runner_child.py"
 PROOFS_FILE = HERE / "data" / "proofs.json"
+TRACKED_PROOFS_FILE = PROOFS_FILE  # the repository's file: written only on request (Proofs)
 MODE_ENV = "GRADWARDEN_CASE_RUN"  # "fresh": no warm server, no recorded proof
 PROOFS_ENV = "GRADWARDEN_PROOFS"  # "off" | "refresh" | default (read and write)
 # Bumped when what a summary holds or how it is computed changes (part of the runner's id).
@@ -69,9 +72,12 @@ TAIL = 1500
 PROOF_TESTS = (
     "tests/test_case_labels.py::test_case_label",
     "tests/test_variants.py::test_variant_labels",
+    "tests/test_projects.py::test_project_labels_hold_under_torch",
     "tests/test_examples.py::test_example_behaves_as_labelled",
     "tests/test_rule_examples_run.py",
     "tests/test_fix_cases.py",
+    "tests/test_fix_oracle.py",
+    "tests/test_fix_lifetime.py",
     "tests/test_progen.py",
 )
 
@@ -99,6 +105,7 @@ def digest(data: bytes) -> str:
 
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+)')
 _WARN = re.compile(r"^(.*?):(\d+): (\w*Warning): (.*)$")
+_SITE = re.compile(r"[\\/](site|dist)-packages[\\/]")  # an installed library, not the program's
 
 
 def summarize(path: Path, rc: Optional[int], stdout: str, stderr: str) -> dict:
@@ -109,11 +116,17 @@ def summarize(path: Path, rc: Optional[int], stdout: str, stderr: str) -> dict:
     exception's line, ``Type: first line of message``, or ""); ``frames`` (line numbers of the
     last traceback's frames that lie in the program, outermost first); ``warnings``
     (``[line or 0, category, first line of message]`` for each warning printed, line 0 when not
-    attributed to the program).
+    attributed to the program); ``where``, only when there are any: the last traceback's frames
+    in *other* files below the program's folder (``relative/path.py:LINE``, outermost first: the
+    modules of a multi-file project run through a launcher, see ``tests/test_projects.py``). A
+    single-file program has none, so its summary is what it was before ``where`` existed; ``out``
+    (a digest of stdout: the fix oracle compares what a program prints before and after a fix).
     """
     me = os.path.realpath(path)
+    base = os.path.dirname(me) + os.sep
     lines = stderr.splitlines()
     frames: List[int] = []
+    elsewhere: List[str] = []  # summary key "where"
     exc = ""
     last_tb = max((i for i, ln in enumerate(lines) if ln.startswith("Traceback (most recent call last)")),
                   default=None)
@@ -121,8 +134,11 @@ def summarize(path: Path, rc: Optional[int], stdout: str, stderr: str) -> dict:
         for j in range(last_tb + 1, len(lines)):
             m = _FRAME.match(lines[j])
             if m:
-                if os.path.realpath(m.group(1)) == me:
+                frame_path = os.path.realpath(m.group(1))
+                if frame_path == me:
                     frames.append(int(m.group(2)))
+                elif frame_path.startswith(base) and not _SITE.search(frame_path):
+                    elsewhere.append(os.path.relpath(frame_path, base).replace(os.sep, "/") + ":" + m.group(2))
                 continue
             if not lines[j].startswith(" ") and lines[j].strip():
                 exc = lines[j].strip()
@@ -136,7 +152,7 @@ def summarize(path: Path, rc: Optional[int], stdout: str, stderr: str) -> dict:
         if m:
             where = int(m.group(2)) if os.path.realpath(m.group(1)) == me else 0
             warns.append([where, m.group(3), m.group(4)[:120]])
-    return {
+    out = {
         "rc": rc,
         "runtime_error": "RuntimeError" in stderr,
         "mismatch": "MISMATCH" in stdout,
@@ -144,7 +160,11 @@ def summarize(path: Path, rc: Optional[int], stdout: str, stderr: str) -> dict:
         "exc": exc[:160],  # enough for every class of progen.oracle; keeps the file small
         "frames": frames,
         "warnings": warns[:20],
+        "out": digest(stdout.encode("utf-8", "replace")),
     }
+    if elsewhere:
+        out["where"] = elsewhere[-20:]  # the innermost ones: where it raised
+    return out
 
 
 def exc_type(summary: dict) -> str:
@@ -334,23 +354,26 @@ def environment() -> str:
     return f"torch {_torch_version()}, python {sys.version_info[0]}.{sys.version_info[1]}, runner {runner}"
 
 
-def _lock_path(path: Path) -> Path:
-    return Path(tempfile.gettempdir()) / f"gradwarden-proofs-{digest(str(path).encode())[:12]}.lock"
-
-
 @contextlib.contextmanager
 def _locked(path: Path):
+    """One writer of ``path`` at a time (pytest-xdist workers, parallel sessions): a lock on the
+    folder that holds it, which leaves no lock file behind (a file beside it would be an
+    untracked file in the checkout, one in the temporary folder a trace of every run)."""
     try:
         import fcntl
     except ImportError:  # not POSIX: no other session to race with in practice
         yield
         return
-    with open(_lock_path(path), "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(str(path.parent), os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def _read_file(path: Path) -> dict:
@@ -391,7 +414,12 @@ ABOUT = ("Recorded outcomes of programs run under torch by the tests (tests/torc
 
 
 class Proofs:
-    """The recorded outcomes of one suite (a section of ``tests/data/proofs.json``)."""
+    """The recorded outcomes of one suite (a section of ``tests/data/proofs.json``).
+
+    The repository's own file is only read by a test run (a test must not change a tracked
+    file): it is written by ``python tests/torch_runner.py update`` (``GRADWARDEN_PROOFS=on``
+    or ``refresh``). A file elsewhere (a test's own, under its temporary folder) is written
+    unless ``GRADWARDEN_PROOFS=off``."""
 
     def __init__(self, suite: str, path: Optional[Path] = None):
         self.suite = suite
@@ -399,7 +427,8 @@ class Proofs:
         self.env = environment()
         setting = os.environ.get(PROOFS_ENV, "").strip().lower()
         self.read_enabled = setting not in ("off", "refresh") and run_mode() != "fresh"
-        self.write_enabled = setting != "off"
+        tracked = self.path.resolve() == TRACKED_PROOFS_FILE.resolve()
+        self.write_enabled = setting in ("on", "refresh") or (setting != "off" and not tracked)
         self._lock = threading.Lock()
         self._known: Dict[str, dict] = {}
         self._new: Dict[str, dict] = {}
@@ -682,6 +711,7 @@ def main(argv: Sequence[str]) -> int:
         return _show()
     env = dict(os.environ)
     env[PROOFS_ENV] = "refresh" if args.fresh else "on"
+    env["GRADWARDEN_TRACE_GUARD"] = "off"  # rewriting the tracked proofs file is this command's job
     root = HERE.parent
     cmd = [sys.executable, "-m", "pytest", "-q", *PROOF_TESTS, *args.pytest_args]
     print("+", " ".join(cmd), flush=True)

@@ -225,10 +225,10 @@ class ResultCache:
 
     # ---- the fixes a report shows (``[*]``, ``fix.edits``): gradwarden.fixability
     def index_fixes(self, diags: Sequence[Diagnostic], source_of: Callable[[str], Optional[str]],
-                    analyze: Optional[Callable[..., Any]] = None) -> Any:
+                    analyze: Callable[..., Any], edits: bool = True) -> Any:
         """``fixability.index_fixes``, per file from the cache when the file's text, its
-        diagnostics and the files its analysis followed are unchanged (realising fixes
-        imports libcst and, for exact edits, runs the fixer: a warm re-run does neither)."""
+        diagnostics and the files its analysis followed are unchanged (knowing what a fix run
+        fixes imports libcst and runs the fixer: a warm re-run does neither)."""
         from gradwarden.engine.front.imports import following
         from gradwarden.fixability import Chosen, FixIndex, index_fixes
 
@@ -241,13 +241,15 @@ class ResultCache:
             source = source_of(filename)
             if source is None:
                 continue
-            path, key = self._fixes_entry(filename, source, file_diags, analyze is not None)
-            if self._load_fixes(path, key, file_diags, out, Chosen):
+            # an entry made for a report with edits answers one without (text after JSON)
+            if any(self._load_fixes(*self._fixes_entry(filename, source, file_diags, flag), file_diags, out, Chosen)
+                   for flag in ((True,) if edits else (False, True))):
                 self.fix_hits += 1
                 continue
+            path, key = self._fixes_entry(filename, source, file_diags, edits)
             with following() as followed:
                 part = index_fixes(file_diags, lambda name, _s=source: _s if name == filename else source_of(name),
-                                   analyze)
+                                   analyze, edits)
             out.chosen.update(part.chosen)
             out.realised.update(part.realised)
             self.fix_misses += 1
@@ -260,10 +262,10 @@ class ResultCache:
             self._write_entry(path, entry)
         return out
 
-    def _fixes_entry(self, filename: str, source: str, diags: Sequence[Diagnostic], exact: bool) -> Tuple[Path, str]:
+    def _fixes_entry(self, filename: str, source: str, diags: Sequence[Diagnostic], edits: bool) -> Tuple[Path, str]:
         """Where a file's fixes are kept (one entry per file and configuration, like its
         results), and the key of what they were computed from (the text and its diagnostics)."""
-        where = json.dumps([os.path.abspath(filename), filename, self.config, self.ignore_noqa, exact])
+        where = json.dumps([os.path.abspath(filename), filename, self.config, self.ignore_noqa, edits])
         key = _sha256(json.dumps([_sha256(source.encode("utf-8", "surrogatepass")), diagnostics_to_data(diags)],
                                  sort_keys=True).encode())
         return self.entries / "fixes" / f"{_sha256(where.encode())[:32]}.json", key

@@ -20,6 +20,9 @@ class CheckRun:
         self.diagnostics: "List[Diagnostic]" = []
         self.errors: "List[str]" = []  # internal errors, unreadable files
         self.usage_errors: "List[str]" = []  # missing paths
+        # files the fix stage could not rewrite (printed there, once; their findings are still
+        # reported, and the run exits 2)
+        self.fix_errors: "List[str]" = []
         self.sources: "Dict[str, Optional[str]]" = {}  # filename -> text (--show-source)
         self.files_checked = 0
         self.stdin_data: "Optional[bytes]" = None  # what was read from standard input (the fix stage writes it back)

@@ -6,8 +6,9 @@
     gradwarden clean                  remove the result cache (gradwarden/cache.py)
     gradwarden --version
 
-Exit codes: 0 no findings (or ``--exit-zero``), 1 findings, 2 usage, configuration or internal
-error (an internal error in one file is reported and the run goes on).
+Exit codes: 0 no error or warning (information notes and hints alone do not fail a run; or
+``--exit-zero``), 1 an error or warning (``--fail-on`` / ``fail-on`` moves the bar), 2 usage,
+configuration or internal error (an internal error in one file is reported and the run goes on).
 
 Other subcommands (``serve``, ``debug``) plug in through ``register_subcommand`` or
 ``SUBCOMMAND_MODULES``; more ``check`` options (``--fix``, ``--diff``, ...) through
@@ -57,7 +58,7 @@ _CHECK_OPTION_HOOKS: List[Callable[[argparse.ArgumentParser], None]] = []
 # "module:function" entries that extend `check`: called every time the parser is built
 # (a module that does not exist is skipped); the function calls register_check_options /
 # register_check_stage, once per list (it must be idempotent).
-CHECK_EXTENSION_MODULES: List[str] = ["gradwarden.fixes.cli:register"]
+CHECK_EXTENSION_MODULES: List[str] = ["gradwarden.adopt:register", "gradwarden.fixes.cli:register"]
 if TYPE_CHECKING:
     CheckStage = Callable[[argparse.Namespace, "CheckRun", TextIO, TextIO], Optional[int]]
 _CHECK_STAGES: List[CheckStage] = []
@@ -235,6 +236,9 @@ def _add_check_parser(sub: "argparse._SubParsersAction") -> argparse.ArgumentPar
                           "--color), never; NO_COLOR/FORCE_COLOR are honoured")
     out.add_argument("--no-color", dest="color", action="store_const", const="never", help="same as --color=never")
     out.add_argument("--exit-zero", action="store_true", help="exit with 0 even when there are findings")
+    out.add_argument("--fail-on", metavar="LEVEL", dest="fail_on",
+                     help="exit 1 when a finding is at least this severe: error, warning (the default: "
+                          "information notes alone exit 0), information or hint (config: fail-on)")
     out.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     verbosity = out.add_mutually_exclusive_group()
     verbosity.add_argument("-q", "--quiet", action="store_true", help="print diagnostics only, no summary")
@@ -405,6 +409,7 @@ def resolve_settings(args: argparse.Namespace, first_path: Optional[Path]) -> Se
         extend_exclude=args.extend_exclude,
         respect_gitignore=args.respect_gitignore,
         jobs=args.jobs,
+        fail_on=getattr(args, "fail_on", None),
         source="command line",
     )
 
@@ -521,9 +526,9 @@ def report(args: argparse.Namespace, run: CheckRun, stdout: TextIO, stderr: Text
             n = len(run.errors)
             error_to(stderr, f"{n} file{'s' if n != 1 else ''} could not be checked")
     stdout.flush()
-    if run.errors or run.usage_errors:
+    if run.errors or run.usage_errors or getattr(run, "fix_errors", None):
         return EXIT_ERROR
-    if diags and not args.exit_zero:
+    if run.settings.fails(diags) and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_OK
 
@@ -546,9 +551,22 @@ def _render(args: argparse.Namespace, run: CheckRun, stdout: TextIO, found) -> s
     if fmt == "json-lines":
         return format_json_lines(diags, notebooks=nbs, fixes=fixes)
     if fmt == "sarif":
-        return format_sarif(diags, errors=run.errors, notebooks=nbs, fixes=fixes)
+        from gradwarden.cli_report import source_reader
+
+        limits: List[str] = []
+        text = format_sarif(diags, errors=run.errors, notebooks=nbs, fixes=fixes, read=source_reader(args, run),
+                            warnings=limits)
+        for message in limits:
+            print(f"warning: {message}", file=sys.stderr)
+        return text
     if fmt == "github":
         return format_github(diags, notebooks=nbs)
+    if fmt == "html":
+        from gradwarden.cli_report import source_reader
+        from gradwarden.formats import format_html
+
+        return format_html(diags, read=source_reader(args, run), notebooks=nbs, errors=run.errors,
+                           files_checked=run.files_checked)
     color = _use_color(args.color, stdout) and not args.output_file
     return format_text(diags, color=color, show_source=args.show_source, sources=run.sources, notebooks=nbs,
                        fixes=fixes)

@@ -60,6 +60,11 @@ def _reader(args: argparse.Namespace, run: "CheckRun"):
     return source_of
 
 
+def source_reader(args: argparse.Namespace, run: "CheckRun"):
+    """filename -> the text its diagnostics were computed on (the HTML report's source lines)."""
+    return _reader(args, run)
+
+
 def extras(args: argparse.Namespace, run: "CheckRun") -> Extras:
     diags: Sequence[Diagnostic] = run.diagnostics
     notebooks: Dict[str, "CellMap"] = {}
@@ -73,16 +78,16 @@ def extras(args: argparse.Namespace, run: "CheckRun") -> Extras:
     fixes = None
     if args.output_format in FIX_AWARE_FORMATS and not args.statistics and any(d.fixes for d in diags):
         from gradwarden.fixability import index_fixes
+        from gradwarden.runner import diagnose
 
-        analyze = None
-        if args.output_format in ("json", "json-lines", "sarif"):  # edits exactly as a fix run makes them
-            from gradwarden.runner import diagnose
+        def analyze(text: str, filename: str):  # the fix run's own analysis of a fixed text
+            return diagnose(text, filename, run.settings, ignore_noqa=args.ignore_noqa)
 
-            def analyze(text: str, filename: str):
-                return diagnose(text, filename, run.settings, ignore_noqa=args.ignore_noqa)
-
+        # text needs only which findings a fix run fixes ([*]); JSON and SARIF the edits too
+        want_edits = args.output_format != "text"
         cache = getattr(run, "result_cache", None)  # warm re-runs: no libcst, no fix runs
-        fixes = (cache.index_fixes if cache is not None else index_fixes)(diags, _reader(args, run), analyze)
+        fixes = (cache.index_fixes if cache is not None else index_fixes)(diags, _reader(args, run), analyze,
+                                                                           want_edits)
     return Extras(notebooks, fixes)
 
 

@@ -16,6 +16,8 @@ does). Keys::
     severity = { GW404 = "warning", GW5 = "error" }   # error | warning | information | hint
     respect-gitignore = true
     jobs = 4                           # 0: automatic
+    fail-on = "warning"                # exit 1 for findings at this severity or above (default:
+                                       # warning; "information" fails on notes too, "error" only on errors)
 
 Rule selection follows ruff: within one source (the file, then the command line) the more
 specific selector wins (``select = ["GW201"]`` with ``ignore = ["GW2"]`` keeps GW201), a
@@ -58,6 +60,7 @@ KNOWN_KEYS: Tuple[str, ...] = (
     "severity",
     "respect-gitignore",
     "jobs",
+    "fail-on",
 )
 
 
@@ -144,8 +147,15 @@ class Settings:
     exclude: Tuple[PathGlob, ...] = ()  # the effective exclusions (default or configured + extended)
     respect_gitignore: bool = True
     jobs: Optional[int] = None  # None/0: automatic
+    # `check` exits 1 when a finding is at least this severe (errors and warnings by default:
+    # an information note is not a proven hazard, as a type checker's notes fail no run)
+    fail_on: Severity = Severity.WARNING
 
     # ---- rule selection and severity ----
+    def fails(self, diags: Iterable[Diagnostic]) -> bool:
+        """Does a run that reports ``diags`` fail (exit 1)?"""
+        return any(d.severity <= self.fail_on for d in diags)
+
     def is_enabled(self, code: str) -> bool:
         code = code.upper()
         if code == PARSE_ERROR_CODE:
@@ -204,6 +214,7 @@ class Settings:
         extend_exclude: Sequence[str] = (),
         respect_gitignore: Optional[bool] = None,
         jobs: Optional[int] = None,
+        fail_on: Optional[str] = None,
         base: Optional[Path] = None,
         source: str = "command line",
     ) -> "Settings":
@@ -228,6 +239,8 @@ class Settings:
             changes["respect_gitignore"] = bool(respect_gitignore)
         if jobs is not None:
             changes["jobs"] = jobs
+        if fail_on is not None:
+            changes["fail_on"] = parse_severity(fail_on, f"{source}: `fail-on`")
         return replace(self, **changes)
 
 
@@ -338,6 +351,7 @@ def settings_from_options(options: Mapping[str, Any], *, root: Path, source: str
     jobs = options.get("jobs")
     if jobs is not None:
         _check_jobs(jobs, where("jobs"))
+    fail_on = parse_severity(options["fail-on"], where("fail-on")) if "fail-on" in options else Severity.WARNING
     return Settings(
         root=root,
         config_file=None,
@@ -346,6 +360,7 @@ def settings_from_options(options: Mapping[str, Any], *, root: Path, source: str
         exclude=tuple(exclude),
         respect_gitignore=respect,
         jobs=jobs,
+        fail_on=fail_on,
     )
 
 
@@ -411,6 +426,7 @@ def apply_inline_options(settings: Settings, options: Mapping[str, Any], *, sour
         extend_exclude=options.get("extend-exclude", ()),
         respect_gitignore=_bool_or_none(options.get("respect-gitignore"), f"{source}: `respect-gitignore`"),
         jobs=options.get("jobs"),
+        fail_on=options.get("fail-on"),
         source=source,
     )
     if "per-file-ignores" in options:

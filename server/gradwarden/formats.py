@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Notebooks = Optional[Mapping[str, "CellMap"]]  # notebook filename -> its cells (positions per cell)
 
-OUTPUT_FORMATS = ("text", "json", "json-lines", "sarif", "github")
+OUTPUT_FORMATS = ("text", "json", "json-lines", "sarif", "github", "html")
 
 REPOSITORY_URL = "https://github.com/gradwarden/gradwarden"
 DOCS_URL = REPOSITORY_URL + "/blob/main/docs/rules.md"
@@ -383,6 +383,122 @@ def _sarif_fix(fix, filename: str) -> Dict[str, object]:
     }
 
 
+# GitHub code scanning's limits on one upload (docs.github.com, "SARIF results exceed limit" and
+# "SARIF file is too large"): above MAX_RESULTS results in a run the whole upload is rejected;
+# only the SHOWN_RESULTS most severe are displayed; a result may have at most MAX_LOCATIONS
+# locations (100 shown); the gzipped file may be at most MAX_GZIP_BYTES.
+SARIF_MAX_RESULTS = 25_000
+SARIF_SHOWN_RESULTS = 5_000
+SARIF_MAX_LOCATIONS = 1_000
+SARIF_MAX_GZIP_BYTES = 10 * 1024 * 1024
+FINGERPRINT_KEY = "gradwarden/codeContext/v1"
+
+
+def _code_only(line: str) -> str:
+    """A source line without its comment (outside strings) and with its whitespace collapsed:
+    what the fingerprint reads, so that re-indenting or a `# noqa` does not change it."""
+    quote: Optional[str] = None
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if line.startswith(quote, i):
+                i += len(quote)
+                quote = None
+                continue
+        elif ch == "#":
+            line = line[:i]
+            break
+        elif ch in "\"'":
+            quote = line[i:i + 3] if line[i:i + 3] in ('"""', "'''") else ch
+            i += len(quote)
+            continue
+        i += 1
+    return " ".join(line.split())
+
+
+def code_context(d: Diagnostic, lines: Optional[Sequence[str]]) -> str:
+    """The normalised code around ``d``: the flagged text, its statement's lines, and the
+    nearest line of code above and below (never the line numbers)."""
+    if not lines or not 1 <= d.span.row <= len(lines):
+        return re.sub(r"\b(line|lines|cell) \d+\b", r"\1 #", d.message)  # no source: the message, unnumbered
+    first = lines[d.span.row - 1]
+    if d.span.end_row == d.span.row:
+        flagged = first[max(d.span.column - 1, 0): max(d.span.end_column - 1, 0)]
+    else:
+        flagged = first[max(d.span.column - 1, 0):]
+    end = min(d.span.end_row, d.span.row + 4, len(lines))
+    statement = [_code_only(lines[r - 1]) for r in range(d.span.row, end + 1)]
+
+    def neighbour(start: int, step: int) -> str:
+        r = start
+        while 1 <= r <= len(lines):
+            text = _code_only(lines[r - 1])
+            if text:
+                return text
+            r += step
+        return ""
+
+    return "\n".join([" ".join(flagged.split()), *statement, neighbour(d.span.row - 1, -1),
+                      neighbour(end + 1, 1)])
+
+
+def sarif_fingerprints(diags: Sequence[Diagnostic], read: Optional[Callable[[str], Optional[str]]] = None
+                       ) -> List[str]:
+    """One ``partialFingerprints`` value per diagnostic (same order): a hash of the rule, the
+    file and the normalised code around the finding, so that an alert keeps its identity when
+    lines above it are added or removed; identical code flagged twice in a file is told apart
+    by its occurrence (``:1``, ``:2`` in file order, as GitHub's own line hash does)."""
+    import hashlib
+
+    texts: Dict[str, Optional[List[str]]] = {}
+    bases: List[str] = []
+    for d in diags:
+        if d.filename not in texts:
+            text = read(d.filename) if read is not None else None
+            texts[d.filename] = text.splitlines() if text is not None else None
+        key = "\0".join((d.code, Path(d.filename).as_posix(), code_context(d, texts[d.filename])))
+        bases.append(hashlib.sha256(key.encode("utf-8")).hexdigest()[:32])
+    seen: Counter = Counter()
+    out: List[str] = []
+    order = sorted(range(len(diags)), key=lambda i: (diags[i].filename, diags[i].span.row, diags[i].span.column))
+    numbered: Dict[int, str] = {}
+    for i in order:
+        seen[bases[i]] += 1
+        numbered[i] = f"{bases[i]}:{seen[bases[i]]}"
+    for i in range(len(diags)):
+        out.append(numbered[i])
+    return out
+
+
+_SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFORMATION: 2, Severity.HINT: 3}
+
+
+def sarif_limits(diags: Sequence[Diagnostic]) -> Tuple[List[Diagnostic], List[str]]:
+    """(the diagnostics that fit in one code scanning upload, what to tell the user). Above
+    SARIF_MAX_RESULTS GitHub rejects the whole file: the most severe are kept (then in file
+    order) and the message says how many were left out and how to narrow the run."""
+    messages: List[str] = []
+    kept = list(diags)
+    if len(kept) > SARIF_MAX_RESULTS:
+        ranked = sorted(kept, key=lambda d: (_SEVERITY_ORDER.get(d.severity, 9), d.filename, d.span.row,
+                                             d.span.column, d.code))
+        kept = sort_diagnostics(ranked[:SARIF_MAX_RESULTS])
+        messages.append(
+            f"{len(diags)} results exceed GitHub code scanning's limit of {SARIF_MAX_RESULTS:,} per run (an "
+            f"upload above it is rejected): the {SARIF_MAX_RESULTS:,} most severe are written, "
+            f"{len(diags) - SARIF_MAX_RESULTS} left out; narrow the run with --select/--ignore or paths, "
+            "or adopt the existing findings with --add-noqa")
+    if len(kept) > SARIF_SHOWN_RESULTS:
+        messages.append(
+            f"{len(kept)} results: GitHub code scanning shows only the {SARIF_SHOWN_RESULTS:,} most severe of a "
+            "run; narrow the run with --select/--ignore or paths, or adopt the existing findings with --add-noqa")
+    return kept, messages
+
+
 def format_sarif(
     diags: Sequence[Diagnostic],
     *,
@@ -391,30 +507,40 @@ def format_sarif(
     root: Optional[Path] = None,
     notebooks: Notebooks = None,
     fixes: Optional["FixIndex"] = None,
+    read: Optional[Callable[[str], Optional[str]]] = None,
+    warnings: Optional[List[str]] = None,
 ) -> str:
     """SARIF 2.1.0: one run, the whole rule catalog in ``tool.driver.rules``, one result per
     diagnostic (columns counted in Unicode code points, relative paths against %SRCROOT%,
     the working directory). ``errors``: internal errors, reported as tool notifications.
     ``fixes``: the fix ``--fix`` (else ``--unsafe-fixes``) applies becomes the result's
-    ``fixes`` entry (not for notebooks, whose edits are counted in cells)."""
+    ``fixes`` entry (not for notebooks, whose edits are counted in cells).
+    Each result carries ``partialFingerprints`` (``sarif_fingerprints``; ``read(filename)``
+    gives the code they hash). GitHub's limits are kept (``sarif_limits``): what was left out
+    is said in a tool notification and appended to ``warnings``."""
     if rules is None:
         from gradwarden.rules import all_rules
 
         rules = all_rules()
     index = {r.code: i for i, r in enumerate(rules)}
     results = []
-    for d in sort_diagnostics(diags):
+    ordered, limit_messages = sarif_limits(sort_diagnostics(diags))
+    if warnings is not None:
+        warnings.extend(limit_messages)
+    prints = sarif_fingerprints(ordered, read)
+    for d, fingerprint in zip(ordered, prints):
         result: Dict[str, object] = {
             "ruleId": d.code,
             "level": sarif_level(d.severity),
             "message": {"text": cell_message(d.message, d.filename, notebooks)},
             "locations": [_sarif_location(d.filename, d.span, notebooks)],
+            "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
         }
         if d.code in index:
             result["ruleIndex"] = index[d.code]
         if d.related:
             related = []
-            for i, r in enumerate(d.related):
+            for i, r in enumerate(d.related[: SARIF_MAX_LOCATIONS - 1]):
                 rname = r.filename or d.filename
                 entry = {"id": i, **_sarif_location(rname, r.span, notebooks)}
                 entry["message"] = {"text": cell_message(r.message, rname, notebooks)}
@@ -442,13 +568,45 @@ def format_sarif(
         "invocations": [
             {
                 "executionSuccessful": not errors,
-                "toolExecutionNotifications": [{"level": "error", "message": {"text": e}} for e in errors],
+                "toolExecutionNotifications": [{"level": "error", "message": {"text": e}} for e in errors]
+                + [{"level": "warning", "message": {"text": m}} for m in limit_messages],
             }
         ],
         "results": results,
     }
     doc = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    if len(text) > SARIF_MAX_GZIP_BYTES and warnings is not None:  # gzip never grows JSON this large
+        import gzip
+
+        size = len(gzip.compress(text.encode("utf-8")))
+        if size > SARIF_MAX_GZIP_BYTES:
+            warnings.append(f"the SARIF file is {size / 2**20:.1f} MB gzipped, above GitHub code scanning's "
+                            f"limit of {SARIF_MAX_GZIP_BYTES // 2**20} MB: narrow the run with --select/--ignore "
+                            "or paths, or adopt the existing findings with --add-noqa")
+    return text
+
+
+# --------------------------------------------------------------------------- html
+def format_html(
+    diags: Sequence[Diagnostic],
+    *,
+    read: Callable[[str], Optional[str]],
+    notebooks: Notebooks = None,
+    errors: Sequence[str] = (),
+    files_checked: Optional[int] = None,
+) -> str:
+    """One self-contained HTML page with the timeline picture of every finding (a CI
+    artifact). ``read(filename)``: the text the diagnostics were computed on (a notebook: its
+    program), for the source lines the pictures link to."""
+    from gradwarden.picture.reports import check_report
+
+    def locate(filename: str, row: int):
+        nb = notebooks.get(filename) if notebooks else None
+        return nb.locate(row) if nb is not None else None
+
+    return check_report(diags, read=read, locate=locate if notebooks else None, errors=errors,
+                        files_checked=files_checked)
 
 
 FORMATTERS: Dict[str, Callable[..., str]] = {
@@ -457,6 +615,7 @@ FORMATTERS: Dict[str, Callable[..., str]] = {
     "json-lines": format_json_lines,
     "sarif": format_sarif,
     "github": format_github,
+    "html": format_html,
 }
 
 

@@ -21,7 +21,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterable, List, Optional, Set, Union
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple, Union
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradwarden.engine.diagnostic import Diagnostic
@@ -235,4 +235,105 @@ def filter_noqa(diags: Iterable[Diagnostic], source_text: Optional[str]) -> List
         return diags
     return [d for d in diags if not noqa.suppresses(d.code, d.span.row)]
 
-__all__ = ["ALL", "NoqaMap", "build_noqa_map", "file_noqa_codes", "filter_noqa", "noqa_codes_on_line"]
+# --------------------------------------------------------------------------- adding (--add-noqa)
+@dataclass
+class NoqaAddition:
+    """What :func:`add_noqa_comments` did to a source."""
+
+    text: str  # the new source (the old one when nothing changed)
+    lines_changed: int = 0  # lines that got a new or extended directive
+    codes_added: int = 0
+    skipped: List[Tuple[int, str, str]] = field(default_factory=list)  # (row, code, why)
+
+
+_NEWLINE = re.compile(r"(\r\n|\r|\n)$")
+
+
+def noqa_target_rows(source: str) -> Optional[Dict[int, int]]:
+    """Row -> the row whose ``# noqa`` covers it, where that is another row (the end of a
+    multi-line string or of a backslash continuation: the rows :class:`NoqaMap` redirects).
+    None when the source does not tokenize."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError, ValueError):
+        return None
+    lines = [ln.rstrip("\r\n") for ln in io.StringIO(source).readlines()]
+    redirects: Dict[int, int] = {}
+    _record_redirects(tokens, lines, redirects)
+    return redirects
+
+
+def _comments_by_row(source: str) -> Dict[int, Tuple[int, str]]:
+    """Row -> (column, text) of the comment token on it."""
+    out: Dict[int, Tuple[int, str]] = {}
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT:
+            out[tok.start[0]] = (tok.start[1], tok.string)
+    return out
+
+
+def add_noqa_comments(source: str, codes_by_row: Mapping[int, Iterable[str]]) -> NoqaAddition:
+    """``source`` with a ``# noqa: CODE`` for each (row, code) of ``codes_by_row``, placed
+    where :func:`build_noqa_map` reads it back: on the row itself, or on the last row of the
+    multi-line string or backslash continuation the row belongs to. An existing directive
+    keeps its codes and spelling and gets the new codes appended (``# noqa: GW101, GW201``);
+    a bare ``# noqa`` already covers everything; another comment on the line is kept and the
+    directive follows it. Line endings and the rest of the text are untouched."""
+    result = NoqaAddition(source)
+    wanted = {row: sorted({c.upper() for c in codes}) for row, codes in codes_by_row.items() if codes}
+    if not wanted:
+        return result
+    redirects = noqa_target_rows(source)
+    if redirects is None:
+        result.skipped = [(row, code, "the file does not tokenize") for row, codes in sorted(wanted.items())
+                          for code in codes]
+        return result
+    lines = io.StringIO(source).readlines()
+    comments = _comments_by_row(source)
+    by_target: Dict[int, List[str]] = {}
+    for row, codes in sorted(wanted.items()):
+        target = redirects.get(row, row)
+        if not 1 <= target <= len(lines):
+            result.skipped += [(row, code, "no such line") for code in codes]
+            continue
+        by_target.setdefault(target, [])
+        for code in codes:
+            if code not in by_target[target]:
+                by_target[target].append(code)
+    for target, codes in sorted(by_target.items()):
+        line = lines[target - 1]
+        m = _NEWLINE.search(line)
+        ending = m.group(1) if m else ""
+        body = line[: len(line) - len(ending)]
+        comment = comments.get(target)
+        existing: Optional[Codes] = None
+        directive: Optional["re.Match[str]"] = None
+        if comment is not None:
+            col, text = comment
+            for match in _pattern("_LINE_RE").finditer(body, col):
+                found = _codes_of(match)
+                if found is ALL:
+                    existing, directive = ALL, None
+                    break
+                if found:
+                    existing = found if existing is None else frozenset(existing | found)  # type: ignore[operator]
+                    directive = match if directive is None else directive
+        if existing is ALL:
+            continue
+        new = [c for c in codes if not (existing and _covers(existing, c))]
+        if not new:
+            continue
+        if directive is not None:
+            end = directive.end("codes")
+            body = body[:end] + ", " + ", ".join(new) + body[end:]
+        else:
+            body = body.rstrip() + "  # noqa: " + ", ".join(new)
+        lines[target - 1] = body + ending
+        result.lines_changed += 1
+        result.codes_added += len(new)
+    result.text = "".join(lines)
+    return result
+
+
+__all__ = ["ALL", "NoqaAddition", "NoqaMap", "add_noqa_comments", "build_noqa_map", "file_noqa_codes",
+           "filter_noqa", "noqa_codes_on_line", "noqa_target_rows"]

@@ -44,7 +44,9 @@ def log(msg: str) -> None:
 # --------------------------------------------------------------------------- Neovim
 def nvim_version(nvim: str) -> Optional[tuple]:
     try:
-        out = subprocess.run([nvim, "--version"], capture_output=True, text=True, timeout=30).stdout
+        with tempfile.TemporaryDirectory(prefix="gw-nvim-") as tmp:  # Neovim makes $TMPDIR/nvim.<user>
+            out = subprocess.run([nvim, "--version"], capture_output=True, text=True, timeout=30,
+                                 env={**os.environ, "TMPDIR": tmp, "HOME": tmp}).stdout
     except (OSError, subprocess.SubprocessError):
         return None
     m = re.search(r"NVIM v(\d+)\.(\d+)\.(\d+)", out)
@@ -69,8 +71,9 @@ def find_nvim(minimum=(0, 11, 0)) -> str:
 def emacs_has(emacs: str, feature: str) -> bool:
     code = f"(progn (require 'package) (package-initialize) (require '{feature}) (princ \"feature-ok\"))"
     try:
-        res = subprocess.run([emacs, "--batch", "-q", "--eval", code], capture_output=True, text=True, timeout=120,
-                             env={**os.environ, "HOME": tempfile.gettempdir()})
+        with tempfile.TemporaryDirectory(prefix="gw-emacs-") as home:  # ~/.emacs.d goes there, and goes
+            res = subprocess.run([emacs, "--batch", "-q", "--eval", code], capture_output=True, text=True,
+                                 timeout=120, env={**os.environ, "HOME": home, "TMPDIR": home})
     except (OSError, subprocess.SubprocessError):
         return False
     return "feature-ok" in res.stdout
@@ -83,13 +86,16 @@ def eglot_works(emacs: str) -> bool:
 @contextlib.contextmanager
 def _install_lock() -> Iterator[None]:
     """One installer at a time among our own processes (pytest-xdist workers)."""
-    path = Path(tempfile.gettempdir()) / "gradwarden-editor-setup.lock"
-    with open(path, "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
+    # a lock on the temporary folder itself: no lock file left behind
+    fd = os.open(tempfile.gettempdir(), os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
 
 
 def _apt(args: Sequence[str], timeout: float = 900) -> None:

@@ -100,8 +100,11 @@ def run_driver(argv, ws: Path, env: dict, timeout: float = 1200) -> subprocess.C
 def editor_env(tmp_path: Path, server_cmd, result_file: Path) -> dict:
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
+    tmp = tmp_path / "tmp"  # Neovim's nvim.<user> folder, Emacs' and Vim's scratch files
+    tmp.mkdir(exist_ok=True)
     env = dict(os.environ)
     env.update({
+        "TMPDIR": str(tmp),
         "HOME": str(home),  # Emacs' eln-cache, Neovim's state: never the real ~
         "XDG_CONFIG_HOME": str(home / ".config"),
         "XDG_DATA_HOME": str(home / ".local/share"),
@@ -123,6 +126,35 @@ def test_neovim(nvim, tmp_path):
     data = json.loads(result_file.read_text())
     assert data["pull"] is True  # Neovim 0.11 pulls diagnostics; the server agreed
     assert data["encoding"] == "utf-8"
+
+
+def test_neovim_code_lens_runs_the_debug_run(nvim, tmp_path):
+    """The code lens "Confirm with a debug run" in a real Neovim: displayed, run with
+    vim.lsp.codelens.run(), the lens then says "1 confirmed" and the diagnostic reads
+    "[confirmed] ..." in place; gradwarden.showTimeline writes the picture (nvim/codelens.lua)."""
+    ws = workspace(tmp_path)
+    result_file, server_log = tmp_path / "nvim-lens.json", tmp_path / "server.log"
+    env = editor_env(tmp_path, SERVER + ["--log-file", str(server_log)], result_file)
+    env["GW_PYTHON"] = sys.executable  # has torch: the debug run needs it
+    env["TMPDIR"] = str(tmp_path)  # where the timeline page is written
+    proc = run_driver([nvim, "--headless", "-u", str(HERE / "nvim" / "codelens.lua"), "sample.py"], ws, env)
+    assert proc.returncode == 0 and json.loads(result_file.read_text())["ok"], \
+        "Neovim code lens checks failed:\n" + report(result_file, proc, server_log)
+    data = json.loads(result_file.read_text())
+    assert data["timeline_path"].startswith(str(tmp_path))
+
+
+def test_neovim_code_lens_driver_fails_without_a_real_server(nvim, tmp_path):
+    """Negative control of the code lens driver."""
+    ws = workspace(tmp_path)
+    result_file = tmp_path / "nvim-lens.json"
+    recorder = [sys.executable, str(HERE / "record_capabilities.py"), str(tmp_path / "caps.json")]
+    env = editor_env(tmp_path, recorder, result_file)
+    env["GW_STOP_ON_FAIL"] = "1"
+    env["GW_WAIT_MS"] = "3000"
+    proc = run_driver([nvim, "--headless", "-u", str(HERE / "nvim" / "codelens.lua"), "sample.py"], ws, env)
+    assert proc.returncode != 0
+    assert json.loads(result_file.read_text())["ok"] is False
 
 
 def test_neovim_driver_fails_without_a_real_server(nvim, tmp_path):

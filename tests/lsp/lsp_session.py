@@ -118,6 +118,7 @@ class Session:
         self.violations: List[str] = []
         self.registrations: List[lsp.Registration] = []
         self.refreshes = 0
+        self.lens_refreshes = 0
         self.applied: List[lsp.WorkspaceEdit] = []
         self.init_result: Optional[lsp.InitializeResult] = None
         self.auto_apply = True
@@ -531,7 +532,15 @@ def make_client() -> LanguageClient:
             if not get_capability(session.caps, "workspace.diagnostics.refresh_support", False):
                 session.violations.append("workspace/diagnostic/refresh sent to a client without refreshSupport")
 
+    def lens_refresh(client: LanguageClient, params: Any) -> None:
+        session = getattr(client, "session", None)
+        if session is not None:
+            session.lens_refreshes += 1
+            if not get_capability(session.caps, "workspace.code_lens.refresh_support", False):
+                session.violations.append("workspace/codeLens/refresh sent to a client without refreshSupport")
+
     features[lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+    features[lsp.WORKSPACE_CODE_LENS_REFRESH] = lens_refresh
     features[lsp.WORKSPACE_APPLY_EDIT] = apply_edit
     features[lsp.CLIENT_REGISTER_CAPABILITY] = register
     features[lsp.CLIENT_UNREGISTER_CAPABILITY] = unregister

@@ -243,3 +243,48 @@ async def test_edits_carry_the_version_they_were_computed_for(session):
         resolved = await s.client.code_action_resolve_async(actions[0])
         assert resolved.edit == actions[0].edit
     s.close(doc)
+
+
+def _protect(path) -> Any:
+    """Make ``path`` unwritable for the server's user: immutable (chattr +i) when running as root,
+    which may write any mode; read-only otherwise. Returns the undo, or None when impossible."""
+    import os
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0:
+        os.chmod(path, 0o444)
+        return lambda: os.chmod(path, 0o644)
+    chattr = shutil.which("chattr")
+    if chattr is None or subprocess.run([chattr, "+i", str(path)], capture_output=True).returncode != 0:
+        return None
+    return lambda: subprocess.run([chattr, "-i", str(path)], capture_output=True)
+
+
+async def test_no_edit_is_offered_for_a_file_the_user_cannot_write(session):
+    """Quick fixes, fix-all and the fix commands never send an edit of a file on disk that the
+    user may not write: disabled actions with the reason (where the client shows them), and one
+    clear error from the commands."""
+    s = session
+    doc = s.open(s.unique("readonly"), SIGMOID)
+    [d] = await s.diagnostics(doc, lambda ds: len(ds) == 1)
+    undo = _protect(s.path(doc.uri.rsplit("/", 1)[-1]))
+    if undo is None:
+        s.close(doc)
+        pytest.skip("the file cannot be made unwritable here (root without a working chattr +i)")
+    try:
+        actions = await s.code_actions(doc, d.range, diagnostics=[d])
+        fixes = quickfixes(actions)
+        assert all(a.disabled is not None and "cannot be written" in a.disabled.reason and a.edit is None
+                   and a.command is None for a in fixes), fixes
+        assert not [a for a in actions if not isinstance(a, lsp.CodeAction)]  # no bare commands either
+        assert await s.code_actions(doc, only=["source.fixAll"]) == []
+        result = await s.command("gradwarden.fixAll", doc.uri)
+        assert result["applied"] is False and "not writable" in result["reason"], result
+        assert any(m.type == lsp.MessageType.Error and "cannot fix" in m.message
+                   for m in s.client.messages[s._msg_index:])
+    finally:
+        undo()
+        s.end_test(allow_errors=True)
+        s.begin_test()
+    s.close(doc)

@@ -18,7 +18,9 @@ Verdicts (:func:`verdict`):
 - ``unexpected``: the program failed for a reason outside the vocabulary (a generator bug) or
   timed out: not scored.
 
-"error vs clean" disagreements are ``missed`` and ``false-error``; the tests require none.
+"error vs clean" disagreements are ``missed`` and ``false-error``; the tests require none. For the
+``silent`` family (issue 24), whose hazards mostly raise nothing, ``missed-silent`` and
+``false-warning`` are disagreements too (:data:`SILENT_DISAGREEMENTS`, :func:`disagreement_kinds`).
 """
 from __future__ import annotations
 
@@ -166,6 +168,13 @@ class Record:
 
 
 DISAGREEMENTS = ("missed", "false-error")
+# the silent family's hazards are warnings by nature: a silent program with nothing loud, or a clean one
+# with a warning, disagrees with the run as much as a missed raise
+SILENT_DISAGREEMENTS = DISAGREEMENTS + ("missed-silent", "false-warning")
+
+
+def disagreement_kinds(family: str) -> Tuple[str, ...]:
+    return SILENT_DISAGREEMENTS if family == "silent" else DISAGREEMENTS
 
 
 def verdict(rec: Record) -> str:
@@ -208,7 +217,8 @@ class Report:
 
     @property
     def disagreements(self) -> List[Record]:
-        return self.by_verdict(*DISAGREEMENTS)
+        """Every record that disagrees with torch under its family's definition (:func:`disagreement_kinds`)."""
+        return [r for r in self.records if r.verdict in disagreement_kinds(r.program.family)]
 
     @property
     def intent_wrong(self) -> List[Record]:
@@ -254,13 +264,47 @@ class Report:
         rows.append(f"error vs clean: {len(raised)} raise, {len(flagged)} flagged "
                     f"({100.0 * len(flagged) / len(raised) if raised else 100.0:.1f}%), "
                     f"{len(self.by_verdict('missed'))} missed; {len(clean)} clean, {fe} flagged as errors; "
-                    f"disagreements {len(self.disagreements)}")
+                    f"disagreements {len(self.by_verdict(*DISAGREEMENTS))}")
+        silent = [r for r in self.records if r.program.family == "silent"]
+        if silent:
+            ms = sum(r.verdict == "missed-silent" for r in silent)
+            fw = sum(r.verdict == "false-warning" for r in silent)
+            rows.append(f"silent family: {sum(r.torch.cls == 'silent' for r in silent)} silent, {ms} with nothing "
+                        f"loud; {fw} clean with a warning; disagreements (raise, silent and false alarms) "
+                        f"{sum(r.verdict in SILENT_DISAGREEMENTS for r in silent)}")
         wrong = self.intent_wrong
         rows.append(f"oracle check: the generator's intent differs from torch's outcome in {len(wrong)} of "
                     f"{len(self.records)} programs"
                     + (": " + ", ".join(f"{k} x{v}" for k, v in Counter(
                         f"{r.program.pattern}/{r.program.variant}: meant {r.program.intent}, got {r.torch.cls}"
                         for r in wrong).most_common(12)) if wrong else ""))
+        return "\n".join(rows)
+
+    def class_table(self) -> str:
+        """Per generator class (family/pattern): the programs the generator meant as hazards and as clean
+        look-alikes, what torch did, and how the engine fared: hazards found (an error for a raise,
+        anything loud for a silent one) and found on a planted line, missed, clean programs flagged."""
+        per: Dict[Tuple[str, str], List[Record]] = defaultdict(list)
+        for r in self.records:
+            per[(r.program.family, r.program.pattern)].append(r)
+        head = (f"{'class':<30}{'programs':>9}{'hazards':>8}{'found':>7}{'at line':>8}{'missed':>7}"
+                f"{'clean':>7}{'flagged':>8}  torch outcomes")
+        rows = [head, "-" * (len(head) + 16)]
+        tot = Counter()
+        for (fam, pat), rs in sorted(per.items()):
+            hazards = [r for r in rs if r.torch.scored and r.torch.cls != "clean"]
+            clean = [r for r in rs if r.torch.cls == "clean"]
+            found = [r for r in hazards if r.verdict == "agree"]
+            at_line = sum(bool(r.line_ok) for r in found)
+            missed = len(hazards) - len(found)
+            flagged = sum(r.verdict in ("false-error", "false-warning") for r in clean)
+            outcomes = ", ".join(f"{k} {v}" for k, v in sorted(Counter(r.torch.cls for r in rs).items()))
+            rows.append(f"{fam + '/' + pat:<30}{len(rs):>9}{len(hazards):>8}{len(found):>7}{at_line:>8}{missed:>7}"
+                        f"{len(clean):>7}{flagged:>8}  {outcomes}")
+            tot.update(programs=len(rs), hazards=len(hazards), found=len(found), at_line=at_line, missed=missed,
+                       clean=len(clean), flagged=flagged)
+        rows.append(f"{'total':<30}{tot['programs']:>9}{tot['hazards']:>8}{tot['found']:>7}{tot['at_line']:>8}"
+                    f"{tot['missed']:>7}{tot['clean']:>7}{tot['flagged']:>8}")
         return "\n".join(rows)
 
     def patterns(self) -> str:

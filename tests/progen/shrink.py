@@ -5,7 +5,8 @@ A *unit* is a statement line with its indented block (module-level calls and the
 each unit (or, when deleting leaves a block empty, to replace it by ``pass``); a deletion is
 kept when the smaller program still compiles, torch still gives the same outcome class, and the
 engine still disagrees the same way (``missed``: no error diagnostic; ``false-error``: an error
-diagnostic with one of the same codes). torch runs go to one streaming warm server (one torch
+diagnostic with one of the same codes; ``missed-silent``: nothing loud; ``false-warning``: a
+warning with one of the same codes and no error). torch runs go to one streaming warm server (one torch
 import for the whole shrink). Passes repeat until nothing more can go or the budget of torch
 runs is spent.
 """
@@ -67,6 +68,7 @@ def shrink(rec: Record, run_torch: Callable[[str], dict], max_runs: int = 200) -
     the number of torch runs spent. ``run_torch(text)`` returns a torch_runner summary."""
     want_cls = rec.torch.cls
     want_codes: Set[str] = {d.code for d in rec.errors}
+    want_loud: Set[str] = {d.code for d in rec.loud}
     verdict = rec.verdict
 
     def engine_ok(text: str) -> bool:
@@ -74,14 +76,25 @@ def shrink(rec: Record, run_torch: Callable[[str], dict], max_runs: int = 200) -
         if crash:
             return False
         errors = {d.code for d in diags if d.severity == 1}
+        loud = {d.code for d in diags if d.severity in (1, 2)}
         if verdict == "missed":
             return not errors
         if verdict == "false-error":
             return bool(errors & want_codes)
+        if verdict == "missed-silent":
+            return not loud
+        if verdict == "false-warning":
+            return not errors and bool(loud & want_loud)
         return False
 
     lines = rec.program.text.splitlines()
     origin = list(range(1, len(lines) + 1))  # original line number of each current line
+    # A silent outcome survives deleting the hazard itself (a program that never runs backward leaves
+    # every parameter without a gradient too): for a missed silent hazard the planted lines and the
+    # backward calls stay, so the shrunk program still shows the planted cause.
+    keep: Set[int] = set()
+    if verdict == "missed-silent":
+        keep = set(rec.program.cause_lines) | {i + 1 for i, ln in enumerate(lines) if ".backward(" in ln}
     runs = 0
     changed = True
     while changed and runs < max_runs:
@@ -92,7 +105,7 @@ def shrink(rec: Record, run_torch: Callable[[str], dict], max_runs: int = 200) -
             if runs >= max_runs or start >= len(lines):
                 continue
             end = next((e for s_, e in _units(lines) if s_ == start), None)
-            if end is None:
+            if end is None or keep & set(origin[start:end]):
                 continue
             ind = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
             for replacement in ([], [ind + "pass"]):

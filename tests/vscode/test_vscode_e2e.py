@@ -11,8 +11,9 @@ Chromium by playwright-core (``drive.mjs``). The test
    libraries bundled in the .vsix) and ``source.fixAll.gradwarden`` on save;
 4. drives it and asserts, per feature: the squiggle and the Problems entry (the code and the
    message that ``gradwarden check`` reports for the same file), the hover's version timeline,
-   a quick fix that rewrites the file and clears the diagnostic, fix-all on save, and the debug
-   run that turns a diagnostic into a runtime-confirmed one (CPU).
+   the "Show timeline" link of the hover opening the finding's timeline picture in a webview, a
+   quick fix that rewrites the file and clears the diagnostic, fix-all on save, and the debug
+   run (from the code lens' command) that marks a diagnostic ``[confirmed]`` in place (CPU).
 
 Screenshots of every step, the driver's result.json, code-server's log and the extension's
 output channel are kept in ``tests/artifacts/vscode-e2e/``. An install failure is a test failure with
@@ -357,6 +358,15 @@ def test_diagnostic_squiggle_and_problems_panel(e2e):
 
 def test_hover_shows_version_timeline(e2e):
     _assert_checks(e2e, lambda n: n.startswith(f"{QUICKFIX_CASE}: hover") or n.startswith("hover:"))
+
+
+def test_timeline_webview_opens_from_the_diagnostic(e2e):
+    """The hover on the diagnostic links to its timeline; the link opens the picture in a
+    webview beside the code (the server's gradwarden.showTimeline page)."""
+    _assert_checks(e2e, lambda n: n.startswith(QUICKFIX_CASE) and ("timeline" in n or "marks the finding" in n)
+                   or n.startswith("timeline:"))
+    picture = e2e["result"].get("timeline") or {}
+    assert [e["kind"] for e in picture.get("events", [])].count("backward") == 1, picture
 
 
 def test_quick_fix_rewrites_file_and_clears_diagnostic(e2e):

@@ -5,8 +5,8 @@ export interface DiagnosticLike {
   source?: string;
   code?: string | number | { value: string | number; target?: unknown };
   message: string;
-  range: { start: { line: number } };
-  relatedInformation?: readonly { message: string }[];
+  range: { start: { line: number; character?: number }; end?: { line: number; character?: number } };
+  relatedInformation?: readonly { message: string; location?: { uri: { toString(): string }; range: { start: { line: number } } } }[];
 }
 
 export function diagnosticCode(d: DiagnosticLike): string {
@@ -35,6 +35,26 @@ export function debugRunCandidates<T extends DiagnosticLike>(diags: readonly T[]
   return diags.filter((d) => isGradwarden(d) && diagnosticCode(d) !== PARSE_ERROR_CODE && !isRuntimeConfirmed(d));
 }
 
-export function lensTitle(count: number): string {
-  return `$(debug-alt) gradwarden: debug run to confirm ${count} autograd diagnostic${count === 1 ? '' : 's'}`;
+/** The server's lens title ("Confirm with a debug run (2 findings)") with VS Code's icon. */
+export function lensTitle(serverTitle: string): string {
+  return `$(debug-alt) ${serverTitle}`;
+}
+
+/**
+ * Is there a gradwarden finding at this position (its range, or one of its related sites in
+ * the same document: where the tensor was saved, where backward fails)? The hover then offers
+ * the finding's timeline picture.
+ */
+export function findingAt<T extends DiagnosticLike>(diags: readonly T[], uri: string, line: number, character: number): T | undefined {
+  const ours = diags.filter((d) => isGradwarden(d) && diagnosticCode(d) !== PARSE_ERROR_CODE);
+  const inside = ours.find((d) => {
+    const s = d.range.start;
+    const e = d.range.end ?? d.range.start;
+    if (line < s.line || line > e.line) return false;
+    if (line === s.line && character < (s.character ?? 0)) return false;
+    if (line === e.line && e.character !== undefined && character > e.character) return false;
+    return true;
+  });
+  if (inside) return inside;
+  return ours.find((d) => (d.relatedInformation ?? []).some((r) => r.location && r.location.uri.toString() === uri && r.location.range.start.line === line));
 }

@@ -1,11 +1,12 @@
 // gradwarden for VS Code: the language client for `gradwarden serve` (bundled with the
-// extension, run by the user's Python), the debug run, the workspace check.
+// extension, run by the user's Python), the debug run, the workspace check, the timeline picture.
 import * as vscode from 'vscode';
 
 import { debugRunFile, WorkspaceChecker } from './commands';
 import { PythonEnvironments } from './pythonExtension';
 import { ServerController } from './server';
-import { DebugRunLens, StatusEntry } from './ui';
+import { OPEN_TIMELINE, TimelinePanel } from './timeline';
+import { StatusEntry } from './ui';
 
 let controller: ServerController | undefined;
 
@@ -15,15 +16,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const ctl = new ServerController(context, output, python);
   controller = ctl;
   const checker = new WorkspaceChecker(ctl);
-  const lens = new DebugRunLens();
+  const timeline = new TimelinePanel(ctl);
   context.subscriptions.push(
     output,
     python,
     ctl,
     checker,
-    lens,
+    timeline,
     new StatusEntry(ctl),
-    vscode.languages.registerCodeLensProvider({ scheme: 'file', language: 'python' }, lens),
+    vscode.commands.registerCommand(OPEN_TIMELINE, (arg?: unknown) => timeline.open(arg)),
     vscode.commands.registerCommand('gradwarden.debugRunFile', (uri?: vscode.Uri) => debugRunFile(ctl, uri instanceof vscode.Uri ? uri : undefined)),
     vscode.commands.registerCommand('gradwarden.lintWorkspace', () => checker.run()),
     vscode.commands.registerCommand('gradwarden.showOutput', () => output.show(true)),

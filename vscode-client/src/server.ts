@@ -28,7 +28,9 @@ import {
   probeInterpreter,
   Runner,
 } from './interpreter';
+import { findingAt, lensTitle } from './diagnostics';
 import { CMD_DEBUG_RUN, SERVER_NAME } from './protocol';
+import { timelineLink } from './timelineHtml';
 import { RestartPolicy } from './restartPolicy';
 import { ClientSettings, readSettings, toServerSettings } from './settings';
 import { PythonEnvironments } from './pythonExtension';
@@ -219,6 +221,31 @@ export class ServerController implements vscode.Disposable {
         closed: (): CloseHandlerResult => this.onClosed(),
       },
       middleware: {
+        // The hover on a finding links to its timeline picture (gradwarden.openTimeline, a
+        // command of this extension: the link is trusted for that command only).
+        provideHover: async (document, position, token, next) => {
+          const hover = await next(document, position, token);
+          if (!hover || !findingAt(vscode.languages.getDiagnostics(document.uri), document.uri.toString(), position.line, position.character)) {
+            return hover;
+          }
+          const link = new vscode.MarkdownString(
+            timelineLink('gradwarden.openTimeline', { uri: document.uri.toString(), line: position.line, character: position.character }),
+            true,
+          );
+          link.isTrusted = { enabledCommands: ['gradwarden.openTimeline'] };
+          return new vscode.Hover([...hover.contents, link], hover.range);
+        },
+        // The server's lens ("Confirm with a debug run") runs the extension's own command, which
+        // saves the file, checks the workspace trust and torch, and shows the run's progress.
+        provideCodeLenses: async (document, token, next) => {
+          const lenses = (await next(document, token)) ?? [];
+          if (!vscode.workspace.isTrusted || document.uri.scheme !== 'file' || !getSettings(document.uri).codeLens.enable) return [];
+          return lenses.map((lens) =>
+            lens.command?.command === CMD_DEBUG_RUN
+              ? new vscode.CodeLens(lens.range, { title: lensTitle(lens.command.title), command: 'gradwarden.debugRunFile', arguments: [document.uri] })
+              : lens,
+          );
+        },
         // vscode-languageclient also registers the server's commands as VS Code commands: the
         // debug run (the only one that executes user code) is refused in an untrusted workspace
         // whoever invokes it.

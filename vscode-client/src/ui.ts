@@ -1,38 +1,14 @@
-// The status-bar entry and the code lens that offer the debug run when a file has autograd diagnostics.
+// The status-bar entry that offers the debug run when a file has autograd diagnostics (the code
+// lens comes from the server: see the middleware in server.ts).
 import * as vscode from 'vscode';
 
-import { debugRunCandidates, lensTitle } from './diagnostics';
-import { getSettings, ServerController } from './server';
+import { debugRunCandidates } from './diagnostics';
+import { ServerController } from './server';
 
 export const CONTEXT_HAS_DIAGNOSTICS = 'gradwarden.activeFileHasDiagnostics';
 
 function candidatesFor(uri: vscode.Uri): vscode.Diagnostic[] {
   return debugRunCandidates(vscode.languages.getDiagnostics(uri));
-}
-
-export class DebugRunLens implements vscode.CodeLensProvider, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<void>();
-  readonly onDidChangeCodeLenses = this.emitter.event;
-  private readonly disposables: vscode.Disposable[] = [
-    this.emitter,
-    vscode.languages.onDidChangeDiagnostics(() => this.emitter.fire()),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => this.emitter.fire()),
-    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('gradwarden.codeLens') && this.emitter.fire()),
-  ];
-
-  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
-    if (!vscode.workspace.isTrusted || document.uri.scheme !== 'file') return [];
-    if (!getSettings(document.uri).codeLens.enable) return [];
-    const diags = candidatesFor(document.uri);
-    if (!diags.length) return [];
-    const line = Math.min(...diags.map((d) => d.range.start.line));
-    const range = new vscode.Range(line, 0, line, 0);
-    return [new vscode.CodeLens(range, { title: lensTitle(diags.length), command: 'gradwarden.debugRunFile', arguments: [document.uri] })];
-  }
-
-  dispose(): void {
-    for (const d of this.disposables) d.dispose();
-  }
 }
 
 export class StatusEntry implements vscode.Disposable {

@@ -33,8 +33,7 @@ test('debug-run candidates: gradwarden diagnostics only, no parse errors, not al
     { ...d('gradwarden', 'GW402', 'freed graph', 7), relatedInformation: [{ message: 'debug run: backward raised here' }] },
   ];
   assert.deepEqual(debugRunCandidates(diags).map(diagnosticCode), ['GW201', 'GW101']);
-  assert.equal(lensTitle(1), '$(debug-alt) gradwarden: debug run to confirm 1 autograd diagnostic');
-  assert.equal(lensTitle(2), '$(debug-alt) gradwarden: debug run to confirm 2 autograd diagnostics');
+  assert.equal(lensTitle('Confirm with a debug run (2 findings)'), '$(debug-alt) Confirm with a debug run (2 findings)');
 });
 
 test('result summaries', () => {

@@ -15,7 +15,7 @@ language server (code actions):
   re-analysed, every applied fix checked to remove its diagnostic (reverted otherwise).
 
 One module per fix kind (``clone``, ``detach``, ``retain_graph``, ``augassign_to_binop``,
-``inplace_to_outofplace``, ``no_grad``, ``data_to_detach``, ``move_step``,
+``inplace_to_outofplace``, ``no_grad``, ``move_step``,
 ``inplace_false``, ``recompute``; ``functions``: ``complete_grads`` and ``static_function``
 for custom autograd.Function definitions); each registers a realiser with :func:`realiser`.
 """
@@ -69,7 +69,7 @@ def _load_realisers() -> None:
         return
     # Importing registers them.
     from gradwarden.fixes import (  # noqa: F401
-        augassign, clone, data_to_detach, detach, flow, functions, inplace_false, move_step, no_grad, outofplace,
+        augassign, clone, detach, flow, functions, inplace_false, move_step, no_grad, outofplace,
         recompute, retain_graph, reveal_write,
     )
 

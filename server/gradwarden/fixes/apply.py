@@ -13,7 +13,6 @@ from __future__ import annotations
 import codecs
 import difflib
 import io
-import os
 import tokenize
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
@@ -34,18 +33,30 @@ class AppliedFix:
     title: str
     safe: bool
     row: int  # row of the diagnostic, in the source the fix was applied to
+    # which of the diagnostics the run started from this fix fixed (their index), None for one
+    # that an earlier fix revealed; the fix itself, its pass (0: the first) and its edits on
+    # that pass's text
+    origin: Optional[int] = None
+    fix: Optional[Fix] = None
+    pass_index: int = 0
+    edits: Tuple[TextEdit, ...] = ()
 
 
 @dataclass
 class FixOutcome:
     source: str  # the fixed text
     applied: List[AppliedFix] = field(default_factory=list)
+    initial: List[Diagnostic] = field(default_factory=list)  # the diagnostics the run started from
     remaining: List[Diagnostic] = field(default_factory=list)  # diagnostics of the fixed text
     passes: int = 0
 
     @property
     def count(self) -> int:
         return len(self.applied)
+
+    def fixed(self) -> Dict[int, AppliedFix]:
+        """id of each diagnostic the run started from -> the fix applied to it."""
+        return {id(self.initial[a.origin]): a for a in self.applied if a.origin is not None}
 
 
 def _key(source: str, diag: Diagnostic, fix: Fix) -> Tuple[str, str, str, str]:
@@ -108,10 +119,13 @@ def fix_until_stable(source: str, analyze: Analyze, *, unsafe: bool = False, max
     CLI passes the full pipeline: engine, noqa, rule selection)."""
     current = source
     diags = list(diagnostics) if diagnostics is not None else analyze(current)
+    out = FixOutcome(source, initial=list(diags))
+    # each current diagnostic that is one the run started from -> that one's index (followed
+    # through the passes: same code, at the row the edits moved it to)
+    origin: Dict[int, int] = {id(d): i for i, d in enumerate(diags)}
     failed: Set[Tuple[str, str, str, str]] = set()
-    out = FixOutcome(source)
     passes = 0
-    for _ in range(max_passes):
+    for pass_index in range(max_passes):
         passes += 1
 
         def skip(d: Diagnostic, f: Fix, _src: str = current) -> bool:
@@ -151,13 +165,36 @@ def fix_until_stable(source: str, analyze: Analyze, *, unsafe: bool = False, max
             accepted = [c for c in accepted if c not in broken]
         if not accepted:
             continue  # next pass tries the next candidates
-        for d, f, _ in accepted:
-            out.applied.append(AppliedFix(d.code, f.kind, f.title, f.safe, d.span.row))
+        for d, f, es in accepted:
+            out.applied.append(AppliedFix(d.code, f.kind, f.title, f.safe, d.span.row, origin.get(id(d)), f,
+                                          pass_index, tuple(es)))
+        origin = _follow(current, new_text, edits, diags, new_diags, origin, {id(c[0]) for c in accepted})
         # the failed keys name the diagnostic by its line's text, so they hold on the new text too
         current, diags = new_text, new_diags
     out.source = current
     out.remaining = diags
     out.passes = passes
+    return out
+
+
+def _follow(old: str, new: str, edits: Sequence[TextEdit], old_diags: Sequence[Diagnostic],
+            new_diags: Sequence[Diagnostic], origin: Dict[int, int], fixed: Set[int]) -> Dict[int, int]:
+    """``origin`` carried over to the diagnostics of the fixed text: a diagnostic that was not
+    fixed is the one of the same code at the position the edits moved it to."""
+    od, nd = doc_for(old), doc_for(new)
+    by_place: Dict[Tuple[str, int], List[Diagnostic]] = {}
+    for d in new_diags:
+        by_place.setdefault((d.code, d.span.row), []).append(d)
+    out: Dict[int, int] = {}
+    for d in old_diags:
+        o = origin.get(id(d))
+        if o is None or id(d) in fixed:
+            continue
+        row, col = nd.position(_map_offset(od.offset(d.span.row, d.span.column), edits))
+        here = [x for x in by_place.get((d.code, row), ()) if id(x) not in out]
+        if here:
+            best = min(here, key=lambda x: abs(x.span.column - col))
+            out[id(best)] = o
     return out
 
 
@@ -193,15 +230,12 @@ def encode(dec: Decoded, text: str) -> bytes:
 
 
 def write_atomic(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename,
-    keeping the file's permission bits."""
-    from gradwarden.atomicio import replace_atomically
+    """Rewrite the user's file ``path`` with ``data`` (a temporary file in the same folder and
+    a rename; its owner, group and mode kept). Raises ``atomicio.NotWritable`` (nothing
+    written) when the invoking user may not write it, ``OSError`` otherwise."""
+    from gradwarden.atomicio import replace_user_file
 
-    try:
-        mode: Optional[int] = os.stat(path).st_mode & 0o7777
-    except OSError:
-        mode = None
-    replace_atomically(path, data, mode, sync=True)
+    replace_user_file(path, data, sync=True)
 
 
 def unified_diff(old: str, new: str, filename: str) -> str:

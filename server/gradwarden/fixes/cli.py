@@ -48,7 +48,8 @@ def fix_stage(args: argparse.Namespace, run: "cli.CheckRun", stdout: TextIO, std
     unsafe = bool(getattr(args, "unsafe_fixes", False))
     if not (fix or diff or fix_only):
         return None
-    from gradwarden.fixes.apply import decode, encode, unified_diff, write_atomic
+    from gradwarden.atomicio import writable_reason
+    from gradwarden.fixes.apply import decode, encode, unified_diff
     from gradwarden.fixes.pipeline import fix_text
     from gradwarden.runner import diagnose
 
@@ -70,6 +71,13 @@ def fix_stage(args: argparse.Namespace, run: "cli.CheckRun", stdout: TextIO, std
             remaining += diags
             continue
         is_stdin = stdin_name is not None and filename == stdin_name
+        if not is_stdin and not diff:
+            # a file this user may not write is left alone, its findings reported as they are
+            reason = writable_reason(filename)
+            if reason is not None:
+                errors.append(f"{filename}: cannot fix: {reason}; left unchanged")
+                remaining += diags
+                continue
         try:
             if is_stdin:
                 data = run.stdin_data or b""
@@ -90,38 +98,42 @@ def fix_stage(args: argparse.Namespace, run: "cli.CheckRun", stdout: TextIO, std
             nbfix = fix_notebook(data, filename, unsafe=unsafe, analyze=analyze)
             if nbfix.error:
                 errors.append(f"{filename}: cannot fix: {nbfix.error}")
-            remaining += nbfix.remaining if nbfix.count else diags
             if is_stdin:
                 stdin_text = nbfix.data.decode("utf-8")
             if not nbfix.count:
+                remaining += diags
+                continue
+            if diff:
+                diffs.append(notebook_diff(nbfix, filename))
+            elif not is_stdin and not _write(filename, nbfix.data, errors):
+                remaining += diags
                 continue
             n_fixed += nbfix.count
             changed_files += 1
-            if diff:
-                diffs.append(notebook_diff(nbfix, filename))
-            elif not is_stdin:
-                try:
-                    write_atomic(filename, nbfix.data)
-                except OSError as exc:
-                    errors.append(f"{filename}: cannot write: {exc}")
+            remaining += nbfix.remaining
             continue
         outcome = fix_text(dec.text, filename, unsafe=unsafe, analyze=analyze, diagnostics=diags)
-        remaining += outcome.remaining if outcome.count else diags
         if is_stdin:
             stdin_text = outcome.source
         if not outcome.count:
+            remaining += diags
             continue
-        n_fixed += outcome.count
-        changed_files += 1
         if diff:
             diffs.append(unified_diff(dec.text, outcome.source, filename))
-            continue
-        if is_stdin:
-            continue
-        try:
-            write_atomic(filename, encode(dec, outcome.source))
-        except (OSError, UnicodeEncodeError) as exc:
-            errors.append(f"{filename}: cannot write: {exc}")
+        elif not is_stdin:
+            try:
+                payload = encode(dec, outcome.source)
+            except UnicodeEncodeError as exc:
+                errors.append(f"{filename}: cannot write the fixed text in its encoding {dec.encoding}: {exc.reason}; "
+                              "left unchanged")
+                remaining += diags
+                continue
+            if not _write(filename, payload, errors):
+                remaining += diags
+                continue
+        n_fixed += outcome.count
+        changed_files += 1
+        remaining += outcome.remaining
     if stdin_name is not None and not diff:
         if stdin_text is None:
             stdin_text = _stdin_source(run, stdin_name)
@@ -151,9 +163,27 @@ def fix_stage(args: argparse.Namespace, run: "cli.CheckRun", stdout: TextIO, std
         # the fixed source went to stdout: the report goes to stderr
         code = cli.report(args, run, stderr, stderr)
         return cli.EXIT_ERROR if errors else code
-    if errors:
-        run.errors.extend(errors)
+    # printed above, once; the report shows the findings of those files as they still are, and
+    # the run exits 2 (what was asked could not be done), never "could not be checked"
+    run.fix_errors.extend(errors)
     return None
+
+
+def _write(filename: str, data: bytes, errors: List[str]) -> bool:
+    """Rewrite ``filename`` (atomicio: refused, and left as it was, when this user may not
+    write it); on failure one message in ``errors``."""
+    from gradwarden.atomicio import NotWritable
+    from gradwarden.fixes.apply import write_atomic
+
+    try:
+        write_atomic(filename, data)
+    except NotWritable as exc:
+        errors.append(f"{filename}: cannot fix: {exc.reason}; left unchanged")
+        return False
+    except OSError as exc:
+        errors.append(f"{filename}: cannot write: {exc.strerror or exc}; left unchanged")
+        return False
+    return True
 
 
 def _stdin_source(run: "cli.CheckRun", name: str) -> Optional[str]:

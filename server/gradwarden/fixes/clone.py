@@ -167,6 +167,8 @@ def _data(ctx: FixContext) -> List[TextEdit]:
     doc = ctx.doc
     w = find_write(doc, ctx.target)
     name = w.name
+    if name and name.endswith(".data") and "." not in name[:-len(".data")]:
+        return _data_direct(ctx, w, name[:-len(".data")])
     if not name or name.endswith(".data") or ".data." in name:
         raise CannotFix("the write goes directly through .data")
     idx = scope_index(doc, doc.scope_of(w.stmt))
@@ -191,6 +193,74 @@ def _data(ctx: FixContext) -> List[TextEdit]:
     raise CannotFix("no `.data` alias found")
 
 
+def _data_direct(ctx: FixContext, w, name: str) -> List[TextEdit]:
+    """``x.data[i] = x.data[i] * s`` where a graph saved ``x``: write a copy of ``x``, in the
+    open (``x = x.clone()``, then ``x[i] = x[i] * s``): the saved values stay intact and the
+    write is differentiated like any op. Refused, like ``before_write``, when another view of
+    ``x`` is read after the write (it would no longer see it), and for a Parameter."""
+    doc = ctx.doc
+    assignable(doc, name)
+    idx = scope_index(doc, doc.scope_of(w.stmt))
+    start = doc.offsets(w.stmt)[0]
+    ev = idx.binding_before(name, start)
+    b = idx.binding(ev) if ev is not None else None
+    own = b is not None and b.kind in ("assign", "ann") and b.value is not None and \
+        not isinstance(b.value, (cst.Name, cst.Attribute, cst.Subscript))
+    if not own and not ((b is None or b.kind == "param") and _returned_argument(doc, w.stmt, name)):
+        # a loop variable over parameters, an alias, an argument the caller may read again: the
+        # write must reach the tensor behind the name, which a copy would not
+        raise CannotFix(f"`{name}` is not a tensor of this function's own making")
+    chain, others = alias_set(idx, name, start)
+    if any(idx.read_after(n, w.stmt) for n in others) or \
+            any(i > 0 and idx.read_after(n, w.stmt) for i, (n, _) in enumerate(chain)):
+        raise CannotFix("another view of the tensor is read after the write")
+    edits = [doc.insert_before(w.stmt, f"{name} = {name}.clone()")]
+    for node in doc.walk(w.stmt):
+        if isinstance(node, cst.Attribute) and node.attr.value == "data" and dotted(node.value) == name:
+            _, e_val = doc.full_offsets(node.value)
+            _, e = doc.offsets(node)
+            edits.append(TextEdit(e_val, e, ""))
+    return edits
+
+
+def _returned_argument(doc, stmt: cst.CSTNode, name: str) -> bool:
+    """Is ``name`` a parameter of the function around ``stmt`` that every ``return`` of it
+    gives back (``def scale(x): ...; return x``: the written values leave through the return)?"""
+    fn = next((a for a in doc.ancestors(stmt) if isinstance(a, cst.FunctionDef)), None)
+    if fn is None or name not in param_names(fn):
+        return False
+    returns = [n for n in doc.walk(fn) if isinstance(n, cst.Return)
+               and next((a for a in doc.ancestors(n) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None) is fn]
+    return bool(returns) and all(r.value is not None and dotted(r.value) == name for r in returns)
+
+
+def _saved_source(ctx: FixContext) -> List[TextEdit]:
+    """``f[i] = f[i - 1] * w + b``: the right-hand side reads a view of the tensor it writes into,
+    and an op of the same statement saves that view (``mul`` saves ``f[i - 1]`` for ``w``'s
+    gradient); the write then changes what was saved. Clone the views read there
+    (``f[i - 1].clone() * w + b``): same values, same gradients, memory of their own."""
+    doc = ctx.doc
+    w = find_write(doc, ctx.target)
+    if not isinstance(w.stmt, (cst.Assign, cst.AugAssign)) or w.name is None:
+        raise CannotFix("not an assignment into a tensor")
+    if ctx.related_row("save") not in range(doc.first_row(w.stmt), doc.last_row(w.stmt) + 1):
+        raise CannotFix("the tensor is not saved by this statement")
+    value = w.stmt.value
+    reads = [n for n in doc.walk(value) if isinstance(n, cst.Subscript) and dotted(n.value) == w.name]
+    if not reads or any(dotted(n) == w.name for n in doc.walk(value) if isinstance(n, (cst.Name, cst.Attribute))
+                        and not any(n is r.value for r in reads)):
+        raise CannotFix("the right-hand side does not read views of the written tensor only")
+    edits: List[TextEdit] = []
+    for r in reads:
+        parent = doc.parent(r)
+        if isinstance(parent, cst.Attribute) and parent.attr.value == "clone":
+            continue
+        edits += doc.append_call(r, ".clone()")
+    if not edits:
+        raise CannotFix("already cloned")
+    return edits
+
+
 _MODES = {
     "expr": _expr,
     "before_write": _before_write,
@@ -198,4 +268,5 @@ _MODES = {
     "argument": _argument,
     "grad_output": _grad_output,
     "data": _data,
+    "saved_source": _saved_source,
 }

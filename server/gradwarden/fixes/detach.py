@@ -18,12 +18,12 @@ Modes:
 """
 from __future__ import annotations
 
-from typing import List, Set
+from typing import List, Optional, Set
 
 import libcst as cst
 
 from gradwarden.fixes.registry import FixContext, realiser
-from gradwarden.fixes._common import find_call_at
+from gradwarden.fixes._common import find_call_at, optimizer_model
 from gradwarden.fixes._doc import CannotFix, Doc, TextEdit, base_of, dotted
 from gradwarden.fixes._flow import ScopeIndex, scope_index, operands, references
 from gradwarden.fixes.stepplan import StepPlan
@@ -375,7 +375,10 @@ def _later_loss(ctx: FixContext) -> List[TextEdit]:
     """Detach, in the statements that build the later loss after the step, the values that
     were computed before the step through the stepped model; refused when the later loss
     trains a model that it reaches only through those values (recompute instead)."""
-    p = StepPlan(ctx)
+    try:
+        p = StepPlan(ctx)
+    except CannotFix:
+        return _later_loss_through_call(ctx)
     if p.loop_carried:
         raise CannotFix("loop-carried: recompute in the loop instead")
     stale = p.stale_names_used_after_step()
@@ -391,6 +394,64 @@ def _later_loss(ctx: FixContext) -> List[TextEdit]:
     if not edits:
         raise CannotFix("nothing to detach")
     return edits
+
+
+def _later_loss_through_call(ctx: FixContext) -> List[TextEdit]:
+    """The later backward runs in a helper called after the step (CycleGAN's
+    ``self.backward_D_basic(netD, real_B, self.fake_B)``): detach, in that call, the arguments
+    computed before the step through the stepped model; refused when they also come from the
+    model that the helper's loss trains."""
+    doc = ctx.doc
+    node = doc.find(ctx.diag.span)
+    step = doc.small_stmt_of(node) if node is not None else None
+    call = doc.find(ctx.diag.span, cst.Call)
+    if step is None or not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        raise CannotFix("no step call")
+    opt = ctx.param("opt") or dotted(call.func.value) or ""
+    model = optimizer_model(doc, opt) if opt else None
+    bspan = ctx.span_param("backward_span") or ctx.related("backward")
+    bcall = find_call_at(doc, bspan) if bspan is not None else None
+    bstmt = doc.small_stmt_of(bcall) if bcall is not None else None
+    if model is None or bstmt is None:
+        raise CannotFix("cannot tell the stepped model or the later backward")
+    scope = doc.scope_of(step)
+    helper = next((a for a in doc.ancestors(bstmt) if isinstance(a, cst.FunctionDef)), None)
+    if helper is None or doc.scope_of(bstmt) is scope:
+        raise CannotFix("the backward is not in a helper")
+    idx = scope_index(doc, scope)
+    s_start, s_end = doc.offsets(step)
+    stale: Set[str] = set()
+    stale_stmts = []
+    for n in doc.walk(scope):
+        if isinstance(n, cst.BaseSmallStatement) and doc.has_pos(n) and doc.offsets(n)[1] <= s_start and \
+                doc.scope_of(n) is scope and references(idx.names_read_by(n), model):
+            stale |= idx.names_bound_by(n)
+            stale_stmts.append(n)
+    calls = [c for c in doc.walk(scope) if isinstance(c, cst.Call) and doc.has_pos(c)
+             and (dotted(c.func) or "").split(".")[-1] == helper.name.value and doc.offsets(c)[0] >= s_end]
+    if not stale or not calls:
+        raise CannotFix("no call of the helper after the step with a stale argument")
+    later = _later_optimizer_model(doc, scope, opt, doc.offsets(calls[-1])[1])
+    if later is not None and any(references(idx.names_read_by(s), later) for s in stale_stmts):
+        raise CannotFix("the helper's loss trains a model through these values")
+    edits: List[TextEdit] = []
+    for c in calls:
+        for a in c.args:
+            if not a.star and dotted(a.value) in stale:
+                edits += detach_expr(doc, a.value)
+    if not edits:
+        raise CannotFix("nothing to detach")
+    return edits
+
+
+def _later_optimizer_model(doc: Doc, scope: cst.CSTNode, opt: str, after: int) -> Optional[str]:
+    for n in doc.walk(scope):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "step" and \
+                doc.has_pos(n) and doc.offsets(n)[0] >= after:
+            name = dotted(n.func.value)
+            if name and name != opt:
+                return optimizer_model(doc, name)
+    return None
 
 
 # --------------------------------------------------------------------------- call_arg

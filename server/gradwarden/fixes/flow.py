@@ -6,7 +6,8 @@
 - ``leave_no_grad``: the forward that feeds the loss moves out of ``with torch.no_grad():``
   (when it is the block's last statement); ``drop_decorator``: ``@torch.no_grad()`` removed from
   the function that computes the loss;
-- ``reduce_loss``: ``loss.backward()`` -> ``loss.mean().backward()`` (or ``.sum()``);
+- ``reduce_loss``: ``loss.backward()`` -> ``loss.mean().backward()`` (or ``.sum()``); the
+  outputs of ``torch.autograd.grad(outputs, ...)`` likewise (``.sum()``: every element's gradient);
 - ``allow_unused``: ``torch.autograd.grad(..., allow_unused=True)``;
 - ``requires_grad_after``: ``x = <value>`` -> ``x = <value>.requires_grad_()`` for an input of
   ``autograd.grad`` that does not require grad, or a plain tensor handed to an optimizer;
@@ -32,6 +33,7 @@ import libcst as cst
 
 from gradwarden.fixes.registry import FixContext, realiser
 from gradwarden.fixes._doc import CannotFix, Doc, TextEdit, dotted, is_primary
+from gradwarden.fixes._flow import scope_index
 
 _REWRAP = ("tensor", "as_tensor", "Tensor", "FloatTensor")
 
@@ -103,8 +105,21 @@ def leave_no_grad(ctx: FixContext) -> List[TextEdit]:
     name = dotted(item.func) if isinstance(item, cst.Call) else dotted(item)
     if name is None or name.rsplit(".", 1)[-1] not in _NO_GRAD or with_node.items[0].asname is not None:
         raise CannotFix("the `with` is not torch.no_grad()/inference_mode()")
-    if block.body[-1] is not unit:
-        raise CannotFix("statements of the block run after it")
+    before = block.body[-1] is not unit
+    if before:
+        # not the block's last statement: it moves before the `with` when nothing of the block
+        # that runs before it computes what it reads (the target network's value and the
+        # policy's Q(s, a) under one no_grad: the Q moves out in front)
+        idx = scope_index(doc, doc.scope_of(stmt))
+        reads = idx.names_read_by(stmt)
+        for other in block.body:
+            if other is unit:
+                break
+            if idx.binds_in(other) & reads:
+                raise CannotFix("the block computes what it reads before it")
+        if any(idx.names_bound_by(stmt) & idx.reads_in(other) for other in block.body if other is not unit
+               and doc.offsets(other)[0] < doc.offsets(unit)[0]):
+            raise CannotFix("the block reads what it binds before it")
     first, last = doc.stmt_rows(unit)
     inner = doc.indent_of_row(first)
     outer = doc.indent_of_row(doc.first_row(with_node))
@@ -126,6 +141,9 @@ def leave_no_grad(ctx: FixContext) -> List[TextEdit]:
     if len(block.body) == 1:
         w0 = doc.row_start(doc.first_row(with_node))
         return [TextEdit(w0, end, moved)]
+    if before:
+        w0 = doc.row_start(doc.first_row(with_node))
+        return [TextEdit(w0, w0, moved), TextEdit(start, end, "")]
     return [TextEdit(start, end, ""), TextEdit(end, end, moved)]
 
 
@@ -174,15 +192,26 @@ def drop_detach(ctx: FixContext) -> List[TextEdit]:
 
 @realiser("reduce_loss")
 def reduce_loss(ctx: FixContext) -> List[TextEdit]:
+    """``loss.backward()`` -> ``loss.mean().backward()``; ``torch.autograd.grad(y, xs, ...)`` ->
+    ``torch.autograd.grad(y.mean(), xs, ...)`` (not when ``grad_outputs`` is given: that is the
+    explicit gradient)."""
     doc = ctx.doc
     call = doc.find(ctx.target, cst.Call)
-    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute) or \
-            call.func.attr.value != "backward":
-        raise CannotFix("not a .backward() call")
     reduce = ctx.param("reduce", "mean")
     if reduce not in ("mean", "sum"):
         raise CannotFix("unknown reduction")
-    return doc.append_call(call.func.value, f".{reduce}()")
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "backward":
+        return doc.append_call(call.func.value, f".{reduce}()")
+    if isinstance(call, cst.Call) and (dotted(call.func) or "") in ("torch.autograd.grad", "autograd.grad", "grad"):
+        if any(a.keyword is not None and a.keyword.value == "grad_outputs" for a in call.args) or \
+                any(a.star for a in call.args):
+            raise CannotFix("grad_outputs given, or unpacked arguments")
+        first = next((a for a in call.args if a.keyword is None), None) or \
+            next((a for a in call.args if a.keyword is not None and a.keyword.value == "outputs"), None)
+        if first is None or isinstance(first.value, (cst.List, cst.Tuple)):
+            raise CannotFix("not a single output tensor")
+        return doc.append_call(first.value, f".{reduce}()")
+    raise CannotFix("not a .backward() or autograd.grad call")
 
 
 def _set_keyword(doc: Doc, call: cst.Call, key: str, value: str) -> List[TextEdit]:
@@ -207,10 +236,29 @@ def _set_keyword(doc: Doc, call: cst.Call, key: str, value: str) -> List[TextEdi
 
 @realiser("allow_unused")
 def allow_unused(ctx: FixContext) -> List[TextEdit]:
-    call = ctx.doc.find(ctx.target, cst.Call)
+    """``allow_unused=True, materialize_grads=True``: the unused input's gradient is zeros, not
+    None (code that goes on computing with the gradients, ``p - lr * g``, keeps running)."""
+    doc = ctx.doc
+    call = doc.find(ctx.target, cst.Call)
     if not isinstance(call, cst.Call) or not (dotted(call.func) or "").endswith("grad"):
         raise CannotFix("not an autograd.grad call")
-    return _set_keyword(ctx.doc, call, "allow_unused", "True")
+    keys = {a.keyword.value: a for a in call.args if a.keyword is not None}
+    if "allow_unused" in keys and doc.code(keys["allow_unused"].value) == "True" and "materialize_grads" in keys:
+        raise CannotFix("already allowed")
+    if any(a.star for a in call.args):
+        raise CannotFix("call with *args / **kwargs")
+    edits: List[TextEdit] = []
+    if "allow_unused" in keys:
+        s, e = doc.full_offsets(keys["allow_unused"].value)
+        edits.append(TextEdit(s, e, "True"))
+    added = ([] if "allow_unused" in keys else ["allow_unused=True"]) + \
+        ([] if "materialize_grads" in keys else ["materialize_grads=True"])
+    if added:
+        if not call.args:
+            raise CannotFix("a call without arguments")
+        _, e = doc.full_offsets(call.args[-1].value)
+        edits.append(TextEdit(e, e, ", " + ", ".join(added)))
+    return edits
 
 
 @realiser("use_reentrant")
@@ -326,17 +374,59 @@ def detach_rebind(ctx: FixContext) -> List[TextEdit]:
 
 @realiser("chain_rule")
 def chain_rule(ctx: FixContext) -> List[TextEdit]:
+    """``return 2 * x`` -> ``return grad_output * 2 * x``; in a returned tuple, every gradient
+    that does not use the incoming one gets it (``return gh, gw, None`` -> ``return grad_output *
+    gh, grad_output * gw, None``): the analysis reports the first, the others are the same bug."""
     doc = ctx.doc
     node = doc.find(ctx.target, cst.BaseExpression)
     grad = ctx.param("grad")
     if node is None or not grad.isidentifier():
         raise CannotFix("no returned expression")
-    s, e = doc.full_offsets(node)
-    inner = doc.code(node)
-    if not is_primary(node) and not (isinstance(node, cst.BinaryOperation) and
-                                     isinstance(node.operator, (cst.Multiply, cst.Divide))):
-        inner = f"({inner})"
-    return [TextEdit(s, e, f"{grad} * {inner}")]
+    if not _one_value(node):
+        # `(None,) * 12`, `Fn.apply(...)`: a tuple (or None) multiplied by the gradient would raise
+        raise CannotFix("the returned expression may not be one tensor")
+    targets = [node]
+    parent = doc.parent(node)
+    tup = doc.parent(parent) if isinstance(parent, cst.Element) else None
+    if isinstance(tup, cst.Tuple) and isinstance(doc.parent(tup), cst.Return):
+        targets = [el.value for el in tup.elements
+                   if not isinstance(el, cst.StarredElement) and _one_value(el.value)
+                   and not any(isinstance(n, cst.Name) and n.value == grad for n in _walk(el.value))]
+        if not any(t is node for t in targets):
+            raise CannotFix("the reported gradient already uses the incoming one")
+    edits = []
+    for t in targets:
+        s, e = doc.full_offsets(t)
+        inner = doc.code(t)
+        if not is_primary(t) and not (isinstance(t, cst.BinaryOperation) and
+                                      isinstance(t.operator, (cst.Multiply, cst.Divide))):
+            inner = f"({inner})"
+        edits.append(TextEdit(s, e, f"{grad} * {inner}"))
+    return edits
+
+
+def _one_value(node: cst.CSTNode) -> bool:
+    """No tuple, list, None or tuple-returning call anywhere in the expression (the chain rule
+    multiplies it by the incoming gradient)."""
+    from gradwarden.fixes.functions import _TUPLE_RESULTS
+
+    for n in _walk(node):
+        if isinstance(n, (cst.Tuple, cst.List, cst.StarredElement, cst.Lambda)):
+            return False
+        if isinstance(n, cst.Name) and n.value == "None":
+            return False
+        if isinstance(n, cst.Call):
+            f = n.func
+            name = f.attr.value if isinstance(f, cst.Attribute) else f.value if isinstance(f, cst.Name) else ""
+            if name in _TUPLE_RESULTS or name in ("tuple", "list"):
+                return False
+    return True
+
+
+def _walk(node: cst.CSTNode):
+    yield node
+    for child in node.children:
+        yield from _walk(child)
 
 
 @realiser("zero_grad")
@@ -400,3 +490,101 @@ def straight_through(ctx: FixContext) -> List[TextEdit]:
     e_par = e if is_primary(operand) else f"({e})"
     s, end = doc.full_offsets(call)
     return [TextEdit(s, end, f"({e_par} + ({doc.code(call)} - {e_par}).detach())")]
+
+
+@realiser("freeze_first")
+def freeze_first(ctx: FixContext) -> List[TextEdit]:
+    """``model.fc = nn.Linear(...)`` then ``for p in model.parameters(): p.requires_grad = False``
+    freezes the new head too, and nothing is left to train: freeze first, then attach the new
+    module (the fine-tuning idiom), by moving the freezing statement before the attachment.
+    Only where that statement reads nothing the attachment computes, and the attachment is the
+    last module attached to the frozen model before it."""
+    doc = ctx.doc
+    stmt = _stmt_at(doc, ctx)
+    if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and
+            isinstance(stmt.targets[0].target, cst.Attribute) and
+            stmt.targets[0].target.attr.value == "requires_grad" and doc.code(stmt.value) == "False"):
+        raise CannotFix("not `p.requires_grad = False`")
+    var = dotted(stmt.targets[0].target.value)
+    loop = next((a for a in doc.ancestors(stmt) if isinstance(a, cst.For)), None)
+    if loop is None or dotted(loop.target) != var or not isinstance(loop.iter, cst.Call) or \
+            not isinstance(loop.iter.func, cst.Attribute) or loop.iter.func.attr.value != "parameters":
+        raise CannotFix("not a loop over a model's parameters")
+    model = dotted(loop.iter.func.value)
+    if model is None:
+        raise CannotFix("the model has no name")
+    idx = scope_index(doc, doc.scope_of(loop))
+    for unit in [loop, *doc.ancestors(loop)]:
+        block = doc.block_of(unit)
+        if block is None:
+            continue
+        _, body, i = block
+        heads = [k for k in range(i) if _attaches_module(body[k], model)]
+        if not heads:
+            continue
+        k = heads[-1]
+        between = body[k:i]
+        reads = idx.reads_in(unit)
+        if any(idx.binds_in(u) & reads for u in between):
+            raise CannotFix("the freezing statement reads what is computed after the attachment")
+        if any(idx.reads_in(u) & idx.binds_in(unit) for u in between):
+            raise CannotFix("the statements moved over read what the freezing binds")
+        first, last = doc.first_row(unit), doc.last_row(unit)
+        start = doc.row_start(first)
+        end = doc.next_row_start(last)
+        if end is None or doc.first_row(body[k]) == first:
+            raise CannotFix("unexpected layout")
+        text = doc.text[start:end]
+        at = doc.row_start(doc.first_row(body[k]))
+        return [TextEdit(at, at, text), TextEdit(start, end, "")]
+    raise CannotFix("no module attached to the model before the freezing")
+
+
+def _attaches_module(unit: cst.CSTNode, model: str) -> bool:
+    """``model.attr = SomeModule(...)`` (a statement line of its own)."""
+    if not isinstance(unit, cst.SimpleStatementLine) or len(unit.body) != 1:
+        return False
+    s = unit.body[0]
+    if not isinstance(s, cst.Assign) or len(s.targets) != 1 or not isinstance(s.value, cst.Call):
+        return False
+    t = s.targets[0].target
+    return isinstance(t, cst.Attribute) and dotted(t.value) == model
+
+
+@realiser("explicit_softmax")
+def explicit_softmax(ctx: FixContext) -> List[TextEdit]:
+    """``s.softmax(dim=-1)`` under forward-mode AD mixed with a backward: PyTorch's own
+    forward-mode derivative of softmax writes its output in place, which the backward needs
+    (pytorch#188270). Computed from ops whose derivatives do not: ``e = (s - s.amax(dim=-1,
+    keepdim=True)).exp()``, then ``e / e.sum(dim=-1, keepdim=True)``. The same values."""
+    doc = ctx.doc
+    call = doc.find(ctx.target, cst.Call)
+    if not isinstance(call, cst.Call):
+        raise CannotFix("no softmax call at the target")
+    name = dotted(call.func) or ""
+    args = [a for a in call.args if not a.star]
+    if len(args) != len(call.args):
+        raise CannotFix("unpacked arguments")
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "softmax" and \
+            name not in ("torch.softmax", "F.softmax", "torch.nn.functional.softmax", "nn.functional.softmax"):
+        x = call.func.value
+        rest = args
+    elif name.split(".")[-1] == "softmax" and args:
+        x, rest = args[0].value, args[1:]
+    else:
+        raise CannotFix("not a softmax")
+    dims = [a for a in rest if a.keyword is None or a.keyword.value == "dim"]
+    if len(dims) != 1 or len(rest) != 1 or dotted(x) is None:
+        raise CannotFix("softmax of a named tensor over one given dim (no dtype) only")
+    xs, dim = doc.code(x), doc.code(dims[0].value)
+    stmt = doc.small_stmt_of(call)
+    if stmt is None:
+        raise CannotFix("not in a statement")
+    scope = doc.scope_of(stmt)
+    used = {n.value for n in doc.walk(scope) if isinstance(n, cst.Name)}
+    tmp = next(n for n in ("exp_shifted", "exp_shifted_", "exp_shifted_2", "exp_shifted_3") if n not in used)
+    if tmp in used:
+        raise CannotFix("no free name")
+    s, e = doc.full_offsets(call)
+    return [doc.insert_before(stmt, f"{tmp} = ({xs} - {xs}.amax(dim={dim}, keepdim=True)).exp()"),
+            TextEdit(s, e, f"{tmp} / {tmp}.sum(dim={dim}, keepdim=True)")]

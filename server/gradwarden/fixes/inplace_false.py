@@ -1,6 +1,10 @@
 """``inplace_false``: construct the module out of place (``nn.Dropout(p, inplace=True)`` ->
 ``inplace=False``). Same values, more memory: safe. Refused when the module's in-place
-effect is what the code relies on (a call whose result is discarded)."""
+effect is what the code relies on (a call whose result is discarded).
+
+A module switched to in place afterwards, by a loop over the model's modules guarded by an
+``isinstance`` test (``if isinstance(m, nn.ReLU) or isinstance(m, nn.Dropout): m.inplace = True``),
+is fixed there: the class of the module whose in-place write breaks the backward leaves the test."""
 from __future__ import annotations
 
 from typing import List
@@ -21,6 +25,58 @@ _POSITION = {"ReLU": 0, "ReLU6": 0, "SELU": 0, "SiLU": 0, "Mish": 0, "Hardswish"
 
 @realiser("inplace_false")
 def inplace_false(ctx: FixContext) -> List[TextEdit]:
+    try:
+        return _at_construction(ctx)
+    except CannotFix:
+        site = ctx.span_param("site")
+        if site is None:
+            raise
+        return _at_switch(ctx, site)
+
+
+def _at_switch(ctx: FixContext, site) -> List[TextEdit]:
+    doc = ctx.doc
+    cls = ctx.param("module")
+    node = doc.find(site)
+    stmt = doc.small_stmt_of(node) if node is not None else None
+    if not cls or not isinstance(stmt, cst.Assign) or len(stmt.targets) != 1:
+        raise CannotFix("no `m.inplace = True` at the switch")
+    target = stmt.targets[0].target
+    if not (isinstance(target, cst.Attribute) and target.attr.value == "inplace" and
+            isinstance(stmt.value, cst.Name) and stmt.value.value == "True"):
+        raise CannotFix("not `m.inplace = True`")
+    obj = dotted(target.value)
+    guard = next((a for a in doc.ancestors(stmt) if isinstance(a, cst.If)), None)
+    if obj is None or guard is None:
+        raise CannotFix("the switch is not guarded by a test")
+    tests = _or_terms(guard.test)
+    hits = [t for t in tests if _isinstance_of(t, obj, cls)]
+    if len(hits) != 1 or len(tests) < 2:
+        raise CannotFix("the test does not list the class beside others")
+    i = tests.index(hits[0])
+    # drop the term with the `or` that joins it to its neighbour
+    if i > 0:
+        _, prev_end = doc.full_offsets(tests[i - 1])
+        _, end = doc.full_offsets(hits[0])
+        return [TextEdit(prev_end, end, "")]
+    start, _ = doc.full_offsets(hits[0])
+    nxt, _ = doc.full_offsets(tests[1])
+    return [TextEdit(start, nxt, "")]
+
+
+def _or_terms(test: cst.BaseExpression) -> List[cst.BaseExpression]:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or) and not test.lpar:
+        return _or_terms(test.left) + _or_terms(test.right)
+    return [test]
+
+
+def _isinstance_of(test: cst.BaseExpression, obj: str, cls: str) -> bool:
+    if not (isinstance(test, cst.Call) and dotted(test.func) == "isinstance" and len(test.args) == 2):
+        return False
+    return dotted(test.args[0].value) == obj and (dotted(test.args[1].value) or "").split(".")[-1] == cls
+
+
+def _at_construction(ctx: FixContext) -> List[TextEdit]:
     doc = ctx.doc
     call = find_call_at(doc, ctx.target)
     if call is None:

@@ -4,7 +4,13 @@ the steps). Unsafe: the step now also sees the gradients that backward accumulat
 
 The reorder is done only when it is checked to be otherwise neutral: the step and the
 backward are in the same block, nothing in between zeroes or steps the same optimizer,
-rebinds it, or runs the stepped model (which would now see the old weights)."""
+rebinds it, or runs the stepped model (which would now see the old weights).
+
+Where the write cannot move after the backward (it sits in a loop, ``for p in
+D.parameters(): p.data.clamp_(...)``; or what comes between uses the model, as an EMA's
+``apply_shadow()`` before a validation pass), the backward moves before it instead, when
+nothing in between computes what the backward reads or touches gradients: the backward then
+differentiates the values the forward used, and what follows sees the same weights as before."""
 from __future__ import annotations
 
 from typing import List, Optional
@@ -28,6 +34,14 @@ def move_step(ctx: FixContext) -> List[TextEdit]:
     bstmt = doc.small_stmt_of(bcall)
     if bstmt is None:
         raise CannotFix("backward inside an expression")
+    try:
+        return _step_after(ctx, bstmt)
+    except CannotFix:
+        return _backward_before(ctx, bstmt)
+
+
+def _step_after(ctx: FixContext, bstmt: cst.CSTNode) -> List[TextEdit]:
+    doc = ctx.doc
     step = _step_statement(ctx, bstmt)
     if not same_block(doc, step, bstmt):
         raise CannotFix("step and backward are not in the same block")
@@ -66,6 +80,38 @@ def move_step(ctx: FixContext) -> List[TextEdit]:
         if opt and any(r == opt for r in reads) and unit is not doc.unit_of(bstmt):
             raise CannotFix("the optimizer is used in between")
     return relocate(doc, idx, [step], bstmt, after=True, limit_end=s_start)
+
+
+# calls and attributes that touch gradients: a backward moved before them would change them
+_GRAD_TOUCH = frozenset({"backward", "step", "zero_grad", "grad", "clip_grad_norm_", "clip_grad_value_"})
+
+
+def _backward_before(ctx: FixContext, bstmt: cst.CSTNode) -> List[TextEdit]:
+    doc = ctx.doc
+    simple_line(doc, bstmt)
+    write = _step_statement(ctx, bstmt)
+    b_unit = doc.unit_of(bstmt)
+    block = doc.block_of(b_unit)
+    if block is None:
+        raise CannotFix("the backward is not in a block")
+    _, body, j = block
+    anchor = next((a for a in [write, *doc.ancestors(write)] if any(a is u for u in body)), None)
+    if anchor is None:
+        raise CannotFix("the write is not in the backward's block")
+    i = next(k for k, u in enumerate(body) if u is anchor)
+    if i >= j:
+        raise CannotFix("the backward does not come after the write")
+    idx = scope_index(doc, doc.scope_of(bstmt))
+    needs = idx.reads_in(b_unit)
+    for unit in body[i:j]:
+        if idx.binds_in(unit) & needs:
+            raise CannotFix("what the backward reads is computed after the write")
+        for node in doc.walk(unit):
+            if isinstance(node, cst.Attribute) and node.attr.value in _GRAD_TOUCH:
+                raise CannotFix(f"`.{node.attr.value}` between the write and the backward")
+            if isinstance(node, cst.Name) and node.value in _GRAD_TOUCH:
+                raise CannotFix(f"`{node.value}` between the write and the backward")
+    return relocate(doc, idx, [bstmt], anchor, after=False, limit_end=doc.offsets(bstmt)[0])
 
 
 def _step_statement(ctx: FixContext, bstmt: cst.CSTNode) -> cst.CSTNode:

@@ -178,12 +178,17 @@ def _loop_with_row(doc: Doc, scope: cst.CSTNode, row: int) -> Optional[cst.CSTNo
 
 
 def into_loop(doc: Doc, idx: ScopeIndex, stmts: Sequence[cst.CSTNode], loop: cst.CSTNode) -> List[TextEdit]:
+    loop_blocks = block_ancestors(doc, loop)
+    copy_only = False
     for s in stmts:
         if doc.offsets(s)[0] >= doc.offsets(loop)[0]:
             raise CannotFix("the value is not built before the loop")
-        loop_blocks = block_ancestors(doc, loop)
         if doc.parent(doc.unit_of(s)) not in loop_blocks:
-            raise CannotFix("the definition does not always run before the loop")
+            # built in another loop or branch before this one (a GAN's fake, made in the D
+            # steps, reused by the G steps): copied, when what it reads is there for sure
+            if not _inputs_always_bound(doc, idx, s, loop, loop_blocks):
+                raise CannotFix("the definition does not always run before the loop")
+            copy_only = True
     header_reads: Set[str] = set()
     if isinstance(loop, cst.For):
         header_reads = {ev.name for ev in idx.events if ev.kind == "read" and
@@ -201,14 +206,35 @@ def into_loop(doc: Doc, idx: ScopeIndex, stmts: Sequence[cst.CSTNode], loop: cst
     loop_s, loop_e = doc.offsets(loop)
     # copy (keep the original) when the value is read outside the loop
     keep = False
+    moving = {id(s) for s in stmts}
     for s in stmts:
         s_end = doc.offsets(s)[1]
         for name in idx.names_bound_by(s):
             for ev in idx.events:
                 if ev.name == name and ev.kind in ("read", "aug", "mutate") and ev.start >= s_end and \
-                        not (loop_s <= ev.start < loop_e):
+                        not (loop_s <= ev.start < loop_e) and id(ev.stmt) not in moving:
                     keep = True
-    return relocate(doc, idx, stmts, first, after=False, limit_end=doc.offsets(body)[0], keep_any=keep)
+    return relocate(doc, idx, stmts, first, after=False, limit_end=doc.offsets(body)[0], keep_any=keep or copy_only)
+
+
+def _inputs_always_bound(doc: Doc, idx: ScopeIndex, stmt: cst.CSTNode, loop: cst.CSTNode,
+                         loop_blocks: Sequence[cst.CSTNode]) -> bool:
+    """Is every name ``stmt`` reads bound, when ``loop`` starts, by a statement that always runs
+    before it (in a block around the loop), and not rebound in between?"""
+    if not isinstance(stmt, (cst.Assign, cst.AnnAssign)):
+        return False
+    loop_start = doc.offsets(loop)[0]
+    s_start = doc.offsets(stmt)[0]
+    for name in idx.names_read_by(stmt):
+        root = name.split(".")[0]
+        at_loop = idx.binding_before(root, loop_start)
+        if at_loop is None:
+            continue  # a global, a builtin or an import of the module
+        if at_loop.start >= s_start:
+            return False  # rebound after the statement: the copy would read something else
+        if doc.parent(doc.unit_of(at_loop.stmt)) not in loop_blocks and not isinstance(at_loop.stmt, cst.FunctionDef):
+            return False
+    return True
 
 
 def _into_loop(ctx: FixContext) -> List[TextEdit]:
@@ -227,7 +253,32 @@ def _into_loop(ctx: FixContext) -> List[TextEdit]:
     if loop is None:
         raise CannotFix("the backward is not in a loop of this scope")
     idx = scope_index(doc, scope)
+    if ctx.param("mode") == "into_loop_chain":
+        return into_loop(doc, idx, _with_downstream(doc, idx, stmt, loop), loop)
     return into_loop(doc, idx, [stmt], loop)
+
+
+def _with_downstream(doc: Doc, idx: ScopeIndex, stmt: cst.CSTNode, loop: cst.CSTNode) -> List[cst.CSTNode]:
+    """``stmt`` and the assignments after it, in its block and before the loop, that compute
+    from what it binds (``logits = x @ W`` then ``probs = logits.softmax(1)``, ``loss = ...``):
+    recomputing the first alone in the loop would leave the loss built once, before it."""
+    block = doc.block_of(doc.unit_of(stmt))
+    if block is None:
+        return [stmt]
+    _, body, i = block
+    loop_start = doc.offsets(loop)[0]
+    out = [stmt]
+    names = set(idx.names_bound_by(stmt))
+    for unit in body[i + 1:]:
+        if doc.offsets(unit)[0] >= loop_start:
+            break
+        if not isinstance(unit, cst.SimpleStatementLine) or len(unit.body) != 1:
+            continue
+        small = unit.body[0]
+        if isinstance(small, (cst.Assign, cst.AnnAssign)) and idx.names_read_by(small) & names:
+            out.append(small)
+            names |= idx.names_bound_by(small)
+    return out
 
 
 # --------------------------------------------------------------------------- after_step
@@ -292,5 +343,6 @@ def _after_step(ctx: FixContext) -> List[TextEdit]:
 _MODES = {
     "before_use": _before_use,
     "into_loop": _into_loop,
+    "into_loop_chain": _into_loop,
     "after_step": _after_step,
 }

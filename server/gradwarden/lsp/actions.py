@@ -136,6 +136,9 @@ async def code_actions(ls: "ServerContext", params: lsp.CodeActionParams) -> Opt
     if result is None:
         return []
     features = ls.features
+    from gradwarden.lsp.write_guard import unwritable
+
+    blocked = unwritable(uri)  # a file this user may not write: no edit is offered for it
     sent = params.context.diagnostics or []
     ctx = ActionContext(uri, key, result, [])
     cursor = params.range.start == params.range.end
@@ -147,6 +150,8 @@ async def code_actions(ls: "ServerContext", params: lsp.CodeActionParams) -> Opt
                 or (cursor and lsp_diag.range.start.line <= line <= lsp_diag.range.end.line)):
             ctx.items.append((n, item, lsp_diag))
     actions: List[Any] = []
+    if blocked is not None:
+        return _disabled_actions(ctx, features, blocked) if want_fix else []
     if want_fix:
         wanted = [(n, fi) for n, item, _ in ctx.items if not item.carried
                   for fi in range(len((item.origin or item.diagnostic).fixes))]
@@ -203,6 +208,21 @@ async def code_actions(ls: "ServerContext", params: lsp.CodeActionParams) -> Opt
     return [a for a in (_wrap(a, features) for a in actions) if a is not None]
 
 
+def _disabled_actions(ctx: ActionContext, features: ClientFeatures, reason: str) -> List[Any]:
+    """The fixes of a file the user may not write: shown disabled, with the reason, where the
+    client shows disabled actions; else none."""
+    if not (features.code_action_disabled and features.code_action_literals):
+        return []
+    out: List[Any] = []
+    for _, item, lsp_diag in ctx.items:
+        origin = item.origin or item.diagnostic
+        for fix in {f.title: f for f in (origin.fixes if not item.carried else ())}.values():
+            out.append(lsp.CodeAction(title=_title(item.diagnostic.code, fix.title), kind=lsp.CodeActionKind.QuickFix,
+                                      diagnostics=[lsp_diag],
+                                      disabled=lsp.CodeActionDisabled(reason=f"the file cannot be written: {reason}")))
+    return out
+
+
 def _can_resolve(features: ClientFeatures) -> bool:
     """Whether actions may be sent without their edit, for ``codeAction/resolve`` to add it."""
     return features.resolve_edit and features.code_action_data and features.code_action_literals
@@ -239,11 +259,11 @@ def _prepared_fix_all_action(ls: "ServerContext", key: str, result: Result) -> O
 
 def _lazy_fix_all_action(ls: "ServerContext", key: str, result: Result) -> Optional[lsp.CodeAction]:
     settings = ls.resolver.for_file(result.snapshot.filename)
-    n = sum(1 for d in settings.apply(result.diagnostics) if any(f.safe for f in d.fixes))
-    if n == 0:
+    if not any(any(f.safe for f in d.fixes) for d in settings.apply(result.diagnostics)):
         return None
     data = {"key": key, "generation": result.generation, "fixAll": True}
-    return lsp.CodeAction(title=f"gradwarden: Fix all safe fixes ({n})", kind=FIX_ALL_KIND, data=data)
+    # no count: how many fixes apply only the fix run knows (the prepared action says it)
+    return lsp.CodeAction(title="gradwarden: Fix all safe fixes", kind=FIX_ALL_KIND, data=data)
 
 
 def _has_safe_fix(item: Located) -> bool:
@@ -278,6 +298,12 @@ async def resolve(ls: "ServerContext", action: lsp.CodeAction) -> lsp.CodeAction
     result = ls.analysis.latest(key) if isinstance(key, str) else None
     if result is None or result.generation != data.get("generation"):
         log.info("code action %r: the document changed since; not resolved", action.title)
+        return action
+    from gradwarden.lsp.write_guard import unwritable
+
+    if unwritable(result.snapshot.uri) is not None:
+        # the file became read-only since the action was offered: the command says why
+        action.command = lsp.Command(title=action.title, command=APPLY_FIX_COMMAND, arguments=[data])
         return action
     action.edit = await lazy_edit(ls, result, data)
     if action.edit is None:

@@ -14,7 +14,16 @@ Commands (arguments in brackets):
 - ``gradwarden.debugRun`` [document URI | {"uri", "timeout"}]: run the file under the runtime
   bridge (``gradwarden.runtime``, in the configured interpreter) and show its findings. The
   only way the server ever causes user code to run, and only on this explicit command.
+- ``gradwarden.showTimeline`` [document URI | {"uri", "position": {"line", "character"}, "path",
+  "html": bool}]: the timeline picture of the finding at ``position`` (else of every finding of
+  the document) as one self-contained HTML file, written to ``path`` (default: a file under the
+  temporary folder); returns ``{"path", "uri", "findings", "title"}`` and, with ``"html": true``,
+  the page itself (the VS Code extension shows it in a webview).
 - ``gradwarden.serverStatus``: versions, workers, open documents (for bug reports and tests).
+
+The debug run marks the file's diagnostics in place (``verdicts``): ``[confirmed] ...`` with the
+run's evidence, ``[not reproduced] ...``, ``[not reached] ...``, and what only the run saw as
+diagnostics of their own; the code lens (``lens``) then says what the run found.
 """
 from __future__ import annotations
 
@@ -25,7 +34,7 @@ import os
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from lsprotocol import types as lsp
 
@@ -43,6 +52,7 @@ FIX_ALL = "gradwarden.fixAll"
 APPLY_EDIT = "gradwarden.applyWorkspaceEdit"
 APPLY_FIX = "gradwarden.applyFix"
 DEBUG_RUN = "gradwarden.debugRun"
+SHOW_TIMELINE = "gradwarden.showTimeline"
 STATUS = "gradwarden.serverStatus"
 
 _cancellers: Dict[str, Any] = {}
@@ -54,8 +64,33 @@ async def apply_workspace_edit(ls: "ServerContext", args: Sequence[Any]) -> Dict
     if not args:
         raise ValueError("gradwarden.applyWorkspaceEdit needs a WorkspaceEdit")
     edit = get_converter().structure(args[0], lsp.WorkspaceEdit)
+    for uri in _edited_uris(edit):
+        refused = _refuse_unwritable(ls, uri)
+        if refused is not None:
+            return refused
     res = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="gradwarden"))
     return {"applied": bool(res and res.applied)}
+
+
+def _edited_uris(edit: "lsp.WorkspaceEdit") -> List[str]:
+    uris = list((edit.changes or {}).keys())
+    for change in edit.document_changes or ():
+        doc = getattr(change, "text_document", None)
+        if doc is not None:
+            uris.append(doc.uri)
+    return uris
+
+
+def _refuse_unwritable(ls: "ServerContext", uri: str) -> Optional[Dict[str, Any]]:
+    """An edit of a file this user may not write is never sent (lsp/write_guard.py): one clear
+    message, and the command's answer says why."""
+    from gradwarden.lsp.write_guard import refusal, unwritable
+
+    reason = unwritable(uri)
+    if reason is None:
+        return None
+    ls.show(refusal(uri, reason), lsp.MessageType.Error)
+    return {"applied": False, "reason": f"not writable: {reason}"}
 
 
 def server_status(ls: "ServerContext") -> Dict[str, Any]:
@@ -256,6 +291,9 @@ async def run_fix_all(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any
     key = ls.unit_of(uri) if uri else None
     if key is None:
         raise ValueError(f"{FIX_ALL}: {uri!r} is not an open document")
+    refused = _refuse_unwritable(ls, uri)  # type: ignore[arg-type]
+    if refused is not None:
+        return {**refused, "fixes": 0}
     result = await ls.wait_result(key, urgent=True)
     if result is None:
         return {"applied": False, "fixes": 0}
@@ -276,6 +314,9 @@ async def run_apply_fix(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, A
         ls.show("gradwarden: the document changed since this fix was offered; ask for the fixes again",
                 lsp.MessageType.Info)
         return {"applied": False, "reason": "changed"}
+    refused = _refuse_unwritable(ls, result.snapshot.uri)
+    if refused is not None:
+        return refused
     edit = await lazy_edit(ls, result, data)
     if edit is None:
         ls.show("gradwarden: this fix cannot be applied to the code as it is here; edit it by hand",
@@ -283,6 +324,33 @@ async def run_apply_fix(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, A
         return {"applied": False, "reason": "no edit"}
     res = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label="gradwarden"))
     return {"applied": bool(res and res.applied)}
+
+
+# The output of the debug runs goes to one folder per server process, created with the first
+# run and removed when the server stops (shutdown/exit, or the interpreter's exit): the log
+# path a run returns stays readable while the session lasts, and no run leaves a folder behind.
+_debug_logs: Dict[str, Any] = {"dir": None, "runs": 0, "timelines": None}  # this server's temporary folders
+
+
+def _debug_log_path() -> str:
+    import atexit
+    import tempfile
+
+    if _debug_logs["dir"] is None or not os.path.isdir(_debug_logs["dir"]):
+        _debug_logs["dir"] = tempfile.mkdtemp(prefix="gradwarden-debug-")
+        atexit.register(remove_debug_logs)
+    _debug_logs["runs"] += 1
+    return os.path.join(_debug_logs["dir"], f"run-{_debug_logs['runs']}.log")
+
+
+def remove_debug_logs() -> None:
+    """Remove the debug runs' output folder and the timeline pages (called when the server stops)."""
+    import shutil
+
+    for key in ("dir", "timelines"):
+        folder, _debug_logs[key] = _debug_logs[key], None
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _uri_arg(args: Sequence[Any]) -> Optional[str]:
@@ -298,42 +366,200 @@ def _uri_arg(args: Sequence[Any]) -> Optional[str]:
 
 
 def forget_unit(ls: "ServerContext", key: str) -> None:
+    """A document closed: what was prepared for it goes. The verdicts of its last debug run
+    stay (a reload, ``:edit`` in Neovim, closes and reopens it: they are carried to the text it
+    reopens with), for the KEEP_RUNS most recently run units."""
     ls.prepared.forget(key)
-    ls.runtime_findings.pop(key, None)
     ls.fix_cache.pop(key, None)
+    ls.lens_answered.pop(key, None)
+    for table in (ls.runtime_findings, ls.debug_summaries):
+        while len(table) > KEEP_RUNS:
+            table.pop(next(iter(table)))
+
+
+KEEP_RUNS = 64  # units whose last debug run's verdicts are kept after they are closed
+
+
+def refresh_lenses(ls: "ServerContext") -> None:
+    """Ask the client to ask for code lenses again (their titles follow the debug run)."""
+    if not ls.features.code_lens_refresh:
+        return
+    try:
+        ls.workspace_code_lens_refresh(None)
+    except Exception:  # noqa: BLE001 - a nicety
+        log.debug("code lens refresh failed", exc_info=True)
+
+
+# --------------------------------------------------------------------------- code lens, timeline
+async def code_lenses(ls: "ServerContext", uri: str) -> List[lsp.CodeLens]:
+    """The "Confirm with a debug run" lens of a Python file (``lens.code_lenses``), from the
+    latest diagnostics, at once (a lens request never waits for an analysis: when one changes
+    what the lens would say, ``lenses_after_result`` asks the client to ask again)."""
+    from gradwarden.lsp.lens import code_lenses as lenses_of
+
+    key = ls.unit_of(uri)
+    if key is None or ls.is_notebook(key) or ls.analysis is None:
+        return []
+    result = ls.latest_for_request(key)
+    if result is None:
+        ls.lens_answered[key] = None
+        return []
+    diags = [d for _, _, d in ls.lsp_items(result, uri)]
+    diags = merge_runtime(diags, runtime_diagnostics(ls, key, result).get(uri, []))
+    lenses = lenses_of(uri, diags, last_run=ls.debug_summaries.get(key), running=key in ls.debug_running)
+    ls.lens_answered[key] = _lens_signature(ls, result)
+    log.debug("code lens of %s: %s", display_name(uri), [lens.command.title for lens in lenses])
+    return lenses
+
+
+def _lens_signature(ls: "ServerContext", result: "Result") -> Tuple[int, int]:
+    """What the lens depends on: how many findings it counts, and the first one's row."""
+    from gradwarden.lsp.lens import PARSE_ERROR
+
+    rows = [it.diagnostic.span.row for it in ls.located(result) if it.diagnostic.code != PARSE_ERROR]
+    return (len(rows), min(rows) if rows else 0)
+
+
+def lenses_after_result(ls: "ServerContext", key: str, result: "Result") -> None:
+    """A new analysis result: if the lens last answered for the unit would now say something
+    else (a finding more or less, or moved), the client is asked to ask again."""
+    if key not in ls.lens_answered or not ls.features.code_lens_refresh:
+        return
+    signature = _lens_signature(ls, result)
+    if ls.lens_answered[key] != signature:
+        ls.lens_answered[key] = signature
+        refresh_lenses(ls)
+
+
+async def show_timeline(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
+    """Write the timeline page of the finding at the given position (else of the whole
+    document) and return where it is (``timeline_view.timeline_page``)."""
+    from gradwarden.lsp.positions import index_for
+    from gradwarden.lsp.timeline_view import timeline_page
+
+    uri = _uri_arg(args)
+    key = ls.unit_of(uri) if uri else None
+    if uri is None or key is None:
+        raise ValueError(f"{SHOW_TIMELINE}: give the URI of an open Python file or notebook cell")
+    options = args[0] if args and isinstance(args[0], dict) else {}
+    result = ls.latest_for_request(key) or await ls.wait_result(key)
+    if result is None:
+        raise ValueError(f"{SHOW_TIMELINE}: {uri} has not been analysed yet")
+    snap = result.snapshot
+    position = None
+    pos = options.get("position") if isinstance(options.get("position"), dict) else None
+    if pos is not None and isinstance(pos.get("line"), int) and isinstance(pos.get("character"), int):
+        text = snap.texts.get(uri) or next((t for u, t in snap.texts.items() if uri_key(u) == uri_key(uri)), "")
+        row, col = index_for(text, ls.features.encoding).from_lsp(pos["line"], pos["character"])
+        prow = snap.program.to_program(uri, row) if snap.program.is_notebook else row
+        position = (prow, col) if prow is not None else None
+    verdicts = [v for v, _ in carried_verdicts(ls, key, result)]
+    html, n, title = timeline_page(uri=uri, filename=snap.filename, display=display_name(snap.uri),
+                                   program=snap.program, items=ls.located(result), verdicts=verdicts,
+                                   position=position)
+    target = options.get("path") if isinstance(options.get("path"), str) and options.get("path") else None
+    out = Path(target).expanduser() if target else _timeline_file(snap.filename, position)
+    try:
+        await asyncio.get_running_loop().run_in_executor(None, _write_text, out, html)
+    except OSError as exc:
+        raise RuntimeError(f"{SHOW_TIMELINE}: cannot write {out}: {exc.strerror or exc}") from exc
+    answer: Dict[str, Any] = {"path": str(out), "uri": out.resolve().as_uri(), "findings": n, "title": title}
+    if options.get("html") is True:
+        answer["html"] = html
+    return answer
+
+
+def _timeline_file(filename: str, position: Optional[Tuple[int, int]]) -> Path:
+    """<temp>/gradwarden-timelines-<uid>/<stem>-<hash of the path>[-line<N>].html: one file per
+    document and line, rewritten each time (two files of one name in different folders differ)."""
+    import hashlib
+    import tempfile
+
+    stem = Path(filename).stem or "document"
+    digest = hashlib.sha1(filename.encode("utf-8", "replace")).hexdigest()[:8]
+    if _debug_logs["timelines"] is None or not os.path.isdir(_debug_logs["timelines"]):
+        # this server's own folder, removed when it stops (remove_debug_logs)
+        import atexit
+
+        _debug_logs["timelines"] = tempfile.mkdtemp(prefix="gradwarden-timelines-")
+        atexit.register(remove_debug_logs)
+    folder = Path(_debug_logs["timelines"])
+    suffix = f"-line{position[0]}" if position else ""
+    return folder / f"{stem}-{digest}{suffix}.html"
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 # --------------------------------------------------------------------------- runtime bridge
 def merge_runtime(static: List[lsp.Diagnostic], runtime_diags: List[lsp.Diagnostic]) -> List[lsp.Diagnostic]:
-    """The static diagnostics, with those a debug run confirmed replaced by the confirmed
-    version (same code and range, the run's evidence in related information), plus the
-    runtime-only findings."""
+    """The static diagnostics with the last debug run's verdicts: a verdict on a static
+    diagnostic (``[confirmed]``, ``[not reproduced]``, ``[not reached]``) takes its place (same
+    code and start; its ``data`` kept, for code actions) and is dropped once that diagnostic is
+    gone (fixed since the run); what only the run saw is added."""
     def key(d: lsp.Diagnostic) -> tuple:
         return (d.code, d.range.start.line, d.range.start.character)
 
-    confirmed = {key(d) for d in runtime_diags}
-    return [d for d in static if key(d) not in confirmed] + list(runtime_diags)
+    verdicts = {}
+    extra = []
+    for d in runtime_diags:
+        if isinstance(d.data, dict) and d.data.get("verdict") in ("confirmed", "not reproduced", "not reached"):
+            verdicts[key(d)] = d
+        else:
+            extra.append(d)
+    out = []
+    for d in static:
+        v = verdicts.get(key(d))
+        if v is None:
+            out.append(d)
+            continue
+        out.append(lsp.Diagnostic(range=v.range, message=v.message, severity=v.severity, code=v.code,
+                                  code_description=v.code_description, source=v.source,
+                                  related_information=v.related_information, data=d.data, tags=v.tags))
+    keys = {key(d) for d in out}
+    for d in extra:
+        d.data = None  # not one of the unit's diagnostics: code actions have nothing to look up
+    return out + [d for d in extra if key(d) not in keys]
 
 
 def runtime_diagnostics(ls: "ServerContext", key: str, result: "Result") -> Dict[str, List[lsp.Diagnostic]]:
-    """The findings of the last debug run of this unit, carried to the current text."""
+    """The verdicts of the last debug run of this unit, carried to the current text."""
+    out: Dict[str, List[lsp.Diagnostic]] = {}
+    for verdict, item in carried_verdicts(ls, key, result):
+        from gradwarden.lsp.convert import to_lsp_diagnostic
+        from gradwarden.lsp.positions import index_for
+
+        index = index_for(result.snapshot.texts.get(item.uri, ""), ls.features.encoding)
+        d = to_lsp_diagnostic(item, index, ls.features)
+        d.source = verdict.source
+        d.data = {"verdict": verdict.status}
+        out.setdefault(item.uri, []).append(d)
+    return out
+
+
+def carried_verdicts(ls: "ServerContext", key: str, result: "Result") -> List[Tuple[Any, Any]]:
+    """(verdict moved to the current rows, its located diagnostic) for the unit's last run."""
     found = ls.runtime_findings.get(key)
     if not found:
-        return {}
-    base, diags = found
-    from gradwarden.lsp.convert import to_lsp_diagnostic
+        return []
+    base, verdicts = found
+    from dataclasses import replace
+
     from gradwarden.lsp.documents import carry_diagnostics, row_mapping
-    from gradwarden.lsp.positions import index_for
 
     mapping = row_mapping(base.snapshot.text, result.snapshot.text)
-    moved = carry_diagnostics(diags, mapping)
     snap = result.snapshot
-    out: Dict[str, List[lsp.Diagnostic]] = {}
-    for item in locate(snap.program, snap.uri, moved):
-        index = index_for(snap.texts.get(item.uri, ""), ls.features.encoding)
-        d = to_lsp_diagnostic(item, index, ls.features)
-        d.source = "gradwarden (runtime)"
-        out.setdefault(item.uri, []).append(d)
+    out = []
+    for v in verdicts:
+        moved = carry_diagnostics([v.diagnostic], mapping)
+        if not moved:
+            continue
+        for item in locate(snap.program, snap.uri, moved):
+            out.append((replace(v, diagnostic=moved[0]), item))
     return out
 
 
@@ -352,6 +578,9 @@ async def run_debug(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
     path = uri_to_path(uri)
     if path is None:
         raise ValueError(f"{DEBUG_RUN}: only files on disk can be run ({uri})")
+    if key in ls.debug_running:
+        ls.show(f"gradwarden: a debug run of {os.path.basename(path)} is already running", lsp.MessageType.Info)
+        return {"uri": uri, "status": "running", "summary": f"a debug run of {os.path.basename(path)} is already running"}
     try:
         runtime = importlib.import_module("gradwarden.runtime")
         session_cls = runtime.DebugSession
@@ -372,10 +601,7 @@ async def run_debug(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
     timeout = options.get("timeout")
     if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
         kwargs["timeout"] = float(timeout)
-    import tempfile
-
-    log_dir = tempfile.mkdtemp(prefix="gradwarden-debug-")
-    kwargs["log_path"] = os.path.join(log_dir, "output.log")
+    kwargs["log_path"] = _debug_log_path()
     root = ls.resolver.root if str(Path(path)).startswith(str(ls.resolver.root)) else Path(path).parent
     progress = Progress(ls, f"gradwarden: debug run of {os.path.basename(path)}")
     await progress.begin("starting")
@@ -395,6 +621,8 @@ async def run_debug(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
         raise RuntimeError(message) from exc
     token = str(progress.token) if progress.token is not None else f"debug-{uuid.uuid4()}"
     _cancellers[token] = session.cancel
+    ls.debug_running.add(key)
+    refresh_lenses(ls)
     try:
         outcome = await session.wait_async()
     except asyncio.CancelledError:  # $/cancelRequest from the client
@@ -403,15 +631,18 @@ async def run_debug(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
         raise
     finally:
         _cancellers.pop(token, None)
+        ls.debug_running.discard(key)
+    from gradwarden.lsp.verdicts import counts as verdict_counts
+    from gradwarden.lsp.verdicts import verdicts_of
+
     findings = list(getattr(outcome, "findings", []) or [])
     runtime_only = [f for f in findings if getattr(f, "status", "") == getattr(runtime, "RUNTIME_ONLY", "runtime-only")]
-    confirmed_findings = [f for f in findings if getattr(f, "status", "") == getattr(runtime, "CONFIRMED", "confirmed")]
-    # runtime-only findings, and the confirmed static diagnostics with the run's evidence
-    # (they replace their static twin: see merge_runtime)
-    here = [f.to_diagnostic() for f in runtime_only + confirmed_findings
-            if f.filename is None or os.path.abspath(f.filename) == os.path.abspath(path)]
+    # every diagnostic of the file with the run's verdict (marked in place: see merge_runtime),
+    # and what only the run saw
+    here = verdicts_of(findings, path)
     result = ls.analysis.latest(key) if ls.analysis else None
     if result is not None:
+        ls.runtime_findings.pop(key, None)  # the most recent run last (forget_unit keeps the newest)
         ls.runtime_findings[key] = (result, here)
         ls.runtime_generation += 1  # pulled diagnostics must not answer "unchanged" now
         current = ls.analysis.current(key)
@@ -419,6 +650,10 @@ async def run_debug(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
             ls.publish(key, current)
         elif ls.pull and ls.features.diagnostic_refresh:
             ls.workspace_diagnostic_refresh(None)
+    if getattr(outcome, "status", None) not in ("error", "cancelled"):
+        ls.debug_summaries.pop(key, None)
+        ls.debug_summaries[key] = verdict_counts(here)
+    refresh_lenses(ls)
     counts = getattr(outcome, "counts", None) or {}
     counts = counts() if callable(counts) else counts
     confirmed = counts.get(getattr(runtime, "CONFIRMED", "confirmed"), 0)
@@ -441,4 +676,4 @@ async def run_debug(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
     }
 
 
-__all__ = ["run_workspace_check", "run_debug", "runtime_diagnostics", "display_name"]
+__all__ = ["run_workspace_check", "run_debug", "runtime_diagnostics", "display_name", "remove_debug_logs"]

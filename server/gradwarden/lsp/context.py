@@ -32,6 +32,9 @@ class ServerContext(Protocol):
     prepared: "Prepared"
     runtime_findings: Dict[str, Tuple["Result", list]]
     runtime_generation: int
+    debug_summaries: Dict[str, Dict[str, int]]
+    debug_running: Set[str]
+    lens_answered: Dict[str, Any]
     pull_refresh_owed: Set[str]
     pull_refreshes: int
     hovers_answered: int
@@ -65,3 +68,5 @@ class ServerContext(Protocol):
     async def workspace_apply_edit_async(self, params: "lsp.ApplyWorkspaceEditParams") -> Any: ...
 
     def workspace_diagnostic_refresh(self, params: None) -> Any: ...
+
+    def workspace_code_lens_refresh(self, params: None) -> Any: ...

@@ -34,10 +34,12 @@ class ClientFeatures:
     publish_version: bool = False
     pull_diagnostics: bool = False
     diagnostic_refresh: bool = False
+    code_lens_refresh: bool = False
     hover_markdown: bool = False
     code_action_literals: bool = False
     code_action_kinds: tuple = ()
     is_preferred: bool = False
+    code_action_disabled: bool = False
     code_action_data: bool = False
     resolve_edit: bool = False
     document_changes: bool = False
@@ -67,11 +69,13 @@ class ClientFeatures:
             publish_version=bool(_get(caps, "text_document.publish_diagnostics.version_support", False)),
             pull_diagnostics=_get(caps, "text_document.diagnostic") is not None,
             diagnostic_refresh=bool(_get(caps, "workspace.diagnostics.refresh_support", False)),
+            code_lens_refresh=bool(_get(caps, "workspace.code_lens.refresh_support", False)),
             hover_markdown=lsp.MarkupKind.Markdown in [lsp.MarkupKind(k) if isinstance(k, str) else k
                                                        for k in hover_formats],
             code_action_literals=_get(caps, "text_document.code_action.code_action_literal_support") is not None,
             code_action_kinds=tuple(str(getattr(k, "value", k)) for k in kinds),
             is_preferred=bool(_get(caps, "text_document.code_action.is_preferred_support", False)),
+            code_action_disabled=bool(_get(caps, "text_document.code_action.disabled_support", False)),
             code_action_data=bool(_get(caps, "text_document.code_action.data_support", False)),
             resolve_edit="edit" in resolve_props,
             document_changes=bool(_get(caps, "workspace.workspace_edit.document_changes", False)),

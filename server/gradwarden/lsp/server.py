@@ -144,8 +144,11 @@ class GradwardenServer(LanguageServer):
         self.languages: Dict[str, str] = {}  # text document key -> languageId
         self.progress_cancelled: Set[str] = set()
         self.workspace_published: Set[str] = set()
-        self.runtime_findings: Dict[str, Tuple[Result, list]] = {}
+        self.runtime_findings: Dict[str, Tuple[Result, list]] = {}  # unit -> (its result then, verdicts)
         self.runtime_generation = 0
+        self.debug_summaries: Dict[str, Dict[str, int]] = {}  # unit -> the last run's counts (the lens says them)
+        self.debug_running: Set[str] = set()  # units with a debug run in progress
+        self.lens_answered: Dict[str, Any] = {}  # unit -> what its last code lens answer counted
         self.errors_reported: Set[str] = set()
         self.fix_cache: Dict[str, Tuple[Tuple[int, int], Dict[Tuple[int, int], Any]]] = {}
         self.pull_refresh_owed: Set[str] = set()  # units answered with an older result (pull.py)
@@ -278,6 +281,7 @@ class GradwardenServer(LanguageServer):
         elif not result.error:
             self.errors_reported.discard(key)
         self._report_config_problems()
+        commands.lenses_after_result(self, key, result)
         if self.pull:
             pull.after_result(self, key)
             return
@@ -405,6 +409,7 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
     @ls.feature(lsp.SHUTDOWN)
     async def shutdown(ls: GradwardenServer, params: None) -> None:
         commands.cancel_all(ls)
+        commands.remove_debug_logs()
         if ls.pool is not None:
             await ls.pool.close()
 
@@ -415,6 +420,7 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         # clients then kill the server. Stop the workers and leave at once instead.
         if ls.pool is not None:
             ls.pool.close_now()
+        commands.remove_debug_logs()  # os._exit below runs no atexit handler
         code = 0 if ls.protocol._shutdown else 1
         try:
             sys.stdout.flush()
@@ -536,6 +542,11 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
     async def code_action_resolve(ls: GradwardenServer, params: lsp.CodeAction) -> lsp.CodeAction:
         return await actions.resolve(ls, params)
 
+    # ------------------------------------------------------------------ code lens
+    @ls.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
+    async def code_lens(ls: GradwardenServer, params: lsp.CodeLensParams):
+        return await commands.code_lenses(ls, params.text_document.uri)
+
     # ------------------------------------------------------------------ configuration
     @ls.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: GradwardenServer, params: lsp.DidChangeConfigurationParams) -> None:
@@ -583,6 +594,10 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
     @ls.command(commands.DEBUG_RUN)
     async def debug_run(ls, *args):  # noqa: ANN001
         return await commands.run_debug(ls, args)
+
+    @ls.command(commands.SHOW_TIMELINE)
+    async def show_timeline(ls, *args):  # noqa: ANN001
+        return await commands.show_timeline(ls, args)
 
     @ls.command(commands.STATUS)
     def status(ls, *args):  # noqa: ANN001

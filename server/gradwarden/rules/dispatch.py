@@ -11,6 +11,7 @@ from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Severity, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.front.source import SourceText
 from gradwarden.rules.catalog import RULES
+from gradwarden.rules.fixpolicy import vet_fixes
 
 _BY_EVENT = {r.event: r for r in RULES if r.event}
 
@@ -38,7 +39,7 @@ def events_to_diagnostics(events: Sequence[Event], filename: str, src: SourceTex
             filename=filename,
             span=ev.span,
             related=tuple(ev.related),
-            fixes=tuple(fixes_for(rule.code, ev, src)),
+            fixes=tuple(vet_fixes(severity, fixes_for(rule.code, ev, src))),
             rule=rule.name,
             timeline=tuple(ev.timeline),
         )
@@ -131,6 +132,11 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
                              preferred=True, target=ev.span, params=_p(mode="argument", name=name)))
             fixes.append(Fix("inplace_false", "Construct the module with `inplace=False`", safe=True,
                              target=ff.get("module_span")))
+        elif form == "method" and _receiver_is_module(op):
+            # `F.relu(x, inplace=True)` on an input that requires grad: an activation, not an
+            # update of the leaf (no_grad would cut the gradient the input is there for)
+            fixes.append(Fix("inplace_to_outofplace", "Apply it out of place (drop `inplace=True`)", safe=True,
+                             preferred=True, target=ff.get("call_span") or ev.span))
         else:
             fixes.append(Fix("no_grad", "Do the update under `with torch.no_grad():`", safe=True, preferred=True,
                              target=stmt))
@@ -138,6 +144,12 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
                 fixes.append(Fix("augassign_to_binop", f"Write `{target} = {target} {ff.get('binop', '+')} ...` "
                                                        "(a new tensor; the leaf stays unchanged)",
                                  safe=False, target=stmt, edits=_augassign_edit(ff, src)))
+    elif code == "GW201" and getattr(ff.get("write"), "kind", "") == "internal" and \
+            "`softmax`" in getattr(ff.get("write"), "op", ""):
+        # PyTorch's own forward-mode derivative of softmax writes in place (pytorch#188270)
+        fixes.append(Fix("explicit_softmax", "Compute the softmax from exp and sum (same values; their forward-mode "
+                                             "derivatives write nothing in place)", safe=True, preferred=True,
+                         target=getattr(ff.get("write"), "span", None) or ev.span))
     elif code in ("GW201", "GW202", "GW305", "GW306"):
         if form == "augassign":
             fixes.append(Fix("augassign_to_binop", f"Write `{target} = {target} {ff.get('binop', '+')} ...` "
@@ -150,8 +162,16 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
             fixes.append(Fix("inplace_to_outofplace", title, safe=True, preferred=True, target=stmt,
                              params=_p(name=target if named else "")))
         elif form == "module_inplace":
+            write = ff.get("write")
+            site = getattr(write, "site", None)
+            module = op.split("(", 1)[0].strip("`. ")
             fixes.append(Fix("inplace_false", "Construct the module with `inplace=False`", safe=True,
-                             preferred=True, target=ff.get("module_span")))
+                             preferred=True, target=ff.get("module_span"),
+                             params=_p(site=_sp(site), module=module if module.isidentifier() else "")))
+        if form == "setitem":
+            # `f[i] = f[i - 1] * w`: the statement saves a view of what it writes into
+            fixes.append(Fix("clone", "Clone the views of the written tensor that this statement reads",
+                             safe=True, target=stmt, params=_p(mode="saved_source")))
         if named or form in ("setitem", "augassign", "method"):
             name = target if named else facts.get("name", "tensor")
             saved = _saved_name(ev)
@@ -173,7 +193,8 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
         fixes.append(Fix("clone", f"Clone `{name}` before writing to it (other aliases no longer see the write)",
                          safe=False, target=ev.span, params=_p(mode="break_alias", name=name)))
     elif code == "GW307":
-        fixes.append(Fix("complete_grads", "Return `None` for the inputs that need no gradient", safe=True,
+        # never safe (rules/fixpolicy.py); the realiser offers it only where the syntax fixes the count
+        fixes.append(Fix("complete_grads", "Return `None` for the inputs that need no gradient", safe=False,
                          preferred=True, target=ev.span, params=_p(got=facts.get("got"), want=facts.get("want"))))
     elif code == "GW309":
         fixes.append(Fix("none_gradient", "Return `None` for the non-tensor input", safe=True, preferred=True,
@@ -224,6 +245,11 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
         recompute = Fix("recompute", "Recompute it inside the loop", safe=False, preferred=not untrained,
                         target=ff.get("node_span") or ev.span, params=_p(mode="into_loop", name=name))
         fixes += [detach, recompute] if untrained else [recompute] + ([detach] if facts.get("fresh", True) else [])
+        # the whole forward built before the loop (`logits = x @ W; ...; loss = ...`): what is
+        # computed from it moves into the loop too (tried last: a value the loop only reads is
+        # better detached)
+        fixes.append(Fix("recompute", "Recompute it, and what is computed from it, inside the loop", safe=False,
+                         target=ff.get("node_span") or ev.span, params=_p(mode="into_loop_chain", name=name)))
     elif code == "GW404":
         fixes.append(Fix("detach", "Accumulate `.detach()`ed values (the total keeps no graph)", safe=False,
                          preferred=True, target=ev.span, params=_p(mode="running_total", name=facts.get("name"))))
@@ -268,8 +294,6 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
                          safe=False, preferred=True, target=ev.span, params=_p(mode="data")))
         fixes.append(Fix("move_step", "Do the update after the backward that needs the old values", safe=False,
                          target=ev.span, params=_p(backward_span=_sp(bw))))
-        fixes.append(Fix("data_to_detach", "Use `.detach()` instead of `.data` (the write then raises)",
-                         safe=False, target=ev.span))
     return fixes
 
 

@@ -22,6 +22,10 @@ def flow_fixes(code: str, ev: Event) -> List[Fix]:
     ff = ev.fix_facts
     facts = ev.facts
     out: List[Fix] = []
+    if code in ("GW704", "GW705") and ev.severity == 3:
+        # said only "if `.to()` copied it": on the same device the tensor is the leaf, and
+        # `retain_grad()` or a detach would break a correct program (the FGSM tutorial)
+        return out
     if code == "GW701":
         kind = ff.get("cut_kind")
         at = ff.get("cut_span") or ev.span
@@ -37,20 +41,34 @@ def flow_fixes(code: str, ev: Event) -> List[Fix]:
         elif kind == "nograd" and ff.get("region") in ("", "with"):
             out.append(Fix("leave_no_grad", "Compute it with gradients: move it out of `with torch.no_grad():`",
                            safe=False, preferred=True, target=at))
+        elif kind == "frozen":
+            out.append(Fix("freeze_first", "Freeze before attaching the new module, so that it trains",
+                           safe=False, preferred=True, target=at))
         elif kind in ("detach", "data_attr"):
             out.append(Fix("drop_detach", "Keep the graph: drop the `.detach()` / `.data` that cuts it",
                            safe=False, preferred=True, target=at))
+    elif code == "GW702" and ff.get("api") == "autograd.grad":
+        bw = ff.get("backward_span")
+        out.append(Fix("reduce_loss", "Differentiate the sum of the outputs: `torch.autograd.grad(out.sum(), ...)`",
+                       safe=False, preferred=True, target=bw, params=_p(reduce="sum")))
     elif code == "GW702" and ff.get("api") == "backward":
         bw = ff.get("backward_span")
         out.append(Fix("reduce_loss", "Reduce the loss: `.mean().backward()`", safe=False, preferred=True,
                        target=bw, params=_p(reduce="mean")))
         out.append(Fix("reduce_loss", "Reduce the loss: `.sum().backward()`", safe=False, target=bw,
                        params=_p(reduce="sum")))
+    elif code == "GW702" and ff.get("api") == "autograd.grad":
+        call = ff.get("backward_span")
+        out.append(Fix("reduce_loss", "Differentiate a scalar: `torch.autograd.grad(y.mean(), ...)`", safe=False,
+                       preferred=True, target=call, params=_p(reduce="mean")))
+        out.append(Fix("reduce_loss", "Differentiate a scalar: `torch.autograd.grad(y.sum(), ...)`", safe=False,
+                       target=call, params=_p(reduce="sum")))
     elif code == "GW703" and ff.get("reason") == "no_grad":
         out.append(Fix("requires_grad_after", f"Make `{facts.get('name', 'it')}` require grad where it is made: "
                        "`(...).requires_grad_()`", safe=True, preferred=True, target=ev.span))
     elif code == "GW703" and ff.get("reason") == "unused":
-        out.append(Fix("allow_unused", "Pass `allow_unused=True` (its gradient is then None)", safe=False,
+        out.append(Fix("allow_unused", "Pass `allow_unused=True, materialize_grads=True` (its gradient is then zeros)",
+                       safe=False,
                        preferred=True, target=ff.get("call_span") or ev.span))
     elif code == "GW704":
         flag = ff.get("flag")

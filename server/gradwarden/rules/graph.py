@@ -190,6 +190,12 @@ class RunningLossKeepsGraph(Rule):
 
     Nothing raises, but every iteration's graph stays alive as long as the total does: memory
     grows with the number of steps. Accumulate ``loss.item()`` or ``loss.detach()``.
+
+    Reported where a backward runs after the total first held a graph (the loop trains) and the
+    total itself is not backwarded. Terms summed within one forward (``x += emb(x[:, i])``,
+    ``loss += term``) make one graph that the caller's backward needs whole: not reported.
+
+    No automatic fix: an information finding carries none that changes what the program does.
     """
 
     event = "running_total"
@@ -199,6 +205,7 @@ class RunningLossKeepsGraph(Rule):
     severity = Severity.INFORMATION
     summary = "Accumulating loss tensors keeps every iteration's graph alive."
     message = "`{name}` accumulates tensors that carry graphs; each iteration's graph stays in memory (use `.item()` or `.detach()`)"
+    NO_FIX = (0,)  # information: no fix that changes behaviour (rules/fixpolicy.py)
     INVALID = (
         """
         import torch

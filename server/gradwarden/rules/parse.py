@@ -31,7 +31,10 @@ class AnalysisStopped(Rule):
     analysed up to that point, and this note says so. Hazards that the rest of it would have
     shown are not reported; every other definition of the file is analysed as usual. Calls
     that fan out at every level (each function calling the next several times, in a loop)
-    are the usual cause: split the definition, or check the callees on their own.
+    are the usual cause: split the definition, or check the callees on their own. The note
+    names the line where the analysis stopped (a line of another module of the project is
+    named by the call in this file that reached it) and what had grown there: how many paths
+    ran together, how many loops enclosed it, and the calls inlined on the way to it.
 
     The same note, on line 1, says when a whole file was analysed in parts ("analysed in
     parts: ..."): a file of more than 1 M characters (a generated module; no hand-written one
@@ -52,8 +55,8 @@ class AnalysisStopped(Rule):
     family = "-"
     severity = Severity.INFORMATION
     summary = "The analysis of a definition stopped early (too much work); later hazards in it are not reported."
-    message = ("analysis stopped early: {what} needs more than {limit} statement visits (branches x loop "
-               "iterations x inlined calls); hazards in it past that point are not reported")
+    message = ("analysis stopped early{where}: {what} needs more than {limit} statement visits (branches x loop "
+               "iterations x inlined calls){growth}; hazards in it past that point are not reported")
     INVALID = (
         """
         import torch

@@ -16,6 +16,14 @@ class SavedTensorModified(Rule):
     it compares the saved version with the current one and raises ``one of the variables
     needed for gradient computation has been modified by an inplace operation``. PyTorch names
     the op whose backward failed, never the line that wrote: this rule names both.
+
+    In a function nobody in the file calls, whether its inputs require grad is unknown: the
+    finding is information ("if its inputs require grad"), and it is made only where the
+    function computes an objective - a value reduced from its inputs (a loss, a metric, a
+    log-probability), which is what gets differentiated. A function that returns a transformed
+    tensor (an image, boxes, a schedule, an optimizer's update) is not reported that way.
+    Arithmetic with a Python number (``x / float(n)``, ``x * (y / size)``, a divisor annotated
+    ``int``) saves nothing, as measured under torch.
     """
 
     event = "version_mismatch"

@@ -10,9 +10,10 @@ class ExpandedWrite(Rule):
 
     An expanded tensor repeats one memory cell along the broadcast dimensions. Writing a
     region that spans them raises ``unsupported operation: more than one element of the
-    written-to tensor refers to a single memory location``; writing a single element
-    silently changes every broadcast copy (and the source). Materialise it first with
-    ``.clone()`` (or use ``repeat``).
+    written-to tensor refers to a single memory location``; a write through integer indices
+    that remove every broadcast dimension (``x[i] = row`` into ``base.expand(q, *base.shape)``,
+    ``i`` a literal or a loop index) does not raise: it silently changes every broadcast copy
+    (and the source), a warning. Materialise it first with ``.clone()`` (or use ``repeat``).
     """
 
     event = "expanded_write"

@@ -87,6 +87,9 @@ def register(sub: "argparse._SubParsersAction") -> argparse.ArgumentParser:
     out = p.add_argument_group("output")
     out.add_argument("--json", metavar="FILE", help="write the findings as JSON to FILE (- for stdout: the "
                                                     "program's stdout then goes to stderr)")
+    out.add_argument("--report", metavar="FILE.html",
+                     help="write an HTML report: the timeline picture of every finding (what the run saw, "
+                          "the versions it measured) and the run's summary; one self-contained file")
     out.add_argument("-q", "--quiet", action="store_true", help="no progress messages")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="script.py [args ...]",
                    help="the script and its arguments (or the arguments of -m / --pytest)")
@@ -248,6 +251,9 @@ def report(args: argparse.Namespace, target: Target, result: DebugResult, stdout
             except OSError as exc:
                 print(f"error: cannot write {args.json}: {exc.strerror or exc}", file=stderr)
                 return EXIT_ERROR
+    if getattr(args, "report", None):
+        if not write_html_report(args.report, target, result, stderr, quiet=bool(args.quiet)):
+            return EXIT_ERROR
     # the program's stdout is the program's: the report goes to stderr (a pipeline that reads
     # the script's output is not disturbed)
     text_out = stderr
@@ -255,6 +261,34 @@ def report(args: argparse.Namespace, target: Target, result: DebugResult, stdout
         text_out.write(format_result(target, result))
         text_out.flush()
     return exit_status(result)
+
+
+def _rel(path: Optional[str]) -> str:
+    if not path:
+        return "?"
+    try:
+        r = os.path.relpath(path, os.getcwd())
+    except ValueError:
+        return path
+    return path if r.startswith(".." + os.sep + "..") else r
+
+
+def write_html_report(path: str, target: Target, result: DebugResult, stderr: TextIO, quiet: bool = False) -> bool:
+    """``--report FILE``: the HTML timelines of the run (gradwarden.picture); False when the file
+    cannot be written (said on stderr)."""
+    from gradwarden.picture.reports import debug_report
+
+    html = debug_report(result, target=target.describe(), display=_rel)
+    try:
+        out = Path(path).expanduser()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(html, encoding="utf-8")
+    except OSError as exc:
+        print(f"error: cannot write {path}: {exc.strerror or exc}", file=stderr)
+        return False
+    if not quiet:
+        print(f"gradwarden debug: report written to {path}", file=stderr)
+    return True
 
 
 def exit_status(result: DebugResult) -> int:

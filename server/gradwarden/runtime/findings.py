@@ -511,7 +511,10 @@ def matches(d: Diagnostic, f: Finding) -> bool:
     if (_norm(d.filename), d.span.row) in frows:
         return True
     loc = f.location
-    if loc is not None and loc.key() in _diag_rows(d, family_d):
+    # a finding the run saw only where torch raised (a non-scalar backward, a frozen loss):
+    # the static finding may sit where the fix goes and name that backward as related
+    raised_only = f.write_site is None and f.save_site is None
+    if loc is not None and loc.key() in _diag_rows(d, family_d or raised_only):
         return True
     return bool(frows & _diag_rows(d, family_d)) and family_d
 

@@ -242,8 +242,11 @@ def build_command(target: Target, options: DebugOptions, out_dir: str, python: s
     config = encode_config(child_config(target, options, out_dir))
     child = [str(CHILD_PATH), "--gw-config", config, "--", *target.args]
     if options.launcher == "torchrun":
+        # torchrun's own logs go with the run's results (left to it, they are a `torchelastic_*`
+        # folder in the temporary directory that nothing removes)
         argv = [python, "-m", "torch.distributed.run", "--standalone",
-                "--nproc-per-node", str(options.nproc_per_node), *child]
+                "--nproc-per-node", str(options.nproc_per_node),
+                "--log-dir", os.path.join(out_dir, "torchrun-logs"), *child]
     else:
         argv = [python, *child]
     if options.launcher_template:

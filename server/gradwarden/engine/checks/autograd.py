@@ -7,11 +7,10 @@ from __future__ import annotations
 import ast
 from typing import Any, List, Optional, Sequence, Set
 
-from gradwarden.engine.checks.flowfacts import NumberV
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.state.model import (
-    Node, RefV, Saved, SeqV, State, TInfo, TensorV, UnknownV, Value, fresh_id, make_tinfo, new_tinfo, saved_value,
-    tensor_value, view_tinfo, walk_nodes,
+    Node, NumberV, RefV, Saved, SeqV, State, TInfo, TensorV, UnknownV, Value, fresh_id, make_tinfo, new_tinfo,
+    saved_value, tensor_value, view_tinfo, walk_nodes,
 )
 
 

@@ -22,6 +22,7 @@ class BackwardPass:
     def __init__(self, it: Any) -> None:
         self.it = it
         self.accumulations: Dict[Tuple[int, int], Dict[str, Any]] = {}
+        self.implicit_objective = True  # what implicit_backward runs the backward of: an objective?
         # custom Function nodes whose backward reads an intermediate of forward: (fn, where kept)
         self.custom_middles: Dict[int, Tuple[str, Span]] = {}
         # hazards that only matter if a backward runs through a node: node id -> the event
@@ -218,10 +219,19 @@ class BackwardPass:
             tensors = [x for x in st.lists.get(ret.lid, ()) if isinstance(x, TensorV)]
         if not tensors:
             return
+        # A save made only if the inputs of a function analysed on its own require grad is
+        # reported (information) where the function computes an objective - a loss, a metric,
+        # a log-probability: what gets differentiated. A function that returns a transformed
+        # tensor (an image, boxes, coordinates, a schedule, an optimizer's update) is often
+        # never differentiated, and the note there was mostly noise (benchmarks/PRECISION.md).
+        saved_flag = self.implicit_objective
+        self.implicit_objective = user_grad or any(_is_objective(st, t) for t in tensors)
         try:
             self.do_backward(st, tensors, span, retain=True, accumulate=False, implicit=True, user_grad=user_grad)
         except Halt:
             pass
+        finally:
+            self.implicit_objective = saved_flag
 
     def first_write_after(self, st: State, s: Saved) -> Optional[Write]:
         best = None
@@ -250,6 +260,8 @@ class BackwardPass:
         related.append(Related(span, "a backward through what this returns would fail" if implicit
                                else "backward fails here", "backward"))
         timeline = self.timeline(st, s, n, w, span)
+        if s.maybe and implicit and not self.implicit_objective:
+            return  # (see implicit_backward)
         facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.call_span or n.report_span or n.span).row,
                  "version": s.version, "backward_line": span.row, "backward": backward_desc,
                  "cond": " (if its inputs require grad: we cannot tell here)" if s.maybe else ""}
@@ -634,6 +646,9 @@ class BackwardPass:
         key = (stmt.lineno, stmt.col_offset)
         rec = self.accumulations.setdefault(key, {"span": self.it.span_of(stmt), "name": name, "tids": set()})
         rec["tids"].add(result.tid)
+        node = st.t[result.tid].grad_fn
+        if node is not None:
+            rec["made"] = min(rec.get("made", node.seq), node.seq)  # when the total first held a graph
 
     def finish_path(self, states: Sequence[State]) -> None:
         for key, rec in self.accumulations.items():
@@ -641,10 +656,66 @@ class BackwardPass:
                 continue
             rec["done"] = True
             backwarded = False
+            # The total keeps each iteration's graph alive only where something frees it
+            # otherwise: a backward ran after the total was first made (the loop trains, or
+            # backwards each term). Terms summed within one forward (`x += emb(x[:, i])`,
+            # `loss += term`) make one graph that a later backward needs whole: nothing is kept
+            # that would have been freed.
+            trained = False
             for s in states:
                 for tid in rec["tids"]:
                     info = s.t.get(tid)
                     if info is not None and info.grad_fn is not None and info.grad_fn.id in s.freed:
                         backwarded = True
-            if not backwarded and not rec.get("backwarded"):
+                if not trained and "made" in rec:
+                    trained = any(b.seq > rec["made"] for b in s.freed.values())
+            if trained and not backwarded and not rec.get("backwarded"):
                 self.it.emit(Event("running_total", rec["span"], {"name": rec["name"]}))
+
+
+# Ops that reduce their input (losses among them): a value computed from their results only
+# is an objective (a loss, a metric, a log-probability).
+REDUCTIONS = frozenset({
+    "sum", "mean", "nansum", "nanmean", "prod", "logsumexp", "norm", "linalg_norm", "vector_norm",
+    "matrix_norm", "frobenius_norm", "nuclear_norm", "amax", "amin", "std", "var", "std_mean", "var_mean",
+    "median", "nanmedian", "trace", "dot", "vdot", "inner", "count_nonzero", "mse_loss", "l1_loss",
+    "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss",
+    "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss", "soft_margin_loss",
+    "multilabel_soft_margin_loss", "ctc_loss",
+})
+# Ops a value goes through and stays an objective: arithmetic, elementwise functions, views,
+# dtype moves, in-place writes (``result -= c``, ``total[i] = loss``).
+OBJECTIVE_KEEPERS = frozenset({
+    "add", "sub", "mul", "div", "true_divide", "neg", "pow", "sqrt", "rsqrt", "exp", "log", "log1p", "log2",
+    "log10", "abs", "clamp", "clamp_min", "clamp_max", "clip", "reciprocal", "square", "rsub", "maximum",
+    "minimum", "where", "nan_to_num", "sigmoid", "tanh", "view", "reshape", "squeeze", "unsqueeze", "select",
+    "flatten", "to", "float", "double", "half", "type_as", "contiguous", "clone", "stack", "cat", "setitem",
+    "copy_", "fill_", "masked_fill", "masked_fill_", "__setitem__", "index_put_", "expand", "expand_as",
+})
+
+
+def _is_objective(st: State, t: TensorV, limit: int = 64) -> bool:
+    """Is ``t`` computed from reductions only (through arithmetic, views and in-place
+    writes)? A path that reaches an input of unknown origin (a function argument) without a
+    reduction on the way, or an op of another kind (a convolution, an exponential map of the
+    data), makes it a transformed tensor, not an objective."""
+    info = st.t.get(t.tid)
+    if info is None or info.grad_fn is None:
+        return False
+    todo, seen, found = [info.grad_fn], set(), False
+    while todo:
+        n = todo.pop()
+        if n.id in seen:
+            continue
+        seen.add(n.id)
+        if len(seen) > limit:
+            return False
+        op = n.op.rstrip("_") if n.op.endswith("_") and not n.op.endswith("__") else n.op
+        if op in REDUCTIONS:
+            found = True
+            continue
+        if op not in OBJECTIVE_KEEPERS and n.op not in OBJECTIVE_KEEPERS or n.opaque:
+            return False
+        todo.extend(n.inputs)
+    return found

@@ -19,12 +19,12 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
-from gradwarden.engine.checks.flowfacts import Cut, NumberV, join_cuts, unsure
+from gradwarden.engine.checks.flowfacts import Cut, join_cuts, unsure
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import optable
 from gradwarden.engine.domain.flowops import T, UNK, pair_shape
 from gradwarden.engine.events import Event
-from gradwarden.engine.state.model import ConstV, DictV, ObjV, RefV, SeqV, State, TensorV, Value
+from gradwarden.engine.state.model import ConstV, DictV, NumberV, ObjV, RefV, SeqV, State, TensorV, Value
 
 
 SHAPE_CHANGING_INPLACE = frozenset({"resize_", "resize_as_", "squeeze_", "unsqueeze_", "t_", "transpose_",
@@ -117,6 +117,9 @@ class FlowFacts:
         self.nograd_views: Dict[int, Tuple[Span, bool, bool, str]] = {}
         self.views: Dict[int, bool] = {}  # tid -> certainly a view (False: maybe, reshape)
         self.unfold_views: Dict[int, Tuple[Span, Optional[bool]]] = {}  # unfold windows (overlapping?)
+        # expand outputs: tid -> per leading dim 0 kept / 1 maybe broadcast / 2 broadcast, and
+        # whether a dim past those may be broadcast (engine/checks/flowviews.py, note_expand)
+        self.broadcast_dims: Dict[int, Tuple[Tuple[int, ...], bool]] = {}
         self.slices: Dict[int, Tuple[int, Tuple[Any, ...]]] = {}  # view -> (parent tid, its basic index)
         self.layouts: Dict[int, int] = {}  # re-laid-out view -> parent tid
         self.noncontig: Set[int] = set()
@@ -167,20 +170,35 @@ class FlowFacts:
             return "__gradmode__" not in st.attrs(v.oid)
         return True  # UnknownV
 
-    def _opaque(self, kind: str, name: str, args: Sequence[Value], kwargs: Dict[str, Value], st: State) -> bool:
+    def _hiding(self, v: Value, st: State) -> Any:
+        """``_opaque`` for one operand written in place (``x[i] = v``, ``x += v``)."""
+        if not self._hides_tensor(v, st):
+            return False
+        return True if isinstance(v, (ObjV, RefV)) else "value"
+
+    def _opaque(self, kind: str, name: str, args: Sequence[Value], kwargs: Dict[str, Value], st: State) -> Any:
+        """Does an argument hide a tensor the analysis does not follow? False; "value" when it
+        is an operand of unknown value (``pred * target`` with ``pred`` from a call the
+        analysis cannot see: it may carry the graph itself); True for anything else (an
+        object or a function passed in)."""
         if not args and not kwargs:
             return False
         caps = _capable(kind, name)
+        found: Any = False
         for i, a in enumerate(args):
             if self._hides_tensor(a, st) and (caps is None or i in caps[0] or caps[2]
                                               or isinstance(a, (ObjV, RefV))):
-                return True
+                if not isinstance(a, (ObjV, RefV)):
+                    return "value"
+                found = True
         for k, a in kwargs.items():
             if k == "out":
                 continue
             if self._hides_tensor(a, st) and (caps is None or k in caps[1] or isinstance(a, (ObjV, RefV))):
-                return True
-        return False
+                if not isinstance(a, (ObjV, RefV)):
+                    return "value"
+                found = True
+        return found
 
     def _py(self, v: Value, st: State, depth: int = 0) -> Any:
         """A call argument as a plain Python value for the shape rules."""
@@ -262,7 +280,13 @@ class FlowFacts:
             return
         if opaque:
             if out.tid in self.cuts:
-                self.cuts[out.tid] = unsure(self.cuts[out.tid])  # type: ignore[assignment]
+                if opaque == "value":
+                    # an operand of unknown value may carry a graph itself (in code that runs,
+                    # it does: a model's prediction, `next(m.parameters())`): nothing is known
+                    # about the result's gradient path, and nothing is said about it
+                    del self.cuts[out.tid]
+                else:
+                    self.cuts[out.tid] = unsure(self.cuts[out.tid])  # type: ignore[assignment]
             if oi.grad_fn is not None and oi.grad_fn.seq > seq0:
                 self.open_nodes.add(oi.grad_fn.id)
 
@@ -307,8 +331,8 @@ class FlowFacts:
             self.shapes.pop(t.tid, None)
         if info.rg is False and t.tid in self.cuts:
             c = join_cuts([self.cuts[t.tid]] + [self._tensor_cut(st, o) for o in others])
-            if c is None:
-                self.cuts.pop(t.tid, None)
+            if c is None or opaque == "value":
+                self.cuts.pop(t.tid, None)  # (an operand of unknown value: see _after_call)
             else:
                 self.cuts[t.tid] = unsure(c) if opaque else c  # type: ignore[assignment]
         if info.grad_fn is not None and opaque:

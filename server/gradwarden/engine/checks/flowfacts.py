@@ -7,9 +7,9 @@
   ``requires_grad=True``). A tensor without a Cut is *unknown*: the checks stay silent on it.
   ``sure=False`` marks a cut that something unknown (an argument the analysis cannot see
   into) may have bypassed: findings built on it are information, not errors.
-- ``NumberV``: a Python value computed from a tensor (``loss.item()``, ``x.size(0)``,
-  ``x.shape``): never a tensor, so it carries no graph. ``cut`` is set when it holds the
-  tensor's *values* (``item``/``tolist``/``float(t)``), i.e. when a gradient path ends there.
+- ``NumberV`` (a value of the abstract state, engine/state/model.py): a Python number, never a
+  tensor, so it carries no graph; its ``cut`` is one of these when it holds a tensor's *values*
+  (``item``/``tolist``/``float(t)``), i.e. when a gradient path ends there.
 """
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Span
-from gradwarden.engine.state.model import UnknownV
 
 # kinds of cut, most telling first (the one a combination keeps)
 KINDS = ("nograd", "detach", "rewrap", "item", "data_attr", "marked", "nondiff", "checkpoint", "frozen", "data")
@@ -55,19 +54,3 @@ def join_cuts(cuts: Iterable[Optional[Cut]]) -> Optional[Cut]:
 
 def unsure(c: Optional[Cut]) -> Optional[Cut]:
     return None if c is None else (c if not c.sure else replace(c, sure=False))
-
-
-class NumberV(UnknownV):
-    """A Python value derived from a tensor: behaves as unknown everywhere, but is known not
-    to be a tensor (so it hides no graph) and remembers the cut when it holds values."""
-
-    __slots__ = ("cut",)
-
-    def __init__(self, cut: Optional[Cut] = None) -> None:
-        self.cut = cut
-
-    def __repr__(self) -> str:
-        return "number"
-
-
-PLAIN_NUMBER = NumberV()

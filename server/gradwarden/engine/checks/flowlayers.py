@@ -11,14 +11,13 @@ from typing import Any, List, Optional, Sequence
 
 from gradwarden.engine.checks.autograd import Graph
 from gradwarden.engine.checks.backward import BackwardPass
-from gradwarden.engine.checks.flowfacts import NumberV
 from gradwarden.engine.checks.writes import Writes
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import flowshape as fs
 from gradwarden.engine.interp.expressions import Expressions
 from gradwarden.engine.interp.statements import Statements
 from gradwarden.engine.interp.stores import Stores
-from gradwarden.engine.state.model import ConstV, ObjV, State, TensorV, UnknownV, Value
+from gradwarden.engine.state.model import ConstV, NumberV, ObjV, State, TensorV, UnknownV, Value
 
 
 class FlowStatements(Statements):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from gradwarden.engine.checks.flowfacts import Cut, DATA, NumberV, PLAIN_NUMBER, join_cuts
+from gradwarden.engine.checks.flowfacts import Cut, DATA, join_cuts
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import flowshape as fs, optable
 from gradwarden.engine.domain.builtins import Builtins
@@ -18,7 +18,9 @@ from gradwarden.engine.domain.modules import Modules
 from gradwarden.engine.domain.optimizers import Optimizers
 from gradwarden.engine.domain.tensors import Tensors
 from gradwarden.engine.domain.torchsem import TorchCalls
-from gradwarden.engine.state.model import ConstV, ObjV, RefV, SeqV, State, TRUE, TensorV, UNKNOWN, UnknownV, Value
+from gradwarden.engine.state.model import (
+    ConstV, NumberV, ObjV, PLAIN_NUMBER, RefV, SeqV, State, TRUE, TensorV, UNKNOWN, UnknownV, Value,
+)
 
 
 VALUE_METHODS = frozenset({"item", "tolist", "numpy", "__float__", "__int__", "__bool__"})
@@ -342,6 +344,8 @@ class FlowTensors(Tensors):
         out = super().call_tensor_method(t, name, args, kwargs, st, node, fn_name)
         if t.tid in self.flow.unknown_derived:
             self.flow._derive(out, st)
+        if name in ("expand", "expand_as") and isinstance(out, TensorV) and out.tid != t.tid:
+            self.it.viewchecks.note_expand(st, t, out, name, args, node)
         span = self.it.span_of(node)
         if name in VALUE_METHODS or name in META_METHODS:
             if isinstance(out, UnknownV):
@@ -520,13 +524,16 @@ class FlowTensors(Tensors):
         self.it.viewchecks.check_setitem(st, t, target, value, stmt)
         super().tensor_setitem(t, target, value, st, stmt)
         others = self.it.graph.slot_tensors(st, value)
-        self.flow._after_inplace(st, t, others, self.flow._hides_tensor(value, st), "__setitem__")
+        self.flow._after_inplace(st, t, others, self.flow._hiding(value, st), "__setitem__")
 
     def tensor_inplace_binop(self, cur: TensorV, op: ast.operator, rhs: Value, st: State, stmt: ast.AugAssign) -> None:
         super().tensor_inplace_binop(cur, op, rhs, st, stmt)
         others = self.it.graph.slot_tensors(st, rhs)
-        self.flow._after_inplace(st, cur, others, self.flow._hides_tensor(rhs, st), "__iadd__")
+        self.flow._after_inplace(st, cur, others, self.flow._hiding(rhs, st), "__iadd__")
         self.flow._with_numbers(st, cur, [rhs])
+
+    def indexed_write_is_silent(self, t: TensorV, sl: ast.expr, st: State) -> Optional[bool]:
+        return self.it.viewchecks.indexed_write_is_silent(t, sl, st)  # the broadcast dims of expand outputs
 
 
 class FlowModules(Modules):

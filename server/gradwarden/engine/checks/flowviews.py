@@ -1,6 +1,8 @@
 """Checks of views and in-place writes over the gradient-flow facts: writes into views made under
 ``no_grad`` or by a custom Function, overlapping copies (``x[1:] = x[:-1]``, ``unfold``
-windows), ``copy_``/``index_put_`` of a view of itself, and loops that freeze parameters.
+windows), ``copy_``/``index_put_`` of a view of itself, which dims of an ``expand`` output
+broadcast (whether a write into it raises or silently changes every copy), and loops that
+freeze parameters.
 """
 from __future__ import annotations
 
@@ -10,10 +12,12 @@ from typing import Any, List, Optional, Sequence, Tuple
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.state.halt import Halt
-from gradwarden.engine.state.model import ConstV, SeqV, State, TensorV, Value
+from gradwarden.engine.state.model import ConstV, NumberV, SeqV, State, TensorV, Value
 
 
 MAX_FREEZE_ITEMS = 4096
+# what a dim of an expand output does (ViewChecks.note_expand)
+KEPT, MAYBE, BROADCAST = 0, 1, 2
 
 
 def _halt() -> None:
@@ -67,6 +71,19 @@ def _report_overlap(self: Any, st: State, span: Span, name: str, op: str, how: s
                        severity=None if sure else 3))
     if sure:
         _halt()
+
+
+def _integer_index(self: Any, p: ast.expr, st: State) -> bool:
+    """A Python integer: a literal, or a name bound to a number (a loop index over ``range``)."""
+    if isinstance(p, ast.Constant):
+        return isinstance(p.value, int) and not isinstance(p.value, bool)
+    if isinstance(p, ast.UnaryOp) and isinstance(p.operand, ast.Constant):
+        return isinstance(p.operand.value, int)
+    if isinstance(p, (ast.Name, ast.BinOp)):
+        v = self.it.ev.eval(p, st)
+        return isinstance(v, NumberV) or isinstance(v, ConstV) and isinstance(v.value, int) and \
+            not isinstance(v.value, bool)
+    return False
 
 
 def _is_freeze_body(stmts: List[ast.stmt], depth: int = 0) -> bool:
@@ -175,6 +192,98 @@ class ViewChecks:
         overlap = None if size is None or step is None else step < size
         self.flow.unfold_views[out.tid] = (span, overlap)
         self.flow.noncontig.add(out.tid)
+
+    # --------------------------------------------------------------------------- GW301: which dims broadcast
+    def note_expand(self: Any, st: State, t: TensorV, out: TensorV, name: str, args: List[Value],
+                    node: ast.AST) -> None:
+        """Which dims of ``x.expand(...)`` repeat one memory cell, as far as the code tells: a size
+        of ``-1`` keeps a dim, ``*x.shape`` (or ``*x.size()``) keeps all of x's dims, a dim of known
+        size 1 expanded to a known size > 1 broadcasts, any other size may. Read by
+        ``indexed_write_is_silent``: a write through integer indices that remove every dim that
+        may broadcast writes one copy's worth of memory and does not raise."""
+        call = node if isinstance(node, ast.Call) else None
+        src_shape = self.flow.shapes.get(t.tid)
+        if name == "expand_as":
+            other = args[0] if args else None
+            dst_shape = self.flow.shapes.get(other.tid) if isinstance(other, TensorV) else None
+            if src_shape is None or dst_shape is None or ... in src_shape or ... in dst_shape:
+                return
+            sizes: List[Any] = list(dst_shape)
+        else:
+            if call is None or call.keywords:
+                return
+            recv = self.it.text_of(call.func.value) if isinstance(call.func, ast.Attribute) else None
+            sizes = []
+            for a in call.args:
+                if isinstance(a, ast.Starred):
+                    v = a.value
+                    own = v.func.value if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
+                        v.func.attr == "size" and not v.args else v.value if isinstance(v, ast.Attribute) and \
+                        v.attr == "shape" else None
+                    if own is None or recv is None or self.it.text_of(own) != recv:
+                        return  # sizes of unknown number and kind
+                    sizes.append("own")  # x's own dims, kept (of unknown number)
+                elif isinstance(a, ast.Constant) and isinstance(a.value, int):
+                    sizes.append(a.value)
+                elif isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub) and isinstance(a.operand, ast.Constant):
+                    sizes.append(-a.operand.value)
+                else:
+                    sizes.append(None)
+            if len(sizes) == 1 and sizes[0] is None and len(call.args) == 1:
+                return  # x.expand(shape): one argument holding every size
+        flags: List[int] = []
+        tail = False
+        own_seen = False
+        n_src = None if src_shape is None or ... in src_shape else len(src_shape)
+        n_new = None if n_src is None or "own" in sizes else len(sizes) - n_src
+        for i, size in enumerate(sizes):
+            if size == "own":
+                own_seen = True
+                continue
+            if size == -1:
+                flag = KEPT
+            elif n_new is not None and i >= n_new and isinstance(size, int):
+                d = src_shape[i - n_new]
+                flag = BROADCAST if d == 1 and size > 1 else KEPT if isinstance(d, int) and d == size else MAYBE
+            elif n_new is not None and i < n_new and isinstance(size, int):
+                flag = BROADCAST if size > 1 else KEPT
+            else:
+                flag = MAYBE
+            if own_seen:
+                tail = tail or flag != KEPT  # a dim after x's own ones: its position is unknown
+            else:
+                flags.append(flag)
+        self.flow.broadcast_dims[out.tid] = (tuple(flags), tail)
+
+    def indexed_write_is_silent(self: Any, t: TensorV, sl: ast.expr, st: State) -> Optional[bool]:
+        """A write ``x[index] = v`` into the output of ``expand``: True when the index removes
+        every dim that may broadcast with integers (``x[i]`` of ``base.expand(q, *base.shape)``:
+        torch writes the shared memory once, every copy changes, nothing raises); False when a dim
+        certainly broadcast stays whole (``:`` or not indexed: torch raises); None: unknown."""
+        known = self.flow.broadcast_dims.get(t.tid)
+        if known is None:
+            return None
+        flags, tail = known
+        parts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        kept: List[int] = []  # the flags of the dims the written part keeps
+        for i, p in enumerate(parts):
+            if isinstance(p, ast.Constant) and (p.value is None or p.value is Ellipsis):
+                return None
+            flag = flags[i] if i < len(flags) else (MAYBE if tail else KEPT)
+            if isinstance(p, ast.Slice):
+                if p.lower is None and p.upper is None and p.step is None:
+                    kept.append(flag)
+                elif flag != KEPT:
+                    return None  # a part of a broadcast dim: overlaps unless it is one element long
+                continue
+            if not _integer_index(self, p, st):
+                return None
+        kept += list(flags[len(parts):])
+        if any(f == BROADCAST for f in kept):
+            return False
+        if any(f == MAYBE for f in kept) or (tail and len(parts) <= len(flags)):
+            return None
+        return True
 
     # --------------------------------------------------------------------------- GW711 / GW714
     def check_write(self: Any, st: State, target: TensorV, opname: str, span: Span, site: Optional[Span],

@@ -12,6 +12,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.checks.flowviews import _halt
 from gradwarden.engine.diagnostic import Related, Span
+from gradwarden.engine.domain.returncount import tuple_elements
 from gradwarden.engine.events import Event
 from gradwarden.engine.front.body import own_nodes as _own_nodes
 from gradwarden.engine.state.model import ConstV, ObjV, RefV, SeqV, State, TensorV, Value
@@ -381,8 +382,8 @@ class TrainingChecks:
         if not returns:
             return
         for ret in returns:
-            elts = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
-            for e in elts:
+            # (None,) * 12 and (None, None) + (Fn.apply(..., grad),): the elements of the tuple
+            for e in tuple_elements(ret.value):
                 if _no_gradient(e) or _mentions(e, tainted) or isinstance(e, ast.Name) and e.id in zeros:
                     continue
                 if isinstance(e, ast.Starred):

@@ -57,7 +57,8 @@ class Writes:
                                fix_facts=ff))
             raise Halt()
         if info.expanded is not None and kind in ("user", "module", "ctx_saved"):
-            tail = "; a single-element write silently changes every broadcast copy" if single_element else \
+            tail = "; a write through integer indices does not raise: it silently changes every broadcast " \
+                "copy" if single_element else \
                 ": raises (more than one element refers to a single memory location)"
             where = site or span
             related = (Related(info.expanded, "expanded here", "created"),)

@@ -8,8 +8,8 @@ import ast
 from typing import Any, Dict, List, Optional
 
 from gradwarden.engine.state.model import (
-    ConstV, DictV, FALSE, NONE, ObjV, RefV, SeqV, State, TRUE, TensorV, UNKNOWN, UnknownV, Value, fresh_id,
-    ref_value,
+    ConstV, DictV, FALSE, NONE, ObjV, PLAIN_NUMBER, RefV, SeqV, State, TRUE, TensorV, UNKNOWN, UnknownV, Value,
+    fresh_id, ref_value,
 )
 
 
@@ -32,7 +32,7 @@ class Builtins:
                 r = range(*vals)
                 if len(r) <= 8:
                     return self.it.ev.new_seq([ConstV(i) for i in r], st)
-            return self.it.ev.new_seq([UNKNOWN], st, kind="homogeneous")
+            return self.it.ev.new_seq([PLAIN_NUMBER], st, kind="homogeneous")  # integers, of unknown value
         if name in ("list", "tuple", "sorted", "reversed", "set", "iter"):
             if not args:
                 return self.it.ev.new_seq([], st)
@@ -115,6 +115,12 @@ class Builtins:
             return self.super_proxy(args, st)
         if name in ("copy.deepcopy", "copy.copy") and args:
             return self.deepcopy(args[0], st, {})
+        if name == "dataclasses.replace" and args and isinstance(args[0], ObjV) and not args[1:]:
+            # a new instance with the same fields, the keywords changed (values are shared, not
+            # copied): what the options object says stays known (`replace(inputs, q=1).best`)
+            new = ObjV(fresh_id())
+            st.own("objs")[new.oid] = {**st.attrs(args[0].oid), **kwargs}
+            return new
         if name == "dict":
             d = DictV(fresh_id())
             entries = []

@@ -7,25 +7,15 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Sequence
 
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.events import Event
+from gradwarden.engine.domain.returncount import ReturnCounter
 from gradwarden.engine.front.body import own_nodes as _own_nodes
 from gradwarden.engine.state.model import (
     ConstV, NONE, ObjV, SeqV, State, TRUE, TensorV, UNKNOWN, Value, fresh_id, tensor_value,
 )
-
-
-def _returned_count(v: ast.expr) -> Optional[int]:
-    """How many values a return statement returns, when the syntax says (else None)."""
-    if isinstance(v, ast.Tuple):
-        return None if any(isinstance(e, ast.Starred) for e in v.elts) else len(v.elts)
-    if isinstance(v, (ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Constant)):
-        return 1
-    if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute):
-        return 1  # a tensor method: grad.clone(), grad_output.neg() ...
-    return None
 
 
 class CustomFunctions:
@@ -180,9 +170,14 @@ class CustomFunctions:
             return
         n_inputs = len(fwd.args.posonlyargs) + len(fwd.args.args) - 1
         n_required = n_inputs - len(fwd.args.defaults)
+        # How many values each return gives, read from the code: tuple literals and tuple
+        # arithmetic (`(None,) * 3 + Fn.apply(...)`), and calls of the module's functions and
+        # classes that return tuples (`Cls._helper(...)`); unknown lengths report nothing.
+        counter = ReturnCounter(self.it.tree, info.name, info.methods)
+        grads = [a.arg for a in list(bwd.args.posonlyargs) + list(bwd.args.args)][1:]
         for node in _own_nodes(bwd):
             if isinstance(node, ast.Return) and node.value is not None:
-                got = _returned_count(node.value)
+                got = counter.count(node.value, grads)
                 if got is not None and got < n_required:
                     self.it.emit(Event("backward_grad_count", self.it.span_of(node),
                                        {"fn": info.name, "got": got, "want": n_inputs}))

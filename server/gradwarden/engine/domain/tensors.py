@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.domain import optable
-from gradwarden.engine.domain.torchsem import WRAPS_NUMBER, _RESULT_DTYPE, arg_kind
+from gradwarden.engine.domain.torchsem import ARITHMETIC, WRAPS_NUMBER, _RESULT_DTYPE, arg_kind, operand_kind
 from gradwarden.engine.events import Event
 from gradwarden.engine.state.halt import Halt
 from gradwarden.engine.state.model import (
@@ -129,7 +129,7 @@ class Tensors:
                 return self.it.graph.new_tensor(st, rg=False, node=node, dtype=_RESULT_DTYPE.get(name))
         if name == "clone":
             return self._copy_of(t, st, node, name)
-        kinds = [arg_kind(st, a) for a in args]
+        kinds = [(operand_kind if name in ARITHMETIC else arg_kind)(st, a) for a in args]
         info = optable.lookup_method(name, kinds, kwargs.keys())
         inplace = (name.endswith("_") and not name.endswith("__")) or (info is not None and 0 in info.mutates)
         opname = (fn_name.rsplit(".", 1)[-1] if fn_name else "") or name
@@ -283,6 +283,17 @@ class Tensors:
             return False
         return True
 
+    def expanded_write_silent(self, t: TensorV, sl: ast.expr, st: State) -> bool:
+        """Does ``t[sl] = v`` write through integer indices only, so that writing into an
+        expanded ``t`` does not raise (every broadcast copy silently changes)? The broadcast
+        dims, where the code tells them (``indexed_write_is_silent``), decide; else integer
+        literals do."""
+        known = self.indexed_write_is_silent(t, sl, st)
+        return self.index_is_single(sl) if known is None else known
+
+    def indexed_write_is_silent(self, t: TensorV, sl: ast.expr, st: State) -> Optional[bool]:
+        return None  # the broadcast dims are tracked by the flow layer (engine/checks/flowviews.py)
+
     def tensor_getitem(self, t: TensorV, sub: Optional[ast.Subscript], st: State, node: Optional[ast.AST]) -> Value:
         info = st.t[t.tid]
         span = self.it.span_of(node) if node is not None else (info.created or Span(1, 1, 1, 1))
@@ -316,8 +327,8 @@ class Tensors:
         fix_facts = {"stmt_span": span, "target_text": name, "op": "slice assignment", "form": "setitem",
                      "indent_row": span.row}
         self.it.writes.do_write(st, t, "slice assignment" if not isinstance(stmt, ast.AugAssign) else "augmented assignment",
-                                span, name=name, single_element=self.index_is_single(target.slice), fix_facts=fix_facts,
-                                others=(value,))
+                                span, name=name, single_element=self.expanded_write_silent(t, target.slice, st),
+                                fix_facts=fix_facts, others=(value,))
         self.it.writes.inplace_autograd(st, t, None, [value] if isinstance(value, TensorV) else [], span, "setitem")
 
     def overlapping_rhs(self, target: ast.Subscript, rhs: ast.expr) -> bool:
@@ -350,11 +361,11 @@ class Tensors:
                 return self.call_tensor_method(right, name, [left], {}, st, node)
             rname = {"sub": "__rsub__", "div": "__rtruediv__", "pow": "__rpow__", "matmul": "__rmatmul__",
                      "floor_divide": "__rfloordiv__", "remainder": "__rmod__"}.get(name, name)
-            kinds = [arg_kind(st, left)]
+            kinds = [operand_kind(st, left)]
             info = optable.lookup_method(rname, kinds)
             span = self.it.span_of(node)
             if info is None:
-                info = optable.lookup_function("torch." + name, [arg_kind(st, left), "T"])
+                info = optable.lookup_function("torch." + name, [operand_kind(st, left), "T"])
                 outs = self.it.graph.apply_op(st, info, [right] if not isinstance(left, TensorV) else [left, right], span,
                                               name) if info is not None and info.slots[:1] == ("other",) else \
                     self.it.graph.apply_op(st, None, [right], span, name)
@@ -369,14 +380,15 @@ class Tensors:
             res = self.tensor_binop(cur, op, rhs, st, stmt)
             self.it.stores.assign(stmt.target, res, st, stmt)
             return
-        kinds = [arg_kind(st, rhs)]
+        kinds = [operand_kind(st, rhs)]
         info = optable.lookup_method(name, kinds)
         target_text = self.it.text_of(stmt.target)
         fix_facts = {"stmt_span": span, "target_text": target_text, "op": f"`{target_text} {_OPSYM.get(type(op), '?')}= ...`",
                      "form": "augassign", "binop": _OPSYM.get(type(op), "+")}
         label = f"`{_OPSYM.get(type(op), '?')}=`"
         self.it.writes.do_write(st, cur, label, span, name=target_text, fix_facts=fix_facts,
-                                single_element=isinstance(stmt.target, ast.Subscript) and self.index_is_single(stmt.target.slice),
+                                single_element=isinstance(stmt.target, ast.Subscript) and
+                                self.expanded_write_silent(cur, stmt.target.slice, st),
                                 others=(rhs,))
         others = [rhs] if isinstance(rhs, TensorV) else []
         self.it.writes.inplace_autograd(st, cur, info, others, span, name)

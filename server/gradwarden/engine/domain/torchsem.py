@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import optable
 from gradwarden.engine.state.model import (
-    ConstV, NONE, ObjV, RefV, SeqV, State, TRUE, TensorV, UNKNOWN, UnknownV, Value, fresh_id,
+    ConstV, NONE, NumberV, ObjV, RefV, SeqV, State, TRUE, TensorV, UNKNOWN, UnknownV, Value, fresh_id,
 )
 
 
@@ -28,6 +28,11 @@ CONTAINERS = ("torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict
 TENSOR_CTORS = {"torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.LongTensor", "torch.IntTensor",
                 "torch.BoolTensor", "torch.HalfTensor", "torch.ByteTensor", "torch.cuda.FloatTensor",
                 "torch.cuda.LongTensor"}
+# Tensor methods of Python's arithmetic operators (and their in-place and reflected forms),
+# whose other operand may be a plain number (see ``operand_kind``).
+ARITHMETIC = frozenset({f"{p}{n}{s}" for n in ("add", "sub", "mul", "div", "true_divide", "floor_divide", "pow",
+                                                "remainder", "fmod", "rsub", "truediv", "floordiv", "mod")
+                        for p, s in (("", ""), ("", "_"), ("__", "__"), ("__r", "__"), ("__i", "__"))})
 
 REGRESSION_LOSSES = {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"}
 
@@ -45,6 +50,14 @@ def kw_keys(kwargs: Dict[str, Value]) -> List[str]:
         else:
             out.append(k)
     return out
+
+
+def operand_kind(st: State, v: Value) -> str:
+    """The kind of the other operand of an arithmetic op (``x / n``, ``x *= k``): a Python
+    number derived from the code (``float(n)``, ``len(v)``, ``x.shape[0]``, an argument
+    annotated ``int``) is a number, so the op saves no tensor for it and, with a number as
+    divisor or factor, does not save ``x`` either (as for a literal)."""
+    return "N" if isinstance(v, NumberV) else arg_kind(st, v)
 
 
 def arg_kind(st: State, v: Value) -> str:
@@ -191,6 +204,16 @@ class TorchCalls:
             return self.nn_init(qual, args, st, node)
         if qual.startswith("torch.nn.utils.") or qual.startswith("torch.cuda.") or qual.startswith("torch.backends."):
             return UNKNOWN
+        if qual in ("torch.nn.parallel.data_parallel", "torch.nn.parallel.data_parallel.data_parallel"):
+            # data_parallel(module, inputs, device_ids, ...) runs module(*inputs) on replicas of
+            # it: the same ops and parameters, the same graph (DCGAN's multi-GPU branch)
+            module = args[0] if args else kwargs.get("module")
+            inputs = args[1] if len(args) > 1 else kwargs.get("inputs")
+            if isinstance(module, ObjV) and inputs is not None:
+                items = self.it.ev.known_items(inputs, st) if isinstance(inputs, SeqV) and inputs.kind == "tuple" \
+                    else None
+                return self.it.modules.call_object(module, list(items) if items is not None else [inputs], {}, st,
+                                                   node)
         if qual in CONTAINERS:
             return self.it.modules.construct_container(qual, args, kwargs, st, node)
         if qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1][:1].isupper() and \

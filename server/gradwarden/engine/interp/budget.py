@@ -24,7 +24,24 @@ STATEMENTS_PER_DEFINITION = 30_000
 
 
 class BudgetExceeded(Exception):
-    """The definition being analysed used up its allotment (caught where it began)."""
+    """The definition being analysed used up its allotment (caught where it began).
+
+    ``at`` is where it ran out, filled in by the innermost block that was running (the
+    interpreter's ``exec_block``): the statement, how many paths that block was running, how
+    many loops enclosed it and which calls were inlined on the way to it."""
+
+    at: Optional["StopPoint"] = None
+
+
+@dataclass(frozen=True)
+class StopPoint:
+    """Where an analysis ran out of work, and what had grown there."""
+
+    span: Span  # the statement being run (code of another module: the call in this file that reached it)
+    module: str  # the other module's file, when the statement is in one ("" in this file)
+    paths: int  # paths running through that block together
+    loops: int  # loops enclosing it (in the function and the calls inlined into it)
+    calls: Tuple[str, ...]  # the functions inlined on the way to it, outermost first
 
 
 @dataclass

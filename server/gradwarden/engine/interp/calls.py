@@ -10,14 +10,15 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.front.body import own_nodes as _own_nodes
-from gradwarden.engine.interp.budget import BudgetExceeded
+from gradwarden.engine.interp.annotations import numbers_annotation
+from gradwarden.engine.interp.budget import BudgetExceeded, StopPoint
 from gradwarden.engine.interp.interpreter import (
     ClassInfo, MAX_CALL_DEPTH, MAX_SAME_FUNCTION_DEPTH, MAX_STANDALONE_DEPTH, _SpanNode,
 )
 from gradwarden.engine.state.halt import Halt
 from gradwarden.engine.state.model import (
-    ConstV, DictV, NONE, ObjV, RefV, State, TRUE, TensorV, UNKNOWN, UnknownV, Value, fresh_id, join_states,
-    ref_value,
+    ConstV, DictV, NONE, ObjV, PLAIN_NUMBER, RefV, State, TRUE, TensorV, UNKNOWN, UnknownV, Value, fresh_id,
+    join_states, ref_value,
 )
 
 
@@ -34,6 +35,7 @@ class Calls:
     def __init__(self, it: Any) -> None:
         self.it = it
         self.generators: Dict[int, bool] = {}  # id(FunctionDef) -> is a generator
+        self.annotation_kinds: Dict[int, Optional[str]] = {}  # id(annotation) -> numbers_annotation's answer
 
     def call_lambda(self, lam: ast.Lambda, fi: int, args: List[Value], st: State) -> Value:
         env = dict(st.frames[fi]) if fi < len(st.frames) else {}
@@ -59,7 +61,7 @@ class Calls:
             elif default is not None:
                 env[param.arg] = self.it.ev.eval(default, st)
             else:
-                env[param.arg] = UNKNOWN
+                env[param.arg] = self.unpassed_arg(param, st)
         if a.vararg is not None:
             env[a.vararg.arg] = self.it.ev.new_seq(args[len(positional):], st, kind="tuple")
         kw_defaults = a.kw_defaults or []
@@ -67,13 +69,31 @@ class Calls:
             if param.arg in kwargs:
                 env[param.arg] = kwargs[param.arg]
             else:
-                env[param.arg] = self.it.ev.eval(default, st) if default is not None else UNKNOWN
+                env[param.arg] = self.it.ev.eval(default, st) if default is not None else self.unpassed_arg(param, st)
+        for param in positional + list(a.kwonlyargs):
+            if env.get(param.arg).__class__ is UnknownV and param.annotation is not None:
+                env[param.arg] = self.unpassed_arg(param, st)  # an unknown value annotated `int`: a number
         if a.kwarg is not None:
             d = DictV(fresh_id())
             names = set(env)
             st.own("dicts")[d.did] = tuple((("c", k), v) for k, v in kwargs.items() if k not in names)
             env[a.kwarg.arg] = d
         return env
+
+    def unpassed_arg(self, param: ast.arg, st: State) -> Value:
+        """An argument no caller in view passes (an object built without its constructor's
+        arguments, to analyse its methods): unknown, or a number (numbers) if annotated so."""
+        if param.annotation is None:
+            return UNKNOWN
+        cache = self.annotation_kinds  # per analysis: asked at every call
+        kind = cache.get(id(param.annotation), "?")
+        if kind == "?":
+            kind = cache[id(param.annotation)] = numbers_annotation(param.annotation)
+        if kind == "number":
+            return PLAIN_NUMBER
+        if kind == "numbers":
+            return self.it.ev.new_seq([PLAIN_NUMBER], st, kind="homogeneous")
+        return UNKNOWN
 
     def call_function(self, fdef: ast.FunctionDef, args: List[Value], kwargs: Dict[str, Value], st: State,
                       span: Span, bound_self: bool = False, join: bool = True, closure: Optional[int] = None,
@@ -132,10 +152,10 @@ class Calls:
                 self.it.call_stack.pop()
                 self.it.call_spans.pop()
                 self.it.call_args.pop()
-        except BudgetExceeded:
+        except BudgetExceeded as exc:
             if before is None:
                 raise
-            self.give_up_call(fdef)
+            self.give_up_call(fdef, exc.at)
             st.become(before)
             return UNKNOWN if join else [(st, UNKNOWN)]
         results: List[Tuple[State, Value]] = []
@@ -153,13 +173,13 @@ class Calls:
             return results
         return self.join_exits(st, results)
 
-    def give_up_call(self, fdef: ast.FunctionDef) -> None:
+    def give_up_call(self, fdef: ast.FunctionDef, at: Optional[StopPoint] = None) -> None:
         """The module's code called ``fdef`` and the call ran out of work: note it on the
         function, never run it again, and give the module's code a fresh allotment."""
         self.it.stopped_defs.add(id(fdef))
         saved = self.it.budget.begin(self.it.definition_label(fdef, getattr(self.it.class_of_method(fdef), "name", "")),
                                      self.it.header_span(fdef))
-        self.it.stopped_early()
+        self.it.stopped_early(at)
         self.it.budget.end(saved)
         self.it.budget.restart()
 
@@ -176,7 +196,11 @@ class Calls:
             return ret
         merged = join_states([s for s, _ in results])
         rets = [r for _, r in results]
-        ret = next((r for r in rets if isinstance(r, TensorV)), None) or next(
+        # A tensor that carries a graph on one of the paths stands for the call's value: a
+        # branch the analysis cannot decide (`if input.is_cuda and self.ngpu > 1:` around an
+        # op it does not know) must not hide what the other path shows
+        ret = next((r for r in rets if isinstance(r, TensorV) and r.tid in merged.t and merged.t[r.tid].rg is True),
+                   None) or next((r for r in rets if isinstance(r, TensorV)), None) or next(
             (r for r in rets if not isinstance(r, UnknownV)), UNKNOWN)
         st.become(merged)
         return ret

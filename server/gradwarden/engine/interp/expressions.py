@@ -11,7 +11,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.interp.interpreter import MAX_UNROLL, MAX_UNROLL_MODULES
 from gradwarden.engine.state.model import (
-    ConstV, DictV, FALSE, NONE, ObjV, RefV, SeqV, State, TensorV, UNKNOWN, UnknownV, Value, fresh_id, ref_value,
+    ConstV, DictV, FALSE, NONE, NumberV, ObjV, RefV, SeqV, State, TensorV, UNKNOWN, UnknownV, Value, fresh_id,
+    ref_value,
 )
 
 
@@ -140,6 +141,8 @@ class Expressions:
         if isinstance(obj, TensorV):
             return self.it.tensors.tensor_getitem(obj, node, st, node)
         idx = self.eval(node.slice, st)
+        if isinstance(obj, NumberV):
+            return obj  # a part of a shape, of `.tolist()`: numbers too (never a tensor)
         if isinstance(obj, SeqV):
             items = st.lists.get(obj.lid, ())
             if isinstance(node.slice, ast.Slice):

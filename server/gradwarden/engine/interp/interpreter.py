@@ -31,14 +31,15 @@ another through the interpreter (``self.it.tensors.call_tensor_method(...)``), n
 from __future__ import annotations
 
 import ast
+import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
-from gradwarden.engine.diagnostic import Span
+from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.front.source import SourceText
-from gradwarden.engine.interp.budget import Budget, BudgetExceeded
+from gradwarden.engine.interp.budget import Budget, BudgetExceeded, StopPoint
 from gradwarden.engine.state.model import ConstV, State, Value, join_states
 
 
@@ -206,17 +207,39 @@ class Interpreter:
         saved = self.budget.begin(self.definition_label(node, owner), self.header_span(node))
         try:
             yield
-        except BudgetExceeded:
+        except BudgetExceeded as exc:
             if not quiet:
-                self.stopped_early()
+                self.stopped_early(exc.at)
         finally:
             self.budget.end(saved)
 
-    def stopped_early(self) -> None:
+    def stopped_early(self, at: Optional[StopPoint] = None) -> None:
         span = self.budget.span or Span(1, 1, 1, 1)
         self.work.stopped.append((self.budget.label, span))
+        where, growth, related = "", "", ()
+        if at is not None:
+            # the line it stopped at (in this file: a call into another module's code is named
+            # by its call here) and what had grown there, so that the user sees which loop,
+            # branch or call to simplify (or to move into a function of its own)
+            stop = at.span
+            inlined = list(at.calls[1:]) if at.calls and self.definition_label(None) != self.budget.label else \
+                list(at.calls)
+            parts = []
+            if at.paths > 1:
+                parts.append(f"{at.paths} paths at once (branches whose conditions the analysis cannot decide)")
+            if at.loops:
+                parts.append(f"{at.loops} enclosing loop{'s' if at.loops > 1 else ''}")
+            if inlined:
+                parts.append(f"{len(inlined)} inlined call{'s' if len(inlined) > 1 else ''} deep "
+                             f"({' -> '.join(f'`{c}`' for c in inlined)})")
+            where = f" at line {stop.row}" + (f" (inside `{os.path.basename(at.module)}`, reached from this line)"
+                                              if at.module else "")
+            growth = "; there: " + ", ".join(parts) if parts else ""
+            if stop.row != span.row:
+                related = (Related(stop, "the analysis stopped here", "note"),)
         self.emit(Event("analysis_stopped", span, {
-            "what": self.budget.label, "limit": f"{self.budget.limit:,}"}))
+            "what": self.budget.label, "limit": f"{self.budget.limit:,}", "where": where, "growth": growth},
+            related=related))
 
     @staticmethod
     def definition_label(node: Optional[ast.AST], owner: str = "") -> str:

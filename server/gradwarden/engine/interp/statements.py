@@ -10,6 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.events import Event
+from gradwarden.engine.interp.budget import BudgetExceeded, StopPoint
 from gradwarden.engine.interp.interpreter import (
     ClassInfo, FuncNode, MAX_PATHS, MAX_PATHS_STANDALONE, MAX_UNROLL, MAX_UNROLL_MODULES, MAX_UNROLL_PRODUCT,
 )
@@ -48,6 +49,21 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
 
     # ------------------------------------------------------------------ statements
     def exec_block(self, stmts: Sequence[ast.stmt], states: List[State]) -> List[State]:
+        try:
+            return self._exec_block(stmts, states)
+        except BudgetExceeded as exc:
+            if exc.at is None:  # the innermost block: where the analysis ran out (GW002 names it)
+                stmt = getattr(exc, "_stmt", None)
+                st0 = states[0] if states else None
+                if isinstance(stmt, ast.stmt):
+                    it = self.it
+                    module = str(getattr(it.foreign_stack[-1][0], "path", "")) if it.foreign_stack else ""
+                    exc.at = StopPoint(it.span_of(stmt), module, len(states),
+                                       len(st0.loop_ctx) if st0 is not None else 0,
+                                       tuple(getattr(f, "name", "?") for f in it.call_stack))
+            raise
+
+    def _exec_block(self, stmts: Sequence[ast.stmt], states: List[State]) -> List[State]:
         work = self.it.work
         for stmt in stmts:
             if len(states) > work.peak_paths:
@@ -58,8 +74,12 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
                 if len(live) > 1:
                     # the paths run through the nested blocks together: one run of a nested
                     # loop for all of them, not one per path (which multiplies at every level)
-                    for _ in live:
-                        self.it.tick()
+                    try:
+                        for _ in live:
+                            self.it.tick()
+                    except BudgetExceeded as exc:
+                        exc._stmt = stmt  # type: ignore[attr-defined]
+                        raise
                     states = self.cap([st for st in states if st.flow is not None] + getattr(self, group)(stmt, live))
                     if not states:
                         break
@@ -97,7 +117,11 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         return out
 
     def exec_stmt(self, stmt: ast.stmt, st: State) -> List[State]:
-        self.it.budget.tick()  # self.tick(), one call less for every statement
+        try:
+            self.it.budget.tick()  # self.tick(), one call less for every statement
+        except BudgetExceeded as exc:
+            exc._stmt = stmt  # type: ignore[attr-defined]  # (exec_block makes the StopPoint)
+            raise
         kind = stmt.__class__
         try:
             meth = self._stmt_handlers[kind]
@@ -127,9 +151,35 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Tuple) and isinstance(stmt.value, ast.Tuple):
             self.check_view_swap(stmt, st)
         value = self.it.ev.eval(stmt.value, st)
+        kept = self.wrapped_in_place(stmt, value, st) if value.__class__ is UnknownV else None
         for target in stmt.targets:
             self.it.stores.assign(target, value, st, stmt)
+        if kept:
+            st.frame().update(kept)
         return [st]
+
+    def wrapped_in_place(self, stmt: ast.Assign, value: Value, st: State) -> Optional[Dict[str, Value]]:
+        """``netD, optD, loader = engine.make_private(module=netD, optimizer=optD, ...)``,
+        ``model, opt = accelerator.prepare(model, opt)``: a call the analysis cannot see that
+        takes objects and gives back their wrappers under the same names. A wrapper runs the
+        module (steps the optimizer) it wraps: the names keep standing for the objects known
+        here, instead of becoming unknown (which hid every hazard of the code after it)."""
+        call = stmt.value
+        if not isinstance(call, ast.Call):
+            return None
+        passed = {a.id for a in call.args if isinstance(a, ast.Name)}
+        passed |= {k.value.id for k in call.keywords if isinstance(k.value, ast.Name)}
+        if not passed:
+            return None
+        names = [e.id for t in stmt.targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])
+                 if isinstance(e, ast.Name)]
+        kept: Dict[str, Value] = {}
+        for name in names:
+            if name in passed:
+                old = st.lookup(name)
+                if isinstance(old, ObjV):
+                    kept[name] = old
+        return kept
 
     def check_view_swap(self, stmt: ast.Assign, st: State) -> None:
         """``x[:, :d], x[:, d:] = x[:, d:], x[:, :d]``: the right-hand side holds views, not
@@ -247,9 +297,9 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
     def module_ref(self, qual: str) -> Value:
         if qual == "torch" or qual.startswith("torch."):
             return ref_value("torch", qual)
-        if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os"):
+        if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os", "dataclasses"):
             return ref_value("module", qual)
-        if qual.startswith(("copy.", "math.", "itertools.", "functools.")):
+        if qual.startswith(("copy.", "math.", "itertools.", "functools.")) or qual == "dataclasses.replace":
             return ref_value("builtin", qual)
         return UNKNOWN
 

@@ -9,36 +9,10 @@ import ast
 from typing import Any, Dict, List, Optional, Tuple
 
 from gradwarden.engine.domain.initprobe import builds_no_container
+from gradwarden.engine.interp.annotations import not_a_tensor, not_tensor_default, numbers_annotation
 from gradwarden.engine.interp.interpreter import ClassInfo, FuncNode, MAX_INIT_DEPTH, _SpanNode
 from gradwarden.engine.state.halt import Halt
-from gradwarden.engine.state.model import ConstV, FALSE, ObjV, RefV, SeqV, State, UNKNOWN, Value
-
-
-_NON_TENSOR_TYPES = frozenset({"list", "List", "tuple", "Tuple", "dict", "Dict", "Sequence", "Iterable", "Mapping",
-                               "set", "Set", "int", "float", "bool", "str", "bytes", "Callable", "Iterator",
-                               "MutableMapping", "MutableSequence", "OrderedDict", "ModuleList", "Module"})
-
-
-def _not_a_tensor(ann: ast.expr) -> bool:
-    """Does an annotation say the value is not a tensor (``list[Tensor]``, ``Optional[dict]``,
-    ``int | None``)? ``Tensor``, ``Optional[Tensor]`` and anything unknown: no."""
-    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-        try:
-            ann = ast.parse(ann.value, mode="eval").body
-        except SyntaxError:
-            return False
-    if isinstance(ann, ast.BinOp) and isinstance(ann.op, ast.BitOr):  # X | None
-        parts = [p for p in (ann.left, ann.right) if not (isinstance(p, ast.Constant) and p.value is None)]
-        return bool(parts) and all(_not_a_tensor(p) for p in parts)
-    if isinstance(ann, ast.Subscript):
-        head = ann.value.attr if isinstance(ann.value, ast.Attribute) else getattr(ann.value, "id", "")
-        if head in ("Optional", "Union"):
-            inner = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-            inner = [p for p in inner if not (isinstance(p, ast.Constant) and p.value is None)]
-            return bool(inner) and all(_not_a_tensor(p) for p in inner)
-        return head in _NON_TENSOR_TYPES
-    name = ann.attr if isinstance(ann, ast.Attribute) else getattr(ann, "id", "")
-    return name in _NON_TENSOR_TYPES
+from gradwarden.engine.state.model import ConstV, FALSE, ObjV, PLAIN_NUMBER, RefV, SeqV, State, UNKNOWN, Value
 
 
 def _torch_path_of(v: Optional[Value]) -> Optional[str]:
@@ -96,14 +70,14 @@ class Unreached:
     def standalone_function(self, fn: ast.FunctionDef, module_state: State) -> None:
         st = module_state.fork()
         st.flow = None
-        args = [self.standalone_arg(st, a) for a in fn.args.args]
+        args = self.standalone_args(st, fn)
         self._standalone(fn, st, args, None)
 
     def standalone_method(self, info: ClassInfo, fn: ast.FunctionDef, module_state: State) -> None:
         if self.it.is_static(fn):
             st = module_state.fork()
             st.flow = None
-            args = [self.standalone_arg(st, a) for a in fn.args.args]
+            args = self.standalone_args(st, fn)
             self._standalone(fn, st, args, None)
             return
         if fn.name == "__init__" and self.it.triggers.only_inplace_config(fn):
@@ -128,7 +102,7 @@ class Unreached:
             if cached is None:
                 return
             st, self_v = cached[0].fork(), cached[1]
-        args = [self.standalone_arg(st, a) for a in fn.args.args[1:]]
+        args = self.standalone_args(st, fn)[1:]
         # An __init__ follows the local submodules it builds one level: their own __init__s are
         # analysed on their own, and what this one does with them needs their attributes, not
         # their submodules' (three levels cost timm a tenth of its analysis).
@@ -138,11 +112,32 @@ class Unreached:
         finally:
             self.it.init_limit = MAX_INIT_DEPTH
 
-    def standalone_arg(self, st: State, a: ast.arg) -> Value:
+    def standalone_args(self, st: State, fn: ast.FunctionDef) -> List[Value]:
+        """The positional arguments of ``fn`` analysed on its own, each with its default."""
+        params = list(fn.args.posonlyargs) + list(fn.args.args)
+        defaults: List[Optional[ast.expr]] = [None] * (len(params) - len(fn.args.defaults)) + list(fn.args.defaults)
+        return [self.standalone_arg(st, a, d) for a, d in zip(params, defaults)][-len(fn.args.args):] \
+            if fn.args.args else []
+
+    def standalone_arg(self, st: State, a: ast.arg, default: Optional[ast.expr] = None) -> Value:
         """An argument of a function analysed on its own: a tensor of unknown origin, unless
-        its annotation says it is something else (``src: list[Tensor]``, ``n: int``)."""
-        if a.annotation is not None and _not_a_tensor(a.annotation):
-            return UNKNOWN
+        its annotation or its default says it is something else (``src: list[Tensor]``,
+        ``n: int``, ``stats=collections.Counter()``, ``scale=1.0``). An argument annotated as a
+        number, or as a tuple or list of numbers (``size: tuple[int, int]``), is a number: an
+        op with it saves no tensor for it (``x / size[0]``)."""
+        if a.annotation is not None:
+            numbers = numbers_annotation(a.annotation)
+            if numbers == "number":
+                return PLAIN_NUMBER
+            if numbers == "numbers":
+                return self.it.ev.new_seq([PLAIN_NUMBER], st, kind="homogeneous")
+            if not_a_tensor(a.annotation):
+                return UNKNOWN
+        if default is not None and a.annotation is None:
+            if isinstance(default, ast.Constant) and isinstance(default.value, (int, float)):
+                return PLAIN_NUMBER  # `eps=1e-6`, `dim=-1`: a number
+            if not_tensor_default(default, self.it.tree):
+                return UNKNOWN
         return self.it.graph.unknown_tensor(st, a.arg)
 
     def _instance(self, info: ClassInfo, module_state: State) -> Optional[Tuple[State, Value]]:

@@ -43,6 +43,26 @@ class UnknownV(Value):
 UNKNOWN = UnknownV()
 
 
+class NumberV(UnknownV):
+    """A Python number: behaves as unknown everywhere, but is known not to be a tensor (so it
+    hides no graph, and an op with it saves no tensor for it). Derived from a tensor
+    (``loss.item()``, ``x.size(0)``, ``x.shape``) or from the code (``float(n)``, a loop index
+    over ``range``, an argument annotated ``int``). ``cut`` is set when it holds a tensor's
+    values (``item``/``tolist``/``float(t)``): the gradient-flow ``Cut`` (engine/checks/flowfacts.py)
+    where a gradient path ends."""
+
+    __slots__ = ("cut",)
+
+    def __init__(self, cut: Any = None) -> None:
+        self.cut = cut
+
+    def __repr__(self) -> str:
+        return "number"
+
+
+PLAIN_NUMBER = NumberV()  # a number that holds no tensor's values
+
+
 @dataclass(frozen=True, eq=False)
 class ConstV(Value):
     """A Python constant we can compute with (bool, int, float, str, None)."""

@@ -1,0 +1,14 @@
+import importlib
+
+
+def find_model_using_name(model_name):
+    lib = importlib.import_module("models." + model_name + "_model")
+    target = model_name.replace("_", "") + "model"
+    for name, cls in lib.__dict__.items():
+        if name.lower() == target:
+            return cls
+    raise ValueError(model_name)
+
+
+def create_model(opt):
+    return find_model_using_name(opt["model"])(opt)

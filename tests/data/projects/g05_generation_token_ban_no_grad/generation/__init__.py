@@ -1,0 +1,3 @@
+from .utils import generate
+
+__all__ = ["generate"]

@@ -1,0 +1,3 @@
+from .factory import make_agent
+
+__all__ = ["make_agent"]

@@ -1,0 +1,4 @@
+from train import CONFIG, run
+
+if __name__ == "__main__":
+    run(CONFIG)

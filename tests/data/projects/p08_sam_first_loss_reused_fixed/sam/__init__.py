@@ -1,0 +1,3 @@
+from .sam import SAM
+
+__all__ = ["SAM"]

@@ -1,0 +1,3 @@
+from onmt.encoders.encoder import RNNEncoder
+
+str2enc = {"rnn": RNNEncoder}

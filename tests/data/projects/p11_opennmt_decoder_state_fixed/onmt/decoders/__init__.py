@@ -1,0 +1,3 @@
+from onmt.decoders.decoder import RNNDecoder
+
+str2dec = {"rnn": RNNDecoder}

@@ -1,0 +1,3 @@
+from .convnet import PiNet
+
+__all__ = ["PiNet"]

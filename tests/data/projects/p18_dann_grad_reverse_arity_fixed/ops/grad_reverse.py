@@ -1,0 +1,18 @@
+"""Gradient reversal layer (Ganin & Lempitsky, DANN), after fungtion/DANN functions.py."""
+from torch.autograd import Function
+
+
+class ReverseLayerF(Function):
+    @staticmethod
+    def forward(ctx, x, alpha):
+        ctx.alpha = alpha
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        output = grad_output.neg() * ctx.alpha
+        return output, None
+
+
+def grad_reverse(x, alpha=1.0):
+    return ReverseLayerF.apply(x, alpha)

@@ -1,0 +1,3 @@
+from .penalty import EWC
+
+__all__ = ["EWC"]

@@ -1,0 +1,3 @@
+from .methods import smooth_grad, vanilla_gradient
+
+__all__ = ["smooth_grad", "vanilla_gradient"]

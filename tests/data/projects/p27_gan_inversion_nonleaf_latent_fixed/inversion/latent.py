@@ -1,0 +1,6 @@
+import torch
+
+
+def init_latent(batch, dim, truncation=0.7, generator=None):
+    """A truncated starting latent for the inversion."""
+    return (torch.randn(batch, dim, generator=generator) * truncation).requires_grad_()

@@ -1,0 +1,3 @@
+from .model import TinyEfficientNet
+
+__all__ = ["TinyEfficientNet"]
