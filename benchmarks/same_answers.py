@@ -14,6 +14,10 @@ files at the same paths, so their JSON must be byte for byte the same. The corpo
 - ``cases`` — ``../shared/cases`` (the labelled programs);
 - ``revealed/<batch>`` — every batch under ``../shared/revealed``;
 - ``variants`` — ``tests/data/variants``; ``examples`` — ``examples/``;
+- ``projects`` — the multi-file projects of ``tests/data/projects``, each copied into a folder of
+  its own (as benchmarks/score_projects.py runs them: imports resolved inside the project);
+- ``precision`` — ``tests/data/precision`` (the library patterns reduced to programs) and
+  ``precision-repro`` — ``benchmarks/precision/repro`` (the reproductions of real findings);
 - ``rule-examples`` — every rule's VALID and INVALID snippets, one file each (as
   tests/test_rule_examples.py analyses them);
 - ``progen`` — the random-program generator's seeded set (tests/progen, ``--progen-n``
@@ -36,6 +40,7 @@ import hashlib
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -76,6 +81,14 @@ def _write_progen(into: Path, n: int, seed: int) -> None:
         (into / f"p{k:05d}_{program.family}_{program.pattern}.py").write_text(program.text, encoding="utf-8")
 
 
+def _copy_projects(into: Path) -> None:
+    """Each project of tests/data/projects in a folder of its own under ``into``, outside the
+    repository, so that its imports resolve inside the project (its root: no marker above it)."""
+    for project in sorted((REPO / "tests" / "data" / "projects").iterdir()):
+        if project.is_dir() and (project / "case.toml").exists():
+            shutil.copytree(project, into / project.name, ignore=shutil.ignore_patterns("__pycache__"))
+
+
 def corpora(args: argparse.Namespace, scratch: Path) -> List[Tuple[str, Path]]:
     """(name, folder) of every corpus asked for, in a stable order."""
     out: List[Tuple[str, Path]] = []
@@ -86,6 +99,15 @@ def corpora(args: argparse.Namespace, scratch: Path) -> List[Tuple[str, Path]]:
             out.append((f"revealed/{batch.name}", batch))
     out.append(("variants", REPO / "tests" / "data" / "variants"))
     out.append(("examples", REPO / "examples"))
+    if (REPO / "tests" / "data" / "projects").is_dir():
+        projects = scratch / "projects"
+        projects.mkdir()
+        _copy_projects(projects)
+        out.append(("projects", projects))
+    for name, folder in (("precision", REPO / "tests" / "data" / "precision"),
+                         ("precision-repro", REPO / "benchmarks" / "precision" / "repro")):
+        if folder.is_dir():
+            out.append((name, folder))
     rules = scratch / "rule-examples"
     rules.mkdir()
     _write_rule_examples(rules)
@@ -103,7 +125,7 @@ def corpora(args: argparse.Namespace, scratch: Path) -> List[Tuple[str, Path]]:
             name = name.strip()
             if name not in real_trees.TREES:
                 raise SystemExit(f"unknown tree {name!r} (known: {', '.join(real_trees.TREES)})")
-            out.append((f"tree/{name}", real_trees.fetch(name, real_trees.TREES[name])))
+            out.append((f"tree/{name}", real_trees.fetch(name)))
     if args.corpora:
         wanted = [w.strip() for w in args.corpora.split(",")]
         out = [(n, p) for n, p in out if any(n == w or n.startswith(w + "/") for w in wanted)]
