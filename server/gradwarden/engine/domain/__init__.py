@@ -2,7 +2,8 @@
 (``optable`` over ``data/optable.json``: what an op saves, aliases, mutates) and the semantics
 the table cannot express: ``torch.*`` functions and grad mode (``torchsem``), tensor methods,
 attributes, indexing and operators (``tensors``), nn modules and containers (``modules``),
-optimizers (``optimizers``), custom autograd Functions (``functions``), the Python builtins
+optimizers (``optimizers``), custom autograd Functions (``functions``; how many values a
+``backward`` returns, read from its code: ``returncount``), the Python builtins
 followed over these values (``builtins``), shapes (``flowshape``, ``flowops``), and which
 ``__init__`` provably builds no container (``initprobe``).
 
