@@ -143,7 +143,9 @@ def digest(folder: Path) -> str:
 # --------------------------------------------------------------------------- running
 def check(server: Path, folder: Path, jobs: Optional[int]) -> Tuple[str, float, str]:
     """(JSON output, CPU seconds of the check and its workers, the gradwarden it imported)."""
-    env = dict(os.environ, PYTHONPATH=str(server), PYTHONHASHSEED="0")
+    # PYTHONSAFEPATH: the folder checked is the working directory, and ``python -c`` would put it
+    # first on sys.path, where a library's own ``logging.py`` (accelerate) shadows the stdlib's
+    env = dict(os.environ, PYTHONPATH=str(server), PYTHONHASHSEED="0", PYTHONSAFEPATH="1")
     cmd = [sys.executable, "-c", "import gradwarden, sys; print(gradwarden.__file__, file=sys.stderr); "
            "from gradwarden.cli import main; sys.exit(main(sys.argv[1:]))",
            "check", "--no-cache", "--output-format", "json", str(folder)]
