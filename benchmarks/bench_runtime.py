@@ -1,6 +1,7 @@
 """Benchmark of the runtime bridge: a small CNN trained for N steps, three ways, same run.
 
     .venv/bin/python benchmarks/bench_runtime.py [--steps N] [--batch B] [--threads T] [--repeat R]
+    .venv/bin/python benchmarks/bench_runtime.py --against /tmp/base/server   # another revision too
     .venv/bin/python benchmarks/bench_runtime.py --examples
 
     .venv/bin/python benchmarks/bench_runtime.py --cases ../shared/revealed/cases-2026-11-21
@@ -21,6 +22,10 @@ prints each program's whole-process wall time both ways and the ratio (start-up 
 1. plain: ``python train.py``
 2. bridge: ``gradwarden debug train.py`` (saved-tensor hooks, dispatch mode, coverage)
 3. anomaly: ``python train.py`` with ``torch.autograd.set_detect_anomaly(True)``
+
+``--against DIR`` adds a fourth variant, the bridge of another revision (``DIR`` is its ``server/``
+folder, e.g. ``git archive REV server | tar -x -C /tmp/base``), run through its own command line:
+before/after numbers measured in the same run.
 
 Each variant runs in its own process and times its own training loop (after two warm-up steps),
 so interpreter start-up and ``import torch`` are left out; the best of ``--repeat`` runs counts.
@@ -109,7 +114,12 @@ def run_variant(kind: str, script: Path, args: argparse.Namespace) -> dict:
         env.pop("BENCH_ANOMALY", None)
         if kind == "anomaly":
             env["BENCH_ANOMALY"] = "1"
-        if kind == "bridge":
+        if kind == "against":
+            env["PYTHONPATH"] = os.pathsep.join([str(args.against)] + [p for p in [env.get("PYTHONPATH")] if p])
+            subprocess.run([args.python, "-m", "gradwarden", "debug", "-q", "--no-static", "--device", "cpu",
+                            str(script), *argv], check=True, env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        elif kind == "bridge":
             from gradwarden.runtime import DebugOptions, Target, run_debug
 
             result = run_debug(Target.script(str(script), argv),
@@ -154,8 +164,10 @@ def run_examples() -> int:
     return bad
 
 
-def score_cases(folder: Path) -> int:
-    """The bridge over labelled cases; returns the number of false alarms."""
+def score_cases(folder: Path, static: bool = False) -> int:
+    """The bridge over labelled cases; returns the number of false alarms. With ``static``, the
+    static diagnostics are confirmed too, and the hazards whose diagnostic at the case's line
+    the run confirmed are counted."""
     from concurrent.futures import ThreadPoolExecutor
 
     sys.path.insert(0, str(ROOT / "tests"))
@@ -167,7 +179,7 @@ def score_cases(folder: Path) -> int:
     with Zygote() as zygote:
         def one(case):
             session = DebugSession(Target.script(str(case.path), cwd=str(case.path.parent)),
-                                   DebugOptions(output="discard", timeout=300, static=False), zygote=zygote)
+                                   DebugOptions(output="discard", timeout=300, static=static), zygote=zygote)
             session.start()
             return case, session.wait()
 
@@ -202,6 +214,14 @@ def score_cases(folder: Path) -> int:
               + f"; {shown}/{n} shown at it")
     n_ok = sum(1 for c, _ in runs if c.expect == "ok")
     print(f"  correct files    {len(false_alarms)} of {n_ok} with a finding")
+    if static:
+        for expect in ("error", "silent"):
+            group = [(c, r) for c, r in runs if c.expect == expect]
+            confirmed = [c.rel for c, r in group if any(
+                f.source == "static" and f.status == "confirmed" and f.row in c.cause_lines for f in r.findings)]
+            print(f"  {expect:6s} hazards  {len(confirmed)}/{len(group)} with the static diagnostic at the case's line "
+                  f"confirmed by the run" + (f": {', '.join(sorted(Path(x).stem.split('_')[0] for x in confirmed))}"
+                                             if expect == "silent" else ""))
     for rel, expect, lines, got in misses:
         print(f"  missed {rel} ({expect}, line {lines}): {got}")
     for rel, got in false_alarms:
@@ -221,9 +241,13 @@ def main(argv=None) -> int:
     ap.add_argument("--examples", action="store_true",
                     help="run the correct example programs plainly and under the bridge instead")
     ap.add_argument("--cases", metavar="DIR", type=Path, help="score the bridge on the labelled cases of DIR instead")
+    ap.add_argument("--static", action="store_true",
+                    help="with --cases: confirm the static diagnostics too, and count the confirmed hazards")
+    ap.add_argument("--against", metavar="DIR", type=Path,
+                    help="also time the bridge of another revision (DIR: its server/ folder)")
     args = ap.parse_args(argv)
     if args.cases:
-        return 1 if score_cases(args.cases) else 0
+        return 1 if score_cases(args.cases, args.static) else 0
     if args.examples:
         return 1 if run_examples() else 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -231,8 +255,9 @@ def main(argv=None) -> int:
         script.write_text(TRAIN)
         wall: dict = {}
         cpu: dict = {}
+        kinds = ("plain", "bridge", "anomaly") + (("against",) if args.against else ())
         for _ in range(args.repeat):  # interleaved, so that a busy moment hurts every variant
-            for kind in ("plain", "bridge", "anomaly"):
+            for kind in kinds:
                 t = run_variant(kind, script, args)
                 wall[kind] = min(wall.get(kind, t["per_step"]), t["per_step"])
                 cpu[kind] = min(cpu.get(kind, t["cpu_per_step"]), t["cpu_per_step"])
@@ -240,13 +265,16 @@ def main(argv=None) -> int:
     print(f"small CNN (2 conv + BN, 2 linear), batch {args.batch}, {args.steps} steps, torch threads {threads}, "
           f"best of {args.repeat} interleaved runs; ms per training step")
     print(f"  {'':8s} {'wall':>9s} {'ratio':>7s} {'cpu':>9s} {'ratio':>7s}")
-    for kind in ("plain", "bridge", "anomaly"):
+    for kind in kinds:
         print(f"  {kind:8s} {wall[kind] * 1e3:9.2f} {wall[kind] / wall['plain']:6.2f}x "
               f"{cpu[kind] * 1e3:9.2f} {cpu[kind] / cpu['plain']:6.2f}x")
     rw, rc = wall["bridge"] / wall["plain"], cpu["bridge"] / cpu["plain"]
     print(f"bridge/plain = {rw:.2f} wall, {rc:.2f} cpu (target <= 1.50); "
           f"bridge/anomaly = {wall['bridge'] / wall['anomaly']:.2f} wall, {cpu['bridge'] / cpu['anomaly']:.2f} cpu "
           f"(target < 1)")
+    if args.against:
+        print(f"against = the bridge of {args.against}; bridge/against = {wall['bridge'] / wall['against']:.2f} wall, "
+              f"{cpu['bridge'] / cpu['against']:.2f} cpu")
     # judged on CPU time: on a shared machine the wall clock mostly measures the neighbours
     ok = rc <= 1.5 and cpu["bridge"] < cpu["anomaly"]
     print("target met" if ok else "target MISSED")

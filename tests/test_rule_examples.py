@@ -34,5 +34,6 @@ def test_every_rule_has_examples_and_docs():
     for rule in all_rules():
         if rule.code == "GW001":
             continue
-        assert rule.INVALID, f"{rule.code} has no INVALID example"
+        # a rule only the runtime bridge proves so far has nothing the static analysis flags
+        assert rule.INVALID or rule.runtime_only, f"{rule.code} has no INVALID example"
         assert rule.doc() and rule.summary and rule.message and rule.event, rule.code

@@ -6,7 +6,10 @@
 - every ``ok`` case: the bridge reports nothing, and the program runs to its end;
 - ``silent`` cases: every one is reported at the case's line (writes through ``.data``, writes
   into ``grad_output`` or an expanded tensor, gradients polluted by another optimizer's loss);
-- the static diagnostics of the hazard cases are confirmed by the run.
+- the static diagnostics of the hazard cases are confirmed by the run;
+- the silent hazards of the revealed batches (``shared/revealed/*``): each is shown by the run
+  at the case's line (a runtime finding there, or the static diagnostic there confirmed), and
+  its ``_fixed`` twin gets no finding.
 
 All cases run once, in parallel (two at a time), forked from one warm interpreter.
 """
@@ -18,7 +21,7 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-from case_support import Case, cases_dir_problem, load_cases
+from case_support import Case, cases_dir_problem, load_cases, load_revealed, revealed_dir_problem
 from gradwarden.runtime import DebugOptions, DebugResult, DebugSession, Target
 from gradwarden.runtime.session import Zygote
 
@@ -141,3 +144,61 @@ def test_static_diagnostics_are_confirmed(runs, case: Case):
     if not at_cause:
         pytest.skip("no static diagnostic at the case's line (the static engine's score, not ours)")
     assert "confirmed" in at_cause.values(), statuses
+
+
+# --------------------------------------------------------------------------- revealed silent hazards
+def _revealed_silent() -> List[Case]:
+    if revealed_dir_problem():
+        return []
+    cases = load_revealed()
+    by_path = {c.path: c for c in cases}
+    out = []
+    for c in cases:
+        if c.expect == "silent":
+            out.append(c)
+            twin = by_path.get(c.path.with_name(c.path.stem + "_fixed.py"))
+            if twin is not None and twin.expect == "ok":
+                out.append(twin)
+    return out
+
+
+REVEALED_SILENT = _revealed_silent()
+
+
+@pytest.fixture(scope="module")
+def revealed_runs() -> Dict[str, DebugResult]:
+    problem = revealed_dir_problem()
+    if problem:
+        pytest.fail(problem)
+    results: Dict[str, DebugResult] = {}
+    with Zygote() as zygote:
+        def one(case: Case) -> Tuple[str, DebugResult]:
+            session = DebugSession(Target.script(str(case.path), cwd=str(case.path.parent)),
+                                   DebugOptions(output="discard", timeout=180), zygote=zygote)
+            session.start()
+            result = session.wait()
+            assert result is not None
+            return case.rel, result
+
+        with ThreadPoolExecutor(WORKERS) as pool:
+            for rel, result in pool.map(one, REVEALED_SILENT):
+                results[rel] = result
+    return results
+
+
+@pytest.mark.parametrize("case", [c for c in REVEALED_SILENT if c.expect == "silent"], ids=lambda c: c.id)
+def test_revealed_silent_hazard_is_shown_at_its_line(revealed_runs, case: Case):
+    result = revealed_runs[case.rel]
+    assert result.status == "ok", result.message
+    runtime_hit = any(f.row in case.cause_lines or any(s.row in case.cause_lines for _, s in f.sites())
+                      for f in result.runtime_findings)
+    confirmed = any(f.source == "static" and f.status == "confirmed" and f.row in case.cause_lines
+                    for f in result.findings)
+    assert runtime_hit or confirmed, _describe(result)
+
+
+@pytest.mark.parametrize("case", [c for c in REVEALED_SILENT if c.expect == "ok"], ids=lambda c: c.id)
+def test_revealed_silent_hazard_twin_gets_no_finding(revealed_runs, case: Case):
+    result = revealed_runs[case.rel]
+    assert result.status == "ok", result.message
+    assert result.runtime_findings == [], f"{case}: false alarm: {_describe(result)}"

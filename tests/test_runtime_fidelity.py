@@ -106,7 +106,8 @@ def test_the_example_set_is_complete():
 
     listed = {name for name, _ in CORRECT}
     assert all((EXAMPLES / name).is_file() for name in listed)
-    hazards = {"forward_ad_softmax.py", "inplace_flag_after_construction.py", "stdin_sum.py", "exit_status.py"}
+    hazards = {"forward_ad_softmax.py", "inplace_flag_after_construction.py", "stdin_sum.py", "exit_status.py",
+               "custom_backward_probe.py"}
     on_disk = {p.name for p in EXAMPLES.glob("*.py") if p.name not in ("__init__.py", "compare.py")}
     assert on_disk == listed | hazards
 
@@ -121,3 +122,15 @@ def test_the_traceback_is_the_programs_own(tmp_path):
     assert "_child.py" not in d.stderr and "runpy" not in d.stderr
     assert d.stderr == p.stderr  # -q with --json FILE: no report, only the program's own stderr
     assert [(f["code"], f["write_site"]["row"]) for f in d.findings] == [("GW101", 5)]
+
+
+def test_the_chain_rule_probe_changes_nothing_the_program_sees():
+    # the bridge calls some custom backwards a second time (GW709's probe): the random numbers
+    # it drew and a ctx attribute it rebound are put back, a write into a saved tensor stops it
+    # before it happens, a backward that counts in a global or prints is never called again
+    path = EXAMPLES / "custom_backward_probe.py"
+    p, d = plain(path), debug(path)
+    assert p.returncode == 0, p.stderr
+    assert d.stdout == p.stdout and p.stdout.count("loud backward") == 1
+    assert d.returncode == 1  # a hazard was found in a run that succeeded
+    assert [(f["code"], f["row"]) for f in d.findings] == [("GW709", 23)]

@@ -414,6 +414,43 @@ def test_a_warning_then_the_error_at_the_same_place_keeps_the_error():
     assert run.findings[0].severity == "error" and run.findings[0].message == "unsupported operation"
 
 
+def test_findings_placed_by_their_site_alone_are_kept_apart():
+    # an untrained parameter's cut, a non-finite branch: the child names only the primary site
+    run = F.RunEvents()
+    a = {"ev": "finding", "code": "GW719", "kind": "untrained-parameter", "message": "m", "severity": "warning",
+         "rank": "0", "site": ["/p/x.py", 9, "f"]}
+    run.add(a)
+    run.add(dict(a, site=["/p/x.py", 24, "f"]))
+    run.add(dict(a))
+    assert sorted(f.row for f in run.findings) == [9, 24]
+
+
+def test_silent_hazards_proven_by_the_run_match_their_static_rules():
+    assert F.kind_of("GW709") == "chain-rule-dropped" and F.kind_of("GW719") == "untrained-parameter"
+    assert F.kind_of("GW714") == F.kind_of("GW713") == "overlapping-write"
+    assert F.compatible("GW713", "GW714") and F.compatible("GW302", "GW714")
+    assert F.compatible("GW718", "GW719") and not F.compatible("GW719", "GW720")
+    ev = {"ev": "finding", "code": "GW709", "kind": "chain-rule-dropped", "message": "m", "severity": "warning",
+          "rank": "0", "site": ["/p/x.py", 26, "backward"], "backward_site": ["/p/x.py", 52, "f"]}
+    f = F.finding_from_event(ev)
+    assert F.matches(diag("GW709", 26), f) and not F.matches(diag("GW709", 27), f)
+    out = F.classify([diag("GW714", 28)], [F.finding_from_event(dict(ev, code="GW714", kind="overlapping-write",
+                                                                     site=None, write_site=["/p/x.py", 28, "f"]))],
+                     {})
+    assert out[0].status == CONFIRMED
+
+
+def test_a_premise_confirms_a_static_diagnostic_and_is_never_reported_alone():
+    run = F.RunEvents()
+    ev = {"ev": "finding", "code": "GW721", "kind": "hook-overwrite", "message": "m", "severity": "warning",
+          "rank": "0", "site": ["/p/x.py", 25, "hook"], "confirm_only": True}
+    assert run.add(ev) is None and run.add(dict(ev)) is None
+    assert run.findings == [] and len(run.premises) == 1
+    out = F.classify([diag("GW721", 25, severity=Severity.WARNING)], run.findings, {}, run.premises)
+    assert [(f.code, f.status) for f in out] == [("GW721", CONFIRMED)]
+    assert F.classify([], run.findings, {}, run.premises) == []
+
+
 # --------------------------------------------------------------------------- the debug command line
 def parse(argv):
     from gradwarden.cli import build_parser

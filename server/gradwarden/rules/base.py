@@ -32,6 +32,9 @@ class Rule:
     # intent the code does not state: which parameters should train, what a loss on argmax
     # meant); tests/test_fix_cases.py skips them.
     NO_FIX: ClassVar[Tuple[int, ...]] = ()
+    # True while only the runtime bridge (``gradwarden debug``) proves this hazard: the static
+    # analysis has no event for it yet, so the rule has no INVALID example to check.
+    runtime_only: ClassVar[bool] = False
 
     @classmethod
     def doc(cls) -> str:
@@ -51,6 +54,9 @@ class Rule:
         said = families_for(cls.code)
         if said:
             out += ["PyTorch's message: " + "; ".join(f"[{f.title}](errors.md#{f.key})" for f in said), ""]
+        if cls.runtime_only:
+            out += ["Found by `gradwarden debug` (the run proves it; see runtime.md); `gradwarden check` "
+                    "does not flag it yet.", ""]
         if cls.INVALID:
             out += ["### Flagged", ""]
             for snip in cls.INVALID:

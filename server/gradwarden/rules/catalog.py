@@ -20,7 +20,8 @@ from gradwarden.rules.data import DataWriteToSaved, HiddenWrite
 from gradwarden.rules.flow import (
     BackwardWithoutGrad, NonScalarBackward, GradInputNotInGraph, RequiresGradOnNonLeaf, GradOfNonLeaf, OptimizeNonLeaf,
     OptimizerWithoutGrad, CheckpointWithoutGrad, BackwardIgnoresGradOutput, GradientsNeverZeroed,
-    ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved, ZeroGradientOp,
+    ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved, ZeroGradientOp, UntrainedParameter,
+    NonfiniteBranchGradient, HookOverwritesActivation,
 )
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
@@ -69,6 +70,9 @@ RULES: Tuple[Type[Rule], ...] = (
     ModuleRequiresGradAttribute,
     InferenceTensorSaved,
     ZeroGradientOp,
+    UntrainedParameter,
+    NonfiniteBranchGradient,
+    HookOverwritesActivation,
     NoGradViewInplace,
     DetachViewInplace,
     SelfOverlappingWrite,

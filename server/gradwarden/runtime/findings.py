@@ -35,6 +35,9 @@ _GROUPS: Tuple[frozenset, ...] = (
     frozenset({"GW301", "GW302", "GW303", "GW304", "GW305", "GW306"}),  # views, expand, overlap
     frozenset({"GW401", "GW402", "GW403", "GW404", "GW504"}),  # freed or stale graphs
     frozenset({"GW307", "GW308"}),  # custom Function contract
+    frozenset({"GW302", "GW713", "GW714"}),  # a write whose memory overlaps itself or its source
+    # parameters no gradient reaches: a zero-derivative op, a cut, a checkpoint without grad input
+    frozenset({"GW718", "GW719", "GW708"}),
 )
 
 _KIND_OF_CODE = {
@@ -59,6 +62,12 @@ _KIND_OF_CODE = {
     "GW502": "fused-step",
     "GW503": "polluted-gradients",
     "GW601": "data-write",
+    "GW709": "chain-rule-dropped",
+    "GW714": "overlapping-write",
+    "GW718": "zero-gradient",
+    "GW719": "untrained-parameter",
+    "GW720": "nonfinite-gradient",
+    "GW721": "hook-overwrite",
 }
 
 
@@ -295,6 +304,10 @@ class RunEvents:
     fatal: List[Dict[str, Any]] = field(default_factory=list)
     backward_calls: Dict[str, int] = field(default_factory=dict)  # rank -> top-level backward calls
     last_backward_site: Optional[Site] = None
+    # what the run showed that proves no hazard by itself, only the premise of a static
+    # diagnostic (a hook slot overwritten within a step, GW721): it confirms that diagnostic
+    # and is never reported alone
+    premises: List[Finding] = field(default_factory=list)
 
     @property
     def ranks(self) -> List[str]:
@@ -315,6 +328,10 @@ class RunEvents:
         if kind in ("finding", "raised"):
             finding = finding_from_event(ev) if kind == "finding" else finding_from_raised(ev)
             if finding is None:
+                return None
+            if ev.get("confirm_only"):
+                if all(_finding_key(p) != _finding_key(finding) for p in self.premises):
+                    self.premises.append(finding)
                 return None
             merged = self._merge(finding)
             return finding if merged is finding else None
@@ -364,7 +381,9 @@ def _finding_key(f: Finding) -> Tuple[Any, ...]:
     def k(s: Optional[Site]) -> Tuple[Any, ...]:
         return s.key() if s is not None else ()
 
-    return (f.code, f.kind, k(f.write_site), k(f.save_site), k(f.backward_site), k(f.freed_site))
+    # the location too: findings the child places by ``site`` alone (an untrained parameter's
+    # cut, a non-finite branch) differ only there
+    return (f.code, f.kind, k(f.location), k(f.write_site), k(f.save_site), k(f.backward_site), k(f.freed_site))
 
 
 def finding_from_event(ev: Mapping[str, Any]) -> Finding:
@@ -523,12 +542,14 @@ def classify(
     static: Sequence[Diagnostic],
     runtime: Sequence[Finding],
     coverage: Mapping[str, Set[int]],
+    premises: Sequence[Finding] = (),
 ) -> List[Finding]:
-    """The verdict on every static diagnostic, then the runtime findings no static one explains."""
+    """The verdict on every static diagnostic, then the runtime findings no static one explains
+    (``premises`` confirm a static diagnostic and are never reported alone)."""
     out: List[Finding] = []
     used: Set[int] = set()
     for d in static:
-        match = next((f for f in runtime if matches(d, f)), None)
+        match = next((f for f in list(runtime) + list(premises) if matches(d, f)), None)
         rows = coverage.get(_norm(d.filename))
         if match is not None:
             used.add(id(match))

@@ -163,6 +163,9 @@ class DebugResult:
     files: Tuple[str, ...] = ()  # the user's files that ran
     coverage: Dict[str, Set[int]] = field(default_factory=dict)
     static_error: Optional[str] = None
+    # what the run showed that only confirms a static diagnostic (a hook slot overwritten within
+    # a step, GW721): never a finding of its own
+    premises: List[Finding] = field(default_factory=list)
 
     @property
     def counts(self) -> Dict[str, int]:
@@ -887,6 +890,7 @@ class DebugSession:
             results_dir=str(self._out_dir) if not self._own_out_dir else None,
             crash=crash,
             runtime_findings=list(run.findings),
+            premises=list(run.premises),
             coverage={k: set(v) for k, v in run.coverage.items()},
             files=tuple(sorted(run.files.values())),
         )
@@ -1044,7 +1048,7 @@ def confirm_static(target: Target, run: RunEvents) -> Tuple[List[Finding], Optio
             diags.extend(d for d in found if d.code != "GW001")
     except Exception as exc:  # noqa: BLE001 - the run's findings still count
         problem = f"static analysis failed: {type(exc).__name__}: {exc}"
-    return classify(diags, run.findings, run.coverage), problem
+    return classify(diags, run.findings, run.coverage, run.premises), problem
 
 
 def run_debug(target: Target, options: Optional[DebugOptions] = None,

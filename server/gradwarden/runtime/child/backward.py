@@ -4,7 +4,11 @@ import time
 import torch
 
 from .freed import _freed_graph, _remember_roots
+from . import nonfinite as _nonfinite
 from . import polluted as _polluted
+from . import probestate as _ps
+from . import untrained as _untrained
+from . import zerograd as _zerograd
 from .hidden import (
     _check_hidden_uses, _check_stale_graph, _emit_hidden, _grad_watch, _hidden, _hidden_found,
     _stale_found, _unwatch_grads
@@ -39,6 +43,8 @@ def _wrap_backward(orig, kind):
 
     def wrapper(*args, **kwargs):
         st = _state
+        if _ps.fresh:  # the chain-rule probe of a custom backward: no nested backward
+            raise _ps.ProbeAbort()
         if st.suspended:  # Dynamo/AOTAutograd tracing a compiled region
             return orig(*args, **kwargs)
         top = st.bw_depth == 0
@@ -91,11 +97,20 @@ def _wrap_backward(orig, kind):
         follow_grads = top and kind == "backward"  # autograd.grad fills no .grad
         if follow_grads:
             _polluted.before_backward()
+        if top:
+            _nonfinite.before_backward()
+            _untrained.before_backward(_roots(args, kwargs, roots_name))
         st.bw_depth += 1
         try:
             out = orig(*args, **kwargs)
             if follow_grads:
                 _polluted.after_backward(st.bw_count, _roots(args, kwargs, roots_name), site)
+            if top:
+                _nonfinite.after_backward(kind, _roots(args, kwargs, roots_name), out, site)
+                if _zerograd.seen[0]:
+                    _zerograd.after_backward(kind, _roots(args, kwargs, roots_name),
+                                             _roots(args[1:], kwargs, "inputs") if kind == "grad" else (), out,
+                                             site, _untrained.optimizer_of)
             if top and _stale_found:
                 for fields in list(_stale_found):
                     leaf = fields.pop("leaf", None)

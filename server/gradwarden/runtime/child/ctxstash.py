@@ -13,7 +13,8 @@ proof of the hazard.
 """
 import torch
 
-from .graphtags import _built_sites
+from . import checkpoints as _checkpoints
+from .graphtags import _built_sites, _tag_built
 from .records import _node_name
 from .report import _finding, _internal_error, _state
 from .userfiles import _display_file
@@ -85,7 +86,11 @@ def _patch_apply():
         return
     orig = raw.__func__
 
+    checkpoint_function = _checkpoints.CHECKPOINT_FUNCTION
+
     def apply(cls, *args, **kwargs):
+        if cls is checkpoint_function and not _state.suspended:
+            _checkpoints.check(args)
         if _state.suspended or not _user_class(cls) or not torch.is_grad_enabled():
             return orig(cls, *args, **kwargs)
         seeds = [a for a in args if isinstance(a, _Tensor) and a.requires_grad]
@@ -97,6 +102,9 @@ def _patch_apply():
             out = orig(cls, *args, **kwargs)
         finally:
             _frames.pop()
+        # Function.apply is not a torch function: the mode never sees it, so its node is tagged
+        # here with where it was applied
+        _tag_built(out)
         if len(frame.ids) > frame.nseeds:
             _attach(cls, out, frame)
         return out

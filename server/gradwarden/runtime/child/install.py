@@ -2,13 +2,16 @@
 import torch
 
 from . import ctxstash as _cs
+from . import hookslots as _hookslots
 from . import mode as _md
 from . import polluted as _polluted
+from . import untrained as _untrained
 from .backward import _wrap_backward
 from .compile import _patch_compile
 from .mode import _make_mode
 from .patches import (
-    _patch_custom_backward, _patch_data_setter, _patch_distribution_init, _patch_module_init, _patch_module_setattr
+    _patch_custom_backward, _patch_data_setter, _patch_distribution_init, _patch_module_init, _patch_module_setattr,
+    _patch_parameter_new
 )
 from .report import _patch_warnings, _state
 from .saved import _pack, _unpack
@@ -21,6 +24,10 @@ def install(config):
     _patch_module_setattr()
     _patch_distribution_init()
     _polluted.install()
+    _untrained.install()
+    _state.finalizers.append(_untrained.finish)
+    _patch_parameter_new()
+    _hookslots.install()
     _cs.install()
     _patch_data_setter()
     _patch_custom_backward()

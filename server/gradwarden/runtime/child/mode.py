@@ -2,6 +2,11 @@
 import torch
 
 from . import ctxstash as _cs
+from . import nonfinite as _nf
+from . import probestate as _ps
+from . import untrained as _untrained
+from . import zerograd as _zerograd
+from .chainrule import note_fresh as _note_fresh
 from .graphtags import _tag_built
 from .hidden import _note_alias
 from .records import _packs
@@ -21,6 +26,18 @@ def _make_mode():
     expand_funcs = _expand_funcs
     detach = torch.Tensor.detach
     fw_frames = _cs._frames
+    probe_fresh = _ps.fresh
+    singular = _nf._singular
+    singular_kind = _nf.kind_of
+    watch_singular = _nf.watch
+    untrained_watch = _untrained.watch
+    untrained_cut = _untrained.cut
+    untrained_call = _untrained.after_call
+    untrained_taint = _untrained.taint
+    untrained_carry = _untrained.carry
+    zero_kind = _zerograd._zero_kind
+    zero_kind_of = _zerograd.kind_of
+    zero_note = _zerograd.note
     note_call = _cs.note_call
     for f in (getattr(torch.Tensor, "expand", None), getattr(torch.Tensor, "expand_as", None),
               getattr(torch.Tensor, "broadcast_to", None), getattr(torch, "broadcast_to", None)):
@@ -47,6 +64,8 @@ def _make_mode():
                     if func is detach:
                         out = func(*args, **kwargs) if kwargs else func(*args)
                         _note_alias(args[0] if args else None, out)
+                        if untrained_watch[0] and args and isinstance(args[0], torch.Tensor):
+                            untrained_cut(args[0], ".detach()", out)
                         if fw_frames:
                             note_call(func, args, kwargs, out)
                         return out
@@ -60,11 +79,40 @@ def _make_mode():
                     if packs != _packs[0]:
                         _check_packed_during(func, packs)
                     _tag_built(out)
+                    try:
+                        sk = singular.get(func)
+                    except TypeError:
+                        sk = 0
+                    if sk is None:
+                        sk = singular_kind(func)
+                    if sk:  # an op with an infinite derivative somewhere: watch its backward (GW720)
+                        watch_singular(sk, args, out)
+                    else:
+                        try:
+                            zk = zero_kind.get(func)
+                        except TypeError:
+                            zk = False
+                        if zk is None:
+                            zk = zero_kind_of(func)
+                        if zk:  # an op with a zero derivative: search the next loss's graph (GW718)
+                            zero_note(out)
                     if fw_frames:  # a custom Function's forward runs: what derives from its inputs
                         note_call(func, args, kwargs, out)
+                    if probe_fresh:  # the chain-rule probe runs: what it makes, it may write
+                        _note_fresh(out)
+                    if untrained_watch[0]:  # some optimizer parameter has not trained yet (GW719)
+                        untrained_call(func, args, out)
+                    if untrained_taint[0]:  # a copy of such a parameter's value is alive
+                        untrained_carry(args, out)
                     return out
             out = _on_write(func, kind, args, kwargs)
             _tag_built(out)
+            try:
+                zk = zero_kind.get(func)
+            except TypeError:
+                zk = False
+            if zk or (zk is None and zero_kind_of(func)):
+                zero_note(out)  # round_, sign_ ... of a graph tensor
             return out
 
     return GradwardenMode()

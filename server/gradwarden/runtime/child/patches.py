@@ -2,8 +2,10 @@
 setter, custom Functions' backward."""
 import torch
 
+from . import chainrule as _chainrule
 from . import ctxstash as _cs
 from . import mode as _md
+from . import untrained as _untrained
 from .hidden import _aliases, _leaf_writes, _note_alias, _watch_shared_grads
 from .mode import _mode_active, _user_function
 from .records import _dist_sites, _inplace_sites, _mod_sites
@@ -107,6 +109,8 @@ def _patch_data_setter():
         out = base.__get__(self, type(self))
         if self.grad_fn is not None:
             _note_alias(self, out)
+            if _untrained.watch[0]:
+                _untrained.cut(self, ".data", out)
         return out
 
     def _set(self, value):
@@ -118,6 +122,24 @@ def _patch_data_setter():
             pass
 
     torch.Tensor.data = property(_get, _set, doc=getattr(base, "__doc__", None))
+
+
+def _patch_parameter_new():
+    """``nn.Parameter(t)`` of a tensor of a graph makes a new leaf: the parameters ``t`` was
+    computed from get no gradient through it (GW719's cut)."""
+    Parameter = torch.nn.Parameter
+    orig = Parameter.__new__
+
+    def __new__(cls, *args, **kwargs):
+        out = orig(cls, *args, **kwargs)
+        if _untrained.watch[0]:
+            data = args[0] if args else kwargs.get("data")
+            if isinstance(data, _Tensor) and data.grad_fn is not None:
+                _untrained.cut(data, "nn.Parameter(...)", out)
+        return out
+
+    __new__.__wrapped__ = orig
+    Parameter.__new__ = staticmethod(__new__)
 
 
 def _patch_custom_backward():
@@ -153,10 +175,14 @@ def _patch_custom_backward():
             if _md._MODE is not None and not _state.suspended and _user_function(self) and not _mode_active():
                 with _md._MODE:
                     out = orig(self, *args)
+                    _chainrule.after_backward(self, args, out)
             else:
                 out = orig(self, *args)
+                _chainrule.after_backward(self, args, out)
         finally:
             _grad_outputs.pop()
+        if _untrained.watch[0] and not _state.suspended:
+            _untrained.none_returned(self, out)
         if keys.get("writes"):
             try:
                 _watch_shared_grads(self, args, keys["writes"])

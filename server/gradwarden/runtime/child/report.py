@@ -3,6 +3,7 @@ child classifies itself, errors and warnings handed to the parent, the exit even
 import os
 import sys
 
+from . import probestate as _ps
 from .device import used_device
 from .userfiles import _caller, _display_file, _is_user, _site, _user_frame
 
@@ -29,6 +30,7 @@ class _State:
         self.user_grads = frozenset()  # storages of grad_tensors the caller passed to backward
         self.suspended = 0  # > 0 inside a compiled region: nothing is recorded
         self.config_text = ""  # the encoded configuration (handed to spawned processes)
+        self.finalizers = []  # called once when the run ends, before the exit event (findings made then)
 
 _state = _State()
 
@@ -41,7 +43,7 @@ def _emit(ev, **fields):
 
 def _finding(key, **fields):
     """Emit one finding once (``key`` deduplicates)."""
-    if key in _state.reported:
+    if _ps.fresh or key in _state.reported:  # nothing from the bridge's own dry runs
         return
     _state.reported.add(key)
     _state.findings += 1
@@ -111,6 +113,8 @@ def _report_error(code, kind, msg, site, sites, **extra):
 def _raised(exc, site, exc_name=None):
     """An exception (or warning) the child does not classify itself: its first line goes to the
     parent, which maps it to the rule that predicts it (rules/messages.py), if any."""
+    if _ps.fresh:
+        return
     text = str(exc).strip()
     first = text.splitlines()[0] if text else ""
     name = exc_name or type(exc).__name__
@@ -122,6 +126,11 @@ def _raised(exc, site, exc_name=None):
     _emit("raised", exc=name, text=first[:1000], site=site, backward_calls=_state.bw_count)
 
 
+# warnings whose hazard the child decides at the call itself (checkpoints.py: torch warns under
+# no_grad too, where nothing is lost)
+_DECIDED_AT_CALL = ("None of the inputs have requires_grad",)
+
+
 def _patch_warnings():
     """Warnings as they are shown (the program's filters apply: nothing is shown or hidden
     that a plain run would not show or hide)."""
@@ -131,6 +140,8 @@ def _patch_warnings():
 
     def showwarning(message, category, filename, lineno, file=None, line=None):
         try:
+            if any(text in str(message) for text in _DECIDED_AT_CALL):
+                return orig(message, category, filename, lineno, file, line)
             if filename and _is_user(filename):
                 site = [_display_file(filename), lineno, ""]
             else:
@@ -152,6 +163,13 @@ def _stop(reason):
 
 
 def _finish(status, code, exc=None):
+    finalizers = list(_state.finalizers)
+    del _state.finalizers[:]
+    for fn in finalizers:
+        try:
+            fn()
+        except Exception:  # noqa: BLE001
+            _internal_error("finish")
     cov = _state.coverage
     if cov is not None:
         cov.stop()

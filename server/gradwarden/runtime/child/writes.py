@@ -2,6 +2,9 @@
 version bump, errors raised by a write, writes into expanded tensors and grad_output."""
 import torch
 
+from . import overlap as _overlap
+from . import probestate as _ps
+from .chainrule import check_write as _probe_check_write
 from .graphtags import _built_count
 from .hidden import _aliases, _check_hidden_write, _leaf_writes
 from .records import _by_storage, _live, _make_write, _op_name, _pending, _weakref, _write_sites
@@ -18,11 +21,16 @@ _data_sites = tensor_registry()  # tensor -> site where .data was set to an over
 
 
 def _on_write(func, kind, args, kwargs):
+    if _ps.fresh:  # the chain-rule probe runs: it may write only what it made
+        _probe_check_write(_function_targets(kind, args, kwargs))
     go_hit = False
     targets = ()
+    overlap = None
     try:
         targets = _function_targets(kind, args, kwargs)
         go_hit = _before_write(func, targets)
+        if kind == 1 and len(targets) == 1 and args[0] is targets[0]:
+            overlap = _overlap.before_write(func, args, kwargs, targets[0])
     except Exception:  # noqa: BLE001 - a bug of ours must never break the user's program
         _internal_error("write")
     try:
@@ -37,6 +45,8 @@ def _on_write(func, kind, args, kwargs):
     # above autograd, the version bump has happened: attribute the write now
     if _pending:
         _finalize()
+    if overlap is not None:
+        _overlap.after_write(overlap)
     if go_hit and go_hit is not True:
         try:
             _grad_output_finding(func, severity="warning", reason=go_hit)

@@ -1,0 +1,446 @@
+"""Parameters an optimizer steps that no backwarded loss trains (GW719).
+
+The run sees every ``optimizer.step()`` and the ``.grad`` each parameter has then. A parameter
+that requires grad, whose optimizer steps after a loss was backpropagated, and whose ``.grad``
+at every such step is None never trains. That alone is not a bug (a module built but never
+called, a head whose loss starts after a warm-up), so a finding needs the run's proof of why
+no gradient arrives, a *cut*:
+
+- a value computed from the parameter left the graph as a tensor (``.detach()``, ``.data``,
+  re-wrapped as ``nn.Parameter(...)``, computed on under ``no_grad``), and a backwarded loss
+  that does not reach the parameter directly went through a node built from that copy (the
+  copy is followed: ``carry`` passes it on, or marks the node it builds);
+- a number was read from it (``.item()``, ``float()``, ``.tolist()``, ``.numpy()``) from a
+  tensor that no backward went through (``loss.item()`` for a log is no cut): a number cannot
+  be followed into the loss, so it counts as used;
+- a custom backward returned None for the input it comes through, while ``needs_input_grad``
+  asked for a gradient there.
+
+The cut is found by walking, where it happens, the graph of the value that leaves it down to
+the leaves (bounded: ``_WALK_NODES`` nodes, ``_WALKS_PER_STEP`` walks between two backward
+calls, ``_WALKS_PER_SITE`` from a line whose walks found nothing, and only while some
+parameter has not been reached yet, which a correct program stops paying for after its first
+step). A ``.grad`` the program changed after backward (clipped, zeroed, set to None: a freeze)
+is not counted, a parameter that backward ever reaches is forgotten (an exactly zero gradient
+behind ``round``/``floor``/``sign`` is GW718's, proven per backward in zerograd.py), and
+programs without an optimizer are not judged. Findings are made when the run ends.
+"""
+import weakref
+
+import torch
+
+from . import polluted as _polluted
+from .graphtags import _walk
+from .paramnames import describe
+from .report import _finding, _internal_error, _state
+from .tensors import tensor_registry
+from .userfiles import _caller, _display_file, _site, _user_frame
+
+_Tensor = torch.Tensor
+
+_WALK_NODES = 5000
+_WALKS_PER_STEP = 16
+_WALKS_PER_SITE = 4  # a line whose cuts reach no untrained parameter is not walked again
+_MAX_TRACKED = 20000  # parameters followed, over all optimizers
+_NUMBER = frozenset(("item", "tolist", "numpy", "__float__", "__int__", "__index__", "__complex__"))
+
+
+class _Rec(object):
+    __slots__ = ("opt", "none", "cuts", "steps")
+
+    def __init__(self, opt):
+        self.opt = weakref.ref(opt)
+        self.none = 0
+        self.cuts = []  # [(site, how)]
+        self.steps = []  # step sites
+
+
+_pending = tensor_registry()  # parameter -> _Rec, until backward reaches it
+_count = [0]
+watch = [False]  # read by the mode: cuts are looked for
+_opt_sites = weakref.WeakKeyDictionary()  # optimizer -> where it was built
+_last_step = weakref.WeakKeyDictionary()  # optimizer -> backward count at its last step
+_walks = [0]
+_walked = set()
+_site_walks = {}  # (code, line) -> walks made from there
+
+
+def _update_watch():
+    watch[0] = _count[0] > 0 and _walks[0] < _WALKS_PER_STEP
+
+
+def note_optimizer(opt):
+    if _pending is None:
+        return
+    try:
+        site = _site(_user_frame(_caller(2)))
+        if site is not None:
+            _opt_sites[opt] = site
+        for group in opt.param_groups:
+            for p in group.get("params", ()):
+                if isinstance(p, _Tensor) and p.requires_grad and p.is_leaf and _pending.get(p) is None:
+                    if _count[0] >= _MAX_TRACKED:
+                        return
+                    _pending[p] = _Rec(opt)
+                    _count[0] += 1
+    except Exception:  # noqa: BLE001
+        _internal_error("untrained: optimizer")
+    finally:
+        _update_watch()
+
+
+def _forget(p):
+    try:
+        del _pending[p]
+        _count[0] -= 1
+    except KeyError:
+        pass
+
+
+def on_step(opt, args, kwargs):
+    """Global step pre-hook: the .grad each pending parameter of ``opt`` steps with."""
+    if _state.suspended or _pending is None or not _count[0]:
+        return None
+    try:
+        n = _state.bw_count
+        if _last_step.get(opt, 0) == n:
+            return None  # no loss was backpropagated since this optimizer's last step
+        _last_step[opt] = n
+        site = _site(_user_frame(_caller(1)))
+        for group in opt.param_groups:
+            for p in group.get("params", ()):
+                rec = _pending.get(p) if isinstance(p, _Tensor) else None
+                if rec is None or not p.requires_grad:
+                    continue
+                g = p.grad
+                if g is not None:
+                    # backward reached it (zeros included: GW718's, when an op proves them)
+                    _forget(p)
+                    continue
+                if not _clean(p, g):
+                    continue
+                rec.none += 1
+                if site is not None and len(rec.steps) < 2 and site not in rec.steps:
+                    rec.steps.append(site)
+    except Exception:  # noqa: BLE001
+        _internal_error("untrained: step")
+    finally:
+        _update_watch()
+    return None
+
+
+def _clean(p, g):
+    """True when ``g`` is what backward left in ``p.grad`` (the program did not clip, zero or
+    drop it since)."""
+    grads = _polluted._grads
+    rec = grads.get(p) if grads is not None else None
+    if g is None:
+        return rec is None
+    if rec is None:
+        return False
+    state = _polluted._grad_state(p)
+    return state is not None and (rec[0], rec[1]) == state
+
+
+def before_backward(roots):
+    """Before a top-level backward: a new step's budget of walks; the copies its graph uses."""
+    _walks[0] = 0
+    _walked.clear()
+    _update_watch()
+    if taint[0] or _tagged[0] or _number_cuts:
+        try:
+            _uses_of_cuts(roots)
+        except Exception:  # noqa: BLE001
+            _internal_error("untrained: uses")
+
+
+def optimizer_of(p):
+    """(optimizer class name, where it was built) of an optimizer that holds ``p``, or None."""
+    try:
+        for opt, site in list(_opt_sites.items()):
+            for group in opt.param_groups:
+                if any(q is p for q in group.get("params", ())):
+                    return type(opt).__name__, site
+    except Exception:  # noqa: BLE001
+        pass
+    return None
+
+
+class _Cut(object):
+    """A value computed from pending parameters that left the graph at ``site``; its copies
+    (and what is computed from them without grad) carry it, and a node built from one of them
+    carries it into a graph: when a backwarded loss goes through such a node, the parameters
+    were used through the cut."""
+
+    __slots__ = ("params", "site", "how", "backwarded")
+
+    def __init__(self, params, site, how):
+        self.params = [weakref.ref(p) for p in params]
+        self.site = site
+        self.how = how
+        self.backwarded = False  # a number's source was itself backwarded: no cut
+
+    def used(self, reached=()):
+        """The loss used the copy: a cause for the parameters it did not reach directly."""
+        for ref in self.params:
+            p = ref()
+            if p is None or id(p) in reached:
+                continue
+            rec = _pending.get(p)
+            if rec is not None and len(rec.cuts) < 3 and all(c[0][:2] != self.site[:2] for c in rec.cuts):
+                rec.cuts.append((self.site, self.how))
+
+
+_CUT = "_gradwarden_cut"  # node.metadata key: the _Cut whose copy the node was built from
+_NUMBER_SOURCE = "_gradwarden_number"  # node.metadata key: the _Cut of a number read from the node's output
+_number_cuts = []  # _Cut of numbers, decided when the run ends
+_cut_values = tensor_registry()  # the copies: detach/.data/no_grad outputs, re-wrapped leaves -> _Cut
+taint = [False]  # read by the mode: some copy is alive
+_tagged = [0]  # nodes marked since the last backward
+
+
+def cut(t, how, out=None, depth=2):
+    """``t``'s value leaves the graph here, as ``out`` (a tensor without graph; None: a Python
+    number). The pending parameters ``t``'s graph reaches are used through a copy that carries
+    no gradient: proven when a backwarded loss goes through a node built from ``out`` (a
+    number cannot be followed: taken as used)."""
+    node = t.grad_fn
+    if node is None or id(node) in _walked or _walks[0] >= _WALKS_PER_STEP:
+        return
+    try:
+        frame = _user_frame(_caller(depth))
+        if frame is None:
+            return
+        where = (frame.f_code, frame.f_lineno)
+        if _site_walks.get(where, 0) >= _WALKS_PER_SITE:
+            return
+        _site_walks[where] = _site_walks.get(where, 0) + 1
+        _walks[0] += 1
+        _walked.add(id(node))
+        _update_watch()
+        nodes, _, _ = _walk([node], limit=_WALK_NODES)
+        hits = []
+        for n in nodes.values():
+            var = getattr(n, "variable", None)
+            if var is not None and _pending.get(var) is not None:
+                hits.append(var)
+        if not hits:
+            return
+        _site_walks[where] = 0  # this line does cut an untrained parameter: keep looking there
+        c = _Cut(hits, _site(frame), how)
+        if out is None:
+            # a number cannot be followed into the loss; but when the tensor it was read from is
+            # backwarded itself (``loss.item()`` for a log), nothing was cut: decided at the end
+            if len(_number_cuts) < 64:
+                node.metadata[_NUMBER_SOURCE] = c
+                _number_cuts.append(c)
+        elif isinstance(out, _Tensor) and _cut_values is not None:
+            _cut_values[out] = c
+            taint[0] = True
+    except Exception:  # noqa: BLE001
+        _internal_error("untrained: cut")
+
+
+def carry(args, out):
+    """The mode, while ``taint`` is on: a call that takes a copy in passes it on (``out``
+    without graph) or marks the node it builds."""
+    try:
+        c = None
+        for a in args[:6]:
+            if isinstance(a, _Tensor):
+                c = _cut_values.get(a)
+            elif isinstance(a, (list, tuple)) and len(a) < 16:
+                c = next((_cut_values.get(x) for x in a if isinstance(x, _Tensor) and _cut_values.get(x)), None)
+            if c is not None:
+                break
+        if c is None:
+            return
+        for o in (out if isinstance(out, (tuple, list)) else (out,)):
+            if isinstance(o, _Tensor):
+                g = o.grad_fn
+                if g is not None:
+                    g.metadata[_CUT] = c
+                    _tagged[0] += 1
+                elif o.is_floating_point():
+                    _cut_values[o] = c
+    except Exception:  # noqa: BLE001
+        _internal_error("untrained: carry")
+
+
+def _uses_of_cuts(roots):
+    """Before a backward: the copies its graph goes through are used by the loss."""
+    tagged = _tagged[0]
+    _tagged[0] = 0
+    taint[0] = bool(_count[0] and _cut_values is not None and len(_cut_values))
+    numbers = any(not c.backwarded for c in _number_cuts)
+    if not (tagged or numbers) or not _count[0]:
+        return
+    nodes, _, _ = _walk([t.grad_fn for t in roots if t.grad_fn is not None], limit=20000)
+    used = []
+    reached = set()  # parameters this loss reaches directly: a copy of them is not why they get nothing
+    for n in nodes.values():
+        var = getattr(n, "variable", None)
+        if var is not None:
+            reached.add(id(var))
+        try:
+            md = n.metadata
+            c = md.get(_CUT)
+            number = md.get(_NUMBER_SOURCE) if numbers else None
+        except Exception:  # noqa: BLE001
+            continue
+        if c is not None:
+            used.append(c)
+        if number is not None:
+            number.backwarded = True
+    for c in used:
+        c.used(reached)
+
+
+def none_returned(node, out):
+    """A custom backward returned None for an input that needs a gradient: the parameters below
+    that input get nothing through it (``needs_input_grad`` checked at the wrong index)."""
+    try:
+        needs = getattr(node, "needs_input_grad", None)
+        outs = out if isinstance(out, tuple) else (out,)
+        if not needs or len(outs) != len(needs):
+            return
+        nexts = node.next_functions
+        cls = getattr(node, "_forward_cls", None)
+        for i, (g, need) in enumerate(zip(outs, needs)):
+            if g is not None or not need or i >= len(nexts) or nexts[i][0] is None:
+                continue
+            below, _, _ = _walk([nexts[i][0]], limit=_WALK_NODES)
+            hits = [n.variable for n in below.values()
+                    if getattr(n, "variable", None) is not None and _pending.get(n.variable) is not None]
+            if hits:
+                c = _Cut(hits, _return_line(cls), "`%s.backward` returns None for its input %d, which needs a "
+                                                  "gradient" % (getattr(cls, "__name__", "Function"), i))
+                c.used()
+    except Exception:  # noqa: BLE001
+        _internal_error("untrained: none returned")
+
+
+def _return_line(cls):
+    """[file, line, function] of the last ``return`` of ``cls.backward`` (the user's code)."""
+    import dis
+    import inspect
+
+    fn = getattr(cls, "backward", None)
+    try:
+        code = inspect.unwrap(fn).__code__
+    except Exception:  # noqa: BLE001
+        return None
+    line = code.co_firstlineno
+    last = line
+    for ins in dis.get_instructions(code):
+        start = ins.line_number if hasattr(ins, "line_number") else ins.starts_line
+        if start:
+            line = start
+        if ins.opname in ("RETURN_VALUE", "RETURN_CONST"):
+            last = line
+    return [_display_file(code.co_filename), last, code.co_name]
+
+
+_number_kind = {}
+
+
+def after_call(func, args, out):
+    """The mode, for a call that writes nothing, while ``watch`` is on."""
+    try:
+        if not args or not isinstance(args[0], _Tensor):
+            return
+        if torch.is_grad_enabled():
+            try:
+                number = _number_kind.get(func)
+            except TypeError:
+                return
+            if number is None:
+                number = _number_kind[func] = (getattr(func, "__name__", "") in _NUMBER)
+            if number and args[0].grad_fn is not None:
+                cut(args[0], "." + func.__name__.strip("_") + "()", depth=3)
+            return
+        # under no_grad: a value computed from a graph tensor is a constant
+        if isinstance(out, _Tensor) and out.is_floating_point():
+            for a in args[:3]:
+                if isinstance(a, _Tensor) and a.grad_fn is not None:
+                    cut(a, "no_grad", out, depth=3)
+                    return
+    except Exception:  # noqa: BLE001
+        _internal_error("untrained: call")
+
+
+def finish():
+    """When the run ends: one finding per optimizer and cause."""
+    if _pending is None or not _count[0]:
+        return
+    try:
+        for c in _number_cuts:
+            if not c.backwarded:
+                c.used()
+        groups = {}
+        for p, rec in list(_pending.items()):
+            opt = rec.opt()
+            if opt is None:
+                continue
+            if rec.none and rec.cuts:
+                cause = rec.cuts[0]
+                key = ("cut", id(opt), tuple(cause[0]))
+            else:
+                continue
+            groups.setdefault(key, (opt, cause, rec, []))[3].append(p)
+        for key, (opt, cause, rec, params) in groups.items():
+            _report(key[0], opt, cause, rec, params)
+    except Exception:  # noqa: BLE001
+        _internal_error("untrained: finish")
+
+
+def _report(kind, opt, cause, rec, params):
+    names = []
+    modules = []
+    for p in params[:5]:
+        name, owner, built = describe(p)
+        names.append("`%s`" % name if name else "a tensor of shape %s" % (list(p.shape),))
+        if built is not None and built not in [m[0] for m in modules]:
+            modules.append((built, owner))
+    more = " and %d more" % (len(params) - 5) if len(params) > 5 else ""
+    opt_name = type(opt).__name__
+    opt_site = _opt_sites.get(opt)
+    sites = []
+    if opt_site is not None:
+        sites.append({"kind": "optimizer", "site": opt_site, "message": "%s is given the parameter(s) here" % opt_name})
+    for built, owner in modules[:2]:
+        sites.append({"kind": "created", "site": built, "message": "the %s holding them is built here" % owner})
+    for s in rec.steps[:1]:
+        sites.append({"kind": "step", "site": s, "message": "%s.step() finds no gradient" % opt_name})
+    what = "%s%s" % (", ".join(names), more)
+    one = len(params) == 1
+    it, its = ("it", "its") if one else ("they", "their")
+    site, how = cause
+    where = site
+    steps = "%s get%s no gradient at any of the %d steps after a backward" % (it, "s" if one else "", rec.none)
+    if how.startswith("`"):  # a custom backward's None
+        why = "%s: the loss reaches %s only through here, where %s" % (steps, "it" if one else "them", how)
+    else:
+        why = ("%s, and the graph %s enter%s is cut here (%s): the loss uses %s values through a copy that carries "
+               "no gradient back" % (steps, it, "s" if one else "", how, its))
+    _finding(("untrained", kind, tuple(where or ()), id(opt)), code="GW719", kind="untrained-parameter",
+             severity="warning", site=where, sites=sites,
+             message="%s, which %s steps, never train%s: %s" % (what, opt_name, "s" if one else "", why))
+
+
+def install():
+    """After polluted.install(): note every optimizer built, check every step."""
+    Optimizer = torch.optim.Optimizer
+    orig = Optimizer.__init__
+
+    def __init__(self, *args, **kwargs):
+        orig(self, *args, **kwargs)
+        note_optimizer(self)
+
+    __init__.__wrapped__ = orig
+    Optimizer.__init__ = __init__
+    try:
+        from torch.optim.optimizer import register_optimizer_step_pre_hook
+    except ImportError:
+        return
+    register_optimizer_step_pre_hook(on_step)
