@@ -19,12 +19,13 @@ from typing import List, Tuple
 
 import pytest
 
-from gradwarden.engine import budget
 from gradwarden.engine.analyze import analyze_source
-from gradwarden.engine.budget import Work
+from gradwarden.engine.assembly import new_interpreter
 from gradwarden.engine.diagnostic import Diagnostic, Severity
-from gradwarden.engine.interpreter import MAX_PATHS, MAX_UNROLL_PRODUCT, Interpreter
-from gradwarden.engine.source import SourceText
+from gradwarden.engine.front.source import SourceText
+from gradwarden.engine.interp import budget
+from gradwarden.engine.interp.budget import Work
+from gradwarden.engine.interp.interpreter import MAX_PATHS, MAX_UNROLL_PRODUCT
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -40,7 +41,7 @@ bench = _bench()
 
 
 def work_of(src: str) -> Tuple[Work, List[str]]:
-    interp = Interpreter(ast.parse(src), SourceText(src), "nest.py")
+    interp = new_interpreter(ast.parse(src), SourceText(src), "nest.py")
     events = interp.run()
     return interp.work, [e.kind for e in events]
 

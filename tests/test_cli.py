@@ -23,7 +23,7 @@ import gradwarden
 from gradwarden import cli, runner
 from gradwarden.engine.analyze import analyze_source
 from gradwarden.engine.diagnostic import Diagnostic, Related, Severity, Span
-from gradwarden.engine.source import decode_source
+from gradwarden.engine.front.source import decode_source
 from gradwarden.rules import all_rules, get_rule
 
 # --------------------------------------------------------------------------- the fake engine

@@ -4,7 +4,7 @@ import textwrap
 
 from gradwarden.engine.analyze import analyze_source
 from gradwarden.engine.diagnostic import Severity
-from gradwarden.engine.explain import explain_at
+from gradwarden.engine.explain.explain import explain_at
 from project_import import TRAIN
 
 
@@ -33,7 +33,7 @@ def test_deep_nesting_and_big_files_do_not_crash():
     analyze_source(deep, "deep.py")  # may be a GW001 (parser limit) but never an exception
     big = "import torch\n" + "y = torch.zeros(3) + 1\n" * 60000
     assert len(big) > 1_000_000
-    assert analyze_source(big, "big.py") == []  # over 1 M characters, no trigger: only its syntax checked (engine/parts.py)
+    assert analyze_source(big, "big.py") == []  # over 1 M characters, no trigger: only its syntax checked (engine/incremental/parts.py)
 
 
 def test_unknown_imports_and_dynamic_code_are_quiet():

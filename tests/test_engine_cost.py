@@ -17,9 +17,9 @@ from typing import List, Tuple
 
 import pytest
 
-from gradwarden.engine import imports
+from gradwarden.engine.front import imports
 from gradwarden.engine.analyze import analyze_source
-from gradwarden.engine.callsites import CallSites
+from gradwarden.engine.front.callsites import CallSites
 from project_import import TRAIN
 
 MODELS = """
@@ -220,8 +220,8 @@ def test_interest_propagates_along_call_chains_of_any_length_and_only_there():
     """Triggers' fixpoint over calls (a worklist now): every caller up a chain of 60 plain
     functions ending in an in-place write is interesting, through `self.` calls too; a function
     calling none of them is not."""
-    from gradwarden.engine.source import SourceText
-    from gradwarden.engine.triggers import Triggers
+    from gradwarden.engine.front.source import SourceText
+    from gradwarden.engine.front.triggers import Triggers
 
     lines = ["import torch"]
     n = 60
@@ -265,8 +265,8 @@ def test_interest_through_a_name_called_by_many_functions_is_the_same_fixpoint()
     """Reverse edges are kept per called name: 300 functions calling `shared(` become
     interesting together when `shared` has a trigger, as with the rescanning fixpoint; a
     function that calls nothing interesting does not."""
-    from gradwarden.engine.source import SourceText
-    from gradwarden.engine.triggers import Triggers
+    from gradwarden.engine.front.source import SourceText
+    from gradwarden.engine.front.triggers import Triggers
 
     lines = ["import torch", "def shared(x):", "    x.add_(1)", "    return x"]
     for k in range(300):
@@ -285,8 +285,8 @@ def test_a_def_line_is_not_a_call_and_a_class_built_is():
     forward does not make the others interesting. Building a local class does call it: a
     function that builds (and may call) a class with an interesting method is interesting,
     and so is a method calling its base's method through super()."""
-    from gradwarden.engine.source import SourceText
-    from gradwarden.engine.triggers import Triggers
+    from gradwarden.engine.front.source import SourceText
+    from gradwarden.engine.front.triggers import Triggers
 
     src = textwrap.dedent('''
         import torch
@@ -318,8 +318,8 @@ def test_a_docstring_does_not_make_a_library_module_a_script():
     """A module's docstring often shows usage (``DropPath(x)``, ``inplace=True``): running it
     does nothing, so it does not put the module in script mode (running all its top-level code
     and following its imports); a real top-level call of the same function does."""
-    from gradwarden.engine.source import SourceText
-    from gradwarden.engine.triggers import Triggers
+    from gradwarden.engine.front.source import SourceText
+    from gradwarden.engine.front.triggers import Triggers
 
     library = textwrap.dedent('''
         """Drop paths. Use as `y = DropPath(0.1)(x)`, or `act = nn.ReLU(inplace=True)`."""
@@ -340,7 +340,7 @@ def test_join_takes_every_key_a_path_added_after_the_fork_they_share():
     descend from (the four dicts only gain keys, and copies keep their order): the joined
     state still has every tensor, object, list and dict of every path, including paths joined
     before, paths forked at different depths, and paths with no fork in common."""
-    from gradwarden.engine.model import State, join_states
+    from gradwarden.engine.state.model import State, join_states
 
     def add(st, name, key):
         st.own(name)[key] = (name, key)
@@ -395,7 +395,7 @@ def test_call_sites_walk_only_statements_naming_no_grad_and_find_decorated_regio
     tree = ast.parse(src)
     lazy = CallSites(tree, src)
     walked = []
-    import gradwarden.engine.callsites as callsites
+    import gradwarden.engine.front.callsites as callsites
 
     real = callsites._no_grad_regions
 

@@ -1,4 +1,4 @@
-"""The engine's fast constructors (engine/model.py) make exactly what the dataclasses make.
+"""The engine's fast constructors (engine/state/model.py) make exactly what the dataclasses make.
 
 The interpreter builds its most frequent records without the dataclasses' ``__init__`` (keyword
 matching and one ``object.__setattr__`` per field of a frozen class cost as much as the rest
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 from gradwarden.engine.diagnostic import Span
-from gradwarden.engine.model import (
+from gradwarden.engine.state.model import (
     Node, RefV, Saved, TensorV, TInfo, make_tinfo, new_tinfo, ref_value, saved_value, tensor_value, view_tinfo,
 )
 

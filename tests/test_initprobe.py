@@ -1,4 +1,4 @@
-"""engine/initprobe.py: which in-place-configuring ``__init__`` provably builds no container.
+"""engine/domain/initprobe.py: which in-place-configuring ``__init__`` provably builds no container.
 
 A wrong "builds none" would silently drop the probe of an ``nn.Sequential`` (a missed
 finding), so every way an ``__init__`` can put a container on ``self`` is an INVALID example
@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from gradwarden.engine.analyze import analyze_source
-from gradwarden.engine.initprobe import builds_no_container
+from gradwarden.engine.domain.initprobe import builds_no_container
 
 HEADER = "import torch\nimport torch.nn as nn\nfrom torch.nn import Sequential as Seq\nSHARED = nn.Sequential(nn.ReLU())\n"
 TORCH = {"torch": "torch", "nn": "torch.nn", "Seq": "torch.nn.Sequential"}

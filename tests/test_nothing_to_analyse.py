@@ -16,9 +16,9 @@ from typing import Iterator, List, Tuple
 import pytest
 
 from case_support import cases_dir_path, default_cases_dir
-from gradwarden.engine.interpreter import analyze_module
-from gradwarden.engine.source import SourceText
-from gradwarden.engine.triggers import _TRIGGERS, _check_trigger, nothing_to_analyse
+from gradwarden.engine.assembly import analyze_module
+from gradwarden.engine.front.source import SourceText
+from gradwarden.engine.front.triggers import _TRIGGERS, _check_trigger, nothing_to_analyse
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""The generated op table (gradwarden/engine/data/optable.json) and its loader.
+"""The generated op table (gradwarden/engine/domain/data/optable.json) and its loader.
 
 Spot checks of the facts in shared/design/autograd-facts.md, loader behaviour (overload
 selection, merging, aliases, unknown names), and a regeneration test that rebuilds the table
@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from gradwarden.engine import optable
-from gradwarden.engine.optable import lookup_function, lookup_method, lookup_module
+from gradwarden.engine.domain import optable
+from gradwarden.engine.domain.optable import lookup_function, lookup_method, lookup_module
 
 F = "torch.nn.functional."
 ALL = [True] * 8
@@ -52,7 +52,7 @@ def test_table_file_small_and_loads_in_a_fresh_interpreter():
     assert os.path.getsize(path) < 600_000
     # load in a fresh interpreter: import + first lookup (how long it takes is a benchmark's
     # business, not a test's)
-    code = ("from gradwarden.engine import optable as o; "
+    code = ("from gradwarden.engine.domain import optable as o; "
             "print(o.lookup_function('torch.mul', ['T','T']) is not None)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
@@ -60,7 +60,7 @@ def test_table_file_small_and_loads_in_a_fresh_interpreter():
 
 
 def test_loader_does_not_import_torch():
-    code = ("import sys; from gradwarden.engine import optable as o; o.lookup_module('torch.nn.Linear'); "
+    code = ("import sys; from gradwarden.engine.domain import optable as o; o.lookup_module('torch.nn.Linear'); "
             "o.known_function_names(); print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

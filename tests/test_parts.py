@@ -1,4 +1,4 @@
-"""A very large module is analysed in parts (engine/parts.py), never as one whole tree.
+"""A very large module is analysed in parts (engine/incremental/parts.py), never as one whole tree.
 
 The real threshold is 1 M characters; here it is lowered (a parameter and a monkeypatched
 constant) so that a generated file of ~30 kB splits into many parts and each test stays fast.
@@ -14,7 +14,8 @@ from typing import List
 
 import pytest
 
-from gradwarden.engine import parts, source
+from gradwarden.engine.incremental import parts
+from gradwarden.engine.front import source
 from gradwarden.engine.analyze import analyze_source
 from gradwarden.engine.diagnostic import Diagnostic, Severity
 
@@ -251,7 +252,7 @@ def test_a_text_that_cannot_split_is_left_to_the_whole_analysis() -> None:
 
 # --------------------------------------------------------------------------- the language server
 def test_the_editor_paths_analyse_a_large_text_in_parts_and_keep_no_tree(big: str, monkeypatch) -> None:
-    from gradwarden.engine.incremental import IncrementalAnalyzer
+    from gradwarden.engine.incremental.incremental import IncrementalAnalyzer
     from gradwarden.lsp.hover_table import EMPTY, build
 
     small = generated(3)

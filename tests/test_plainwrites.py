@@ -1,4 +1,4 @@
-"""engine/plainwrites.py: which `+=` and `x[i] = ...` lines the trigger pre-pass may ignore.
+"""engine/front/plainwrites.py: which `+=` and `x[i] = ...` lines the trigger pre-pass may ignore.
 
 PLAIN: each function's marked line (`# plain`) writes no tensor, and the pre-pass leaves it
 out. COUNTED: the marked line (`# counted`) may write a tensor, and stays a trigger. The
@@ -11,8 +11,8 @@ import textwrap
 
 import pytest
 
-from gradwarden.engine.source import SourceText
-from gradwarden.engine.triggers import Triggers
+from gradwarden.engine.front.source import SourceText
+from gradwarden.engine.front.triggers import Triggers
 
 PLAIN = {
     "list extended": """
@@ -228,11 +228,11 @@ def test_torch_raises_on_a_tensor_indexed_by_a_string(key, write):
 
 
 def test_a_text_of_blank_rows_is_read_once_per_row():
-    """A file analysed in parts is one part's code among rows blanked out (engine/parts.py): the
+    """A file analysed in parts is one part's code among rows blanked out (engine/incremental/parts.py): the
     module pass's checks look at each row once (a pattern that let ``^\\s*`` run over every
     following blank row from each row was quadratic: seconds per part). The answer is the same
     as for the text without the blank rows."""
-    from gradwarden.engine.plainwrites import plain_module_rows
+    from gradwarden.engine.front.plainwrites import plain_module_rows
 
     code = "cfg = {}\ncfg[0] = 1\n"
     blank = "\n" * 200_000

@@ -2,7 +2,7 @@
 small programs in ``tests/data/precision`` (see its README): each one's static expectation
 (no finding, no error/warning, or the findings an injected bug must give) and, under torch,
 what running it does. Plus the pure pieces behind them: how many values a custom backward
-returns (``engine/returncount.py``) and what the "analysis stopped" note (GW002) says.
+returns (``engine/domain/returncount.py``) and what the "analysis stopped" note (GW002) says.
 """
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from typing import List, Optional, Tuple
 
 import pytest
 
-from gradwarden.engine import budget
 from gradwarden.engine.analyze import analyze_source
 from gradwarden.engine.diagnostic import Severity
-from gradwarden.engine.returncount import ReturnCounter, tuple_elements
+from gradwarden.engine.domain.returncount import ReturnCounter, tuple_elements
+from gradwarden.engine.interp import budget
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "precision"

@@ -170,7 +170,7 @@ def test_the_engine_stamp_follows_the_engine_sources(project, monkeypatch, tmp_p
     monkeypatch.setattr(cache, "_PACKAGE", copy)
     before = cache._engine_stamp()
     assert cache._engine_stamp() == before
-    target = copy / "engine" / "interpreter.py"
+    target = copy / "engine" / "interp" / "interpreter.py"
     target.write_text(target.read_text() + "\n# edited\n")
     assert cache._engine_stamp() != before
 

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(multiprocessing.get_start_method() != "fork",
 def _what_the_worker_had(source, filename):
     """An analyzer that reports, as its one diagnostic, whether the interpreter was loaded
     before it ran, and in which process."""
-    loaded = "gradwarden.engine.interpreter" in sys.modules
+    loaded = "gradwarden.engine.interp.interpreter" in sys.modules
     return [Diagnostic("GW999", f"{loaded} {os.getpid()}", Severity.INFORMATION, filename, Span(1, 1, 1, 1))]
 
 

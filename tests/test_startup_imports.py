@@ -74,7 +74,7 @@ def test_commands_that_analyse_nothing_import_neither_the_engine_nor_heavy_modul
     rc, modules, out = imported(argv, project)
     assert rc == 0 and out.strip()
     assert heavy_in(modules) == []
-    assert "gradwarden.engine.interpreter" not in modules
+    assert "gradwarden.engine.interp.interpreter" not in modules
     assert "tomllib" not in modules  # no configuration is read
 
 
@@ -103,7 +103,7 @@ def test_check_imports_the_engine_and_nothing_heavy(project, argv, expected_rc):
     assert rc == expected_rc, out
     if expected_rc:
         assert "GW101" in out
-    assert "gradwarden.engine.interpreter" in modules  # the file was really analysed
+    assert "gradwarden.engine.interp.interpreter" in modules  # the file was really analysed
     assert heavy_in(modules) == []
 
 
@@ -117,7 +117,7 @@ LAZY = ("hashlib", "difflib", "gradwarden.errgen", "gradwarden.errgen.families",
 def test_check_of_a_clean_file_without_the_cache_leaves_the_lazy_modules_out(project, output_format):
     report, out = probe(["check", "--no-cache", "--output-format", output_format, "clean.py"], project)
     assert report["rc"] == 0, out
-    assert "gradwarden.engine.interpreter" in report["modules"]
+    assert "gradwarden.engine.interp.interpreter" in report["modules"]
     assert [m for m in LAZY if m in report["modules"]] == []
     assert report["noqa_compiled"] is False  # no "noqa" in the file: its patterns are never compiled
 
@@ -140,8 +140,8 @@ def test_a_file_with_nothing_to_analyse_never_imports_the_interpreter(project):
     parses it (a syntax error is still reported) and stops there."""
     report, out = probe(["check", "--no-cache", "trivial.py"], project)
     assert report["rc"] == 0, out
-    assert "gradwarden.engine.interpreter" not in report["modules"]
-    assert "gradwarden.engine.model" not in report["modules"]
+    assert "gradwarden.engine.interp.interpreter" not in report["modules"]
+    assert "gradwarden.engine.state.model" not in report["modules"]
     (project / "broken.py").write_text(TRIVIAL + "def f(:\n")
     report, out = probe(["check", "--no-cache", "broken.py"], project)
     assert report["rc"] == 1 and "GW001" in out
@@ -151,7 +151,7 @@ def test_start_up_runs_the_garbage_collector_at_most_once(project):
     """Imports allocate objects that live as long as the process: the check path raises the
     collector's threshold instead of scanning them some twenty times (its count before)."""
     report, out = probe(["check", "--no-cache", "clean.py"], project)
-    assert report["rc"] == 0 and "gradwarden.engine.interpreter" in report["modules"]
+    assert report["rc"] == 0 and "gradwarden.engine.interp.interpreter" in report["modules"]
     assert report["collections"] <= 1
 
 
@@ -176,7 +176,7 @@ def test_check_with_a_warm_cache_imports_neither_the_engine_nor_libcst(project, 
     assert first[0] == 1  # fills the cache (with the fixes the report shows)
     rc, modules, out = imported(argv, project)
     assert rc == 1 and out == first[2] and "GW101" in out
-    assert "gradwarden.engine.interpreter" not in modules
+    assert "gradwarden.engine.interp.interpreter" not in modules
     assert heavy_in(modules) == []
 
 
@@ -292,7 +292,7 @@ def test_the_server_answers_initialize_without_libcst_jedi_the_debugger_or_the_e
     modules = log.read_text().split()
     assert "gradwarden.lsp.server" in modules and "lsprotocol" in modules  # the spy saw the server start
     assert [m for m in heavy_in(modules) if not m.startswith(("gradwarden.lsp", "pygls", "lsprotocol"))] == []
-    assert "gradwarden.engine.interpreter" not in modules  # analyses run in the worker processes
+    assert "gradwarden.engine.interp.interpreter" not in modules  # analyses run in the worker processes
 
 
 def test_the_front_answers_initialize_before_pygls_or_lsprotocol_is_imported(tmp_path):
@@ -314,5 +314,5 @@ def test_the_front_answers_initialize_before_pygls_or_lsprotocol_is_imported(tmp
         _kill(proc)
     assert "gradwarden.lsp.front" in before and "gradwarden.lsp.initialize_answer" in before
     assert [m for m in before if m.startswith(("pygls", "lsprotocol", "cattrs", "attrs"))] == []
-    assert "gradwarden.engine.interpreter" not in before
+    assert "gradwarden.engine.interp.interpreter" not in before
     assert not {"gradwarden.formats", "gradwarden.fixes", "gradwarden.config"} & set(before)  # no check parser

@@ -1,4 +1,4 @@
-"""The call finders of the trigger pre-pass (engine/triggers.py) scan the text backwards for
+"""The call finders of the trigger pre-pass (engine/front/triggers.py) scan the text backwards for
 speed; each must find exactly what its forward regular expression (the readable spec, here)
 finds, on random texts over an alphabet made of the characters that matter, and on real code."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gradwarden.engine.triggers import applied_names, called_names, qualified_calls
+from gradwarden.engine.front.triggers import applied_names, called_names, qualified_calls
 
 CALL = re.compile(r"(?<![\w.])(?<!def )(?<!class )([A-Za-z_]\w*+)\s*+\(")
 QUAL = re.compile(r"(?<![\w.])([A-Z]\w*+)\.([A-Za-z_]\w*+)\s*+\(")
@@ -52,7 +52,7 @@ def test_examples(text, calls, quals, applied) -> None:
 
 def test_same_matches_on_this_repository_code() -> None:
     root = Path(__file__).resolve().parents[1]
-    files = sorted((root / "server" / "gradwarden" / "engine").glob("*.py")) + sorted((root / "examples").rglob("*.py"))
+    files = sorted((root / "server" / "gradwarden" / "engine").rglob("*.py")) + sorted((root / "examples").rglob("*.py"))
     assert files
     for path in files:
         _check(path.read_text(encoding="utf-8"))

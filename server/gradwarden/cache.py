@@ -57,7 +57,7 @@ _PACKAGE = Path(__file__).resolve().parent
 # What the cached results are computed by (their size and mtime go into the engine stamp):
 # the analysis, # noqa, notebooks' programs, and the fixer behind the reports' fixes.
 _STAMPED = ("engine", "rules", "noqa.py", "runner.py", "notebook.py", "lsp/documents.py", "fixes", "fixability.py")
-_OPTABLE = _PACKAGE / "engine" / "data" / "optable.json"
+_OPTABLE = _PACKAGE / "engine" / "domain" / "data" / "optable.json"
 
 # Settings fields that choose files or processes, not results (left out of the key).
 _WALK_ONLY_FIELDS = ("config_file", "exclude", "respect_gitignore", "jobs")
@@ -229,7 +229,7 @@ class ResultCache:
         """``fixability.index_fixes``, per file from the cache when the file's text, its
         diagnostics and the files its analysis followed are unchanged (knowing what a fix run
         fixes imports libcst and runs the fixer: a warm re-run does neither)."""
-        from gradwarden.engine.imports import following
+        from gradwarden.engine.front.imports import following
         from gradwarden.fixability import Chosen, FixIndex, index_fixes
 
         out = FixIndex()
@@ -363,7 +363,7 @@ def for_check(args: Any, settings: Any, analyzer: Callable[..., Any], warn: Text
 # --------------------------------------------------------------------------- a cached run
 def _source_text(display: str, data: bytes) -> Optional[str]:
     """What ``runner.check_bytes`` keeps as the source (a notebook: its program)."""
-    from gradwarden.engine.source import decode_source
+    from gradwarden.engine.front.source import decode_source
 
     if display.lower().endswith(".ipynb"):
         from gradwarden.notebook import NotebookError, program_text

@@ -35,7 +35,7 @@ def stdin_name(args: argparse.Namespace) -> Optional[str]:
 
 def _reader(args: argparse.Namespace, run: "CheckRun"):
     """filename -> the text its diagnostics were computed on (a notebook: its program)."""
-    from gradwarden.engine.source import decode_source
+    from gradwarden.engine.front.source import decode_source
 
     from_stdin = stdin_name(args)
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tupl
 from gradwarden.engine.analyze import analyze_source
 from gradwarden.engine.diagnostic import Diagnostic
 from gradwarden.engine.entry import fewer_collections
-from gradwarden.engine.source import decode_source
+from gradwarden.engine.front.source import decode_source
 from gradwarden.noqa import filter_noqa
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,7 +39,7 @@ class Outcome:
     error: Optional[str] = None  # an internal error or an unreadable file (reported, never fatal)
     source: Optional[str] = None  # the decoded text, kept only when asked (--show-source)
     # With ``record=True`` (for the result cache): sha256 of the bytes analysed, and the other
-    # files the analysis read or looked for (engine.imports.following: path -> sha256 | None).
+    # files the analysis read or looked for (engine.front.imports.following: path -> sha256 | None).
     digest: Optional[str] = None
     followed: Optional[Dict[str, Optional[str]]] = None
 
@@ -93,7 +93,7 @@ def check_bytes(
             return out
     try:
         if record:
-            from gradwarden.engine.imports import following
+            from gradwarden.engine.front.imports import following
 
             out.digest = digest
             with following() as followed:

@@ -1,4 +1,4 @@
-"""Incremental analysis (``engine/incremental.py``): an edit re-analyses only the top-level
+"""Incremental analysis (``engine/incremental/incremental.py``): an edit re-analyses only the top-level
 statements it can change; the diagnostics always equal a full analysis. Counts and equality,
 never durations (the speed is benchmarks/bench_lsp.py's business)."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Optional
 import pytest
 
 from gradwarden.engine.analyze import analyze_source
-from gradwarden.engine.incremental import IncrementalAnalyzer, sort_key
+from gradwarden.engine.incremental.incremental import IncrementalAnalyzer, sort_key
 
 from lsp_session import cases_dir
 
@@ -426,14 +426,14 @@ CHARS = ['"', "'", '"""', "(", ")", "[", "]", ":", "\\", "#", "\n", "    ", "x",
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_reparsing_an_edited_text_gives_the_tree_of_a_full_parse(seed):
-    """``engine/reparse.py`` parses only the region an edit touched: over random line and
+    """``engine/incremental/reparse.py`` parses only the region an edit touched: over random line and
     character edits (brackets and quotes left open, indentation, decorators, CRLF), the tree
     equals ``ast.parse``'s, rows and columns included, and a text that does not parse raises
     as ``ast.parse`` does; most edits are parsed incrementally."""
     import ast
 
-    from gradwarden.engine.incremental import _LINES
-    from gradwarden.engine.reparse import Reparser
+    from gradwarden.engine.incremental.incremental import _LINES
+    from gradwarden.engine.incremental.reparse import Reparser
 
     rng = random.Random(seed)
     incremental = 0
@@ -464,13 +464,13 @@ def test_reparsing_an_edited_text_gives_the_tree_of_a_full_parse(seed):
 
 
 def test_per_statement_trigger_facts_equal_the_whole_texts():
-    """``engine/unittriggers.py`` assembles the trigger rows and the interesting definitions
+    """``engine/incremental/unittriggers.py`` assembles the trigger rows and the interesting definitions
     from per-statement parts: the same answers as ``Triggers`` over the whole text, after edits."""
     import ast
 
-    from gradwarden.engine.incremental import _LINES
-    from gradwarden.engine.source import SourceText
-    from gradwarden.engine.triggers import Triggers, _defs
+    from gradwarden.engine.incremental.incremental import _LINES
+    from gradwarden.engine.front.source import SourceText
+    from gradwarden.engine.front.triggers import Triggers, _defs
 
     rng = random.Random(5)
     inc = IncrementalAnalyzer()
@@ -483,7 +483,7 @@ def test_per_statement_trigger_facts_equal_the_whole_texts():
             except (SyntaxError, ValueError):
                 text = random_edit(rng, text)
                 continue
-            from gradwarden.engine.unitcache import UnitSession
+            from gradwarden.engine.incremental.unitcache import UnitSession
 
             session = UnitSession(inc._units, tree, [inc._statement(s, _LINES.findall(text)) for s in tree.body], "x.py")
             src = SourceText(text)

@@ -82,7 +82,7 @@ async def test_large_file_does_not_block_other_documents(big_server):
     s.begin_test()
     # a trigger word in each function (a comment: no finding) makes the engine analyse them all,
     # so that the first analysis is still running while the small document is served (without
-    # one, only the syntax of a text this large is checked: engine/parts.py)
+    # one, only the syntax of a text this large is checked: engine/incremental/parts.py)
     text = big_text().replace("    return h299\n", "    return h299  # not in place: h299.add_(1)\n")
     assert len(text) >= 5_000_000
     big = s.open(s.unique("big"), text)
@@ -106,7 +106,7 @@ async def test_large_file_does_not_block_other_documents(big_server):
         status = await s.until_status(lambda st: st["analyses"] > before, "the edit's analysis started")
     s.change(big, big.text + "y = torch.sigmoid(torch.randn(2, requires_grad=True))\ny += 1\ny.sum().backward()\n")
     got = await s.diagnostics(big, lambda ds: any(str(d.code) == "GW201" for d in ds))
-    # over 1 M characters: analysed in parts, which one note on line 1 says (engine/parts.py)
+    # over 1 M characters: analysed in parts, which one note on line 1 says (engine/incremental/parts.py)
     assert [code for code, _ in codes(got)] == ["GW002", "GW201"]
     status = await s.status()
     # stopped inside their workers (killed only when one cannot be interrupted in time)

@@ -391,7 +391,7 @@ async def test_thread_mode_runs_the_same_jobs():
 def test_hover_table_lookup_equals_explain_at():
     """Hover answers from a table recorded once per text (a background job); every lookup must
     give exactly what the engine's explain_at gives for the same position."""
-    from gradwarden.engine.explain import explain_at
+    from gradwarden.engine.explain.explain import explain_at
     from gradwarden.lsp.hover_table import build, lookup
     from lsp_session import seed_cases
 

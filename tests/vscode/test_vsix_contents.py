@@ -68,7 +68,7 @@ def test_one_platform_one_jedi_and_a_zip(unpacked):
     with zipfile.ZipFile(libs / "common.zip") as zf:
         tops = {n.split("/", 1)[0] for n in zf.namelist()}
     assert {"pygls", "lsprotocol", "cattrs", "attrs", "yaml"} <= tops
-    assert (libs / "common" / "gradwarden" / "engine" / "data" / "optable.json").is_file()
+    assert (libs / "common" / "gradwarden" / "engine" / "domain" / "data" / "optable.json").is_file()
 
 
 def test_every_bundled_libcst_module_imports(unpacked):
@@ -127,7 +127,7 @@ def test_the_bundled_server_runs(unpacked, tmp_path):
 
     # jedi (bundled once, stubs pruned) still resolves a project import for the engine
     code = ("import sys; sys.path.insert(0, %r); import launch; assert launch.activate()[0] == 'bundled'\n"
-            "from gradwarden.engine.imports import ImportResolver\n"
+            "from gradwarden.engine.front.imports import ImportResolver\n"
             "print(ImportResolver(%r)._jedi('pkg.blocks', 0, 'scale_'))\n" % (str(launcher.parent), str(tmp_path / "train.py")))
     proc = subprocess.run([python, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr

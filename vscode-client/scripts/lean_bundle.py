@@ -4,7 +4,7 @@ The .vsix carries one platform's libraries for six CPython versions. What makes 
 not what the server needs:
 
 * jedi's third-party typeshed stubs, Python 2 stubs and django-stubs (1,300 files for jedi
-  0.19): gradwarden asks jedi only where a *project* module lives (``engine/imports.py``),
+  0.19): gradwarden asks jedi only where a *project* module lives (``engine/front/imports.py``),
   which needs its Python 3 stdlib stubs at most;
 * libcst's test suite, code generator and codemod framework (250 files): the fixers use its
   parser, nodes, matchers and metadata;

@@ -8,7 +8,7 @@ from gradwarden.engine.diagnostic import Diagnostic
 from gradwarden.engine.entry import PARSE_ERROR_CODE
 from gradwarden.engine.entry import fewer_collections as _fewer_collections
 from gradwarden.engine.entry import parse_error as _parse_error
-from gradwarden.engine.source import SourceText, analysed_in_parts, decode_source
+from gradwarden.engine.front.source import SourceText, analysed_in_parts, decode_source
 
 
 def analyze_source(source: Union[str, bytes], filename: str = "<stdin>") -> List[Diagnostic]:
@@ -33,16 +33,16 @@ def _analyze_source(source: Union[str, bytes], filename: str) -> List[Diagnostic
     else:
         text = source
     if analysed_in_parts(text):
-        from gradwarden.engine import parts
+        from gradwarden.engine.incremental import parts
 
-        # never the whole tree of a very large (generated) module at once (engine/parts.py)
+        # never the whole tree of a very large (generated) module at once (engine/incremental/parts.py)
         found = parts.analyze_in_parts(text, filename)
         if found is not None:
             return found
     try:
         # Parsing allocates an object per node: with the collector's default thresholds it
         # would run full collections over everything the process holds (the shared parses of
-        # engine/imports.py included) several times per file, for nothing (a tree has no
+        # engine/front/imports.py included) several times per file, for nothing (a tree has no
         # garbage cycles to find).
         with _fewer_collections():
             tree = ast.parse(text, filename=filename, type_comments=False)
@@ -54,11 +54,11 @@ def _analyze_source(source: Union[str, bytes], filename: str) -> List[Diagnostic
 
 
 def _analyze(tree: ast.Module, src: SourceText, filename: str) -> List[Diagnostic]:
-    from gradwarden.engine.triggers import nothing_to_analyse
+    from gradwarden.engine.front.triggers import nothing_to_analyse
 
     if nothing_to_analyse(src.text):
         return []
-    from gradwarden.engine.interpreter import analyze_module  # late: keeps import light
+    from gradwarden.engine.assembly import analyze_module  # late: keeps import light
 
     with _fewer_collections():
         return analyze_module(tree, src, filename)
@@ -98,10 +98,10 @@ def preload() -> None:
 
 def _imported_already(filename: str, data: bytes):
     """The parse of this very file (same path, same bytes) that an earlier analysis of this
-    process made when it followed an import of it (engine/imports.py), if still held."""
+    process made when it followed an import of it (engine/front/imports.py), if still held."""
     import os
 
-    from gradwarden.engine import imports
+    from gradwarden.engine.front import imports
 
     if not imports._PARSED:
         return None

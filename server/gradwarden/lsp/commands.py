@@ -205,7 +205,7 @@ def _folders(ls: "ServerContext", args: Sequence[Any]) -> List[Path]:
 
 async def run_workspace_check(ls: "ServerContext", args: Sequence[Any]) -> Dict[str, Any]:
     from gradwarden.discovery import discover
-    from gradwarden.engine.source import decode_source
+    from gradwarden.engine.front.source import decode_source
     from gradwarden.lsp.convert import to_lsp_diagnostic
     from gradwarden.lsp.positions import index_for
 

@@ -2,7 +2,7 @@
 background job) and looked up on the server without any worker (``lookup``): what lets hover
 answer from stored data instead of running the engine on the request path.
 
-``lookup(table, row, column)`` gives exactly what ``engine.explain.explain_at`` gives for the same
+``lookup(table, row, column)`` gives exactly what ``engine.explain.explain.explain_at`` gives for the same
 text and position (tests/lsp/test_units.py checks every position of the seed cases).
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ class Entry:
 @dataclass(frozen=True)
 class HoverTable:
     entries: Tuple[Entry, ...]
-    timelines: Tuple[Any, ...]  # engine.explain.Timeline
+    timelines: Tuple[Any, ...]  # engine.explain.explain.Timeline
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -57,16 +57,16 @@ def build(text: str, filename: str) -> Optional[HoverTable]:
     import ast
 
     try:
-        from gradwarden.engine import recorder
-        from gradwarden.engine.source import SourceText
+        from gradwarden.engine.explain import recorder
+        from gradwarden.engine.front.source import SourceText
     except ImportError:
         return None
     if not (hasattr(recorder, "RecordingInterpreter") and hasattr(recorder, "_timeline")):
         return None
-    from gradwarden.engine.source import analysed_in_parts
+    from gradwarden.engine.front.source import analysed_in_parts
 
     if analysed_in_parts(text):
-        return EMPTY  # recording needs the whole tree, which a text this large never gets (engine/parts.py)
+        return EMPTY  # recording needs the whole tree, which a text this large never gets (engine/incremental/parts.py)
     try:
         tree = ast.parse(text, filename=filename)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -50,11 +50,11 @@ MAX_ANALYZERS = 4  # per worker: documents being edited (each keeps per-definiti
 
 def diagnose_incremental(text: str, filename: str) -> Tuple[List[Diagnostic], Dict[str, Any]]:
     """``diagnose`` for a document being edited: only the top-level definitions an edit can
-    change are analysed again (``engine/incremental.py``). Also returns what was done and the
+    change are analysed again (``engine/incremental/incremental.py``). Also returns what was done and the
     worker's seconds (parse, analysis), which the server keeps for ``serverStatus``."""
     import time
 
-    from gradwarden.engine.incremental import IncrementalAnalyzer
+    from gradwarden.engine.incremental.incremental import IncrementalAnalyzer
     from gradwarden.noqa import filter_noqa
 
     cpu, wall = time.thread_time(), time.perf_counter()

@@ -1,9 +1,9 @@
-"""Generator of the op knowledge table ``gradwarden/engine/data/optable.json``.
+"""Generator of the op knowledge table ``gradwarden/engine/domain/data/optable.json``.
 
 ``python -m gradwarden.opgen [--out PATH] [--check]``
 
 This package is the only part of gradwarden that imports torch / torchgen. The table it writes
-is read by ``gradwarden.engine.optable`` (pure stdlib). Two sources:
+is read by ``gradwarden.engine.domain.optable`` (pure stdlib). Two sources:
 
 * ``aten``: every aten overload from the yaml torch ships (schema alias/mutation annotations,
   derivative formulas, ``all_saved_inputs``/``all_saved_outputs`` with torchgen's save guards);
@@ -30,7 +30,7 @@ SEMANTIC_KWARGS = {"inplace", "training", "train", "return_indices", "mode", "ro
 
 def default_out_path() -> str:
     here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.join(os.path.dirname(here), "engine", "data", "optable.json")
+    return os.path.join(os.path.dirname(here), "engine", "domain", "data", "optable.json")
 
 
 def dumps(table: dict) -> str:

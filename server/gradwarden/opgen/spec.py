@@ -4,7 +4,7 @@ A parameter spec is serialised as one compact string, e.g. ``"input:T,dim:N,keep
 parameters separated by ``,``; each ``name:K`` where K is an argument kind
 (T tensor, L list of tensors, N number, B bool, S sequence of ints, O other);
 suffix ``?`` = has a default (optional), ``+`` = varargs (absorbs the remaining positional
-arguments); prefix ``*`` = keyword-only.  The loader in ``gradwarden.engine.optable`` parses the
+arguments); prefix ``*`` = keyword-only.  The loader in ``gradwarden.engine.domain.optable`` parses the
 same format (it does not import this module).
 """
 from __future__ import annotations

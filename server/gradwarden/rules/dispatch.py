@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Severity, Span
 from gradwarden.engine.events import Event
-from gradwarden.engine.source import SourceText
+from gradwarden.engine.front.source import SourceText
 from gradwarden.rules.catalog import RULES
 from gradwarden.rules.fixpolicy import vet_fixes
 

@@ -1,0 +1,680 @@
+"""The gradient-flow layers over the torch domain: each class specialises one role of
+engine/domain/ (``FlowTensors(Tensors)`` ...), calls it (``super()``), and records what it
+produced in the ``flow`` role's tables (cuts, shapes, dtypes, views), running the checks of
+gradient flow where a call needs them (a backward, a ``requires_grad`` change, an optimizer).
+"""
+from __future__ import annotations
+
+import ast
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from gradwarden.engine.checks.flowfacts import Cut, DATA, join_cuts
+from gradwarden.engine.diagnostic import Span
+from gradwarden.engine.domain import flowshape as fs, optable
+from gradwarden.engine.domain.builtins import Builtins
+from gradwarden.engine.domain.flowops import PAIR_METHODS, function_shape, method_shape, module_shape
+from gradwarden.engine.domain.functions import CustomFunctions
+from gradwarden.engine.domain.modules import Modules
+from gradwarden.engine.domain.optimizers import Optimizers
+from gradwarden.engine.domain.tensors import Tensors
+from gradwarden.engine.domain.torchsem import TorchCalls
+from gradwarden.engine.state.model import (
+    ConstV, NumberV, ObjV, PLAIN_NUMBER, RefV, SeqV, State, TRUE, TensorV, UNKNOWN, UnknownV, Value,
+)
+
+
+VALUE_METHODS = frozenset({"item", "tolist", "numpy", "__float__", "__int__", "__bool__"})
+META_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "stride", "data_ptr", "is_contiguous",
+                          "element_size", "__len__", "get_device", "storage_offset", "is_floating_point",
+                          "is_complex"})
+META_ATTRS = frozenset({"shape", "ndim", "device", "dtype", "is_cuda", "layout"})
+LAYOUT = frozenset({"t", "T", "mT", "transpose", "permute", "swapaxes", "swapdims", "movedim", "adjoint", "mH", "H"})
+
+CHECKPOINT = ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential")
+MOVES = frozenset({"to", "cuda", "cpu", "type", "type_as", "double", "half", "bfloat16"})
+# torch calls that build a tensor from the values of their first argument
+DATA_CTORS = frozenset({"tensor", "as_tensor", "asarray", "from_numpy", "Tensor", "FloatTensor", "DoubleTensor",
+                        "LongTensor", "IntTensor", "BoolTensor", "HalfTensor", "ByteTensor", "frombuffer"})
+# methods whose other tensor arguments lend only a dtype, a device or a shape (never a graph)
+SHAPE_ONLY_ARGS = frozenset({"to", "type", "type_as", "view_as", "reshape_as", "expand_as", "new_zeros", "new_ones",
+                             "new_empty", "new_full", "new_tensor", "cuda", "cpu"})
+
+_JOINS = ("torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack", "torch.vstack",
+          "torch.dstack")
+_FROM_PRETRAINED = ("torch.nn.Embedding.from_pretrained", "torch.nn.EmbeddingBag.from_pretrained",
+                    "torch.nn.modules.sparse.Embedding.from_pretrained")
+
+_CAST_KIND = {"long": "int", "int": "int", "short": "int", "byte": "int", "char": "int", "bool": "bool",
+              "float": "float", "double": "float", "half": "float", "bfloat16": "float", "argmax": "int",
+              "argmin": "int", "argsort": "int", "nonzero": "int", "eq": "bool", "ne": "bool", "lt": "bool",
+              "le": "bool", "gt": "bool", "ge": "bool", "isnan": "bool", "isinf": "bool", "isfinite": "bool",
+              "logical_not": "bool", "logical_and": "bool", "logical_or": "bool"}
+_SAME_DTYPE = frozenset({"clone", "contiguous", "view", "reshape", "flatten", "squeeze", "unsqueeze", "t",
+                         "transpose", "permute", "expand", "repeat", "detach", "cpu", "cuda", "flip", "roll"})
+_DTYPE_KINDS = {"bool": "bool", "long": "int", "int64": "int", "int": "int", "int32": "int", "int16": "int",
+                "int8": "int", "uint8": "int", "short": "int", "float": "float", "float32": "float",
+                "float64": "float", "double": "float", "float16": "float", "half": "float", "bfloat16": "float"}
+
+
+def _dtype_kind(v: Any) -> Optional[str]:
+    if isinstance(v, RefV) and v.kind == "torch":
+        return _DTYPE_KINDS.get(v.name.rsplit(".", 1)[-1])
+    return None
+
+
+def _literal_kind(v: Any) -> Optional[str]:
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int"
+    if isinstance(v, float):
+        return "float"
+    if isinstance(v, tuple) and v:
+        kinds = {_literal_kind(x) for x in v}
+        if len(kinds) == 1:
+            return kinds.pop()
+        if kinds <= {"int", "float"}:
+            return "float"
+    return None
+
+
+def _leading_slice(index: Tuple[Any, ...]) -> bool:
+    """Does this basic index keep a contiguous tensor contiguous? (ints and step-1 slices on
+    leading dims only, then full slices.)"""
+    seen_partial = False
+    for item in index:
+        if item is ...:
+            return False
+        if item is None:
+            continue
+        if isinstance(item, int):
+            if seen_partial:
+                return False
+            continue
+        if isinstance(item, slice):
+            if item.step not in (None, 1):
+                return False
+            full = item.start is None and item.stop is None
+            if seen_partial and not full:
+                return False
+            if not full:
+                seen_partial = True
+            continue
+        return False
+    return True
+
+
+class FlowTorchCalls(TorchCalls):
+    """The flow layer over torch calls: cuts of factories and re-wraps, shapes,
+    dtypes, checkpoints, autograd.grad."""
+
+    def __init__(self, it: Any) -> None:
+        super().__init__(it)
+        self.flow = it.flow  # the flow facts (built first: engine/assembly.py)
+
+    # ------------------------------------------------------------------ torch.* calls
+    def call_torch(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        short = qual.rsplit(".", 1)[-1]
+        if qual in ("torch.as_tensor", "torch.asarray") and args and isinstance(args[0], TensorV):
+            moves = {k: v for k, v in kwargs.items() if k in ("dtype", "device")}
+            if not moves:
+                return args[0]  # measured: as_tensor(t) is t itself (keeps its graph)
+            return self.it.tensors.call_tensor_method(args[0], "to", [], moves, st, node)
+        if qual in _JOINS and args and isinstance(args[0], SeqV) and not st.lists.get(args[0].lid):
+            # torch.cat([]) raises: a program that goes on filled the list where we cannot see
+            return self.it.graph.unknown_tensor(st, qual.rsplit(".", 1)[-1], rg=None)
+        if qual in _FROM_PRETRAINED:
+            return self._from_pretrained(qual, args, kwargs, st, node)
+        if qual in ("torch.autograd.Variable", "torch.autograd.variable.Variable") and args and \
+                isinstance(args[0], TensorV):
+            if self.it.ev.truth_of(kwargs.get("requires_grad", ConstV(False))) is True:
+                t = self.it.graph.new_tensor(st, rg=True, node=node)
+                c = self.flow._tensor_cut(st, args[0])
+                if c is not None and c.kind != "data":
+                    self.flow.rewrapped[t.tid] = c
+                return t
+            return args[0]
+        if qual in {"torch.device", "torch.dtype", "torch.Size", "torch.finfo", "torch.iinfo", "torch.get_default_dtype",
+                    "torch.cuda.is_available", "torch.cuda.device_count", "torch.backends.mps.is_available"}:
+            return PLAIN_NUMBER  # a device, dtype or size: never a tensor
+        ck = qual in CHECKPOINT and self.it.training.check_checkpoint(qual, args, kwargs, st, node)
+        if qual in ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled") and \
+                getattr(node, "_gw_statement", False):
+            mode = args[0] if args else kwargs.get("mode")
+            if isinstance(mode, ConstV) and mode.value is False:
+                self.flow.global_nograd = self.it.span_of(node)
+            elif isinstance(mode, ConstV) and mode.value is True:
+                self.flow.global_nograd = None
+        seq0 = st.seq
+        out = super().call_torch(qual, args, kwargs, st, node)
+        if not isinstance(out, (TensorV, SeqV)):
+            return out
+        if isinstance(out, SeqV) and short in PAIR_METHODS and args and isinstance(args[0], TensorV):
+            self.flow._pair_shapes(st, out, short, self.flow.shapes.get(args[0].tid), args[1:], kwargs)
+        span = self.it.span_of(node)
+        tensors = [x for a in list(args) + list(kwargs.values()) for x in self.it.graph.slot_tensors(st, a)]
+        if any(x.tid in self.flow.unknown_derived for x in tensors):
+            self.flow._derive(out, st)
+        if isinstance(out, TensorV):
+            oi = st.t.get(out.tid)
+            if oi is not None and oi.grad_fn is None and oi.created == span and out.tid not in self.flow.cuts and (
+                    not tensors or short in DATA_CTORS or short.endswith("_like")):
+                self._fresh_tensor(qual, short, out, args, kwargs, st, span)  # a factory's new leaf
+            if oi is not None and out.tid not in self.flow.shapes and not self.it.standalone:
+                functional = qual.startswith("torch.nn.functional.")
+                try:
+                    shape = function_shape(short, [self.flow._py(a, st) for a in args],
+                                           {k: self.flow._py(v, st) for k, v in kwargs.items()}, functional)
+                except (TypeError, ValueError, IndexError):
+                    shape = None
+                if shape is not None:
+                    self.flow.shapes[out.tid] = shape
+            if "dtype" in kwargs:
+                self.flow.explicit_dtype.add(out.tid)
+            if "device" in kwargs:
+                self.flow.explicit_device.add(out.tid)
+            kind = _dtype_kind(kwargs.get("dtype"))
+            if kind is None and short in ("randint", "arange") and all(
+                    isinstance(a, ConstV) and isinstance(a.value, int) for a in args):
+                kind = "int"
+            if kind is None and short in ("tensor", "as_tensor") and args:
+                kind = _literal_kind(self.flow._py(args[0], st))
+            if kind is None and short in {"zeros_like", "ones_like", "empty_like", "full_like"} and args and \
+                    isinstance(args[0], TensorV) and "dtype" not in kwargs:
+                kind = self.flow.dtypes.get(args[0].tid)
+            if kind is not None:
+                self.flow.dtypes[out.tid] = kind
+        if ck and isinstance(out, TensorV) and st.t.get(out.tid) is not None and st.t[out.tid].rg is False:
+            # reentrant checkpoint whose inputs do not require grad: its output has no graph, for sure
+            self.flow.cuts[out.tid] = self.flow._cut_here("checkpoint", span, "reentrant `checkpoint`")
+            return out
+        opaque = self.flow._opaque("function", qual, args, kwargs, st) or qual in CHECKPOINT
+        self.flow._after_call(out, st, seq0, opaque, tensors)
+        return out
+
+    def _from_pretrained(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                         node: ast.AST) -> Value:
+        """``nn.Embedding.from_pretrained(w)``: a module whose weight is frozen unless
+        ``freeze=False`` (torch's default is ``freeze=True``)."""
+        obj = self.it.modules.construct_torch_module(qual.rsplit(".", 1)[0], [], {}, st, node)
+        if not isinstance(obj, ObjV):
+            return obj
+        data = args[0] if args else kwargs.get("embeddings", UNKNOWN)
+        freeze = self.it.ev.truth_of(kwargs.get("freeze", args[1] if len(args) > 1 else TRUE))
+        span = self.it.span_of(node)
+        for _, p in self.it.modules.module_params(obj, st):
+            if isinstance(data, TensorV) and data.tid in self.flow.shapes:
+                self.flow.shapes[p.tid] = self.flow.shapes[data.tid]
+            if freeze is False:
+                continue
+            st.update_t(p.tid, rg=False if freeze is True else None)
+            if freeze is True:
+                self.flow.cuts[p.tid] = self.flow._cut_here("frozen", span, "`from_pretrained` (which freezes by default)")
+        return obj
+
+    def make_parameter(self, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        p = super().make_parameter(args, kwargs, st, node)
+        data = args[0] if args else kwargs.get("data")
+        if isinstance(p, TensorV) and isinstance(data, TensorV):
+            if data.tid in self.flow.shapes:
+                self.flow.shapes[p.tid] = self.flow.shapes[data.tid]  # a Parameter wraps the same data
+            if data.tid in self.flow.dtypes:
+                self.flow.dtypes[p.tid] = self.flow.dtypes[data.tid]
+        return p
+
+    def _fresh_tensor(self, qual: str, short: str, out: TensorV, args: List[Value], kwargs: Dict[str, Value],
+                      st: State, span: Span) -> None:
+        """A new leaf made by a torch call (a factory, ``torch.tensor(...)``): data, or a re-wrap
+        of a value whose gradient path ended earlier."""
+        oi = st.t[out.tid]
+        if short in DATA_CTORS:
+            # built from values: what the values are decides (a re-wrap keeps no graph)
+            origin = self._value_cut(args[:1] + [v for k, v in kwargs.items() if k == "data"], st)
+        else:
+            # a factory (randn, zeros, full, ..._like): data, whatever its sizes; a value taken
+            # from a tensor (`torch.full(s, loss.item())`) is a re-wrap all the same
+            numbers = [v for v in [*args, *kwargs.values()] if isinstance(v, NumberV) and v.cut is not None]
+            origin = numbers[0].cut if numbers else DATA
+        if oi.rg is False:
+            if origin is None:
+                return
+            if origin.kind == "data" and not origin.origin:
+                if origin.sure:
+                    self.flow.cuts[out.tid] = DATA
+                return
+            self.flow.cuts[out.tid] = self.flow._cut_here("rewrap", span, f"`{qual.replace('torch.', 'torch.', 1)}(...)`",
+                                                          sure=origin.sure, origin=origin)
+        elif oi.rg is True and origin is not None and origin.kind != "data":
+            self.flow.rewrapped[out.tid] = self.flow._cut_here("rewrap", span, f"`{qual}(...)`", origin=origin)
+
+    def _value_cut(self, values: Sequence[Value], st: State, depth: int = 0) -> Optional[Cut]:
+        """What the values a new tensor is built from tell about gradient flow: the most telling
+        cut among them, DATA when they are plain data, None when something is unknown."""
+        cuts: List[Optional[Cut]] = []
+        for v in values:
+            if isinstance(v, ConstV) or isinstance(v, RefV) and v.kind == "torch":
+                continue
+            if isinstance(v, NumberV):
+                cuts.append(v.cut if v.cut is not None else DATA)
+            elif isinstance(v, TensorV):
+                info = st.t.get(v.tid)
+                if info is None:
+                    return None
+                if info.rg is False:
+                    cuts.append(self.flow.cuts.get(v.tid))
+                else:
+                    cuts.append(Cut("detach", None, "a copy", sure=True))  # torch.tensor(t): a detached copy
+            elif isinstance(v, SeqV) and depth < 3:
+                cuts.append(self._value_cut(st.lists.get(v.lid, ())[:32], st, depth + 1))
+            else:
+                return None
+        return join_cuts(cuts)
+
+    # ------------------------------------------------------------------ autograd.grad / backward
+    def torch_autograd_call(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                            node: ast.AST) -> Value:
+        span = self.it.span_of(node)
+        outputs = args[0] if args else kwargs.get("outputs", kwargs.get("tensors"))
+        roots = self.it.graph.slot_tensors(st, outputs) if outputs is not None else []
+        is_grad = qual.endswith(".grad")
+        if is_grad:
+            grads = kwargs.get("grad_outputs", args[2] if len(args) > 2 else None)
+        else:
+            grads = kwargs.get("grad_tensors", args[1] if len(args) > 1 else None)
+        given = grads is not None and not (isinstance(grads, ConstV) and grads.value is None)
+        if roots:
+            self.it.losses.check_backward(st, roots, span, given, "autograd.grad" if is_grad else "autograd.backward")
+        if is_grad:
+            inputs = kwargs.get("inputs", args[1] if len(args) > 1 else None)
+            allow = kwargs.get("allow_unused", args[5] if len(args) > 5 else None)
+            materialize = kwargs.get("materialize_grads")
+            allow_b = self.it.ev.truth_of(allow) if allow is not None else False
+            if self.it.ev.truth_of(materialize) is True if materialize is not None else False:
+                allow_b = True
+            if inputs is not None and roots:
+                self.it.losses.check_grad_inputs(st, roots, inputs, allow_b, span)
+        out = super().torch_autograd_call(qual, args, kwargs, st, node)
+        if is_grad and isinstance(out, SeqV):
+            create = kwargs.get("create_graph", args[4] if len(args) > 4 else None)
+            for x in st.lists.get(out.lid, ()):
+                if not isinstance(x, TensorV):
+                    continue
+                if self.it.ev.truth_of(create) is True if create is not None else False:
+                    self.flow.fake_leaves.add(x.tid)
+                else:
+                    self.flow.cuts[x.tid] = self.flow._cut_here(
+                        "detach", span, "`torch.autograd.grad` (without `create_graph=True`)")
+        return out
+
+    def grad_mode_of(self, ctx: Value, st: State) -> Optional[bool]:
+        mode = super().grad_mode_of(ctx, st)
+        if self.flow.with_stack:
+            if mode is False:
+                self.flow.with_stack[-1][1] = True
+        return mode
+
+
+class FlowTensors(Tensors):
+    """The flow layer over tensor methods: cuts, shapes, layouts, dtypes; backward
+    and requires_grad checks."""
+
+    def __init__(self, it: Any) -> None:
+        super().__init__(it)
+        self.flow = it.flow  # the flow facts (built first: engine/assembly.py)
+
+    # ------------------------------------------------------------------ tensor methods
+    def call_tensor_method(self, t: TensorV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                           node: ast.AST, fn_name: str = "") -> Value:
+        info = st.t.get(t.tid)
+        if info is None:
+            return super().call_tensor_method(t, name, args, kwargs, st, node, fn_name)
+        if name == "backward":
+            grad = kwargs.get("gradient", args[0] if args else None)
+            given = grad is not None and not (isinstance(grad, ConstV) and grad.value is None)
+            self.it.losses.check_backward(st, [t], self.it.span_of(node), given, "backward")
+        elif name == "requires_grad_":
+            self.it.training.check_requires_grad_change(st, t, args[0] if args else kwargs.get("requires_grad", TRUE), node,
+                                                        method=True)
+        elif name == "retain_grad":
+            self.flow.retained.add(t.tid)
+        elif name in {"detach_", "copy_", "index_put_", "index_put"}:
+            self.it.viewchecks.check_view_method(st, t, name, args, kwargs, node)
+        seq0 = st.seq
+        rg0 = info.rg
+        out = super().call_tensor_method(t, name, args, kwargs, st, node, fn_name)
+        if t.tid in self.flow.unknown_derived:
+            self.flow._derive(out, st)
+        if name in ("expand", "expand_as") and isinstance(out, TensorV) and out.tid != t.tid:
+            self.it.viewchecks.note_expand(st, t, out, name, args, node)
+        span = self.it.span_of(node)
+        if name in VALUE_METHODS or name in META_METHODS:
+            if isinstance(out, UnknownV):
+                if name in META_METHODS:
+                    return PLAIN_NUMBER
+                cut = self.flow._cut_here("item", span, f"`.{name}()`") if rg0 is not False else self.flow.cuts.get(t.tid)
+                return NumberV(cut)
+            return out
+        inplace = name.endswith("_") and not name.endswith("__")
+        values = list(args) + list(kwargs.values()) if kwargs else args
+        tensors = [t]
+        for a in values:
+            if a.__class__ is TensorV:
+                tensors.append(a)  # type: ignore[arg-type]
+            else:
+                tensors.extend(self.it.graph.slot_tensors(st, a))
+        opaque = name not in SHAPE_ONLY_ARGS and self.flow._opaque("method", name, args, kwargs, st)
+        if inplace:
+            self.flow._after_inplace(st, t, tensors[1:], opaque, name)
+            self.flow._with_numbers(st, t, values)
+            if name == "requires_grad_":
+                self.flow._after_requires_grad(st, t, args[0] if args else kwargs.get("requires_grad", TRUE), span)
+            if name == "detach_":
+                self.flow.cuts[t.tid] = self.flow._cut_here("detach", span, "`.detach_()`") if rg0 is not False else \
+                    self.flow.cuts.get(t.tid, DATA)
+            return out
+        if isinstance(out, SeqV) and name in PAIR_METHODS:
+            self.flow._pair_shapes(st, out, name, self.flow.shapes.get(t.tid), args, kwargs)
+        if isinstance(out, TensorV) and out.tid != t.tid:
+            oi = st.t.get(out.tid)
+            if oi is not None and oi.rg is False and out.tid not in self.flow.cuts:
+                if name.startswith("new_"):
+                    self.flow.cuts[out.tid] = DATA
+                elif not st.grad_enabled:
+                    self.flow.cuts[out.tid] = self.flow._nograd_cut(st, tensors, span)
+                elif rg0 is not False:
+                    self.flow.cuts[out.tid] = self.flow._cut_here("nondiff", span, f"`.{name}()`")
+                else:
+                    c = self.flow._inputs_cut(st, tensors)
+                    if c is not None:
+                        self.flow.cuts[out.tid] = c
+            self._method_facts(st, t, name, args, kwargs, out, span, info)
+            self.flow._with_numbers(st, out, values)
+        self.flow._after_call(out, st, seq0, opaque, tensors)
+        return out
+
+    def _method_facts(self, st: State, t: TensorV, name: str, args: List[Value], kwargs: Dict[str, Value],
+                      out: TensorV, span: Span, info: Any) -> None:
+        # shapes only serve the non-scalar backward check of code run in context; a function
+        # analysed on its own has arguments of unknown shape
+        if out.tid not in self.flow.shapes and not self.it.standalone:
+            try:
+                shape = method_shape(name, self.flow.shapes.get(t.tid), [self.flow._py(a, st) for a in args],
+                                     {k: self.flow._py(v, st) for k, v in kwargs.items()})
+            except (TypeError, ValueError, IndexError):
+                shape = None
+            if shape is not None:
+                self.flow.shapes[out.tid] = shape
+        if name in LAYOUT:
+            self.flow.layouts[out.tid] = t.tid
+            self.flow.noncontig.add(out.tid)
+        elif name in {"expand", "expand_as", "narrow", "diagonal", "as_strided"}:
+            self.flow.noncontig.add(out.tid)
+        if name == "unfold":
+            self.it.viewchecks.mark_unfold(st, t, out, args, kwargs, span)
+        kind = _CAST_KIND.get(name)
+        if kind is None and name in ("to", "type") and args:
+            kind = _dtype_kind(args[0])
+        if kind is None and name in ("to", "type") and "dtype" in kwargs:
+            kind = _dtype_kind(kwargs["dtype"])
+        if kind is None and name in _SAME_DTYPE and t.tid in self.flow.dtypes:
+            kind = self.flow.dtypes[t.tid]
+        if kind is not None:
+            self.flow.dtypes[out.tid] = kind
+        if name in MOVES and info.rg is True and info.grad_fn is None and out.tid != t.tid:
+            if not self._certain_copy(st, t, name, args, kwargs):
+                self.flow.maybe_leaf[out.tid] = span
+            else:
+                # certainly a copy (a dtype conversion): a tensor of its own, whose writes
+                # never reach the leaf it was made from
+                st.update_t(out.tid, counter=out.tid, storage=out.tid)
+        if t.tid in self.flow.explicit_dtype and name in {"clone", "detach", "contiguous"}:
+            self.flow.explicit_dtype.add(out.tid)
+
+    def _certain_copy(self, st: State, t: TensorV, name: str, args: List[Value], kwargs: Dict[str, Value]) -> bool:
+        """`.double()` of a float32 tensor is a copy (a new non-leaf); `.to(device)` may be the
+        tensor itself (same device): only dtype conversions of default-dtype tensors are sure."""
+        if name == "cuda":
+            return t.tid not in self.flow.explicit_device  # created on the CPU: .cuda() copies
+        if name == "to" and t.tid not in self.flow.explicit_device:
+            for a in list(args) + list(kwargs.values()):
+                if isinstance(a, ConstV) and isinstance(a.value, str) and a.value.startswith("cuda"):
+                    return True
+        if t.tid in self.flow.explicit_dtype:
+            return False
+        if name in {"double", "half", "bfloat16"}:
+            return True
+        if name == "to":
+            for a in list(args) + list(kwargs.values()):
+                if isinstance(a, RefV) and a.kind == "torch" and a.name.rsplit(".", 1)[-1] in {
+                        "float64", "double", "float16", "half", "bfloat16"}:
+                    return True
+        return False
+
+    # ------------------------------------------------------------------ attributes, indexing, operators
+    def tensor_getattr(self, t: TensorV, attr: str, st: State, node: ast.AST) -> Value:
+        if attr == "grad":
+            self.it.training.check_grad_read(st, t, node)
+        out = super().tensor_getattr(t, attr, st, node)
+        if attr in META_ATTRS:
+            return PLAIN_NUMBER if isinstance(out, UnknownV) else out
+        if not isinstance(out, TensorV) or out.tid == t.tid:
+            return out
+        info = st.t.get(t.tid)
+        if attr == "grad":
+            self.flow.grad_owner[out.tid] = t.tid
+        elif attr == "data":
+            if t.tid in self.flow.grad_owner:
+                self.flow.grad_owner[out.tid] = self.flow.grad_owner[t.tid]
+            if info is not None and info.rg is not False:
+                self.flow.cuts[out.tid] = self.flow._cut_here("data_attr", self.it.span_of(node), "`.data`")
+            elif t.tid in self.flow.cuts:
+                self.flow.cuts[out.tid] = self.flow.cuts[t.tid]
+            if t.tid in self.flow.shapes:
+                self.flow.shapes[out.tid] = self.flow.shapes[t.tid]
+        elif attr in {"T", "mT", "mH", "H"}:
+            shape = method_shape(attr, self.flow.shapes.get(t.tid), [], {})
+            if shape is not None:
+                self.flow.shapes[out.tid] = shape
+            self.flow.layouts[out.tid] = t.tid
+            self.flow.noncontig.add(out.tid)
+        return out
+
+    def tensor_setattr(self, t: TensorV, attr: str, value: Value, st: State, target: ast.Attribute,
+                       stmt: ast.AST) -> None:
+        if attr == "requires_grad":
+            self.it.training.check_requires_grad_change(st, t, value, stmt, method=False)
+        super().tensor_setattr(t, attr, value, st, target, stmt)
+        if attr == "requires_grad":
+            self.flow._after_requires_grad(st, t, value, self.it.span_of(stmt))
+        elif attr == "grad":
+            if isinstance(value, TensorV):
+                self.flow.manual_grads.add(t.tid)
+            self.flow.note_zeroed(st)
+        elif attr == "data":
+            self.flow.shapes.pop(t.tid, None)
+
+    def tensor_getitem(self, t: TensorV, sub: Optional[ast.Subscript], st: State, node: Optional[ast.AST]) -> Value:
+        out = super().tensor_getitem(t, sub, st, node)
+        if not isinstance(out, TensorV) or out.tid == t.tid:
+            return out
+        if t.tid in self.flow.unknown_derived:
+            self.flow.unknown_derived.add(out.tid)
+            return out
+        oi = st.t.get(out.tid)
+        if oi is not None and oi.rg is False and out.tid not in self.flow.cuts:
+            ti = st.t.get(t.tid)
+            if not st.grad_enabled and ti is not None and ti.rg is not False:
+                self.flow.cuts[out.tid] = self.flow._nograd_cut(st, [t], self.it.span_of(node) if node is not None else None)
+            elif t.tid in self.flow.cuts:
+                self.flow.cuts[out.tid] = self.flow.cuts[t.tid]
+        if sub is not None:
+            index = self.flow.basic_index(sub.slice, st)
+            if index is not None:
+                self.flow.slices[out.tid] = (t.tid, index)
+                shape = fs.getitem(self.flow.shapes.get(t.tid), list(index))
+                if shape is not None:
+                    self.flow.shapes[out.tid] = shape
+                if t.tid in self.flow.noncontig or not _leading_slice(index):
+                    self.flow.noncontig.add(out.tid)
+            else:
+                self.flow.noncontig.add(out.tid)
+        return out
+
+    def tensor_setitem(self, t: TensorV, target: ast.Subscript, value: Value, st: State, stmt: ast.AST) -> None:
+        self.it.viewchecks.check_setitem(st, t, target, value, stmt)
+        super().tensor_setitem(t, target, value, st, stmt)
+        others = self.it.graph.slot_tensors(st, value)
+        self.flow._after_inplace(st, t, others, self.flow._hiding(value, st), "__setitem__")
+
+    def tensor_inplace_binop(self, cur: TensorV, op: ast.operator, rhs: Value, st: State, stmt: ast.AugAssign) -> None:
+        super().tensor_inplace_binop(cur, op, rhs, st, stmt)
+        others = self.it.graph.slot_tensors(st, rhs)
+        self.flow._after_inplace(st, cur, others, self.flow._hiding(rhs, st), "__iadd__")
+        self.flow._with_numbers(st, cur, [rhs])
+
+    def indexed_write_is_silent(self, t: TensorV, sl: ast.expr, st: State) -> Optional[bool]:
+        return self.it.viewchecks.indexed_write_is_silent(t, sl, st)  # the broadcast dims of expand outputs
+
+
+class FlowModules(Modules):
+    """The flow layer over modules: buffers, constructor arguments (for shapes),
+    requires_grad_(), zero_grad()."""
+
+    def __init__(self, it: Any) -> None:
+        super().__init__(it)
+        self.flow = it.flow  # the flow facts (built first: engine/assembly.py)
+
+    # ------------------------------------------------------------------ modules and optimizers
+    def construct_torch_module(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                               node: ast.AST) -> Value:
+        obj = super().construct_torch_module(qual, args, kwargs, st, node)
+        if isinstance(obj, ObjV):
+            for slot, v in st.attrs(obj.oid).items():
+                if isinstance(v, TensorV) and (slot.startswith("running_") or slot == "num_batches_tracked"):
+                    self.flow.cuts[v.tid] = DATA  # running statistics are buffers: never part of a graph
+            self.flow.mod_ctor[obj.oid] = (qual.rsplit(".", 1)[-1], [self.flow._py(a, st) for a in args],
+                                           {k: self.flow._py(v, st) for k, v in kwargs.items()})
+        return obj
+
+    def call_object(self, obj: ObjV, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST,
+                    site: Optional[Span] = None) -> Value:
+        seq0 = st.seq
+        out = super().call_object(obj, args, kwargs, st, node, site)
+        attrs = st.attrs(obj.oid)
+        if "__opaque__" in attrs or self._hides_module(obj, st):
+            self.flow._after_call(out, st, seq0, True, [])
+            return out
+        ctor = self.flow.mod_ctor.get(obj.oid)
+        if ctor is not None and isinstance(out, TensorV) and out.tid not in self.flow.shapes and not self.it.standalone:
+            try:
+                shape = module_shape(ctor[0], ctor[1], ctor[2], [self.flow._py(a, st) for a in args],
+                                     {k: self.flow._py(v, st) for k, v in kwargs.items()})
+            except (TypeError, ValueError, IndexError):
+                shape = None
+            if shape is not None:
+                self.flow.shapes[out.tid] = shape
+        return out
+
+    def _hides_module(self, obj: ObjV, st: State) -> bool:
+        """A torch module whose call may run parameters we do not see: a wrapper the op table
+        does not know (``DistributedDataParallel(model)``), a container with unknown children."""
+        attrs = st.attrs(obj.oid)
+        q = attrs.get("__torch__")
+        if not isinstance(q, ConstV) or "__class__" in attrs:
+            return False
+        short = str(q.value).rsplit(".", 1)[-1]
+        if short == "Sequential":
+            kids = attrs.get("__children__")
+            return not isinstance(kids, SeqV) or kids.kind == "homogeneous" or any(
+                not isinstance(k, ObjV) for k in st.lists.get(kids.lid, ()))
+        if short in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Identity"):
+            return False
+        return optable.lookup_module(str(q.value)) is None
+
+    def module_method(self, obj: ObjV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                      node: ast.AST) -> Value:
+        out = super().module_method(obj, name, args, kwargs, st, node)
+        if name == "requires_grad_":
+            flag = args[0] if args else kwargs.get("requires_grad", TRUE)
+            span = self.it.span_of(node)
+            for _, p in self.module_params(obj, st):
+                self.flow._after_requires_grad(st, p, flag, span)
+        elif name == "zero_grad":
+            self.flow.note_zeroed(st)
+        return out
+
+
+class FlowOptimizers(Optimizers):
+    """The flow layer over optimizers: where each was built, its parameters and step() checked."""
+
+    def __init__(self, it: Any) -> None:
+        super().__init__(it)
+        self.flow = it.flow  # the flow facts (built first: engine/assembly.py)
+
+    def construct_optimizer(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                            node: ast.AST) -> Value:
+        obj = super().construct_optimizer(qual, args, kwargs, st, node)
+        if isinstance(obj, ObjV):
+            self.flow.opt_sites[obj.oid] = self.it.span_of(node)
+            self.it.training.check_optimizer_params(st, obj, node)
+        return obj
+
+    def optimizer_method(self, obj: ObjV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                         node: ast.AST) -> Value:
+        if name == "step":
+            self.it.training.check_step(st, obj, node)
+        out = super().optimizer_method(obj, name, args, kwargs, st, node)
+        if name == "zero_grad":
+            self.flow.note_zeroed(st)
+        return out
+
+
+class FlowCustomFunctions(CustomFunctions):
+    """The flow layer over custom Functions: outputs marked
+    non-differentiable, views made without grad tracking, backwards that ignore their gradient."""
+
+    def __init__(self, it: Any) -> None:
+        super().__init__(it)
+        self.flow = it.flow  # the flow facts (built first: engine/assembly.py)
+
+    def output_marked_nondiff(self, st: State, out: TensorV, where: Span) -> None:
+        self.flow.cuts[out.tid] = self.flow._cut_here("marked", where, "`ctx.mark_non_differentiable`")
+
+    def custom_function_view(self, st: State, out: TensorV, fn: str, span: Span) -> None:
+        """``Fn.apply(x)`` whose forward returns ``x`` as-is, with no input requiring grad:
+        autograd makes the output a view created without grad tracking, which a write of a
+        value requiring grad cannot rebase."""
+        self.flow.nograd_views[out.tid] = (span, True, False, fn)
+
+    def check_function_class(self, info: Any) -> None:
+        super().check_function_class(info)
+        self.it.training.check_backward_uses_grad(info)
+
+
+class FlowBuiltins(Builtins):
+    """The flow layer over builtins: numbers taken from tensors (float(), sum() of numbers ...)."""
+
+    def __init__(self, it: Any) -> None:
+        super().__init__(it)
+        self.flow = it.flow  # the flow facts (built first: engine/assembly.py)
+
+    def call_builtin(self, name: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        if name in ("sum", "min", "max") and len(args) == 1 and isinstance(args[0], SeqV):
+            items = st.lists.get(args[0].lid, ())
+            if items and all(isinstance(x, NumberV) for x in items):
+                cuts = [x.cut for x in items if isinstance(x, NumberV) and x.cut is not None]
+                return NumberV(cuts[0] if cuts else None)  # numbers in, a number out
+        out = super().call_builtin(name, args, kwargs, st, node)
+        if isinstance(out, UnknownV) and not isinstance(out, NumberV):
+            if name in ("float", "int", "bool", "round") and args and isinstance(args[0], TensorV):
+                info = st.t.get(args[0].tid)
+                rg = info.rg if info is not None else None
+                return NumberV(self.flow._cut_here("item", self.it.span_of(node), f"`{name}()`") if rg is not False
+                               else self.flow.cuts.get(args[0].tid))
+            if name in ("float", "int", "round", "abs", "min", "max", "sum") and args and all(
+                    isinstance(a, (NumberV, ConstV)) for a in args):
+                cuts = [a.cut for a in args if isinstance(a, NumberV) and a.cut is not None]
+                return NumberV(cuts[0] if cuts else None)
+            if name == "len":
+                return PLAIN_NUMBER
+        return out

@@ -1,0 +1,284 @@
+"""The Python builtins followed over the engine's values (``isinstance``, ``range``, ``list``,
+``zip``, ``enumerate``, ``sum``, ``getattr``, ``copy.deepcopy`` ...), the methods of lists and
+dicts, and ``super()``.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Any, Dict, List, Optional
+
+from gradwarden.engine.state.model import (
+    ConstV, DictV, FALSE, NONE, ObjV, PLAIN_NUMBER, RefV, SeqV, State, TRUE, TensorV, UNKNOWN, UnknownV, Value,
+    fresh_id, ref_value,
+)
+
+
+MAX_ZIP_KNOWN = 16  # zip of a known sequence with unknown ones: positions followed one by one
+
+
+class Builtins:
+    """The ``builtins`` role: Python builtins and container methods."""
+
+    def __init__(self, it: Any) -> None:
+        self.it = it
+
+    # ================================================================== builtins & containers
+    def call_builtin(self, name: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        if name == "isinstance" and len(args) == 2:
+            return self.builtin_isinstance(args[0], args[1], st)
+        if name == "range":
+            vals = [a.value for a in args if isinstance(a, ConstV)]
+            if len(vals) == len(args) and all(isinstance(v, int) for v in vals):
+                r = range(*vals)
+                if len(r) <= 8:
+                    return self.it.ev.new_seq([ConstV(i) for i in r], st)
+            return self.it.ev.new_seq([PLAIN_NUMBER], st, kind="homogeneous")  # integers, of unknown value
+        if name in ("list", "tuple", "sorted", "reversed", "set", "iter"):
+            if not args:
+                return self.it.ev.new_seq([], st)
+            src = args[0]
+            if isinstance(src, SeqV):
+                items = list(st.lists.get(src.lid, ()))
+                if name == "reversed":
+                    items.reverse()
+                return self.it.ev.new_seq(items, st, kind="homogeneous" if src.kind == "homogeneous" else
+                                          ("tuple" if name == "tuple" else "list"))
+            if isinstance(src, DictV):
+                return self.it.ev.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in st.dicts.get(src.did, ())], st)
+            if isinstance(src, ObjV):
+                children = st.attrs(src.oid).get("__children__")
+                if isinstance(children, SeqV):
+                    return children
+            return src if isinstance(src, TensorV) else UNKNOWN
+        if name in ("random.sample", "random.choices", "random.choice") and args and isinstance(args[0], SeqV):
+            # sampling a replay memory: any stored item may come back, the oldest included
+            items = list(st.lists.get(args[0].lid, ()))
+            if name == "random.choice":
+                return items[0] if items else UNKNOWN
+            return self.it.ev.new_seq(items[:16], st, kind="homogeneous") if items else self.it.ev.new_seq([], st)
+        if name == "random.shuffle":
+            return NONE
+        if name == "next" and args:
+            src = args[0]
+            if isinstance(src, SeqV):
+                items = st.lists.get(src.lid, ())
+                return items[0] if items else UNKNOWN
+            return UNKNOWN
+        if name == "enumerate" and args:
+            items = self.it.ev.known_items(args[0], st)
+            if items is not None:
+                return self.it.ev.new_seq([self.it.ev.new_seq([ConstV(i), x], st, kind="tuple") for i, x in enumerate(items)], st)
+            return self.it.ev.new_seq([self.it.ev.new_seq([UNKNOWN, self.it.ev.element_of(args[0], st)], st, kind="tuple")], st,
+                                      kind="homogeneous")
+        if name == "zip" and args:
+            lists = [self.it.ev.known_items(a, st) for a in args]
+            if all(x is not None for x in lists):
+                n = min(len(x) for x in lists)  # type: ignore[arg-type]
+                return self.it.ev.new_seq([self.it.ev.new_seq([x[i] for x in lists], st, kind="tuple") for i in range(n)], st)
+            known = [x for x in lists if x is not None]
+            if known and len(min(known, key=len)) <= MAX_ZIP_KNOWN:
+                # zip(weights, self.ops): the known side decides the length; the others give
+                # their representative element at every position
+                n = min(len(x) for x in known)
+                reps = [self.it.ev.element_of(a, st) if x is None else None for a, x in zip(args, lists)]
+                return self.it.ev.new_seq([self.it.ev.new_seq([x[i] if x is not None else rep for x, rep in zip(lists, reps)],
+                                                              st, kind="tuple") for i in range(n)], st)
+            return self.it.ev.new_seq([self.it.ev.new_seq([self.it.ev.element_of(a, st) for a in args], st, kind="tuple")], st,
+                                      kind="homogeneous")
+        if name == "sum" and args:
+            items = self.it.ev.known_items(args[0], st)
+            tensors = [x for x in (items or [self.it.ev.element_of(args[0], st)]) if isinstance(x, TensorV)]
+            if tensors:
+                return self.it.graph.apply_op(st, None, tensors, self.it.span_of(node), "sum")[0]
+            return UNKNOWN
+        if name in ("len", "abs", "min", "max", "float", "int", "round", "bool", "str"):
+            vals = [a for a in args if isinstance(a, ConstV)]
+            if len(vals) == len(args) and args and not kwargs:
+                try:
+                    return ConstV(__builtins__[name](*[v.value for v in vals]) if isinstance(__builtins__, dict)
+                                  else getattr(__builtins__, name)(*[v.value for v in vals]))
+                except Exception:
+                    return UNKNOWN
+            if name == "len" and args and isinstance(args[0], SeqV) and args[0].kind != "homogeneous":
+                return ConstV(len(st.lists.get(args[0].lid, ())))
+            return UNKNOWN
+        if name == "getattr" and len(args) >= 2 and isinstance(args[1], ConstV) and isinstance(args[1].value, str):
+            v = self.it.ev.load_attr(args[0], args[1].value, st, node)
+            if isinstance(v, UnknownV) and len(args) > 2:
+                return args[2]
+            return v
+        if name == "setattr" and len(args) == 3 and isinstance(args[1], ConstV) and isinstance(args[1].value, str):
+            if isinstance(args[0], ObjV):
+                self.it.modules.module_setattr(args[0], args[1].value, args[2], st)
+            return NONE
+        if name == "super":
+            return self.super_proxy(args, st)
+        if name in ("copy.deepcopy", "copy.copy") and args:
+            return self.deepcopy(args[0], st, {})
+        if name == "dataclasses.replace" and args and isinstance(args[0], ObjV) and not args[1:]:
+            # a new instance with the same fields, the keywords changed (values are shared, not
+            # copied): what the options object says stays known (`replace(inputs, q=1).best`)
+            new = ObjV(fresh_id())
+            st.own("objs")[new.oid] = {**st.attrs(args[0].oid), **kwargs}
+            return new
+        if name == "dict":
+            d = DictV(fresh_id())
+            entries = []
+            pairs = self.it.ev.known_items(args[0], st) if args and isinstance(args[0], SeqV) else None
+            for pair in pairs or ():
+                kv = self.it.ev.known_items(pair, st) if isinstance(pair, SeqV) else None
+                if kv and len(kv) == 2:
+                    entries.append((self.it.ev.dict_key(kv[0]), kv[1]))
+            if args and isinstance(args[0], DictV):
+                entries.extend(st.dicts.get(args[0].did, ()))
+            entries.extend((("c", k), v) for k, v in kwargs.items())
+            st.own("dicts")[d.did] = tuple(entries)
+            return d
+        if name == "print":
+            return NONE
+        return UNKNOWN
+
+    def builtin_isinstance(self, v: Value, typ: Value, st: State) -> Value:
+        types = self.it.ev.known_items(typ, st) if isinstance(typ, SeqV) else [typ]
+        if types is None:
+            return UNKNOWN
+        result: Optional[bool] = False
+        for t in types:
+            r = self._isinstance1(v, t, st)
+            if r is True:
+                return TRUE
+            if r is None:
+                result = None
+        return UNKNOWN if result is None else FALSE
+
+    def _isinstance1(self, v: Value, t: Value, st: State) -> Optional[bool]:
+        if isinstance(t, RefV) and t.kind == "torch":
+            if t.name in ("torch.Tensor", "torch.nn.Parameter"):
+                if isinstance(v, TensorV):
+                    return True if t.name == "torch.Tensor" else st.t[v.tid].param
+                if isinstance(v, (SeqV, DictV, ConstV)):
+                    return False
+                if isinstance(v, ObjV):
+                    return False
+                return None
+            if isinstance(v, ObjV):
+                q = st.attrs(v.oid).get("__torch__")
+                if isinstance(q, ConstV):
+                    return q.value == t.name or (t.name == "torch.nn.Module")
+                if t.name == "torch.nn.Module":
+                    return "__module__" in st.attrs(v.oid)
+                cls = st.attrs(v.oid).get("__class__")
+                if isinstance(cls, RefV) and cls.kind == "class":
+                    return cls.target.torch_base == t.name or False
+                return None
+            if isinstance(v, (TensorV, SeqV, DictV, ConstV)):
+                return False
+            return None
+        if isinstance(t, RefV) and t.kind == "class" and isinstance(v, ObjV):
+            cls = st.attrs(v.oid).get("__class__")
+            if isinstance(cls, RefV) and cls.kind == "class":
+                return cls.target.is_subclass_of(t.target)
+            return False
+        if isinstance(t, RefV) and t.kind == "builtin":
+            py = {"tuple": (SeqV,), "list": (SeqV,), "dict": (DictV,)}.get(t.name)
+            if py is not None:
+                if isinstance(v, SeqV):
+                    return (t.name == "tuple") == (v.kind == "tuple") if t.name in ("tuple", "list") else False
+                if isinstance(v, (TensorV, ObjV)):
+                    return False
+            if t.name in ("int", "float", "bool", "str") and isinstance(v, ConstV):
+                return type(v.value).__name__ == t.name
+            if isinstance(v, TensorV):
+                return False
+        return None
+
+    def deepcopy(self, v: Value, st: State, memo: Dict[int, Value]) -> Value:
+        if isinstance(v, TensorV):
+            info = st.t[v.tid]
+            out = self.it.graph.new_tensor(st, rg=info.rg if info.leaf else False, param=info.param, name=info.name)
+            return out
+        if isinstance(v, ObjV):
+            if v.oid in memo:
+                return memo[v.oid]
+            new = ObjV(fresh_id())
+            memo[v.oid] = new
+            for k, x in st.attrs(v.oid).items():
+                st.set_attr(new.oid, k, self.deepcopy(x, st, memo))
+            return new
+        if isinstance(v, SeqV):
+            return self.it.ev.new_seq([self.deepcopy(x, st, memo) for x in st.lists.get(v.lid, ())], st, kind=v.kind)
+        return v
+
+    def call_seq_method(self, seq: Value, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                        node: ast.AST) -> Value:
+        if isinstance(seq, SeqV):
+            items = list(st.lists.get(seq.lid, ()))
+            if name in ("append", "extend", "insert") and args:
+                self.it.stores.note_store(args[-1], st, node, held=True)
+            if name == "append" and args:
+                items.append(args[0])
+            elif name == "extend" and args:
+                more = self.it.ev.known_items(args[0], st)
+                items.extend(more if more is not None else [self.it.ev.element_of(args[0], st)])
+            elif name == "insert" and len(args) == 2:
+                items.insert(0, args[1])
+            elif name == "pop":
+                if not items:
+                    return UNKNOWN
+                v = items.pop()
+                st.own("lists")[seq.lid] = tuple(items)
+                return v
+            elif name in ("copy",):
+                return self.it.ev.new_seq(items, st, kind=seq.kind)
+            elif name in ("clear",):
+                items = []
+            else:
+                return UNKNOWN
+            if len(items) > 16:
+                items = items[:1] + items[-15:]
+            st.own("lists")[seq.lid] = tuple(items)
+            return NONE
+        if isinstance(seq, DictV):
+            entries = st.dicts.get(seq.did, ())
+            if name == "get" and args:
+                v = self.it.ev.dict_get(seq, args[0], st)
+                if isinstance(v, UnknownV) and not any(k == self.it.ev.dict_key(args[0]) for k, _ in entries):
+                    return args[1] if len(args) > 1 else NONE
+                return v
+            if name == "setdefault" and args:
+                key = self.it.ev.dict_key(args[0])
+                for k, v in entries:
+                    if k == key and key[0] == "c":
+                        return v
+                default = args[1] if len(args) > 1 else NONE
+                self.it.ev.dict_set(seq, args[0], default, st)
+                return default
+            if name == "values":
+                return self.it.ev.new_seq([v for _, v in entries], st)
+            if name == "keys":
+                return self.it.ev.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in entries], st)
+            if name == "items":
+                return self.it.ev.new_seq([self.it.ev.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN, v], st, kind="tuple")
+                                           for k, v in entries], st)
+            if name == "update" and args and isinstance(args[0], DictV):
+                for k, v in st.dicts.get(args[0].did, ()):
+                    self.it.ev.dict_set(seq, ConstV(k[1]) if k[0] == "c" else UNKNOWN, v, st)
+                return NONE
+            if name == "pop" and args:
+                return self.it.ev.dict_get(seq, args[0], st)
+        return UNKNOWN
+
+    # ================================================================== super()
+    def super_proxy(self, args: List[Value], st: State) -> Value:
+        """``super()`` / ``super(Cls, self)`` inside a method: a proxy that looks attributes up
+        after the defining class (its user-defined parents, then the torch base class)."""
+        if len(args) == 2 and isinstance(args[0], RefV) and args[0].kind == "class":
+            return ref_value("super", args[0].name, args[0].target, args[1])
+        fdef = self.it.call_stack[-1] if self.it.call_stack else None
+        if fdef is None:
+            return UNKNOWN
+        owner = self.it.class_of_method(fdef)
+        params = list(fdef.args.posonlyargs) + list(fdef.args.args)
+        if owner is None or not params:
+            return UNKNOWN
+        return ref_value("super", owner.name, owner, st.lookup(params[0].arg))

@@ -1,0 +1,10 @@
+"""The Python front end: source text (decoding, positions: ``source``), the trigger pre-pass
+that decides what is worth interpreting (``triggers``, ``plainwrites``), walks over syntax trees
+(``body``), the calls a file makes (``callsites``) and the user's own imported modules
+(``imports``).
+
+Works on text and ``ast`` only: knows nothing of torch or of the abstract state.
+
+May import: the shared models (``engine.diagnostic``, ``engine.events``, ``engine.entry``) and
+itself.
+"""

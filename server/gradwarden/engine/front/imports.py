@@ -1,0 +1,283 @@
+"""Resolving names imported from the user's own project (``from .models import Generator``).
+
+A training script usually imports its models from a sibling module; without them the step /
+backward ordering hazards of the script are invisible. When a module is analysed as a script
+(it has top-level code worth running), names imported from modules of the same project are
+resolved to their source files: first by a direct lookup of the module path next to the file
+and up to the project root, then, for what that cannot find (sys.path tricks, namespace
+packages), with jedi. Only files inside the project are followed, never site-packages, and
+only on this path (a library module is analysed without following imports), so the lint of
+a large library stays fast.
+"""
+from __future__ import annotations
+
+import ast
+import os
+from collections import OrderedDict
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from gradwarden.engine.front.source import SourceText, decode_source
+
+MAX_FOREIGN_BYTES = 2_000_000
+_ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+# The other files an analysis depended on, for callers that cache results per file
+# (gradwarden.cache): absolute path -> sha256 of the bytes read, or None for a path that was
+# looked for and not found (creating it later could change the result). Set by following().
+_FOLLOWED: ContextVar[Optional[Dict[str, Optional[str]]]] = ContextVar("gradwarden_followed", default=None)
+
+
+@contextmanager
+def following() -> Iterator[Dict[str, Optional[str]]]:
+    """Record, while the block runs, the project files that import resolution reads or probes."""
+    followed: Dict[str, Optional[str]] = {}
+    token = _FOLLOWED.set(followed)
+    try:
+        yield followed
+    finally:
+        _FOLLOWED.reset(token)
+
+
+def _record(path: Path, data: Optional[bytes]) -> None:
+    followed = _FOLLOWED.get()
+    if followed is not None:
+        import hashlib  # only when recording for the result cache
+
+        followed[os.path.abspath(path)] = hashlib.sha256(data).hexdigest() if data is not None else None
+
+
+class ParsedModule:
+    """What parsing a project module gives, independent of the analysis that imports it: its
+    text, tree, statements and trigger index. Shared by the analyses of one process (see
+    _parsed); the analyses only read it."""
+
+    def __init__(self, text: str, tree: ast.Module) -> None:
+        self.src = SourceText(text)
+        self.tree = tree
+        self._statements: Optional[List[ast.stmt]] = None
+        self._def_ids: Optional[List[int]] = None
+        self._triggers = None
+
+    @property
+    def statements(self) -> List[ast.stmt]:
+        """Every statement of the module, nested ones included (statements only sit in the
+        bodies of statements, handlers and match cases, so expressions are not descended)."""
+        if self._statements is None:
+            out: List[ast.stmt] = []
+            todo = list(self.tree.body)
+            while todo:
+                stmt = todo.pop()
+                out.append(stmt)
+                for field in ("body", "orelse", "finalbody"):
+                    sub = getattr(stmt, field, None)
+                    if sub:
+                        todo.extend(sub)
+                for handler in getattr(stmt, "handlers", ()):
+                    todo.extend(handler.body)
+                for case in getattr(stmt, "cases", ()):
+                    todo.extend(case.body)
+            self._statements = out
+        return self._statements
+
+    @property
+    def def_ids(self) -> List[int]:
+        """The ids of the module's function and class definitions (``triggers._defs``): every
+        analysis that follows an import of the module asks, and the walk is the same each time."""
+        if self._def_ids is None:
+            from gradwarden.engine.front.triggers import _defs
+
+            self._def_ids = [id(node) for node, _ in _defs(self.tree.body, None)]
+        return self._def_ids
+
+    @property
+    def triggers(self):
+        """The textual trigger index of this module's own lines (never the importer's)."""
+        if self._triggers is None:
+            from gradwarden.engine.front.triggers import Triggers
+
+            self._triggers = Triggers(self.tree, self.src)
+        return self._triggers
+
+
+# Parsed project modules by (path, bytes): the files of one project import the same modules
+# (a lint run over a package parses its __init__ files once instead of once per importer; a
+# language-server worker re-analyses on every edit). Keyed by the bytes read, so an edited
+# module is parsed afresh; bounded by the size of the sources held (a tree takes ~50-100x its
+# source in memory), least recently used first out.
+MAX_PARSED_BYTES = 1_500_000
+_PARSED: "OrderedDict[Tuple[str, bytes], ParsedModule]" = OrderedDict()
+_parsed_bytes = 0
+
+
+def parsed_already(key: Tuple[str, bytes]) -> Optional[ParsedModule]:
+    """The cached parse of (resolved path, bytes), if any (analyze_source asks it first: a
+    module that other files of the run imported is not parsed twice)."""
+    hit = _PARSED.get(key)
+    if hit is not None:
+        _PARSED.move_to_end(key)
+    return hit
+
+
+def _parsed(path: Path, data: bytes) -> Optional[ParsedModule]:
+    """The parse of ``data`` (the bytes of ``path``); None when it does not decode. Raises
+    SyntaxError, ValueError, RecursionError like ast.parse."""
+    global _parsed_bytes
+    key = (str(path), data)
+    hit = parsed_already(key)
+    if hit is not None:
+        return hit
+    text, _ = decode_source(data)
+    if text is None:
+        return None
+    parsed = ParsedModule(text, ast.parse(text, filename=str(path)))
+    if len(data) <= MAX_PARSED_BYTES:
+        _PARSED[key] = parsed
+        _parsed_bytes += len(data)
+        while _parsed_bytes > MAX_PARSED_BYTES:
+            (_, old), _ = _PARSED.popitem(last=False)
+            _parsed_bytes -= len(old)
+    return parsed
+
+
+class ForeignModule:
+    """A project module whose definitions a script uses: its parse (shared) and what this
+    analysis made of it (its globals)."""
+
+    def __init__(self, path: Path, parsed: ParsedModule) -> None:
+        self.path = path
+        self.parsed = parsed
+        self.src = parsed.src
+        self.tree = parsed.tree
+        self.globals: Dict[str, object] = {}
+        self.loaded = False
+
+    @property
+    def triggers(self):
+        return self.parsed.triggers
+
+
+def project_root(filename: str) -> Optional[Path]:
+    try:
+        here = Path(filename).resolve().parent
+    except OSError:
+        return None
+    for d in [here, *here.parents][:6]:
+        if any((d / m).exists() for m in _ROOT_MARKERS):
+            return d
+    return here
+
+
+class _Lookups:
+    """File-system answers shared by the resolvers of one analysis (the script's and those of
+    the modules it follows): a followed package's modules ask the same questions many times.
+    Per analysis only, so that a long-running process sees files appear and change."""
+
+    def __init__(self) -> None:
+        self.roots: Dict[str, Optional[Path]] = {}
+        self.found: Dict[tuple, Optional[Path]] = {}
+        self.resolved: Dict[Path, Path] = {}
+
+    def resolve(self, path: Path) -> Path:
+        out = self.resolved.get(path)
+        if out is None:
+            out = self.resolved[path] = path.resolve()
+        return out
+
+
+class ImportResolver:
+    def __init__(self, filename: str, lookups: Optional[_Lookups] = None) -> None:
+        self.filename = filename
+        self._lookups = lookups if lookups is not None else _Lookups()
+        roots = self._lookups.roots
+        if filename not in roots:
+            roots[filename] = project_root(filename) if filename and os.path.exists(filename) else None
+        self.root = roots[filename]
+        self.cache: Dict[Path, Optional[ForeignModule]] = {}
+
+    def for_module(self, filename: str) -> "ImportResolver":
+        """The resolver of a followed module's own imports: same analysis, same caches."""
+        nested = ImportResolver(filename, self._lookups)
+        nested.cache = self.cache
+        return nested
+
+    def find(self, module: str, level: int, name: Optional[str] = None) -> Optional[Path]:
+        """The file of ``module`` (or of ``module.name`` when that is a submodule)."""
+        if self.root is None:
+            return None
+        key = (self.filename, module, level, name)
+        found = self._lookups.found
+        if key not in found:
+            found[key] = self._find(module, level, name)
+        return found[key]
+
+    def _find(self, module: str, level: int, name: Optional[str]) -> Optional[Path]:
+        here = self._lookups.resolve(Path(self.filename)).parent
+        if level:
+            base = here
+            for _ in range(level - 1):
+                base = base.parent
+            bases = [base]
+        else:
+            bases = [here, *[p for p in here.parents if self.root in (p, *p.parents)]]
+        parts = module.split(".") if module else []
+        for base in bases:
+            for cand in ([parts + [name]] if name else []) + [parts]:
+                if not cand:
+                    continue
+                p = base.joinpath(*cand)
+                for f in (p.with_suffix(".py"), p / "__init__.py"):
+                    if f.is_file() and self._inside(f):
+                        return f
+                    if _FOLLOWED.get() is not None and not f.exists():
+                        _record(f, None)  # absent today: its appearance would change the answer
+        # jedi only for a package that exists in the project (stdlib and site-packages imports
+        # are not followed, and asking jedi about them costs milliseconds each)
+        top = parts[0] if parts else (name or "")
+        if level or not top or not any((b / top).exists() or (b / f"{top}.py").exists() for b in bases):
+            return None
+        return self._jedi(module, level, name)
+
+    def _inside(self, f: Path) -> bool:
+        try:
+            self._lookups.resolve(f).relative_to(self.root)  # type: ignore[arg-type]
+        except ValueError:
+            return False
+        return "site-packages" not in f.parts
+
+    def _jedi(self, module: str, level: int, name: Optional[str]) -> Optional[Path]:
+        try:
+            import jedi  # optional: only for what the direct lookup cannot find
+        except ImportError:
+            return None
+        code = f"from {'.' * level}{module} import {name}" if name else f"import {module}"
+        try:
+            script = jedi.Script(code, path=self.filename, project=jedi.Project(str(self.root)))
+            for d in script.goto(1, len(code) - 1, follow_imports=True):
+                if d.module_path and self._inside(Path(d.module_path)):
+                    return Path(d.module_path)
+        except Exception:  # noqa: BLE001 - jedi failing only means "not resolved"
+            return None
+        return None
+
+    def load(self, path: Path) -> Optional[ForeignModule]:
+        path = self._lookups.resolve(path)
+        if path in self.cache:
+            return self.cache[path]
+        mod: Optional[ForeignModule] = None
+        try:
+            data = path.read_bytes()
+            _record(path, data)
+            if len(data) <= MAX_FOREIGN_BYTES and path != self._lookups.resolve(Path(self.filename)):
+                parsed = _parsed(path, data)
+                if parsed is not None:
+                    mod = ForeignModule(path, parsed)
+        except OSError:
+            _record(path, None)
+            mod = None
+        except (SyntaxError, ValueError, RecursionError):
+            mod = None
+        self.cache[path] = mod
+        return mod

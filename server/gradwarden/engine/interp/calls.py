@@ -1,0 +1,259 @@
+"""Calls of the module's own code: functions and methods inlined with the caller's arguments
+(``call_function``: depth limits, the code of other project modules, a call of the module's
+top-level code that runs out of work given up), lambdas, generators used as values, and class
+instantiation.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Any, Dict, List, Optional, Tuple
+
+from gradwarden.engine.diagnostic import Span
+from gradwarden.engine.front.body import own_nodes as _own_nodes
+from gradwarden.engine.interp.annotations import numbers_annotation
+from gradwarden.engine.interp.budget import BudgetExceeded, StopPoint
+from gradwarden.engine.interp.interpreter import (
+    ClassInfo, MAX_CALL_DEPTH, MAX_SAME_FUNCTION_DEPTH, MAX_STANDALONE_DEPTH, _SpanNode,
+)
+from gradwarden.engine.state.halt import Halt
+from gradwarden.engine.state.model import (
+    ConstV, DictV, NONE, ObjV, PLAIN_NUMBER, RefV, State, TRUE, TensorV, UNKNOWN, UnknownV, Value, fresh_id,
+    join_states, ref_value,
+)
+
+
+def _concrete_torch_module(qual: str) -> bool:
+    """A torch module class with parameters or settings of its own (not a container)."""
+    return qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1] not in ("Module", "ModuleList", "ModuleDict",
+                                                                             "Sequential", "ParameterList",
+                                                                             "ParameterDict")
+
+
+class Calls:
+    """The ``calls`` role: inlined calls and instantiation."""
+
+    def __init__(self, it: Any) -> None:
+        self.it = it
+        self.generators: Dict[int, bool] = {}  # id(FunctionDef) -> is a generator
+        self.annotation_kinds: Dict[int, Optional[str]] = {}  # id(annotation) -> numbers_annotation's answer
+
+    def call_lambda(self, lam: ast.Lambda, fi: int, args: List[Value], st: State) -> Value:
+        env = dict(st.frames[fi]) if fi < len(st.frames) else {}
+        for a, v in zip(lam.args.args, args):
+            env[a.arg] = v
+        caller = st.fi
+        st.push_frame(env)
+        try:
+            return self.it.ev.eval(lam.body, st)
+        finally:
+            st.pop_frame(caller)
+
+    def bind_params(self, fdef: ast.FunctionDef, args: List[Value], kwargs: Dict[str, Value], st: State) -> Dict[str, Value]:
+        env: Dict[str, Value] = {}
+        a = fdef.args
+        positional = list(a.posonlyargs) + list(a.args)
+        defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+        for i, (param, default) in enumerate(zip(positional, defaults)):
+            if i < len(args):
+                env[param.arg] = args[i]
+            elif param.arg in kwargs:
+                env[param.arg] = kwargs[param.arg]
+            elif default is not None:
+                env[param.arg] = self.it.ev.eval(default, st)
+            else:
+                env[param.arg] = self.unpassed_arg(param, st)
+        if a.vararg is not None:
+            env[a.vararg.arg] = self.it.ev.new_seq(args[len(positional):], st, kind="tuple")
+        kw_defaults = a.kw_defaults or []
+        for param, default in zip(a.kwonlyargs, kw_defaults):
+            if param.arg in kwargs:
+                env[param.arg] = kwargs[param.arg]
+            else:
+                env[param.arg] = self.it.ev.eval(default, st) if default is not None else self.unpassed_arg(param, st)
+        for param in positional + list(a.kwonlyargs):
+            if env.get(param.arg).__class__ is UnknownV and param.annotation is not None:
+                env[param.arg] = self.unpassed_arg(param, st)  # an unknown value annotated `int`: a number
+        if a.kwarg is not None:
+            d = DictV(fresh_id())
+            names = set(env)
+            st.own("dicts")[d.did] = tuple((("c", k), v) for k, v in kwargs.items() if k not in names)
+            env[a.kwarg.arg] = d
+        return env
+
+    def unpassed_arg(self, param: ast.arg, st: State) -> Value:
+        """An argument no caller in view passes (an object built without its constructor's
+        arguments, to analyse its methods): unknown, or a number (numbers) if annotated so."""
+        if param.annotation is None:
+            return UNKNOWN
+        cache = self.annotation_kinds  # per analysis: asked at every call
+        kind = cache.get(id(param.annotation), "?")
+        if kind == "?":
+            kind = cache[id(param.annotation)] = numbers_annotation(param.annotation)
+        if kind == "number":
+            return PLAIN_NUMBER
+        if kind == "numbers":
+            return self.it.ev.new_seq([PLAIN_NUMBER], st, kind="homogeneous")
+        return UNKNOWN
+
+    def call_function(self, fdef: ast.FunctionDef, args: List[Value], kwargs: Dict[str, Value], st: State,
+                      span: Span, bound_self: bool = False, join: bool = True, closure: Optional[int] = None,
+                      generator: bool = False) -> Any:
+        """Inline a call. Returns the value (join=True) or the list of (state, value) exits."""
+        depth_same = sum(1 for f in self.it.call_stack if f is fdef)
+        limit = MAX_STANDALONE_DEPTH if self.it.standalone else MAX_CALL_DEPTH
+        if len(self.it.call_stack) >= limit or depth_same >= MAX_SAME_FUNCTION_DEPTH:
+            return UNKNOWN if join else [(st, UNKNOWN)]
+        fm = self.it.foreign_defs.get(id(fdef))
+        if fm is not None and not (self.it.foreign_stack and self.it.foreign_stack[-1][0] is fm):
+            # entering code of another module: findings inside it point at this call
+            self.it.foreign_stack.append((fm, self.it.span_of(fdef) if self.it.foreign_stack else span))
+            try:
+                return self.call_function(fdef, args, kwargs, st, span, bound_self, join, closure, generator)
+            finally:
+                self.it.foreign_stack.pop()
+        is_gen = self.generators.get(id(fdef))
+        if is_gen is None:
+            is_gen = self.generators[id(fdef)] = (fm is not None or "yield" in self.it.triggers.text(fdef)) and any(
+                isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(fdef))
+        if not generator and is_gen:
+            # A generator used as a value (next(gen), list(gen)): its yields are its items.
+            return self._generator_items(fdef, args, kwargs, st, span, bound_self, join, closure)
+        if id(fdef) in self.it.stopped_defs:
+            return UNKNOWN if join else [(st, UNKNOWN)]  # already ran out of work once
+        self.it.reached.add(id(fdef))
+        env = self.bind_params(fdef, args, kwargs, st)
+        if fm is not None:
+            env["__gw_globals__"] = fm.globals  # type: ignore[assignment]
+        if closure is not None and closure != 0 and closure < len(st.frames):
+            merged = dict(st.frames[closure])
+            merged.update(env)
+            env = merged
+        # a call the module's top-level code makes: if it runs out of work, only the call is
+        # given up (the state goes back to before it) and the module's code goes on
+        before = st.fork() if not (self.it.standalone or self.it.call_stack or self.it.foreign_stack) else None
+        caller = st.fi
+        saved_mode = st.grad_enabled
+        saved_flow, saved_ret = st.flow, st.retval
+        st.flow = None
+        st.push_frame(env)
+        mode = self.decorator_grad_mode(fdef, st)
+        if mode is not None:
+            st.grad_enabled = mode
+        if generator and self.it.consumers:
+            self.it.consumers[-1]["gen_frame"] = st.fi
+        self.it.call_stack.append(fdef)
+        self.it.call_spans.append(span)
+        self.it.call_args.append(frozenset(t.tid for v in list(args) + list(kwargs.values())
+                                           for t in self.it.graph.slot_tensors(st, v)))
+        try:
+            try:
+                exits = self.it.stmts.exec_block(fdef.body, [st])
+            finally:
+                self.it.call_stack.pop()
+                self.it.call_spans.pop()
+                self.it.call_args.pop()
+        except BudgetExceeded as exc:
+            if before is None:
+                raise
+            self.give_up_call(fdef, exc.at)
+            st.become(before)
+            return UNKNOWN if join else [(st, UNKNOWN)]
+        results: List[Tuple[State, Value]] = []
+        for s in exits:
+            ret = s.retval if s.flow == "return" else NONE
+            if s.flow == "consumer_return":
+                ret = NONE
+            s.pop_frame(caller)
+            s.grad_enabled = saved_mode
+            if s.flow not in ("consumer_return",):
+                s.flow = saved_flow
+            s.retval = saved_ret
+            results.append((s, ret))
+        if not join:
+            return results
+        return self.join_exits(st, results)
+
+    def give_up_call(self, fdef: ast.FunctionDef, at: Optional[StopPoint] = None) -> None:
+        """The module's code called ``fdef`` and the call ran out of work: note it on the
+        function, never run it again, and give the module's code a fresh allotment."""
+        self.it.stopped_defs.add(id(fdef))
+        saved = self.it.budget.begin(self.it.definition_label(fdef, getattr(self.it.class_of_method(fdef), "name", "")),
+                                     self.it.header_span(fdef))
+        self.it.stopped_early(at)
+        self.it.budget.end(saved)
+        self.it.budget.restart()
+
+    @staticmethod
+    def join_exits(st: State, results: List[Tuple[State, Value]]) -> Value:
+        """Make ``st`` the join of a call's exit states; the call's value (a tensor if any exit
+        returns one). Raises Halt when no exit is left (every path raised)."""
+        if not results:
+            raise Halt()
+        if len(results) == 1:
+            s, ret = results[0]
+            if s is not st:
+                st.become(s)
+            return ret
+        merged = join_states([s for s, _ in results])
+        rets = [r for _, r in results]
+        # A tensor that carries a graph on one of the paths stands for the call's value: a
+        # branch the analysis cannot decide (`if input.is_cuda and self.ngpu > 1:` around an
+        # op it does not know) must not hide what the other path shows
+        ret = next((r for r in rets if isinstance(r, TensorV) and r.tid in merged.t and merged.t[r.tid].rg is True),
+                   None) or next((r for r in rets if isinstance(r, TensorV)), None) or next(
+            (r for r in rets if not isinstance(r, UnknownV)), UNKNOWN)
+        st.become(merged)
+        return ret
+
+    def _generator_items(self, fdef, args, kwargs, st, span, bound_self, join, closure) -> Any:
+        self.it.loop_counter += 1
+        collector = {"stmt": None, "frame": st.fi, "loop_id": self.it.loop_counter, "count": 0, "items": []}
+        self.it.consumers.append(collector)
+        try:
+            exits = self.call_function(fdef, args, kwargs, st, span, bound_self=bound_self, join=False,
+                                       closure=closure, generator=True)
+        finally:
+            self.it.consumers.pop()
+        items = collector["items"]
+        if not exits:
+            raise Halt()
+        st.become(join_states([s for s, _ in exits]) if len(exits) > 1 else exits[0][0])
+        seq = self.it.ev.new_seq(items[:1], st, kind="homogeneous") if items else self.it.ev.new_seq([], st)
+        return seq if join else [(st, seq)]
+
+    def decorator_grad_mode(self, fdef: ast.FunctionDef, st: State) -> Optional[bool]:
+        for d in fdef.decorator_list:
+            target = d.func if isinstance(d, ast.Call) else d
+            v = self.it.ev.eval(target, st)
+            if isinstance(v, RefV) and v.kind == "torch":
+                name = v.name
+                if name.endswith(("no_grad", "inference_mode")):
+                    return False
+                if name.endswith("enable_grad"):
+                    return True
+        return None
+
+    # ------------------------------------------------------------------ classes
+    def instantiate(self, info: ClassInfo, args: List[Value], kwargs: Dict[str, Value], st: State, span: Span,
+                    run_init: bool = True) -> Value:
+        obj = ObjV(fresh_id())
+        st.set_attr(obj.oid, "__class__", ref_value("class", info.name, info))
+        st.set_attr(obj.oid, "__span__", ConstV(span))
+        if info.is_module:
+            st.set_attr(obj.oid, "training", TRUE)
+            st.set_attr(obj.oid, "__module__", TRUE)
+        init = info.find_method("__init__")
+        if init and run_init:
+            if self.it.init_depth >= self.it.init_limit:
+                st.set_attr(obj.oid, "__opaque__", TRUE)  # too deep to follow: calls stay unknown
+                return obj
+            self.it.init_depth += 1
+            try:
+                self.call_function(init[1], [obj] + args, kwargs, st, span, bound_self=True)
+            finally:
+                self.it.init_depth -= 1
+        elif run_init and info.is_module and _concrete_torch_module(info.torch_base):
+            # ``class QuantLinear(nn.Linear)`` without an ``__init__``: nn.Linear's own builds
+            # the parameters from the constructor's arguments
+            self.it.modules.adopt_torch_module(obj, info.torch_base, args, kwargs, st, _SpanNode(span))
+        return obj

@@ -1,0 +1,325 @@
+"""The interpreter of one module: the run (``Interpreter.run``) and the state it shares with its
+roles (events, the call stack, the budget, the code of other project modules).
+
+Path-sensitive inside a function body (an ``if`` forks the state, up to ``MAX_PATHS``
+paths, then paths are joined), joined at call boundaries. Loops run twice, so that what one
+iteration leaves behind (a freed graph, a hidden state) meets the next one; loops over a
+known small sequence (``model.parameters()``, ``model.modules()``) run once per element.
+
+Cost stays polynomial in the nesting depth: a block's paths run through ``if``, ``for``,
+``while`` and ``try`` together (one run of the nested block for all of them, capped at
+``MAX_PATHS``, instead of one per path, which multiplies at every level); a loop nested in
+the second iteration of another runs once (what one of its iterations leaves to the next
+was already seen in the outer loop's first iteration); nested unrolled sequences stop
+unrolling past ``MAX_UNROLL_PRODUCT`` runs of a body. A per-definition budget
+(engine/interp/budget.py) stops whatever still grows, with one information note.
+Calls to functions, classes and ``nn.Module`` subclasses of the same file are inlined, so a
+hazard is found in the context of its caller (with the caller's real arguments). Functions
+that the module's own execution never reaches are analysed on their own afterwards, with
+unknown arguments (engine/interp/unreached.py).
+
+An error that PyTorch raises on the spot (a leaf written in place, a write into an
+expanded tensor) ends its path: what follows it cannot run.
+
+The work is done by roles, objects the interpreter holds as attributes and builds from the
+classes ``engine.assembly`` chooses: the Python semantics (``stmts``, ``stores``, ``ev``,
+``calls``, ``unreached``: this package), the torch domain (``torch``, ``tensors``, ``modules``,
+``optim``, ``functions``, ``builtins``: engine/domain/) and the checks (``graph``, ``writes``,
+``backward``, ``flow``, ``losses``, ``training``, ``viewchecks``: engine/checks/). A role reaches
+another through the interpreter (``self.it.tensors.call_tensor_method(...)``), never by import.
+"""
+from __future__ import annotations
+
+import ast
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
+
+from gradwarden.engine.diagnostic import Related, Span
+from gradwarden.engine.events import Event
+from gradwarden.engine.front.source import SourceText
+from gradwarden.engine.interp.budget import Budget, BudgetExceeded, StopPoint
+from gradwarden.engine.state.model import ConstV, State, Value, join_states
+
+
+MAX_PATHS = 6
+MAX_PATHS_STANDALONE = 3
+MAX_CALL_DEPTH = 8
+MAX_STANDALONE_DEPTH = 3  # analysing a function on its own: follow calls this deep
+MAX_SAME_FUNCTION_DEPTH = 3
+MAX_UNROLL = 8  # loops over a known sequence longer than this run twice, like unknown loops
+# ... except walks over a model's modules or parameters (``for m in self.modules(): if
+# isinstance(m, nn.ReLU): m.inplace = True``): each element is a different object to configure
+MAX_UNROLL_MODULES = 64
+# nested unrolled loops over known sequences: past this many runs of the innermost body,
+# a nested sequence is walked like a loop of unknown length (twice)
+MAX_UNROLL_PRODUCT = 128
+MAX_INIT_DEPTH = 3  # nested module constructions followed; deeper submodules stay opaque
+
+
+@dataclass
+class ClassInfo:
+    name: str
+    node: ast.ClassDef
+    bases: List[Value]
+    methods: Dict[str, ast.FunctionDef] = field(default_factory=dict)
+    class_attrs: Dict[str, ast.expr] = field(default_factory=dict)
+    is_module: bool = False
+    is_function: bool = False  # torch.autograd.Function subclass
+    torch_base: str = ""  # e.g. "torch.nn.Module"
+    parents: List["ClassInfo"] = field(default_factory=list)
+
+    def find_method(self, name: str) -> Optional[Tuple["ClassInfo", ast.FunctionDef]]:
+        if name in self.methods:
+            return self, self.methods[name]
+        for p in self.parents:
+            found = p.find_method(name)
+            if found:
+                return found
+        return None
+
+    def is_subclass_of(self, other: "ClassInfo") -> bool:
+        return self is other or any(p.is_subclass_of(other) for p in self.parents)
+
+
+FuncNode = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+class _SpanNode(ast.AST):
+    """A synthetic node carrying a span (for calls the analysis makes on its own)."""
+
+    _fields = ()
+
+    def __init__(self, span: Span) -> None:
+        super().__init__()
+        self.lineno, self.end_lineno = span.row, span.end_row
+        self.col_offset, self.end_col_offset = span.column - 1, span.end_column - 1
+        self.args = []
+
+
+class Interpreter:
+    """One analysis of a module: what its roles share, and the run."""
+
+    def __init__(self, tree: ast.Module, src: SourceText, filename: str, triggers: Any = None,
+                 roles: Optional[Dict[str, Callable[["Interpreter"], Any]]] = None) -> None:
+        self.tree = tree
+        self.src = src
+        self.filename = filename
+        self.events: Dict[Tuple[str, int, int, str], Event] = {}
+        self.reached: Set[int] = set()  # ids of FunctionDef nodes executed in context
+        self.applied_functions: Set[str] = set()
+        self.classes: Dict[int, ClassInfo] = {}  # id(ClassDef) -> info
+        self.method_owner: Dict[int, ClassInfo] = {}  # id(FunctionDef) -> the class defining it
+        self._spans: Dict[int, Tuple[ast.AST, Span]] = {}  # id(node) -> (node, its span)
+        self.call_stack: List[Any] = []
+        self.call_spans: List[Span] = []
+        self.call_args: List[FrozenSet[int]] = []  # the tensors passed to each running call
+        self.consumers: List[Dict[str, Any]] = []  # the loops consuming the generators now running
+        self.loop_depth: Dict[int, int] = {}  # loop id -> the call depth it runs at
+        self.budget = Budget()
+        self.work = self.budget.work  # counters of what the engine did (tests, benchmarks)
+        self.loop_counter = 0
+        self.analysed_backward: Set[Tuple[int, int]] = set()
+        self.init_depth = 0  # > 0 while an __init__ runs: loops then run once
+        self.init_limit = MAX_INIT_DEPTH  # nested module constructions followed this deep
+        self.standalone = False  # True once the module's own execution is done
+        # containers an analysed-alone function found (engine/interp/unreached._standalone):
+        # the ids of lists and of dicts, as the keys of the state's dicts then
+        self.prefilled_lists: Any = {}
+        self.prefilled_dicts: Any = {}
+        self.resolver: Any = None  # follows imports from the user's project (script mode only)
+        self.foreign_stack: List[Tuple[Any, Span]] = []  # (ForeignModule, call site in this file)
+        self.foreign_defs: Dict[int, Any] = {}
+        self.foreign_stmts: Dict[int, Any] = {}  # statements of other project modules -> their module
+        self.stopped_defs: Set[int] = set()  # functions whose call from the module's code ran out of work
+        self.callsites: Any = None  # engine.front.callsites.CallSites, built for the first standalone run
+        # engine/incremental/unitcache.UnitSession (the language server): replays the results of
+        # top-level statements whose analysis cannot have changed; None (the CLI) analyses every one
+        self.unit_hook: Any = None
+        self.unit_log: Optional[List[Tuple[Tuple[str, int, int, str], Event]]] = None  # what the running unit emits
+        self.module_state: Optional[State] = None
+        from gradwarden.engine.front.triggers import Triggers
+
+        # ``triggers``: the same facts, when the caller computed them already
+        self.triggers = triggers if triggers is not None else Triggers(tree, src)
+        self.interesting = self.triggers.interesting
+        # the roles, each built with this interpreter (engine/assembly.py says which class plays
+        # which); a role with a ``finish()`` is called at the end of the run, in this order
+        self.finishers: List[Callable[[], None]] = []
+        self.roles: Tuple[str, ...] = tuple(roles or ())
+        for name, make in (roles or {}).items():
+            role = make(self)
+            setattr(self, name, role)
+            finish = getattr(role, "finish", None)
+            if finish is not None:
+                self.finishers.append(finish)
+
+    def release(self) -> None:
+        """Cut the roles' links back to this interpreter (the run has ended). The interpreter
+        holds its roles and each role holds it: a cycle that only the cyclic collector frees,
+        which an analysis keeps mostly off (engine/entry.py: fewer_collections), so everything
+        the run built would outlive it and make each collection walk it. What the roles found
+        stays readable; they cannot run again."""
+        for name in self.roles:
+            getattr(self, name).it = None
+
+    # ------------------------------------------------------------------ entry
+    def run(self) -> List[Event]:
+        try:
+            return self._run()
+        finally:
+            self.release()
+
+    def _run(self) -> List[Event]:
+        st = State()
+        st.frame()["__name__"] = ConstV("__main__")
+        body = self.tree.body
+        if self.triggers.script_mode(self.tree):
+            from gradwarden.engine.front.imports import ImportResolver
+
+            self.resolver = ImportResolver(self.filename)
+        else:
+            # A library module: bind its names, skip evaluating what it computes at import
+            # time (registries, config tables) that no hazard can come from.
+            body = [s for s in body if isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef,
+                                                      ast.AsyncFunctionDef, ast.ClassDef))
+                    or "(" not in self.triggers.text(s)]
+        states: List[State] = []
+        with self.allotment(None):
+            states = self.stmts.exec_block(body, [st])
+        final = join_states(states) if states else st
+        self.module_state = final
+        self.backward.finish_path(states)
+        self.standalone = True
+        self.unreached.analyse_unreached(final)
+        for finish in self.finishers:
+            finish()
+        return list(self.events.values())
+
+    # ------------------------------------------------------------------ budget
+    @contextmanager
+    def allotment(self, node: Optional[ast.AST], owner: str = "", quiet: bool = False) -> Iterator[None]:
+        """Analyse one definition (``node``; None: the module's top-level code) within its own
+        allotment of work. Past it, that analysis stops here (what it found so far is kept)
+        and one information note on the definition says so; ``quiet``: no note (code of
+        another module, whose own check reports it)."""
+        saved = self.budget.begin(self.definition_label(node, owner), self.header_span(node))
+        try:
+            yield
+        except BudgetExceeded as exc:
+            if not quiet:
+                self.stopped_early(exc.at)
+        finally:
+            self.budget.end(saved)
+
+    def stopped_early(self, at: Optional[StopPoint] = None) -> None:
+        span = self.budget.span or Span(1, 1, 1, 1)
+        self.work.stopped.append((self.budget.label, span))
+        where, growth, related = "", "", ()
+        if at is not None:
+            # the line it stopped at (in this file: a call into another module's code is named
+            # by its call here) and what had grown there, so that the user sees which loop,
+            # branch or call to simplify (or to move into a function of its own)
+            stop = at.span
+            inlined = list(at.calls[1:]) if at.calls and self.definition_label(None) != self.budget.label else \
+                list(at.calls)
+            parts = []
+            if at.paths > 1:
+                parts.append(f"{at.paths} paths at once (branches whose conditions the analysis cannot decide)")
+            if at.loops:
+                parts.append(f"{at.loops} enclosing loop{'s' if at.loops > 1 else ''}")
+            if inlined:
+                parts.append(f"{len(inlined)} inlined call{'s' if len(inlined) > 1 else ''} deep "
+                             f"({' -> '.join(f'`{c}`' for c in inlined)})")
+            where = f" at line {stop.row}" + (f" (inside `{os.path.basename(at.module)}`, reached from this line)"
+                                              if at.module else "")
+            growth = "; there: " + ", ".join(parts) if parts else ""
+            if stop.row != span.row:
+                related = (Related(stop, "the analysis stopped here", "note"),)
+        self.emit(Event("analysis_stopped", span, {
+            "what": self.budget.label, "limit": f"{self.budget.limit:,}", "where": where, "growth": growth},
+            related=related))
+
+    @staticmethod
+    def definition_label(node: Optional[ast.AST], owner: str = "") -> str:
+        if node is None:
+            return "the module's top-level code"
+        name = getattr(node, "name", "?")
+        return f"`{owner}.{name}`" if owner else f"`{name}`"
+
+    def header_span(self, node: Optional[ast.AST]) -> Span:
+        """``def name`` / ``class Name`` of a definition (the module: its first line)."""
+        if node is None or self.foreign_stack:
+            return Span(1, 1, 1, 1)
+        row = node.lineno
+        line = self.src.line(row)
+        col = self.src.char_col(row, node.col_offset)
+        name = getattr(node, "name", "")
+        end = line.find(name, col) if name else -1
+        end = end + len(name) if end >= 0 else len(line.rstrip())
+        return Span(row, col + 1, row, max(end, col) + 1)
+
+    def is_method(self, fn: ast.AST) -> bool:
+        return self.class_of_method(fn) is not None
+
+    def class_of_method(self, fn: ast.AST) -> Optional[ClassInfo]:
+        """The class of the file that defines ``fn`` as a method, if any."""
+        return self.method_owner.get(id(fn))
+
+    # ------------------------------------------------------------------ helpers
+    def span_of(self, node: ast.AST) -> Span:
+        if self.foreign_stack:
+            return self.foreign_stack[-1][1]  # code of another module: point at the call here
+        hit = self._spans.get(id(node))
+        if hit is not None and hit[0] is node:  # a node runs once per path and iteration
+            return hit[1]
+        row = getattr(node, "lineno", 1) or 1
+        col = getattr(node, "col_offset", 0) or 0
+        erow = getattr(node, "end_lineno", None) or row
+        ecol = getattr(node, "end_col_offset", None)
+        src = self.src
+        if not src.ascii:
+            col = src.char_col(row, col)
+            if ecol is not None:
+                ecol = src.char_col(erow, ecol)
+        span = Span(row, col + 1, erow, ecol + 1 if ecol is not None else col + 1)
+        self._spans[id(node)] = (node, span)
+        return span
+
+    def text_of(self, node: ast.AST) -> str:
+        """The source text of ``node`` (one line, shortened), from the already split lines."""
+        row = getattr(node, "lineno", None)
+        erow = getattr(node, "end_lineno", None)
+        if row is None or erow is None:
+            return "?"
+        src = self.foreign_stack[-1][0].src if self.foreign_stack else self.src
+        first = src.line(row)
+        start = src.char_col(row, node.col_offset)
+        if erow == row:
+            seg = first[start:src.char_col(row, node.end_col_offset)]
+        else:
+            parts = [first[start:]] + [src.line(r) for r in range(row + 1, erow)]
+            parts.append(src.line(erow)[:src.char_col(erow, node.end_col_offset)])
+            seg = " ".join(p.strip() for p in parts)
+        seg = " ".join(seg.split())
+        return seg if len(seg) <= 60 else seg[:57] + "..."
+
+    def emit(self, ev: Event) -> None:
+        key = (ev.kind, ev.span.row, ev.span.column, ev.facts.get("code", ""))
+        if self.unit_log is not None:
+            self.unit_log.append((key, ev))  # every emit, kept or not: a replay repeats them in order
+        if key not in self.events:
+            self.events[key] = ev
+
+    @staticmethod
+    def is_static(fn: ast.FunctionDef) -> bool:
+        return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in fn.decorator_list)
+
+    def tick(self) -> None:
+        self.budget.tick()
+
+    def triggered(self, node: ast.AST) -> bool:
+        # a statement of another project module is looked up in that module's own lines
+        fm = self.foreign_stmts.get(id(node))
+        return (fm.triggers if fm is not None else self.triggers).triggered(node)
