@@ -256,7 +256,8 @@ def test_concurrent_runs_never_corrupt_the_cache(tmp_path):
     expected = run_cli(tmp_path, "check", "--no-cache", "--output-format", "json", ".")
     assert not (tmp_path / cache.CACHE_DIR_NAME).exists()
     cmd = [sys.executable, "-m", "gradwarden", "check", "--output-format", "json", "."]
-    procs = [subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = {k: v for k, v in os.environ.items() if k not in (cache.ENV_CACHE_DIR, cache.ENV_NO_CACHE)}
+    procs = [subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for _ in range(6)]
     outputs = [p.communicate() for p in procs]
     assert all(out == expected.stdout for out, _ in outputs)

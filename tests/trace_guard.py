@@ -11,7 +11,10 @@ is then removed (kept, with its path printed, when the run failed otherwise, for
 
 torch's own compile cache (``torchinductor_<user>``, which an optimizer's first step creates in
 ``$TMPDIR``) is directed into ``torch-cache`` of that folder (``TORCHINDUCTOR_CACHE_DIR``,
-``TRITON_CACHE_DIR``) and goes with it.
+``TRITON_CACHE_DIR``), ``gradwarden check``'s result cache into ``gradwarden-cache``
+(``GRADWARDEN_CACHE_DIR``) and hypothesis' storage into ``hypothesis-home``: they go with it.
+Ignored paths that appear in the checkout count as traces too, except build outputs
+(``BUILD_OUTPUTS``: the editor stack's cache, the extension's build, bytecode).
 
 ``GRADWARDEN_TRACE_GUARD=off`` turns it off (a developer running single files against an
 existing ``TMPDIR`` layout).
@@ -29,6 +32,8 @@ REPO = Path(__file__).resolve().parents[1]
 ENV = "GRADWARDEN_TRACE_GUARD"
 TORCH_CACHE = "torch-cache"  # inside the run's folder: the guard's own, removed with it
 HYPOTHESIS_HOME = "hypothesis-home"  # hypothesis' own storage (its constants cache), likewise
+RESULT_CACHE = "gradwarden-cache"  # `gradwarden check`'s result cache ($GRADWARDEN_CACHE_DIR), likewise:
+# a check of the checkout's own files (examples/, tests/data/) would put it beside pyproject.toml
 _state: dict = {}
 
 
@@ -71,9 +76,11 @@ def start(config) -> None:
     os.environ["TMPDIR"] = root
     tempfile.tempdir = root
     cache = os.path.join(root, TORCH_CACHE)
-    for var in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR"):
+    folders = {"TORCHINDUCTOR_CACHE_DIR": cache, "TRITON_CACHE_DIR": cache,
+               "GRADWARDEN_CACHE_DIR": os.path.join(root, RESULT_CACHE)}
+    for var, folder in folders.items():
         _state.setdefault("old_env", {})[var] = os.environ.get(var)
-        os.environ[var] = cache
+        os.environ[var] = folder
 
 
 def direct_tools() -> None:
@@ -90,7 +97,7 @@ def traces() -> List[str]:
     if root is None:
         return []
     found = [f"{os.path.join(root, name)} (left in the temporary folder)"
-             for name in sorted(os.listdir(root)) if not name.startswith("pytest-of-") and name not in (TORCH_CACHE, HYPOTHESIS_HOME)]
+             for name in sorted(os.listdir(root)) if not name.startswith("pytest-of-") and name not in (TORCH_CACHE, HYPOTHESIS_HOME, RESULT_CACHE)]
     before, after = _state.get("git"), _git_status()
     if before is not None and after is not None:
         found += [f"git status: {line}" for line in sorted(set(after) - set(before))]
