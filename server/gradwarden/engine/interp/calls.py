@@ -102,6 +102,10 @@ class Calls:
         depth_same = sum(1 for f in self.it.call_stack if f is fdef)
         limit = MAX_STANDALONE_DEPTH if self.it.standalone else MAX_CALL_DEPTH
         if len(self.it.call_stack) >= limit or depth_same >= MAX_SAME_FUNCTION_DEPTH:
+            # not run, but its arguments were: work the budget counts (the next statement
+            # checks it), else a call tree as wide as it is deep (six calls a line) spends
+            # most of its time in calls too deep to follow, the statement count blind to it
+            self.it.budget.work.statements += 1
             return UNKNOWN if join else [(st, UNKNOWN)]
         fm = self.it.foreign_defs.get(id(fdef))
         if fm is not None and not (self.it.foreign_stack and self.it.foreign_stack[-1][0] is fm):
