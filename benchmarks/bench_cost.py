@@ -30,7 +30,7 @@ seeded; it is not benchmarks/bench_bounded.py's generator (one fixed for/if/whil
 Each program is analysed in a fresh process (``analyze_source``; the engine imported before
 the clock starts); printed: CPU seconds, statement visits, most paths held, and GW002 notes
 (target: each <= 3 s). A **runaway** row (``runaway_program``: a training step whose inlined
-calls really multiply, 6**8 runs of the innermost helper however the paths are joined)
+calls really multiply, 6**7 runs of the innermost helper however the paths are joined)
 checks that the budget (engine/interp/budget.py) still stops it, with one GW002, in bounded
 time.
 """
@@ -317,9 +317,8 @@ def nest_program(depth: int, seed: int) -> str:
 
 def runaway_program(levels: int = 8) -> str:
     """A training step whose work really is exponential: each of ``levels`` helpers calls the
-    next one six times (two calls in a loop over three known items, under a branch the
-    analysis cannot decide), so inlining the first one means 6**levels runs of the last,
-    however the paths are joined. The budget must stop it, with one GW002."""
+    next one six times, so inlining the first one means 6**(levels - 1) runs of the last,
+    however paths are joined or loops run. The budget must stop it, with one GW002."""
     lines = ["import torch", "", ""]
     for k in range(levels):
         nxt = f"level{k + 1}" if k + 1 < levels else None
@@ -327,12 +326,8 @@ def runaway_program(levels: int = 8) -> str:
         if nxt is None:
             lines += ["    return x * 2 + 1", "", ""]
             continue
-        lines += ["    for s in (1.0, 2.0, 3.0):",
-                  "        if x.sum() > s:",
-                  f"            x = {nxt}(x) + {nxt}(x * s)",
-                  "        else:",
-                  f"            x = {nxt}(x - s)",
-                  "    return x", "", ""]
+        lines += [f"    return {nxt}(x) + {nxt}(x * 2) + {nxt}(x - 1) + {nxt}(x / 2) + {nxt}(x + 1) + {nxt}(-x)",
+                  "", ""]
     lines += ["def train(model, loader, opt):",
               "    for batch in loader:",
               "        out = level0(model(batch))",

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.front.body import own_nodes as _own_nodes
 from gradwarden.engine.interp.annotations import numbers_annotation
-from gradwarden.engine.interp.budget import BudgetExceeded, StopPoint
+from gradwarden.engine.interp.budget import RETRY_SHARE, BudgetExceeded, StopPoint
 from gradwarden.engine.interp.interpreter import (
     ClassInfo, MAX_CALL_DEPTH, MAX_SAME_FUNCTION_DEPTH, MAX_STANDALONE_DEPTH, _SpanNode,
 )
@@ -157,10 +157,14 @@ class Calls:
                 self.it.call_spans.pop()
                 self.it.call_args.pop()
         except BudgetExceeded as exc:
-            if before is None:
-                raise
-            self.give_up_call(fdef, exc.at)
+            if before is None or self.it.coarse:
+                raise  # (a coarse retry that ran out too: the first attempt's handler below notes it)
             st.become(before)
+            try:
+                return self.coarse_retry(fdef, args, kwargs, st, span, bound_self, join, closure, generator)
+            except BudgetExceeded:
+                st.become(before)
+            self.give_up_call(fdef, exc.at)  # where the precise run stopped: what grew there
             return UNKNOWN if join else [(st, UNKNOWN)]
         results: List[Tuple[State, Value]] = []
         for s in exits:
@@ -176,6 +180,27 @@ class Calls:
         if not join:
             return results
         return self.join_exits(st, results)
+
+    def coarse_retry(self, fdef: ast.FunctionDef, args: List[Value], kwargs: Dict[str, Value], st: State,
+                     span: Span, bound_self: bool, join: bool, closure: Optional[int], generator: bool) -> Any:
+        """The module's code called ``fdef`` and the call ran out of work: run it once more
+        coarsely (``it.coarse``: every block's paths joined at each statement, a known sequence
+        looped over as one of unknown length), within a third of an allotment. What made the
+        precise run explode is paths multiplied by loops, unrolled walks over a model's modules
+        and inlined calls (a training loop calling a library's step several calls deep); one
+        path through the same code is a small fraction of that work, and a hazard on every path
+        is still met (a join keeps what each path holds). Raises BudgetExceeded if even that
+        runs out."""
+        budget = self.it.budget
+        limit = budget.limit
+        budget.restart()
+        budget.limit = max(1, limit // RETRY_SHARE)
+        self.it.coarse = True
+        try:
+            return self.call_function(fdef, args, kwargs, st, span, bound_self, join, closure, generator)
+        finally:
+            self.it.coarse = False
+            budget.limit = limit
 
     def give_up_call(self, fdef: ast.FunctionDef, at: Optional[StopPoint] = None) -> None:
         """The module's code called ``fdef`` and the call ran out of work: note it on the
