@@ -167,3 +167,24 @@ def test_a_call_within_its_allotment_is_not_retried(monkeypatch) -> None:
     monkeypatch.setattr(calls.Calls, "coarse_retry", spy)
     diags, _ = _run(TRAIN)
     assert not entered and not [d for d in diags if d.code == "GW002"]
+
+
+def test_a_second_call_goes_coarse_at_once(monkeypatch) -> None:
+    # the module's code calls `train` twice (no leaf write: that would end the path there);
+    # only the first call pays for the precise run
+    once = TRAIN.replace("    w.add_(1)", "    w = w + 1")
+    twice = once + "train(model, [torch.randn(4)], opt, int(input()), int(input()))\n"
+    _, need_once = _run(once)
+    limit = need_once * 9 // 10
+    monkeypatch.setattr(budget, "STATEMENTS_PER_DEFINITION", limit)
+    retried = []
+    real = calls.Calls.coarse_retry
+
+    def spy(self, *a, **k):
+        retried.append(1)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(calls.Calls, "coarse_retry", spy)
+    diags, used = _run(twice)
+    assert len(retried) == 2 and not [d for d in diags if d.code == "GW002"]
+    assert used < 2 * limit, (used, limit)  # one precise run that ran out, two coarse ones

@@ -124,6 +124,13 @@ class Calls:
             return self._generator_items(fdef, args, kwargs, st, span, bound_self, join, closure)
         if id(fdef) in self.it.stopped_defs:
             return UNKNOWN if join else [(st, UNKNOWN)]  # already ran out of work once
+        if id(fdef) in self.it.coarse_defs and not (self.it.coarse or self.it.standalone or self.it.call_stack
+                                                    or self.it.foreign_stack):
+            # the module's code called it before and its precise run ran out: coarsely at once
+            # (a notebook calling its training function once per cell paid the precise run's
+            # whole allotment again at each call)
+            return self._coarse_or_give_up(fdef, self.it.coarse_defs[id(fdef)], st.fork(), args, kwargs, st, span,
+                                           bound_self, join, closure, generator)
         self.it.reached.add(id(fdef))
         env = self.bind_params(fdef, args, kwargs, st)
         if fm is not None:
@@ -160,12 +167,8 @@ class Calls:
             if before is None or self.it.coarse:
                 raise  # (a coarse retry that ran out too: the first attempt's handler below notes it)
             st.become(before)
-            try:
-                return self.coarse_retry(fdef, args, kwargs, st, span, bound_self, join, closure, generator)
-            except BudgetExceeded:
-                st.become(before)
-            self.give_up_call(fdef, exc.at)  # where the precise run stopped: what grew there
-            return UNKNOWN if join else [(st, UNKNOWN)]
+            return self._coarse_or_give_up(fdef, exc.at, before, args, kwargs, st, span, bound_self, join, closure,
+                                           generator)
         results: List[Tuple[State, Value]] = []
         for s in exits:
             ret = s.retval if s.flow == "return" else NONE
@@ -180,6 +183,19 @@ class Calls:
         if not join:
             return results
         return self.join_exits(st, results)
+
+    def _coarse_or_give_up(self, fdef: ast.FunctionDef, at: Optional[StopPoint], before: State, args: List[Value],
+                           kwargs: Dict[str, Value], st: State, span: Span, bound_self: bool, join: bool,
+                           closure: Optional[int], generator: bool) -> Any:
+        """A call of the module's code whose precise run ran out (stopped at ``at``; ``st`` is
+        ``before`` it): its coarse run, else the note and no more runs of it."""
+        self.it.coarse_defs[id(fdef)] = at
+        try:
+            return self.coarse_retry(fdef, args, kwargs, st, span, bound_self, join, closure, generator)
+        except BudgetExceeded:
+            st.become(before)
+        self.give_up_call(fdef, at)  # where the precise run stopped: what grew there
+        return UNKNOWN if join else [(st, UNKNOWN)]
 
     def coarse_retry(self, fdef: ast.FunctionDef, args: List[Value], kwargs: Dict[str, Value], st: State,
                      span: Span, bound_self: bool, join: bool, closure: Optional[int], generator: bool) -> Any:

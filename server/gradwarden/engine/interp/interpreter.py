@@ -136,6 +136,9 @@ class Interpreter:
         self.foreign_defs: Dict[int, Any] = {}
         self.foreign_stmts: Dict[int, Any] = {}  # statements of other project modules -> their module
         self.stopped_defs: Set[int] = set()  # functions whose call from the module's code ran out of work
+        # functions whose precise run, called from the module's code, ran out (where it stopped):
+        # later calls run coarsely at once (engine/interp/calls.py)
+        self.coarse_defs: Dict[int, Optional[StopPoint]] = {}
         self.callsites: Any = None  # engine.front.callsites.CallSites, built for the first standalone run
         # engine/incremental/unitcache.UnitSession (the language server): replays the results of
         # top-level statements whose analysis cannot have changed; None (the CLI) analyses every one
