@@ -159,9 +159,9 @@ def trees_table(names: Sequence[str], servers: Dict[str, Path], rounds: int, fmt
         mb = sum(p.stat().st_size for p in files) / 1e6
         parse: List[float] = []
         checks: Dict[str, List[float]] = {c: [] for c in cols}
-        for _ in range(rounds):
+        for r in range(rounds):
             parse.append(parse_cpu(tree))
-            for c in cols:
+            for c in (cols if r % 2 == 0 else cols[::-1]):  # alternate the order: no revision always second
                 checks[c].append(check_cpu(servers[c], tree, fmt))
         p = min(parse)
         cells = []
