@@ -27,11 +27,16 @@ class AnalysisStopped(Rule):
 
     gradwarden follows every path through a function (each branch, two iterations of each
     loop, the bodies of the functions it calls) and keeps the work polynomial in the nesting
-    depth; a definition that still needs more than its allotment of statement visits is
-    analysed up to that point, and this note says so. Hazards that the rest of it would have
-    shown are not reported; every other definition of the file is analysed as usual. Calls
-    that fan out at every level (each function calling the next several times, in a loop)
-    are the usual cause: split the definition, or check the callees on their own. The note
+    depth. A definition that needs more than its allotment of statement visits is analysed
+    once more, coarsely, within a third of it: the paths of each block joined into one at
+    every statement, a known sequence looped over as one of unknown length (a training loop
+    whose branches and walks over a model's modules multiply through a library's calls
+    usually fits then, and a hazard on every path is still found). Only when that runs out
+    too is the definition analysed up to that point, and this note says so. Hazards that the
+    rest of it would have shown are not reported; every other definition of the file is
+    analysed as usual. Calls that fan out at every level (each function calling the next
+    several times) are the usual cause: split the definition, or check the callees on their
+    own. The note
     names the line where the analysis stopped (a line of another module of the project is
     named by the call in this file that reached it) and what had grown there: how many paths
     ran together, how many loops enclosed it, and the calls inlined on the way to it.

@@ -5,7 +5,13 @@ the code: joins at loop heads and branch exits (statements.py) keep it polynomia
 nesting depth, and this budget is the backstop for whatever still grows. Each definition
 analysed on its own (a function, a method, the module's top-level code) gets its own
 allotment of statement visits; past it, that definition's analysis stops, one information
-note says so on it, and every other definition is analysed as usual.
+note says so on it, and every other definition is analysed as usual. Before that note, a
+definition (or a call the module's code makes: a script's ``main()``, a notebook cell's
+training function) that ran out is run once more coarsely, within a third of an allotment:
+every block's paths joined at each statement, a known sequence looped over as one of unknown
+length (``Interpreter.analyse_alone``, ``Calls.coarse_retry``). What explodes in a training
+loop is paths times loops times inlined calls; one path through the same code is a fraction
+of that work, and a hazard on every path is still met (a join keeps what each path holds).
 
 ``Work`` counts what the engine did (statement visits, paths held, joins); tests assert on
 these counts rather than on wall-clock time, and the benchmark prints them beside the times.
@@ -21,6 +27,9 @@ from gradwarden.engine.diagnostic import Span
 # seconds at worst. The labelled cases need at most 1,400; a nest of 40 for/if/while levels
 # about 19,000. A definition past it is pathological for this analysis, not merely large.
 STATEMENTS_PER_DEFINITION = 30_000
+# A definition that runs out of its allotment is run once more coarsely (see above) within
+# this fraction of it: one definition costs at most 4/3 of an allotment before its GW002.
+RETRY_SHARE = 3
 
 
 class BudgetExceeded(Exception):

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.front.body import own_nodes as _own_nodes
 from gradwarden.engine.interp.annotations import numbers_annotation
-from gradwarden.engine.interp.budget import BudgetExceeded, StopPoint
+from gradwarden.engine.interp.budget import RETRY_SHARE, BudgetExceeded, StopPoint
 from gradwarden.engine.interp.interpreter import (
     ClassInfo, MAX_CALL_DEPTH, MAX_SAME_FUNCTION_DEPTH, MAX_STANDALONE_DEPTH, _SpanNode,
 )
@@ -102,6 +102,10 @@ class Calls:
         depth_same = sum(1 for f in self.it.call_stack if f is fdef)
         limit = MAX_STANDALONE_DEPTH if self.it.standalone else MAX_CALL_DEPTH
         if len(self.it.call_stack) >= limit or depth_same >= MAX_SAME_FUNCTION_DEPTH:
+            # not run, but its arguments were: work the budget counts (the next statement
+            # checks it), else a call tree as wide as it is deep (six calls a line) spends
+            # most of its time in calls too deep to follow, the statement count blind to it
+            self.it.budget.work.statements += 1
             return UNKNOWN if join else [(st, UNKNOWN)]
         fm = self.it.foreign_defs.get(id(fdef))
         if fm is not None and not (self.it.foreign_stack and self.it.foreign_stack[-1][0] is fm):
@@ -120,6 +124,13 @@ class Calls:
             return self._generator_items(fdef, args, kwargs, st, span, bound_self, join, closure)
         if id(fdef) in self.it.stopped_defs:
             return UNKNOWN if join else [(st, UNKNOWN)]  # already ran out of work once
+        if id(fdef) in self.it.coarse_defs and not (self.it.coarse or self.it.standalone or self.it.call_stack
+                                                    or self.it.foreign_stack):
+            # the module's code called it before and its precise run ran out: coarsely at once
+            # (a notebook calling its training function once per cell paid the precise run's
+            # whole allotment again at each call)
+            return self._coarse_or_give_up(fdef, self.it.coarse_defs[id(fdef)], st.fork(), args, kwargs, st, span,
+                                           bound_self, join, closure, generator)
         self.it.reached.add(id(fdef))
         env = self.bind_params(fdef, args, kwargs, st)
         if fm is not None:
@@ -153,11 +164,11 @@ class Calls:
                 self.it.call_spans.pop()
                 self.it.call_args.pop()
         except BudgetExceeded as exc:
-            if before is None:
-                raise
-            self.give_up_call(fdef, exc.at)
+            if before is None or self.it.coarse:
+                raise  # (a coarse retry that ran out too: the first attempt's handler below notes it)
             st.become(before)
-            return UNKNOWN if join else [(st, UNKNOWN)]
+            return self._coarse_or_give_up(fdef, exc.at, before, args, kwargs, st, span, bound_self, join, closure,
+                                           generator)
         results: List[Tuple[State, Value]] = []
         for s in exits:
             ret = s.retval if s.flow == "return" else NONE
@@ -172,6 +183,40 @@ class Calls:
         if not join:
             return results
         return self.join_exits(st, results)
+
+    def _coarse_or_give_up(self, fdef: ast.FunctionDef, at: Optional[StopPoint], before: State, args: List[Value],
+                           kwargs: Dict[str, Value], st: State, span: Span, bound_self: bool, join: bool,
+                           closure: Optional[int], generator: bool) -> Any:
+        """A call of the module's code whose precise run ran out (stopped at ``at``; ``st`` is
+        ``before`` it): its coarse run, else the note and no more runs of it."""
+        self.it.coarse_defs[id(fdef)] = at
+        try:
+            return self.coarse_retry(fdef, args, kwargs, st, span, bound_self, join, closure, generator)
+        except BudgetExceeded:
+            st.become(before)
+        self.give_up_call(fdef, at)  # where the precise run stopped: what grew there
+        return UNKNOWN if join else [(st, UNKNOWN)]
+
+    def coarse_retry(self, fdef: ast.FunctionDef, args: List[Value], kwargs: Dict[str, Value], st: State,
+                     span: Span, bound_self: bool, join: bool, closure: Optional[int], generator: bool) -> Any:
+        """The module's code called ``fdef`` and the call ran out of work: run it once more
+        coarsely (``it.coarse``: every block's paths joined at each statement, a known sequence
+        looped over as one of unknown length), within a third of an allotment. What made the
+        precise run explode is paths multiplied by loops, unrolled walks over a model's modules
+        and inlined calls (a training loop calling a library's step several calls deep); one
+        path through the same code is a small fraction of that work, and a hazard on every path
+        is still met (a join keeps what each path holds). Raises BudgetExceeded if even that
+        runs out."""
+        budget = self.it.budget
+        limit = budget.limit
+        budget.restart()
+        budget.limit = max(1, limit // RETRY_SHARE)
+        self.it.coarse = True
+        try:
+            return self.call_function(fdef, args, kwargs, st, span, bound_self, join, closure, generator)
+        finally:
+            self.it.coarse = False
+            budget.limit = limit
 
     def give_up_call(self, fdef: ast.FunctionDef, at: Optional[StopPoint] = None) -> None:
         """The module's code called ``fdef`` and the call ran out of work: note it on the

@@ -39,7 +39,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Set
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.front.source import SourceText
-from gradwarden.engine.interp.budget import Budget, BudgetExceeded, StopPoint
+from gradwarden.engine.interp.budget import RETRY_SHARE, Budget, BudgetExceeded, StopPoint
 from gradwarden.engine.state.model import ConstV, State, Value, join_states
 
 
@@ -124,6 +124,9 @@ class Interpreter:
         self.init_depth = 0  # > 0 while an __init__ runs: loops then run once
         self.init_limit = MAX_INIT_DEPTH  # nested module constructions followed this deep
         self.standalone = False  # True once the module's own execution is done
+        # a retry after the budget ran out: paths joined at every statement, no unrolling
+        # (engine/interp/budget.py)
+        self.coarse = False
         # containers an analysed-alone function found (engine/interp/unreached._standalone):
         # the ids of lists and of dicts, as the keys of the state's dicts then
         self.prefilled_lists: Any = {}
@@ -133,6 +136,9 @@ class Interpreter:
         self.foreign_defs: Dict[int, Any] = {}
         self.foreign_stmts: Dict[int, Any] = {}  # statements of other project modules -> their module
         self.stopped_defs: Set[int] = set()  # functions whose call from the module's code ran out of work
+        # functions whose precise run, called from the module's code, ran out (where it stopped):
+        # later calls run coarsely at once (engine/interp/calls.py)
+        self.coarse_defs: Dict[int, Optional[StopPoint]] = {}
         self.callsites: Any = None  # engine.front.callsites.CallSites, built for the first standalone run
         # engine/incremental/unitcache.UnitSession (the language server): replays the results of
         # top-level statements whose analysis cannot have changed; None (the CLI) analyses every one
@@ -210,6 +216,35 @@ class Interpreter:
         except BudgetExceeded as exc:
             if not quiet:
                 self.stopped_early(exc.at)
+        finally:
+            self.budget.end(saved)
+
+    def analyse_alone(self, node: ast.AST, owner: str, run: Callable[[], None]) -> None:
+        """Analyse one definition on its own (``run``) within its own allotment of work, like
+        ``allotment``; if it runs out, once more coarsely (every block's paths joined at each
+        statement, known sequences looped over as of unknown length), within a third of an
+        allotment (as a call of the module's code is retried:
+        engine/interp/calls.py, ``coarse_retry``). The note only if that runs out too, naming
+        where the precise run stopped. Each run starts from a fork of the module's state."""
+        saved = self.budget.begin(self.definition_label(node, owner), self.header_span(node))
+        try:
+            try:
+                run()
+                return
+            except BudgetExceeded as exc:
+                first = exc.at
+            limit = self.budget.limit
+            self.budget.restart()
+            self.budget.limit = max(1, limit // RETRY_SHARE)
+            self.coarse = True
+            try:
+                run()
+            except BudgetExceeded:
+                self.budget.limit = limit  # the note names the whole allotment
+                self.stopped_early(first)
+            finally:
+                self.coarse = False
+                self.budget.limit = limit
         finally:
             self.budget.end(saved)
 

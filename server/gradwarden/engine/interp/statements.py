@@ -94,13 +94,13 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
                 except Halt:
                     continue
             # cap() keeps at least MAX_PATHS_STANDALONE paths: fewer need no call
-            states = nxt if len(nxt) <= MAX_PATHS_STANDALONE else self.cap(nxt)
+            states = nxt if len(nxt) <= MAX_PATHS_STANDALONE and not self.it.coarse else self.cap(nxt)
             if not states:
                 break
         return states
 
     def cap(self, states: List[State]) -> List[State]:
-        limit = MAX_PATHS_STANDALONE if self.it.standalone else MAX_PATHS
+        limit = 1 if self.it.coarse else MAX_PATHS_STANDALONE if self.it.standalone else MAX_PATHS
         if len(states) <= limit:
             return states
         # Keep the flow kinds apart (a returned path must not be merged with a live one).
@@ -469,6 +469,8 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         over a model's modules; nested unrolled loops only while the runs of the innermost
         body stay under MAX_UNROLL_PRODUCT (past it, cost would multiply at every level)."""
         n = len(items)
+        if self.it.coarse and n > 1:
+            return False  # a coarse retry (budget.py) runs a known sequence as a loop of unknown length
         if not (n <= MAX_UNROLL or n <= MAX_UNROLL_MODULES and self.module_walk(items, st)):
             return False
         return self.unroll_product == 1 or self.unroll_product * max(n, 1) <= MAX_UNROLL_PRODUCT

@@ -56,16 +56,14 @@ class Unreached:
                     if info.is_function and name in ("forward", "backward"):
                         if info.name in self.it.applied_functions:
                             continue
-                        with self.it.allotment(info.node):
-                            self.standalone_function_class(info, module_state)
+                        self.it.analyse_alone(info.node, "", lambda: self.standalone_function_class(info, module_state))
                         break
-                    with self.it.allotment(fn, info.name):
-                        self.standalone_method(info, fn, module_state)
+                    self.it.analyse_alone(fn, info.name,
+                                          lambda: self.standalone_method(info, fn, module_state))  # noqa: B023
             elif isinstance(node, FuncNode) and id(node) not in self.it.reached:
                 if self.it.is_method(node):
                     continue
-                with self.it.allotment(node):
-                    self.standalone_function(node, module_state)
+                self.it.analyse_alone(node, "", lambda: self.standalone_function(node, module_state))  # noqa: B023
 
     def standalone_function(self, fn: ast.FunctionDef, module_state: State) -> None:
         st = module_state.fork()
