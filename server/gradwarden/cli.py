@@ -481,6 +481,8 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
         run.diagnostics.extend(settings.apply(outcome.diagnostics))
         if args.show_source:
             run.sources[outcome.filename] = outcome.source
+    if len(outcomes) > 1:
+        run.diagnostics = runner.merge_findings(run.diagnostics)
     run.files_checked = len(outcomes)
     if verbose:
         cached = f" ({result_cache.hits} from the cache in {result_cache.folder})" if result_cache else ""

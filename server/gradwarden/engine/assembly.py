@@ -73,4 +73,13 @@ def analyze_module(tree: ast.Module, src: SourceText, filename: str) -> List[Dia
         events = interp.run()
     except RecursionError:
         events = list(interp.events.values())
-    return events_to_diagnostics(events, filename, src)
+    return events_to_diagnostics(events, filename, src, followed_sources(interp))
+
+
+def followed_sources(interp: Interpreter) -> Dict[str, SourceText]:
+    """The text of each module of the project the analysis followed, by absolute path (the
+    ``Span.file`` of a finding made there)."""
+    resolver = interp.resolver
+    if resolver is None:
+        return {}
+    return {str(fm.path): fm.src for fm in resolver.cache.values() if fm is not None}

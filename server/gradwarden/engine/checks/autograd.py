@@ -272,12 +272,15 @@ class Graph:
         """Is ``span`` inside the function now running (the module body at top level)?"""
         fdef = self.it.call_stack[-1] if self.it.call_stack else None
         if fdef is None:
-            return not any(self.in_function(span, d) for d in self.it.tree.body
-                           if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+            return span.file is None and not any(
+                self.in_function(span, d) for d in self.it.tree.body
+                if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
         return self.in_function(span, fdef)
 
-    @staticmethod
-    def in_function(span: Span, fdef: Any) -> bool:
+    def in_function(self, span: Span, fdef: Any) -> bool:
+        """Is ``span`` inside ``fdef`` (in the file that defines it)?"""
+        if span.file != self.it.file_of(fdef):
+            return False
         return fdef.lineno <= span.row <= (fdef.end_lineno or fdef.lineno)
 
     def user_call_site(self, node: Node, carried: Set[int], start: int = 0) -> Span:
