@@ -439,6 +439,11 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
         print(f"gradwarden {__version__}: config file: {where}", file=stderr)
 
     started = time.monotonic()
+    from gradwarden.engine.front.imports import set_root_hints
+
+    # the folders named here are projects: a script in one of their subfolders without a marker
+    # (pyproject.toml, .git) still imports the packages beside it
+    set_root_hints([p for p in paths if p != "-"] + ["."])
     found = discover([Path(p) for p in paths if p != "-"], exclude=settings.exclude,
                      respect_gitignore=settings.respect_gitignore, include_notebooks=True)
     from gradwarden.checkrun import CheckRun

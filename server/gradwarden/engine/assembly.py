@@ -27,6 +27,7 @@ from gradwarden.engine.diagnostic import Diagnostic
 from gradwarden.engine.front.source import SourceText
 from gradwarden.engine.interp.calls import Calls
 from gradwarden.engine.interp.interpreter import Interpreter
+from gradwarden.engine.interp.projects import ProjectImports
 from gradwarden.engine.interp.unreached import Unreached
 
 Role = Callable[[Interpreter], Any]
@@ -41,6 +42,7 @@ ROLES: Dict[str, Role] = {
     "ev": FlowExpressions,
     "calls": Calls,
     "unreached": Unreached,
+    "projects": ProjectImports,
     # the torch domain (engine/domain/), observed by the flow layers (engine/checks/flowtorch.py)
     "torch": FlowTorchCalls,
     "tensors": FlowTensors,

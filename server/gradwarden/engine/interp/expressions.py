@@ -103,6 +103,8 @@ class Expressions:
                 return ref_value("torch", f"{obj.name}.{attr}")
             if obj.kind == "module":
                 return ref_value("builtin", f"{obj.name}.{attr}")
+            if obj.kind == "project":
+                return self.it.projects.attr(obj, attr, st, node)
             if obj.kind == "class":
                 found = obj.target.find_method(attr)
                 if found:

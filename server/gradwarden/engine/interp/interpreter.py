@@ -179,7 +179,7 @@ class Interpreter:
         if self.triggers.script_mode(self.tree):
             from gradwarden.engine.front.imports import ImportResolver
 
-            self.resolver = ImportResolver(self.filename)
+            self.resolver = ImportResolver(self.filename, tree=self.tree)
         else:
             # A library module: bind its names, skip evaluating what it computes at import
             # time (registries, config tables) that no hazard can come from.
