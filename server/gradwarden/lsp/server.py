@@ -43,7 +43,7 @@ from gradwarden.lsp.documents import (
     uri_key,
     uri_to_path,
 )
-from gradwarden.lsp.jobs import forbid_torch
+from gradwarden.lsp.jobs import ROOTS_ENV, forbid_torch
 from gradwarden.lsp.logsetup import configure_logging  # noqa: F401 - its old home
 from gradwarden.lsp.options import ServerOptions, SettingsResolver, parse_options, unwrap
 from gradwarden.lsp.positions import LineIndex, index_for, normalize_encoding
@@ -377,6 +377,10 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         root = ls.workspace.root_path or (uri_to_path(params.workspace_folders[0].uri)
                                           if params.workspace_folders else None) or os.getcwd()
         ls.resolver.root = Path(root)
+        # the workspace folders are the project's roots (a script in tools/ without a marker
+        # still imports the packages beside it), here and in the workers started below
+        folders = [uri_to_path(f.uri) for f in params.workspace_folders or ()] or [str(root)]
+        os.environ[ROOTS_ENV] = os.pathsep.join(f for f in folders if f)
         ls.init_options_given = bool(unwrap(params.initialization_options))
         ls.apply_options(params.initialization_options, startup=True)
         mode = ls.options.diagnostic_mode

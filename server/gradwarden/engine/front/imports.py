@@ -30,6 +30,21 @@ _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _FOLLOWED: ContextVar[Optional[Dict[str, Optional[str]]]] = ContextVar("gradwarden_followed", default=None)
 
 
+# Texts that stand for files on disk while a block runs (the language server: the document
+# being edited, as the analysis of a script importing it must see it): absolute path -> bytes.
+_OVERLAY: ContextVar[Optional[Dict[str, bytes]]] = ContextVar("gradwarden_overlay", default=None)
+
+
+@contextmanager
+def overlaid(texts: Dict[str, bytes]) -> Iterator[None]:
+    """Read ``texts`` instead of those files (resolved absolute paths) while the block runs."""
+    token = _OVERLAY.set(texts)
+    try:
+        yield
+    finally:
+        _OVERLAY.reset(token)
+
+
 @contextmanager
 def following() -> Iterator[Dict[str, Optional[str]]]:
     """Record, while the block runs, the project files that import resolution reads or probes."""
@@ -373,8 +388,11 @@ class ImportResolver:
             return self.cache[path]
         mod: Optional[ForeignModule] = None
         try:
-            data = path.read_bytes()
-            _record(path, data)
+            overlay = _OVERLAY.get()
+            data = overlay.get(str(path)) if overlay else None
+            if data is None:
+                data = path.read_bytes()
+                _record(path, data)
             if len(data) <= MAX_FOREIGN_BYTES and path != self._lookups.resolve(Path(self.filename)):
                 parsed = _parsed(path, data)
                 if parsed is not None:
