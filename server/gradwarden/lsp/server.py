@@ -231,7 +231,9 @@ class GradwardenServer(LanguageServer):
     def label_for(self, program: Program, uri: str):
         """Row labels for messages and hovers: "line 7", or "cell 2, line 3" in a notebook."""
         if not program.is_notebook:
-            return lambda u, row: f"line {row}"
+            # a related place in another file of the project is named by that file
+            return lambda u, row: f"line {row}" if uri_key(u) == uri_key(uri) else \
+                f"{os.path.basename(display_name(u))} line {row}"
 
         def label(u: str, row: int) -> str:
             cell = program.cell(u)
