@@ -200,10 +200,11 @@ CROSS_HELPER = (
 
 def test_emacs_eglot_cross_file(emacs, tmp_path):
     """The helper that holds the write shows the hazard the analysis of the script importing it
-    found, with the script's call in the
-    related places, and the quick fix edits the helper."""
+    found, with the script's call in the related places, and the quick fix edits the helper."""
     ws = tmp_path / "project"
     (ws / "utils").mkdir(parents=True)
+    # a repository: Eglot's project (project.el) is its root, else the helper's folder utils/
+    subprocess.run(["git", "init", "-q", str(ws)], check=True, capture_output=True)
     (ws / "train.py").write_text(CROSS_TRAIN)
     (ws / "utils" / "__init__.py").write_text("")
     (ws / "utils" / "sampling.py").write_text(CROSS_HELPER)

@@ -251,6 +251,27 @@ def path_insertions(tree: ast.Module, filename: str) -> List[Path]:
     return out
 
 
+def runs_project_code(tree: ast.Module, resolver: "ImportResolver") -> bool:
+    """Is this a program that runs code of the project's other modules: module-level code that
+    runs (an ``if __name__ == "__main__":`` block, a call) and an import that ``resolver`` finds
+    in the project? Its own text may hold no trigger at all (``main()`` calls a trainer that
+    calls a helper that writes in place): then only the modules it imports can tell."""
+    runs = any(isinstance(s, (ast.If, ast.For, ast.While, ast.With)) or
+               (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)) for s in tree.body)
+    if not runs or resolver.root is None:
+        return False
+    for s in tree.body:
+        if isinstance(s, ast.ImportFrom) and s.module != "__future__":
+            if resolver.find(s.module or "", s.level, None) is not None or \
+                    (s.module and resolver.find_dir(s.module, s.level)):
+                return True
+        elif isinstance(s, ast.Import):
+            for alias in s.names:
+                if resolver.find(alias.name, 0, None) is not None or resolver.find_dir(alias.name, 0):
+                    return True
+    return False
+
+
 def _path_calls(node: ast.stmt) -> Iterator[ast.Call]:
     """``sys.path.insert(...)`` / ``sys.path.append(...)`` calls at the top of a script (also
     inside a top-level ``if``/``try``)."""

@@ -18,7 +18,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from gradwarden.engine.front.imports import ImportResolver, project_root
 
-MAX_FILES = 3000
+MAX_FILES = 400  # a larger tree (a library, a monorepo) is not walked: the language server stays responsive
 MAX_FILE_BYTES = 2_000_000
 RESCAN_S = 2.0  # the folder walk is reused this long (files are re-stat'ed on each question)
 _SKIP_DIRS = {"__pycache__", "node_modules", "site-packages", "venv", ".venv", "env", "build", "dist"}
@@ -77,7 +77,7 @@ class ProjectGraph:
         directly or through other modules of the project, nearest first, at most ``limit``."""
         target = target.resolve()
         files = self.files()
-        if target not in files and len(files) >= MAX_FILES:
+        if len(files) >= MAX_FILES or target not in files:
             return []
         reverse: Dict[Path, Set[Path]] = {}
         scripts: Set[Path] = set()

@@ -176,10 +176,13 @@ class Interpreter:
         st = State()
         st.frame()["__name__"] = ConstV("__main__")
         body = self.tree.body
-        if self.triggers.script_mode(self.tree):
-            from gradwarden.engine.front.imports import ImportResolver
+        from gradwarden.engine.front.imports import ImportResolver, runs_project_code
 
+        if self.triggers.script_mode(self.tree):
             self.resolver = ImportResolver(self.filename, tree=self.tree)
+        elif self.filename and "__name__" in self.src.text and \
+                runs_project_code(self.tree, resolver := ImportResolver(self.filename, tree=self.tree)):
+            self.resolver = resolver  # a script whose hazards lie in the modules it imports
         else:
             # A library module: bind its names, skip evaluating what it computes at import
             # time (registries, config tables) that no hazard can come from.
