@@ -100,7 +100,7 @@ timers, so fire them by hand, as if the user had paused typing."
                   (gw-diag-summary)))
       ;; the quick fix edits this file (the one that holds the write)
       (goto-char (point-min)) (forward-line 3)
-      (let ((offered (gw-pick-action "clone" "quickfix")))
+      (let ((offered (gw-pick-action "before writing" "quickfix")))
         (gw-check "quick fix applied in the helper"
                   (gw-wait (lambda () (string-match-p "clone()" (buffer-string))) gw-wait-limit)
                   (list offered (buffer-string))))
