@@ -290,13 +290,20 @@ class Graph:
         ``forward`` (``netD(fake)``); the node's own line when the value was read from state at
         every level (``self.netD_patch(self.fake_B)`` inside a trainer's loss method)."""
         spans = list(node.stack) + [node.span]
+        first: Optional[Span] = None
         for j, fdef in enumerate(node.defs):  # spans[j] is the call that entered fdef
             if j < start:
                 continue
             passed = node.frame_args[j] if j < len(node.frame_args) else frozenset()
             if passed & carried or fdef.name in ("forward", "_forward_impl"):
+                if first is None and spans[j].file != self.it.file_of(fdef) and j + 1 < len(node.defs):
+                    # a call into a function of another module of the project: the value enters
+                    # the code that recorded the node in that module (where its fix goes), if a
+                    # call there passes it on (one module deep: that call is the place)
+                    first = first or spans[j]
+                    continue
                 return spans[j]
-        return node.span
+        return first or node.span
 
     @staticmethod
     def handed_over(node: Node, carried: Set[int], where: Span) -> Optional[int]:

@@ -546,6 +546,9 @@ class Expressions:
                 return self.it.modules.call_object_method(func.bound, func.name, args, kwargs, st, node)
             if k == "boundseq":
                 return self.it.builtins.call_seq_method(func.bound, func.name, args, kwargs, st, node)
+            if k == "partial":  # functools.partial(f, *bound, **bound_kw)(*args, **kwargs)
+                inner, bound, bound_kw = func.target
+                return self.call(inner, list(bound) + list(args), dict(bound_kw, **kwargs), st, node)
             return UNKNOWN
         if isinstance(func, ObjV):
             return self.it.modules.call_object(func, args, kwargs, st, node)
