@@ -488,6 +488,12 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
             run.sources[outcome.filename] = outcome.source
     if len(outcomes) > 1:
         run.diagnostics = runner.merge_findings(run.diagnostics)
+    if args.show_source:  # a finding made in a module the run did not list (a script's helper)
+        for d in run.diagnostics:
+            if d.filename not in run.sources and os.path.isfile(d.filename):
+                from gradwarden.noqa import read_source_file
+
+                run.sources[d.filename] = read_source_file(d.filename)
     run.files_checked = len(outcomes)
     if verbose:
         cached = f" ({result_cache.hits} from the cache in {result_cache.folder})" if result_cache else ""

@@ -250,12 +250,12 @@ def filter_noqa_by_file(diags: Iterable[Diagnostic], filename: str, source_text:
         if d.filename != filename:
             by_file.setdefault(d.filename, []).append(d)
     for other, found in by_file.items():
-        text = read(other) if read is not None else _read_text(other)
+        text = read(other) if read is not None else read_source_file(other)
         kept.update(map(id, filter_noqa(found, text)))
     return [d for d in diags if id(d) in kept]
 
 
-def _read_text(path: str) -> Optional[str]:
+def read_source_file(path: str) -> Optional[str]:
     from gradwarden.engine.front.source import decode_source
 
     try:
