@@ -368,6 +368,9 @@ def create_server() -> GradwardenServer:
     return ls
 
 
+MAX_DEPENDENT_REFRESH = 20  # open documents analysed again when a module of the project is saved
+
+
 def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that lists every handler
     # ------------------------------------------------------------------ lifecycle
     @ls.feature(lsp.INITIALIZE)
@@ -465,6 +468,10 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         key = uri_key(uri)
         if key in ls.languages and ls.analysis:
             ls.analysis.saved(key)
+            # what the other open documents' analyses read of this file (a script following its
+            # imports, a helper shown what its importers found in it) is its saved text
+            for other in [k for k in ls.analysis.units if k != key and k in ls.languages][:MAX_DEPENDENT_REFRESH]:
+                ls.analysis.refresh(other)
 
     @ls.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: GradwardenServer, params: lsp.DidCloseTextDocumentParams) -> None:
@@ -572,6 +579,12 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         if any(change.uri.rsplit("/", 1)[-1] in CONFIG_FILENAMES for change in params.changes):
             ls.resolver.invalidate()
             ls.republish_all()
+        elif ls.analysis and any(change.uri.endswith(".py") and uri_key(change.uri) not in ls.analysis.units
+                                 for change in params.changes):
+            # a module of the project changed outside the editor: the open documents whose
+            # analyses follow it (or are shown what it found) see it again
+            for other in [k for k in ls.analysis.units if k in ls.languages][:MAX_DEPENDENT_REFRESH]:
+                ls.analysis.refresh(other)
 
     @ls.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def progress_cancel(ls: GradwardenServer, params: lsp.WorkDoneProgressCancelParams) -> None:
