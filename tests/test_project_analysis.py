@@ -132,6 +132,86 @@ def test_registry_dict_and_config_module_are_followed(tmp_path):
     assert where(check_json(root, ".", "--no-cache")) == [("models.py", 11, "GW201")]
 
 
+def test_decorator_registries_filled_by_importing_the_package(tmp_path):
+    """``@register("name")`` (a closure of a factory) and ``@REG.register_module()`` (a method's
+    closure over ``self``) fill registries when the package's ``__init__`` imports the module;
+    a config key then builds the class; a library decorator is not run."""
+    registry = textwrap.dedent("""\
+        NETS = {}
+
+
+        def register(name):
+            def deco(cls):
+                NETS[name] = cls
+                return cls
+            return deco
+
+
+        class Registry:
+            def __init__(self):
+                self._modules = {}
+
+            def register_module(self, name=None):
+                def _register(cls):
+                    self._modules[name or cls.__name__] = cls
+                    return cls
+                return _register
+
+            def get(self, key):
+                return self._modules[key]
+
+
+        HEADS = Registry()
+    """)
+    heads = textwrap.dedent("""\
+        import dataclasses
+
+        import torch.nn as nn
+
+        from .registry import HEADS, register
+
+
+        @register("sig")
+        class SigHead(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                y = self.fc(x).sigmoid()
+                y += 1
+                return y
+
+
+        @HEADS.register_module()
+        @dataclasses.dataclass
+        class ExpHead(nn.Module):
+            def __post_init__(self):
+                super().__init__()
+
+            def forward(self, x):
+                y = x.exp()
+                y.mul_(2)
+                return y
+    """)
+    train = textwrap.dedent("""\
+        import torch
+
+        import nets
+        from nets.registry import HEADS, NETS
+
+        CFG = {"head": "sig"}
+        x = torch.randn(2, 4, requires_grad=True)
+        NETS[CFG["head"]]()(x).sum().backward()
+    """)
+    # (the first hazard raises: the other script reaches the second registry)
+    train2 = train.replace('NETS[CFG["head"]]()', 'HEADS.get("ExpHead")()')
+    root = project(tmp_path / "p", {"train.py": train, "train2.py": train2,
+                                    "nets/__init__.py": "from . import heads  # noqa: F401\n",
+                                    "nets/registry.py": registry, "nets/heads.py": heads})
+    assert where(check_json(root, ".", "--no-cache")) == [("nets/heads.py", 16, "GW201"), ("nets/heads.py", 28, "GW201")]
+
+
 BAD_INPUT = {
     "cycle": {"a.py": "from b import g\n\ndef f(x):\n    return g(x)\n",
               "b.py": "from a import f\n\ndef g(x):\n    return x\n"},

@@ -106,6 +106,8 @@ class Expressions:
             if obj.kind == "project":
                 return self.it.projects.attr(obj, attr, st, node)
             if obj.kind == "class":
+                if attr == "__name__":
+                    return ConstV(obj.name)
                 found = obj.target.find_method(attr)
                 if found:
                     return ref_value("method", attr, found, None)

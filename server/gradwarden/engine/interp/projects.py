@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.state.halt import Halt
@@ -47,10 +47,44 @@ class ProjectModule:
 
 class ProjectImports:
     """Imports of the project's own modules for one interpreter (``it``): the statements role
-    asks it for what an import binds, the expressions role for a module's attribute."""
+    asks it for what an import binds, the expressions role for a module's attribute; and the
+    registrations that importing them makes (class decorators that fill a registry)."""
 
     def __init__(self, it: Any) -> None:
         self.it = it
+        # id(nested FunctionDef) -> the frame it was defined in (the closure of a decorator
+        # that a factory returns: ``def register(name): def deco(cls): REG[name] = cls``)
+        self.closures: Dict[int, Dict[str, Value]] = {}
+
+    # ---------------------------------------------------------------- registries
+    def class_decorators(self, stmt: ast.ClassDef, cls: Value, st: State) -> None:
+        """Run ``stmt``'s decorators that are functions of the user's code on the class, for
+        what they do (``@register("mlp")``, ``@HEADS.register_module()`` put the class into a
+        registry dict that a config key later looks up). The name stays bound to the class;
+        a decorator that is not the user's code (``dataclass``, a library's) is not run."""
+        it = self.it
+        for dec in reversed(stmt.decorator_list):
+            try:
+                fn = it.ev.eval(dec, st)
+            except Halt:
+                return
+            if not isinstance(fn, RefV) or fn.kind not in ("func", "method"):
+                continue
+            span = it.span_of(dec)
+            try:
+                if fn.kind == "func" and fn.target[1] and id(fn.target[0]) in self.closures and \
+                        (fn.target[1] >= len(st.frames) or st.frames[fn.target[1]] is not self.closures[id(fn.target[0])]):
+                    # the factory's frame is gone: its names, as the nested function closed over them
+                    caller = st.fi
+                    at = st.push_frame(dict(self.closures[id(fn.target[0])]))
+                    try:
+                        it.calls.call_function(fn.target[0], [cls], {}, st, span, closure=at)
+                    finally:
+                        st.pop_frame(caller)
+                else:
+                    it.ev.call(fn, [cls], {}, st, dec)
+            except Halt:
+                return
 
     def _resolver(self) -> Any:
         resolver = self.it.resolver
@@ -73,6 +107,18 @@ class ProjectImports:
             return UNKNOWN
         return ref_value("project", dotted, ProjectModule(path, dotted, resolver.filename))
 
+    def run_imported(self, dotted: str, stmt: ast.AST, st: State) -> None:
+        """``import a.b.c`` runs ``a``, ``a.b`` and ``a.b.c`` (a package that registers its
+        classes when imported: ``import mmdet_lite.models``)."""
+        if not self.active():
+            return
+        resolver = self._resolver()
+        parts = dotted.split(".")
+        for i in range(1, len(parts) + 1):
+            path = resolver.find(".".join(parts[:i]), 0, None)
+            if path is not None:
+                self.loaded(resolver, path, stmt, st)
+
     def name_from(self, mod: str, level: int, name: str, stmt: ast.AST, st: State) -> Value:
         """``from mod import name``: the module's value for ``name``, or its submodule."""
         if not self.active():
@@ -87,6 +133,7 @@ class ProjectImports:
                     return value
         sub = resolver.find(mod, level, name)
         if sub is not None and sub != path:
+            self.loaded(resolver, sub, stmt, st)  # ``from . import mlp`` runs it (it may register classes)
             return ref_value("project", f"{mod}.{name}" if mod else name,
                              ProjectModule(sub, f"{mod}.{name}" if mod else name, resolver.filename))
         if resolver.find_dir(f"{mod}.{name}" if mod else name, level):

@@ -246,12 +246,16 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
                 value = self.module_ref(alias.name)
                 if isinstance(value, UnknownV):
                     value = self.it.projects.module(alias.name)  # a module of the user's project
+                    if not isinstance(value, UnknownV):
+                        self.it.projects.run_imported(alias.name, stmt, st)
                 st.frame()[alias.asname] = value
             else:
                 top = alias.name.split(".")[0]
                 value = self.module_ref(top)
                 if isinstance(value, UnknownV):
                     value = self.it.projects.module(top)
+                    if not isinstance(value, UnknownV):
+                        self.it.projects.run_imported(alias.name, stmt, st)
                 st.frame()[top] = value
         return [st]
 
@@ -277,6 +281,8 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
 
     def stmt_FunctionDef(self, stmt: ast.FunctionDef, st: State) -> List[State]:
         st.frame()[stmt.name] = ref_value("func", stmt.name, (stmt, st.fi))
+        if st.fi:  # a nested function: the frame it closes over (a decorator factory's, engine/interp/projects.py)
+            self.it.projects.closures[id(stmt)] = st.frames[st.fi]
         return [st]
 
     stmt_AsyncFunctionDef = stmt_FunctionDef
@@ -311,6 +317,8 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
             if info.is_function and not self.it.foreign_stack:
                 self.it.functions.check_function_class(info)
         st.frame()[stmt.name] = ref_value("class", stmt.name, info)
+        if stmt.decorator_list:
+            self.it.projects.class_decorators(stmt, st.frame()[stmt.name], st)
         return [st]
 
     def stmt_If(self, stmt: ast.If, st: State) -> List[State]:
