@@ -6,16 +6,13 @@ from site packages, conditional imports) never crashes the run nor makes a findi
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 from typing import Dict, List
 
-import pytest
 
-from gradwarden import cli
 from gradwarden.engine.analyze import findings_through_importers
 
 HELPER = textwrap.dedent("""\
