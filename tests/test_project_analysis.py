@@ -12,7 +12,6 @@ import textwrap
 from pathlib import Path
 from typing import Dict, List
 
-
 from gradwarden.engine.analyze import findings_through_importers
 
 HELPER = textwrap.dedent("""\
