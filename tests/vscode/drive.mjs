@@ -90,7 +90,8 @@ async function quickInput(page, keys, text, rowText, timeout = 15000) {
 
 async function openFile(page, file) {
   await page.keyboard.press('Escape');
-  await quickInput(page, 'Control+P', file, file);
+  // Quick Open lists a file in a folder by its name, the folder beside it
+  await quickInput(page, 'Control+P', file, path.basename(file));
   await page.locator(editorSel(file)).first().waitFor({ state: 'visible', timeout: 20000 });
   await page.locator(`${editorSel(file)} .view-lines`).first().click({ position: { x: 5, y: 5 } });
 }
