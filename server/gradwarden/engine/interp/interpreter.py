@@ -180,7 +180,7 @@ class Interpreter:
 
         if self.triggers.script_mode(self.tree):
             self.resolver = ImportResolver(self.filename, tree=self.tree)
-        elif self.filename and "__name__" in self.src.text and \
+        elif self.filename and "__main__" in self.src.text and \
                 runs_project_code(self.tree, resolver := ImportResolver(self.filename, tree=self.tree)):
             self.resolver = resolver  # a script whose hazards lie in the modules it imports
         else:
