@@ -45,6 +45,10 @@ async def test_helper_shows_what_its_importer_found(session):
         assert any(r.location.uri == script.uri for r in d.related_information), d.related_information
     else:
         assert f"{script_name} line 6" in d.message, d.message
+    # hover on the flagged write: the finding's story, its places in the script named by the script
+    hover = await s.hover(helper, 3, 12)
+    text = hover.contents.value if hover is not None and hasattr(hover.contents, "value") else str(hover)
+    assert "unbind" in text and f"`{script_name}`" in text, text
     # the script shows only what lies in it
     assert await s.diagnostics(script, lambda ds: len(ds) == 0) == []
     # the helper's unsaved text is what counts: an edit that removes the write clears it
