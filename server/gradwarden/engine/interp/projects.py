@@ -45,6 +45,22 @@ class ProjectModule:
         return f"ProjectModule({self.dotted!r})"
 
 
+# A decorator run for its registration: a function of the user's code this small (statements,
+# nested ones included). ``register(name)`` and ``Registry.register_module`` are a handful; a
+# decorator that rewrites the class (a docstring generator of thousands of lines) is not run.
+MAX_DECORATOR_STATEMENTS = 12
+DECORATOR_WORK = 400  # statement visits one class decorator may take (what it calls included)
+
+
+def _registers(fn: Value) -> bool:
+    if not isinstance(fn, RefV) or fn.kind not in ("func", "method") or not isinstance(fn.target, tuple):
+        return False
+    fdef = fn.target[0] if fn.kind == "func" else fn.target[-1]
+    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return sum(isinstance(n, ast.stmt) for n in ast.walk(fdef)) - 1 <= MAX_DECORATOR_STATEMENTS
+
+
 class ProjectImports:
     """Imports of the project's own modules for one interpreter (``it``): the statements role
     asks it for what an import binds, the expressions role for a module's attribute; and the
@@ -58,33 +74,46 @@ class ProjectImports:
 
     # ---------------------------------------------------------------- registries
     def class_decorators(self, stmt: ast.ClassDef, cls: Value, st: State) -> None:
-        """Run ``stmt``'s decorators that are functions of the user's code on the class, for
-        what they do (``@register("mlp")``, ``@HEADS.register_module()`` put the class into a
-        registry dict that a config key later looks up). The name stays bound to the class;
-        a decorator that is not the user's code (``dataclass``, a library's) is not run."""
+        """Run ``stmt``'s decorators that are small functions of the user's code on the class,
+        for what they do (``@register("mlp")``, ``@HEADS.register_module()`` put the class into
+        a registry dict that a config key later looks up). The name stays bound to the class.
+        Each runs on a fork of the path within ``DECORATOR_WORK`` statement visits of its own
+        (a registration is a handful): one that needs more (it rewrites the class, builds a
+        docstring) is given up quietly and the path goes on as if it had not run."""
         it = self.it
         for dec in reversed(stmt.decorator_list):
+            work = st.fork()
+            done = False
+            limit, it.budget.limit = it.budget.limit, DECORATOR_WORK
             try:
-                fn = it.ev.eval(dec, st)
+                with it.allotment(stmt, quiet=True):
+                    done = self._decorate(dec, cls, work)
             except Halt:
-                return
-            if not isinstance(fn, RefV) or fn.kind not in ("func", "method"):
-                continue
-            span = it.span_of(dec)
+                done = False
+            finally:
+                it.budget.limit = limit
+            if done:
+                st.become(work)
+
+    def _decorate(self, dec: ast.expr, cls: Value, st: State) -> bool:
+        it = self.it
+        if isinstance(dec, ast.Call) and not _registers(it.ev.eval(dec.func, st)):
+            return False  # a factory that is not a small function of the user's code: not called
+        fn = it.ev.eval(dec, st)
+        if not _registers(fn):
+            return False
+        if fn.kind == "func" and fn.target[1] and id(fn.target[0]) in self.closures and \
+                (fn.target[1] >= len(st.frames) or st.frames[fn.target[1]] is not self.closures[id(fn.target[0])]):
+            # the factory's frame is gone: its names, as the nested function closed over them
+            caller = st.fi
+            at = st.push_frame(dict(self.closures[id(fn.target[0])]))
             try:
-                if fn.kind == "func" and fn.target[1] and id(fn.target[0]) in self.closures and \
-                        (fn.target[1] >= len(st.frames) or st.frames[fn.target[1]] is not self.closures[id(fn.target[0])]):
-                    # the factory's frame is gone: its names, as the nested function closed over them
-                    caller = st.fi
-                    at = st.push_frame(dict(self.closures[id(fn.target[0])]))
-                    try:
-                        it.calls.call_function(fn.target[0], [cls], {}, st, span, closure=at)
-                    finally:
-                        st.pop_frame(caller)
-                else:
-                    it.ev.call(fn, [cls], {}, st, dec)
-            except Halt:
-                return
+                it.calls.call_function(fn.target[0], [cls], {}, st, it.span_of(dec), closure=at)
+            finally:
+                st.pop_frame(caller)
+        else:
+            it.ev.call(fn, [cls], {}, st, dec)
+        return True
 
     def _resolver(self) -> Any:
         resolver = self.it.resolver
