@@ -21,11 +21,11 @@ it, and counts hits at the cause ``file:line``.
    flagged correct projects), and that the checker really runs inside a copy of the project on
    ``.``.
 4. ``test_scorer_runs_on_the_corpus``: the scorer over the CLI on every project; prints the
-   report (``pytest -s``). It asserts no recall yet: the engine could not pass it when the corpus
-   was written (first contact: ``tests/data/projects/README.md``); the engine work adds the bar.
+   report (``pytest -s``) and holds the floor the project analysis reached (``MIN_FOUND``,
+   ``MAX_FALSE_ALARMS``; first contact and after: ``tests/data/projects/README.md``).
 5. ``test_lsp_measurement``: the language-server variant on three projects: the server publishes
-   for every opened file, and a hazard visible in its own file is found at the same line as the
-   CLI finds it.
+   for every opened file, a hazard visible in its own file is found at the same line as the CLI
+   finds it, and one whose cause is in a helper (p20) shows in the helper, where the CLI puts it.
 """
 from __future__ import annotations
 
@@ -316,13 +316,27 @@ def cli_report(projects) -> str:
     return proc.stdout
 
 
+# The bar the project analysis holds (issue 23: whole-project analysis). First contact was 1/29
+# with 7 false alarms; following the project's modules (registries, config modules, partial
+# factories, sys.path, namespace packages) and naming each finding by the file its fix goes in
+# reached 20/29 with 4: p09's GW505 beside the found GW402, and GW505 on the Pi-model
+# consistency loss (two stochastic passes differentiated on purpose) in p15, its twin and g04 —
+# a precision question of GW505 itself (engine/domain/tensors.py, check_target_detached), which
+# g04 shows only now that its network is built through its registry. The issue's goal is 95 %
+# and none; the misses left need patterns beyond following files (tests/data/projects/README.md).
+MIN_FOUND = 20
+MAX_FALSE_ALARMS = 4
+
+
 def test_scorer_runs_on_the_corpus(projects, cli_report) -> None:
-    """No recall bar here yet (the engine work adds it); the report must cover every project."""
+    """The report covers every project, at or above the floor the engine reached."""
     print(f"\n=== score_projects.py on {PROJECTS_DIR.relative_to(REPO)} ===\n{cli_report}")
     m = LAST_LINE.search(cli_report)
     assert m and not m.group(1), f"no recall line:\n{cli_report}"
     hazards = sum(p.is_hazard for p in projects)
     assert (int(m.group(4)), int(m.group(6))) == (hazards, len(projects))
+    assert int(m.group(3)) >= MIN_FOUND, f"found {m.group(3)}/{hazards}, the floor is {MIN_FOUND}:\n{cli_report}"
+    assert int(m.group(5)) <= MAX_FALSE_ALARMS, f"{m.group(5)} false alarms, at most {MAX_FALSE_ALARMS}:\n{cli_report}"
     for fam in sorted({p.family for p in projects if p.is_hazard}):
         n = sum(1 for p in projects if p.is_hazard and p.family == fam)
         assert re.search(rf"^family {fam}: \d+/{n}$", cli_report, re.M), f"family {fam} missing from the report"
@@ -354,6 +368,12 @@ def test_lsp_measurement(projects) -> None:
     lsp_there = {f.loc for f in lsp[p14.name] if f.loud}
     assert cli_there and cli_there == lsp_there, f"CLI {sorted(cli_there)} vs language server {sorted(lsp_there)}"
     assert s.found[p14.name]
+    # p20's write is in utils/sampling.py, reached from train.py: opening the helper alone shows
+    # what the analysis of the script found there, where the CLI reports it
+    p20 = by_name[LSP_PROBES[1]]
+    assert s.found[p20.name], lsp[p20.name]
+    cli_20 = {f.loc for f in cli[p20.name] if f.loud}
+    assert {f.loc for f in lsp[p20.name] if f.loud} == cli_20 and all(not f.file.startswith("train") for f in cli[p20.name])
 
 
 # --- 6. the flattening diagnostic ---------------------------------------------------------------

@@ -439,6 +439,11 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
         print(f"gradwarden {__version__}: config file: {where}", file=stderr)
 
     started = time.monotonic()
+    from gradwarden.engine.front.imports import set_root_hints
+
+    # the folders named here are projects: a script in one of their subfolders without a marker
+    # (pyproject.toml, .git) still imports the packages beside it
+    set_root_hints([p for p in paths if p != "-"] + ["."])
     found = discover([Path(p) for p in paths if p != "-"], exclude=settings.exclude,
                      respect_gitignore=settings.respect_gitignore, include_notebooks=True)
     from gradwarden.checkrun import CheckRun
@@ -481,6 +486,14 @@ def collect(args: argparse.Namespace, stderr: TextIO) -> CheckRun:
         run.diagnostics.extend(settings.apply(outcome.diagnostics))
         if args.show_source:
             run.sources[outcome.filename] = outcome.source
+    if len(outcomes) > 1:
+        run.diagnostics = runner.merge_findings(run.diagnostics)
+    if args.show_source:  # a finding made in a module the run did not list (a script's helper)
+        for d in run.diagnostics:
+            if d.filename not in run.sources and os.path.isfile(d.filename):
+                from gradwarden.noqa import read_source_file
+
+                run.sources[d.filename] = read_source_file(d.filename)
     run.files_checked = len(outcomes)
     if verbose:
         cached = f" ({result_cache.hits} from the cache in {result_cache.folder})" if result_cache else ""

@@ -21,7 +21,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple, Union
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradwarden.engine.diagnostic import Diagnostic
@@ -234,6 +234,36 @@ def filter_noqa(diags: Iterable[Diagnostic], source_text: Optional[str]) -> List
     if not noqa.lines and noqa.file_codes is None:
         return diags
     return [d for d in diags if not noqa.suppresses(d.code, d.span.row)]
+
+def filter_noqa_by_file(diags: Iterable[Diagnostic], filename: str, source_text: Optional[str],
+                        read: Optional[Callable[[str], Optional[str]]] = None) -> List[Diagnostic]:
+    """``filter_noqa`` for the findings of one analysis, each against the ``# noqa`` comments of
+    the file it is in: the analysed file's (``source_text``), or another module of the project
+    where the analysis found a hazard by following an import (read from disk, or by ``read``)."""
+    diags = list(diags)
+    own = [d for d in diags if d.filename == filename]
+    if len(own) == len(diags):
+        return filter_noqa(diags, source_text)
+    kept = set(map(id, filter_noqa(own, source_text)))
+    by_file: Dict[str, List[Diagnostic]] = {}
+    for d in diags:
+        if d.filename != filename:
+            by_file.setdefault(d.filename, []).append(d)
+    for other, found in by_file.items():
+        text = read(other) if read is not None else read_source_file(other)
+        kept.update(map(id, filter_noqa(found, text)))
+    return [d for d in diags if id(d) in kept]
+
+
+def read_source_file(path: str) -> Optional[str]:
+    from gradwarden.engine.front.source import decode_source
+
+    try:
+        with open(path, "rb") as fh:
+            return decode_source(fh.read())[0]
+    except OSError:
+        return None
+
 
 # --------------------------------------------------------------------------- adding (--add-noqa)
 @dataclass

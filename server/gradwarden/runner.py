@@ -16,7 +16,7 @@ from gradwarden.engine.analyze import analyze_source
 from gradwarden.engine.diagnostic import Diagnostic
 from gradwarden.engine.entry import fewer_collections
 from gradwarden.engine.front.source import decode_source
-from gradwarden.noqa import filter_noqa
+from gradwarden.noqa import filter_noqa_by_file
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Future
@@ -44,6 +44,23 @@ class Outcome:
     followed: Optional[Dict[str, Optional[str]]] = None
 
 
+def merge_findings(diags: Sequence[Diagnostic]) -> List[Diagnostic]:
+    """The findings of a run's analyses, each once: a hazard in a helper module is found by
+    every script that reaches it (and, at a lower severity, by the helper's own analysis); it is
+    reported once, in its file, at the most severe of them (the first with that severity)."""
+    best: Dict[Tuple[str, str, int, int], int] = {}
+    out: List[Optional[Diagnostic]] = []
+    for d in diags:
+        key = (os.path.normcase(os.path.abspath(d.filename)), d.code, d.span.row, d.span.column)
+        at = best.get(key)
+        if at is None:
+            best[key] = len(out)
+            out.append(d)
+        elif d.severity < out[at].severity:  # type: ignore[union-attr]
+            out[at] = d
+    return [d for d in out if d is not None]
+
+
 def default_jobs(n_files: int) -> int:
     if n_files < PARALLEL_THRESHOLD:
         return 1
@@ -62,7 +79,7 @@ def diagnose(
     diags = list(analyze_source(source, filename))
     if not ignore_noqa:
         text = source if isinstance(source, str) else decode_source(source)[0]
-        diags = filter_noqa(diags, text)
+        diags = filter_noqa_by_file(diags, filename, text)
     return settings.apply(diags) if settings is not None else diags
 
 
@@ -105,7 +122,7 @@ def check_bytes(
         if not ignore_noqa or keep_source:
             text, _ = decode_source(data)
         if not ignore_noqa:
-            diags = filter_noqa(diags, text)
+            diags = filter_noqa_by_file(diags, filename, text)
         out.diagnostics = diags
         if keep_source:
             out.source = text

@@ -180,6 +180,43 @@ def test_emacs_eglot(emacs, tmp_path):
         "Emacs + Eglot end-to-end checks failed:\n" + report(result_file, proc, server_log)
 
 
+CROSS_TRAIN = (
+    "import torch\n"
+    "\n"
+    "from utils.sampling import ban_tokens_\n"
+    "\n"
+    "logits = torch.randn(2, 5, requires_grad=True).sigmoid()\n"
+    "ban_tokens_(logits.unbind(0), [[1], [2]])\n"
+    "logits.sum().backward()\n"
+)
+CROSS_HELPER = (
+    "def ban_tokens_(logits, banned):\n"
+    "    for row, ids in zip(logits, banned):\n"
+    "        if ids:\n"
+    "            row[ids] = -1.0\n"
+    "    return logits\n"
+)
+
+
+def test_emacs_eglot_cross_file(emacs, tmp_path):
+    """The helper that holds the write shows the hazard the analysis of the script importing it
+    found, with the script's call in the related places, and the quick fix edits the helper."""
+    ws = tmp_path / "project"
+    (ws / "utils").mkdir(parents=True)
+    # a repository: Eglot's project (project.el) is its root, else the helper's folder utils/
+    subprocess.run(["git", "init", "-q", str(ws)], check=True, capture_output=True)
+    (ws / "train.py").write_text(CROSS_TRAIN)
+    (ws / "utils" / "__init__.py").write_text("")
+    (ws / "utils" / "sampling.py").write_text(CROSS_HELPER)
+    result_file, server_log = tmp_path / "emacs-cross.json", tmp_path / "server.log"
+    env = editor_env(tmp_path, SERVER + ["--log-file", str(server_log)], result_file)
+    proc = run_driver([emacs, "--batch", "-l", str(HERE / "emacs" / "eglot-crossfile-test.el"),
+                       "utils/sampling.py"], ws, env)
+    assert proc.returncode == 0 and json.loads(result_file.read_text())["ok"], \
+        "Emacs + Eglot cross-file checks failed:\n" + report(result_file, proc, server_log)
+    assert (ws / "train.py").read_text() == CROSS_TRAIN  # the script is untouched
+
+
 def test_emacs_lsp_mode(emacs_lsp_mode, tmp_path):
     ws = workspace(tmp_path)
     result_file, server_log = tmp_path / "lsp-mode.json", tmp_path / "server.log"

@@ -90,7 +90,8 @@ async function quickInput(page, keys, text, rowText, timeout = 15000) {
 
 async function openFile(page, file) {
   await page.keyboard.press('Escape');
-  await quickInput(page, 'Control+P', file, file);
+  // Quick Open lists a file in a folder by its name, the folder beside it
+  await quickInput(page, 'Control+P', file, path.basename(file));
   await page.locator(editorSel(file)).first().waitFor({ state: 'visible', timeout: 20000 });
   await page.locator(`${editorSel(file)} .view-lines`).first().click({ position: { x: 5, y: 5 } });
 }
@@ -224,6 +225,20 @@ async function stepTimeline(page, s) {
   await shot(page, `${path.parse(s.file).name}-timeline-webview`);
   await runCommand(page, 'View: Close All Editors');
   await openFile(page, s.file);
+}
+
+/** A finding made through another file: the Problems panel lists, under it, the related place in that file. */
+async function stepRelated(page, s) {
+  const t = Date.now();
+  await showProblems(page);
+  const got = await until(page, (w) => {
+    const m = document.querySelector('.markers-panel');
+    const text = m ? m.innerText.replace(/\u00a0/g, ' ') : '';
+    return text.includes(w) ? text : false;
+  }, s.related, 20000);
+  check(`${s.file}: related information names ${s.related}`, !!got, (got || (await problemsText(page))).slice(0, 800), t);
+  await shot(page, `${path.parse(s.file).name}-related`);
+  await hidePanel(page);
 }
 
 async function stepQuickFix(page, s) {
@@ -458,6 +473,11 @@ async function stepNoWarnings(page) {
     if (steps.debugrun) await guard('debugrun', () => stepDebugRun(page, steps.debugrun));
     if (steps.workspace) await guard('workspace', () => stepCheckWorkspace(page, steps.workspace));
     if (steps.notebook) await guard('notebook', () => stepNotebook(page, steps.notebook));
+    if (steps.crossfile) {
+      await guard('crossfile', () => stepDiagnostics(page, steps.crossfile));
+      await guard('crossfile-related', () => stepRelated(page, steps.crossfile));
+      await guard('crossfile-quickfix', () => stepQuickFix(page, steps.crossfile));
+    }
     await guard('notifications', () => stepNoWarnings(page));
   } catch (err) {
     broke = true;

@@ -91,6 +91,35 @@ def _expect(path: Path, code: str) -> dict:
     return diags[0]
 
 
+# A finding made through another file (issue 23): CROSS_SCRIPT hands views of `unbind` to a
+# helper in a package, which writes into one. The finding shows in the helper (opened alone),
+# with the script's call in its related places, and its quick fix edits the helper.
+CROSS_SCRIPT = "cross_train.py"
+CROSS_HELPER = "crossutils/sampling.py"
+CROSS_FILES = {
+    CROSS_SCRIPT: ("import torch\n\nfrom crossutils.sampling import ban_tokens_\n\n"
+                   "logits = torch.randn(2, 5, requires_grad=True).sigmoid()\n"
+                   "ban_tokens_(logits.unbind(0), [[1], [2]])\n"
+                   "logits.sum().backward()\n"),
+    "crossutils/__init__.py": "",
+    CROSS_HELPER: ("def ban_tokens_(logits, banned):\n"
+                   "    for row, ids in zip(logits, banned):\n"
+                   "        if ids:\n"
+                   "            row[ids] = -1.0\n"
+                   "    return logits\n"),
+}
+
+
+def _expect_cross(work: Path) -> dict:
+    """What `gradwarden check` says about the project, run from its folder: the finding in the helper."""
+    proc = subprocess.run([sys.executable, "-m", "gradwarden", "check", "--output-format", "json", "--exit-zero",
+                           "--no-progress", "--no-cache", "."], cwd=work, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    diags = [d for d in json.loads(proc.stdout) if d["filename"] == CROSS_HELPER and d["code"] == "GW306"]
+    assert diags, f"`gradwarden check` reports no GW306 in {CROSS_HELPER} any more: the e2e scenario needs updating"
+    return diags[0]
+
+
 def _fix(diag: dict) -> dict:
     fix = diag.get("fix") or {}
     assert fix.get("edits"), f"{diag['code']} in {diag['filename']} has no fix edits any more: the e2e scenario needs updating"
@@ -216,6 +245,11 @@ def _run_session(tmp_path_factory, stack, vsix) -> Dict:
     for case in (QUICKFIX_CASE, FIXALL_CASE, DEBUGRUN_CASE, WORKSPACE_CASE):
         shutil.copy(SEEDS / case, work / case)
     _write_json(work / NOTEBOOK, _notebook())
+    for rel, text in CROSS_FILES.items():
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(text)
+    cf = _expect_cross(work)
+    cf_fix = cf["fix"] or (cf["fixes"] or [{}])[0]
     ws = _expect(work / WORKSPACE_CASE, "GW301")
     qf = _expect(work / QUICKFIX_CASE, "GW201")
     fa = _expect(work / FIXALL_CASE, "GW201")
@@ -301,6 +335,12 @@ def _run_session(tmp_path_factory, stack, vsix) -> Dict:
                     "confirmedPattern": r"debug run|gradwarden \(runtime\)", "timeout": 120,
                 },
                 "workspace": {"file": WORKSPACE_CASE, "code": ws["code"]},
+                "crossfile": {
+                    "file": CROSS_HELPER, "code": cf["code"], "message": cf["message"],
+                    "line": cf["location"]["row"], "column": cf["location"]["column"],
+                    "fixTitle": cf_fix["message"], "fixedText": cf_fix["edits"][0]["content"].strip(),
+                    "related": CROSS_SCRIPT,
+                },
                 "notebook": {"file": NOTEBOOK, "code": "GW201"},
             },
         }
@@ -346,6 +386,14 @@ def _assert_checks(e2e: Dict, prefix_filter) -> None:
         lines = "\n".join(f"  - {c['name']}: {json.dumps(c['detail'])[:1500]}" for c in failed)
         pytest.fail(f"{len(failed)} of {len(checks)} checks failed:\n{lines}\n"
                     f"screenshots and logs: {ARTIFACTS}\n--- extension output ---\n{_extension_log()}", pytrace=False)
+
+
+def test_cross_file_finding_in_the_helper(e2e):
+    """The helper shows the finding its importer's analysis made there, at the CLI's line, with
+    the script in the related information, and the quick fix edits the helper (not the script)."""
+    _assert_checks(e2e, lambda n: n.startswith(CROSS_HELPER))
+    assert (e2e["work"] / CROSS_SCRIPT).read_text() == CROSS_FILES[CROSS_SCRIPT]
+    assert (e2e["work"] / CROSS_HELPER).read_text() != CROSS_FILES[CROSS_HELPER]
 
 
 def test_workbench_and_extension_load(e2e):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 from gradwarden.engine.diagnostic import Diagnostic
 from gradwarden.engine.entry import PARSE_ERROR_CODE
@@ -56,8 +56,8 @@ def _analyze_source(source: Union[str, bytes], filename: str) -> List[Diagnostic
 def _analyze(tree: ast.Module, src: SourceText, filename: str) -> List[Diagnostic]:
     from gradwarden.engine.front.triggers import nothing_to_analyse
 
-    if nothing_to_analyse(src.text):
-        return []
+    if nothing_to_analyse(src.text) and not ("__main__" in src.text and "import" in src.text):
+        return []  # (a program's hazards may all lie in the modules it imports: the interpreter decides)
     from gradwarden.engine.assembly import analyze_module  # late: keeps import light
 
     with _fewer_collections():
@@ -110,6 +110,71 @@ def _imported_already(filename: str, data: bytes):
     except (OSError, ValueError):
         return None
     return imports.parsed_already((path, data))
+
+
+# The findings each script made in an imported file, kept per (script, imported file) with
+# what they depended on: the script's bytes, the imported file's text, the other files followed.
+_THROUGH: Dict[Tuple[str, str], Tuple[Tuple[str, str, Dict[str, Optional[str]]], List[Diagnostic]]] = {}
+
+
+def findings_through_importers(text: str, filename: str) -> List[Diagnostic]:
+    """What the analyses of the project's scripts that import ``filename`` (directly or through
+    other modules; ``engine/front/projectgraph.py``) found in it, with ``text`` standing for
+    its content: a hazard whose fix goes in a helper module shows there, named ``filename``,
+    with the script's call chain in its related places (each with its file)."""
+    import hashlib
+    import os
+    from dataclasses import replace
+    from pathlib import Path
+
+    from gradwarden.engine.front import imports, projectgraph
+
+    if not filename or not os.path.isfile(filename):
+        return []
+    graph = projectgraph.graph_for(filename)
+    if graph is None:
+        return []
+    me = Path(filename).resolve()
+    data = text.encode("utf-8")
+    mine = hashlib.sha256(data).hexdigest()
+    out: Dict[Tuple[str, int, int], Diagnostic] = {}
+    for script in graph.importers(me):
+        try:
+            script_bytes = script.read_bytes()
+        except OSError:
+            continue
+        stamp = (hashlib.sha256(script_bytes).hexdigest(), mine)
+        kept = _THROUGH.get((str(script), str(me)))
+        if kept is not None and kept[0][:2] == stamp and all(
+                _digest(dep) == want for dep, want in kept[0][2].items()):
+            found = kept[1]
+        else:
+            with imports.following() as followed, imports.overlaid({str(me): data}):
+                diags = analyze_source(script_bytes, str(script))
+            found = [d for d in diags if _same_file(d.filename, me)]
+            followed.pop(str(me), None)
+            _THROUGH[(str(script), str(me))] = ((stamp[0], stamp[1], dict(followed)), found)
+        for d in found:
+            key = (d.code, d.span.row, d.span.column)
+            if key not in out or d.severity < out[key].severity:
+                out[key] = replace(d, filename=filename)
+    return sorted(out.values(), key=lambda d: d.sort_key())
+
+
+def _same_file(name: str, path) -> bool:
+    import os
+
+    return os.path.realpath(name) == str(path)
+
+
+def _digest(path: str) -> Optional[str]:
+    import hashlib
+
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()
+    except OSError:
+        return None
 
 
 def parse_error_of(diags: List[Diagnostic]) -> Optional[Diagnostic]:

@@ -27,6 +27,7 @@ from gradwarden.engine.diagnostic import Diagnostic
 from gradwarden.engine.front.source import SourceText
 from gradwarden.engine.interp.calls import Calls
 from gradwarden.engine.interp.interpreter import Interpreter
+from gradwarden.engine.interp.projects import ProjectImports
 from gradwarden.engine.interp.unreached import Unreached
 
 Role = Callable[[Interpreter], Any]
@@ -41,6 +42,7 @@ ROLES: Dict[str, Role] = {
     "ev": FlowExpressions,
     "calls": Calls,
     "unreached": Unreached,
+    "projects": ProjectImports,
     # the torch domain (engine/domain/), observed by the flow layers (engine/checks/flowtorch.py)
     "torch": FlowTorchCalls,
     "tensors": FlowTensors,
@@ -73,4 +75,13 @@ def analyze_module(tree: ast.Module, src: SourceText, filename: str) -> List[Dia
         events = interp.run()
     except RecursionError:
         events = list(interp.events.values())
-    return events_to_diagnostics(events, filename, src)
+    return events_to_diagnostics(events, filename, src, followed_sources(interp))
+
+
+def followed_sources(interp: Interpreter) -> Dict[str, SourceText]:
+    """The text of each module of the project the analysis followed, by absolute path (the
+    ``Span.file`` of a finding made there)."""
+    resolver = interp.resolver
+    if resolver is None:
+        return {}
+    return {str(fm.path): fm.src for fm in resolver.cache.values() if fm is not None}

@@ -33,12 +33,15 @@ class Severity(IntEnum):
 
 @dataclass(frozen=True)
 class Span:
-    """A range in one file."""
+    """A range in one file. ``file``: set by the engine only for a range in another module of
+    the project than the one analysed (the absolute path; ``rules.dispatch`` turns it into the
+    diagnostic's or the related location's filename and clears it); None: the analysed file."""
 
     row: int
     column: int
     end_row: int
     end_column: int
+    file: Optional[str] = None
 
     def contains(self, row: int, column: int) -> bool:
         if (row, column) < (self.row, self.column):

@@ -11,6 +11,7 @@ result, its hover table. No worker is asked and no analysis is started on the re
 """
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from typing import Optional, Sequence
 
@@ -105,7 +106,16 @@ def _label(program: Program, uri: str):
 
 
 def _in_cells(program: Program, uri: str, d: Optional[Diagnostic]) -> Optional[Diagnostic]:
-    """The engine's texts speak of program rows; in a notebook, of this cell's rows."""
+    """The engine's texts speak of program rows; in a notebook, of this cell's rows. A place in
+    another file of the project (a finding made through a script that imports this module)
+    says which file its line is in."""
+    if d is not None and not program.is_notebook and any(
+            r.filename and r.filename != d.filename for r in d.related + d.timeline):
+        def named(r):
+            other = r.filename and r.filename != d.filename
+            return replace(r, message=f"{r.message} (in `{os.path.basename(r.filename)}`)") if other else r
+
+        return replace(d, related=tuple(map(named, d.related)), timeline=tuple(map(named, d.timeline)))
     if d is None or not program.is_notebook:
         return d
     return replace(d, message=cell_text(program, d.message, uri),

@@ -35,13 +35,53 @@ def forbid_torch() -> None:
         sys.meta_path.insert(0, _NoTorch())
 
 
+# --------------------------------------------------------------------------- the project
+ROOTS_ENV = "GRADWARDEN_WORKSPACE_FOLDERS"  # the server's workspace folders, for its workers
+_roots_set = False
+
+
+def _project_roots() -> None:
+    """Take the workspace folders as project roots (``imports.set_root_hints``), once."""
+    global _roots_set
+    if _roots_set:
+        return
+    _roots_set = True
+    folders = [f for f in os.environ.get(ROOTS_ENV, "").split(os.pathsep) if f]
+    if folders:
+        from gradwarden.engine.front.imports import set_root_hints
+
+        set_root_hints(folders)
+
+
+def in_project(diags: List[Diagnostic], text: str, filename: str) -> List[Diagnostic]:
+    """The document's own findings (an analysis of a script also finds hazards in the modules it
+    imports: those show in their own documents), and the findings that the project's scripts
+    importing this document make in it (``engine.analyze.findings_through_importers``)."""
+    from gradwarden.engine.analyze import findings_through_importers
+    from gradwarden.noqa import filter_noqa
+
+    own = [d for d in diags if d.filename == filename]
+    try:
+        found = findings_through_importers(text, filename)
+    except Exception:  # noqa: BLE001 - another file's analysis never takes this document's away
+        found = []
+    if not found:
+        return own
+    seen = {(d.code, d.span.row, d.span.column): d for d in own}
+    extra = [d for d in filter_noqa(found, text) if (d.code, d.span.row, d.span.column) not in seen
+             or d.severity < seen[(d.code, d.span.row, d.span.column)].severity]
+    keys = {(d.code, d.span.row, d.span.column) for d in extra}
+    return [d for d in own if (d.code, d.span.row, d.span.column) not in keys] + extra
+
+
 # --------------------------------------------------------------------------- jobs
 def diagnose(text: str, filename: str) -> List[Diagnostic]:
     """Analysis and ``# noqa`` (the settings are applied by the server, so that a settings
     change never needs a re-analysis)."""
     from gradwarden.runner import diagnose as run_diagnose
 
-    return run_diagnose(text, filename, None)
+    _project_roots()
+    return in_project(run_diagnose(text, filename, None), text, filename)
 
 
 _ANALYZERS: "OrderedDict[str, Any]" = OrderedDict()
@@ -67,8 +107,10 @@ def diagnose_incremental(text: str, filename: str) -> Tuple[List[Diagnostic], Di
         _ANALYZERS.popitem(last=False)
     from gradwarden.engine.entry import fewer_collections
 
+    _project_roots()
     with fewer_collections():  # the reparse too: the worker's heap (trees, records) is large to walk
         diags = filter_noqa(analyzer.analyze(text, filename), text)
+        diags = in_project(diags, text, filename)
     st = analyzer.last_stats
     info = {"parse_s": st.parse_s, "analysis_s": st.analysis_s, "groups": st.groups,
             "analysed": len(st.analysed), "reused": len(st.reused), "full": st.full,

@@ -43,7 +43,7 @@ from gradwarden.lsp.documents import (
     uri_key,
     uri_to_path,
 )
-from gradwarden.lsp.jobs import forbid_torch
+from gradwarden.lsp.jobs import ROOTS_ENV, forbid_torch
 from gradwarden.lsp.logsetup import configure_logging  # noqa: F401 - its old home
 from gradwarden.lsp.options import ServerOptions, SettingsResolver, parse_options, unwrap
 from gradwarden.lsp.positions import LineIndex, index_for, normalize_encoding
@@ -231,7 +231,9 @@ class GradwardenServer(LanguageServer):
     def label_for(self, program: Program, uri: str):
         """Row labels for messages and hovers: "line 7", or "cell 2, line 3" in a notebook."""
         if not program.is_notebook:
-            return lambda u, row: f"line {row}"
+            # a related place in another file of the project is named by that file
+            return lambda u, row: f"line {row}" if uri_key(u) == uri_key(uri) else \
+                f"{os.path.basename(display_name(u))} line {row}"
 
         def label(u: str, row: int) -> str:
             cell = program.cell(u)
@@ -366,6 +368,9 @@ def create_server() -> GradwardenServer:
     return ls
 
 
+MAX_DEPENDENT_REFRESH = 20  # open documents analysed again when a module of the project is saved
+
+
 def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that lists every handler
     # ------------------------------------------------------------------ lifecycle
     @ls.feature(lsp.INITIALIZE)
@@ -377,6 +382,10 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         root = ls.workspace.root_path or (uri_to_path(params.workspace_folders[0].uri)
                                           if params.workspace_folders else None) or os.getcwd()
         ls.resolver.root = Path(root)
+        # the workspace folders are the project's roots (a script in tools/ without a marker
+        # still imports the packages beside it), here and in the workers started below
+        folders = [uri_to_path(f.uri) for f in params.workspace_folders or ()] or [str(root)]
+        os.environ[ROOTS_ENV] = os.pathsep.join(f for f in folders if f)
         ls.init_options_given = bool(unwrap(params.initialization_options))
         ls.apply_options(params.initialization_options, startup=True)
         mode = ls.options.diagnostic_mode
@@ -459,6 +468,10 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         key = uri_key(uri)
         if key in ls.languages and ls.analysis:
             ls.analysis.saved(key)
+            # what the other open documents' analyses read of this file (a script following its
+            # imports, a helper shown what its importers found in it) is its saved text
+            for other in [k for k in ls.analysis.units if k != key and k in ls.languages][:MAX_DEPENDENT_REFRESH]:
+                ls.analysis.refresh(other)
 
     @ls.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: GradwardenServer, params: lsp.DidCloseTextDocumentParams) -> None:
@@ -566,6 +579,12 @@ def _register(ls: GradwardenServer) -> None:  # noqa: C901 - one place that list
         if any(change.uri.rsplit("/", 1)[-1] in CONFIG_FILENAMES for change in params.changes):
             ls.resolver.invalidate()
             ls.republish_all()
+        elif ls.analysis and any(change.uri.endswith(".py") and uri_key(change.uri) not in ls.analysis.units
+                                 for change in params.changes):
+            # a module of the project changed outside the editor: the open documents whose
+            # analyses follow it (or are shown what it found) see it again
+            for other in [k for k in ls.analysis.units if k in ls.languages][:MAX_DEPENDENT_REFRESH]:
+                ls.analysis.refresh(other)
 
     @ls.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def progress_cancel(ls: GradwardenServer, params: lsp.WorkDoneProgressCancelParams) -> None:

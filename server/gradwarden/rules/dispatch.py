@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 import string
+from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Severity, Span
+from gradwarden.engine.diagnostic import Diagnostic, Edit, Fix, Related, Severity, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.front.source import SourceText
 from gradwarden.rules.catalog import RULES
@@ -25,28 +26,88 @@ def _format(template: str, facts: Dict[str, Any]) -> str:
     return string.Formatter().vformat(template, (), _Facts(facts))
 
 
-def events_to_diagnostics(events: Sequence[Event], filename: str, src: SourceText) -> List[Diagnostic]:
-    out: Dict[Tuple[str, int, int], Diagnostic] = {}
+def events_to_diagnostics(events: Sequence[Event], filename: str, src: SourceText,
+                          others: Optional[Dict[str, SourceText]] = None) -> List[Diagnostic]:
+    """``others``: the text of the project's other modules the analysis followed (absolute path
+    -> text), for the events whose spans lie there (``Span.file``): such a finding is named by
+    the file its primary span is in, its related places by theirs."""
+    out: Dict[Tuple[str, str, int, int], Diagnostic] = {}
+    names: Dict[Optional[str], str] = {None: filename}
     for ev in events:
         rule = _BY_EVENT.get(ev.kind)
         if rule is None:
             continue
         severity = Severity(ev.severity) if ev.severity else rule.severity
+        home = ev.span.file
+        if home is not None and (others is None or home not in others):
+            continue  # a module whose text the analysis no longer holds: nowhere to show it
+        here = names.get(home) or names.setdefault(home, display_name(home, filename))
+        fixes = fixes_for(rule.code, ev, others[home] if home is not None else src)  # type: ignore[index]
         diag = Diagnostic(
             code=rule.code,
             message=_format(rule.message, ev.facts),
             severity=severity,
-            filename=filename,
-            span=ev.span,
-            related=tuple(ev.related),
-            fixes=tuple(vet_fixes(severity, fixes_for(rule.code, ev, src))),
+            filename=here,
+            span=_plain(ev.span),
+            related=_related_in(ev.related, home, filename, names),
+            fixes=tuple(_plain_fix(f) for f in vet_fixes(severity, [f for f in fixes if _fix_in(f, home)])),
             rule=rule.name,
-            timeline=tuple(ev.timeline),
+            timeline=_related_in(ev.timeline, home, filename, names),
         )
-        key = (diag.code, diag.span.row, diag.span.column)
+        key = (diag.filename, diag.code, diag.span.row, diag.span.column)
         if key not in out:
             out[key] = diag
     return sorted(out.values(), key=lambda d: d.sort_key())
+
+
+def display_name(path: str, like: str) -> str:
+    """How a run names another file of the project: as it names the analysed file ``like``
+    (relative to the working directory when that is, else absolute)."""
+    import os
+
+    if os.path.isabs(like):
+        return path
+    for base in (os.path.realpath(os.getcwd()), os.path.abspath(os.getcwd())):
+        try:
+            rel = os.path.relpath(path, base)
+        except ValueError:
+            continue
+        if not rel.startswith(".."):
+            return rel
+    return path
+
+
+def _plain(span: Span) -> Span:
+    return Span(span.row, span.column, span.end_row, span.end_column) if span.file is not None else span
+
+
+def _related_in(related: Sequence[Related], home: Optional[str], filename: str,
+                names: Dict[Optional[str], str]) -> Tuple[Related, ...]:
+    """Related places with the file each lies in, when not the finding's own (``home``)."""
+    if home is None and all(r.span.file is None for r in related):
+        return tuple(related)
+    out = []
+    for r in related:
+        where = r.span.file
+        if where == home:
+            out.append(Related(_plain(r.span), r.message, r.kind, r.filename))
+            continue
+        name = names.get(where) or names.setdefault(where, display_name(where, filename))  # type: ignore[arg-type]
+        out.append(Related(_plain(r.span), r.message, r.kind, r.filename or name))
+    return tuple(out)
+
+
+def _fix_in(fix: Fix, home: Optional[str]) -> bool:
+    """A fix whose edits all lie in the finding's own file (edits carry no file of their own)."""
+    spans = [e.span for e in fix.edits] + ([fix.target] if fix.target is not None else [])
+    return all(s.file == home for s in spans)
+
+
+def _plain_fix(fix: Fix) -> Fix:
+    if all(e.span.file is None for e in fix.edits) and (fix.target is None or fix.target.file is None):
+        return fix
+    return replace(fix, target=_plain(fix.target) if fix.target is not None else None,
+                   edits=tuple(Edit(_plain(e.span), e.content) for e in fix.edits))
 
 
 # --------------------------------------------------------------------------- fixes as data

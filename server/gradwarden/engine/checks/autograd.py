@@ -272,12 +272,15 @@ class Graph:
         """Is ``span`` inside the function now running (the module body at top level)?"""
         fdef = self.it.call_stack[-1] if self.it.call_stack else None
         if fdef is None:
-            return not any(self.in_function(span, d) for d in self.it.tree.body
-                           if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+            return span.file is None and not any(
+                self.in_function(span, d) for d in self.it.tree.body
+                if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
         return self.in_function(span, fdef)
 
-    @staticmethod
-    def in_function(span: Span, fdef: Any) -> bool:
+    def in_function(self, span: Span, fdef: Any) -> bool:
+        """Is ``span`` inside ``fdef`` (in the file that defines it)?"""
+        if span.file != self.it.file_of(fdef):
+            return False
         return fdef.lineno <= span.row <= (fdef.end_lineno or fdef.lineno)
 
     def user_call_site(self, node: Node, carried: Set[int], start: int = 0) -> Span:
@@ -287,13 +290,20 @@ class Graph:
         ``forward`` (``netD(fake)``); the node's own line when the value was read from state at
         every level (``self.netD_patch(self.fake_B)`` inside a trainer's loss method)."""
         spans = list(node.stack) + [node.span]
+        first: Optional[Span] = None
         for j, fdef in enumerate(node.defs):  # spans[j] is the call that entered fdef
             if j < start:
                 continue
             passed = node.frame_args[j] if j < len(node.frame_args) else frozenset()
             if passed & carried or fdef.name in ("forward", "_forward_impl"):
+                if first is None and spans[j].file != self.it.file_of(fdef) and j + 1 < len(node.defs):
+                    # a call into a function of another module of the project: the value enters
+                    # the code that recorded the node in that module (where its fix goes), if a
+                    # call there passes it on (one module deep: that call is the place)
+                    first = first or spans[j]
+                    continue
                 return spans[j]
-        return node.span
+        return first or node.span
 
     @staticmethod
     def handed_over(node: Node, carried: Set[int], where: Span) -> Optional[int]:

@@ -518,7 +518,8 @@ class BackwardPass:
             arg = self.it.graph.handed_over(merge, carried, where)
             if arg is not None and arg in st.t:
                 info = st.t[arg]
-                if info.created is not None and where.row <= info.created.row <= where.end_row:
+                if info.created is not None and where.row <= info.created.row <= where.end_row and \
+                        info.created.file == where.file:
                     ff["value_span"] = info.created
                 elif info.name:
                     facts = dict(facts, name=info.name)

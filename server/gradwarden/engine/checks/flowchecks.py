@@ -357,7 +357,7 @@ class LossChecks:
         """True when ``a`` and ``b`` lie in opposite branches of ``if`` statements with the same
         test in the same function (``if train: ... else: <no_grad>`` ... ``if train: backward``):
         no single run executes both."""
-        if self.it.foreign_stack:
+        if self.it.foreign_stack or a.file is not None or b.file is not None:
             return False
         index = self.flow._if_index
         if index is None:

@@ -46,6 +46,19 @@ def _plain_tensors(self: Any, st: State, obj: ObjV, tids: Sequence[int], node: a
         return
 
 
+def _made_in_helper(self: Any, info: Any) -> Optional[Span]:
+    """The op that made a tensor, when a function of another module of the project, called
+    from the code now running, made it by that op itself (``return torch.randn(...,
+    requires_grad=True) * t`` in ``latent.py``): the line whose change fixes it, in that file.
+    None when the op lies in this file or deeper in further calls."""
+    n = info.grad_fn
+    here = self.it.call_spans
+    if n is None or n.span is None or len(n.stack) != len(here) + 1 or tuple(n.stack[:len(here)]) != tuple(here):
+        return None
+    current = str(self.it.foreign_stack[-1][0].path) if self.it.foreign_stack else None
+    return n.span if n.span.file is not None and n.span.file != current else None
+
+
 def _bound_name(self: Any, span: Span) -> str:
     """``self.W`` for a tensor made on the line ``self.W = init.clone()`` (the name the user
     knows it by, rather than the name of what it was copied from)."""
@@ -188,10 +201,15 @@ class TrainingChecks:
                 continue
             maybe = tid in self.flow.maybe_leaf
             made = self.flow._node_frame_span(info) or span
+            related = (Related(span, "the optimizer raises ValueError here", "call"),) if made != span else ()
+            helper = _made_in_helper(self, info)
+            if helper is not None:  # the op in a helper of another module, called here: the fix goes there
+                made, related = helper, related + (Related(self.flow._node_frame_span(info) or span,
+                                                           "the helper that makes it is called here", "call"),)
             self.it.emit(Event("optimize_nonleaf", made, {
                 "name": info.name or "tensor", "opt_line": span.row,
                 "cond": " (if `.to()` copied it)" if maybe else ""},
-                related=(Related(span, "the optimizer raises ValueError here", "call"),) if made != span else (),
+                related=related,
                 fix_facts={"opt_span": span, "name": info.name}, severity=3 if maybe else None))
             if not maybe:
                 _halt()

@@ -234,7 +234,7 @@ class Writes:
             return
         ran = {n.id for n in order}
         for node_id, _, wspan, opname, name, orig in recs:
-            if node_id in ran and ("data_write", wspan.row, wspan.column, "") not in self.it.events:
+            if node_id in ran and self.it.event_key("data_write", wspan) not in self.it.events:
                 self.it.emit(Event("hidden_write", wspan, {"op": opname, "name": name or "tensor",
                                                          "orig": orig or "the tensor", "backward_line": span.row},
                                    (Related(span, "this backward differentiates the unmodified computation",

@@ -56,6 +56,10 @@ class Builtins:
             if name == "random.choice":
                 return items[0] if items else UNKNOWN
             return self.it.ev.new_seq(items[:16], st, kind="homogeneous") if items else self.it.ev.new_seq([], st)
+        if name == "functools.partial" and args:
+            # the callable with some arguments bound (a model or optimizer factory: calling it
+            # calls the callable with the bound arguments first, the call's own after)
+            return ref_value("partial", "functools.partial", (args[0], tuple(args[1:]), tuple(kwargs.items())))
         if name == "random.shuffle":
             return NONE
         if name == "next" and args:

@@ -177,7 +177,7 @@ class CustomFunctions:
         grads = [a.arg for a in list(bwd.args.posonlyargs) + list(bwd.args.args)][1:]
         for node in _own_nodes(bwd):
             if isinstance(node, ast.Return) and node.value is not None:
-                got = counter.count(node.value, grads)
+                got = counter.count(node.value, grads, within=bwd)
                 if got is not None and got < n_required:
                     self.it.emit(Event("backward_grad_count", self.it.span_of(node),
                                        {"fn": info.name, "got": got, "want": n_inputs}))

@@ -55,8 +55,11 @@ class ReturnCounter:
         self._visiting: Set[int] = set()
 
     # ------------------------------------------------------------------ public
-    def count(self, expr: ast.expr, tensors: Sequence[str] = ()) -> Optional[int]:
-        """How many values ``return expr`` returns (1 for a single value), or None."""
+    def count(self, expr: ast.expr, tensors: Sequence[str] = (), within: Optional[ast.AST] = None) -> Optional[int]:
+        """How many values ``return expr`` returns (1 for a single value), or None. ``within``:
+        the function holding the return, whose single assignments name what a returned name
+        holds (``output = grad_output.neg() * ctx.alpha; return output``)."""
+        self._assigned = _single_assignments(within) if within is not None else {}
         n = self.length(expr, set(tensors), 0)
         return 1 if n == ONE else n if isinstance(n, int) else None
 
@@ -86,7 +89,10 @@ class ReturnCounter:
             a, b = self.length(e.body, tensors, depth), self.length(e.orelse, tensors, depth)
             return a if a == b else None
         if isinstance(e, ast.Name):
-            return ONE if e.id in tensors else None
+            if e.id in tensors:
+                return ONE
+            value = getattr(self, "_assigned", {}).get(e.id)
+            return self.length(value, tensors, depth + 1) if value is not None and depth < _MAX_DEPTH else None
         if isinstance(e, ast.Call):
             return self._call(e, tensors, depth)
         return None
@@ -171,6 +177,33 @@ class ReturnCounter:
             return first if first is not None and all(x == first for x in found) else None
         finally:
             self._visiting.discard(id(fdef))
+
+
+def _single_assignments(fdef: ast.AST) -> Dict[str, ast.expr]:
+    """The names ``fdef``'s own code binds exactly once, by a plain ``name = value`` (never in a
+    loop target, an augmented assignment, a ``with``/``except`` alias or a nested scope), with
+    that value."""
+    seen: Dict[str, List[ast.expr]] = {}
+    other: Set[str] = set()
+    for n in own_nodes(fdef):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            seen.setdefault(n.targets[0].id, []).append(n.value)
+            continue
+        if isinstance(n, ast.Assign):
+            targets = n.targets
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+            targets = [n.target]
+        elif isinstance(n, (ast.For, ast.AsyncFor)):
+            targets = [n.target]
+        elif isinstance(n, (ast.With, ast.AsyncWith)):
+            targets = [i.optional_vars for i in n.items if i.optional_vars is not None]
+        elif isinstance(n, ast.NamedExpr):
+            targets = [n.target]
+        else:
+            continue
+        for t in targets:
+            other.update(x.id for x in ast.walk(t) if isinstance(x, ast.Name))
+    return {k: v[0] for k, v in seen.items() if len(v) == 1 and k not in other}
 
 
 def _tensor_like(e: ast.expr, tensors: Set[str]) -> bool:

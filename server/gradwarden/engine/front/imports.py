@@ -30,6 +30,21 @@ _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _FOLLOWED: ContextVar[Optional[Dict[str, Optional[str]]]] = ContextVar("gradwarden_followed", default=None)
 
 
+# Texts that stand for files on disk while a block runs (the language server: the document
+# being edited, as the analysis of a script importing it must see it): absolute path -> bytes.
+_OVERLAY: ContextVar[Optional[Dict[str, bytes]]] = ContextVar("gradwarden_overlay", default=None)
+
+
+@contextmanager
+def overlaid(texts: Dict[str, bytes]) -> Iterator[None]:
+    """Read ``texts`` instead of those files (resolved absolute paths) while the block runs."""
+    token = _OVERLAY.set(texts)
+    try:
+        yield
+    finally:
+        _OVERLAY.reset(token)
+
+
 @contextmanager
 def following() -> Iterator[Dict[str, Optional[str]]]:
     """Record, while the block runs, the project files that import resolution reads or probes."""
@@ -159,6 +174,26 @@ class ForeignModule:
         return self.parsed.triggers
 
 
+# Folders a run names as the project (the command line's folders and working directory, the
+# language server's workspace folders): a file inside one without a marker between them
+# belongs to that project (a script in ``tools/`` still sees the packages beside ``tools/``).
+_ROOT_HINTS: List[Path] = []
+
+
+def set_root_hints(folders: List[str]) -> None:
+    """The folders this process's analyses take as project roots when no marker says otherwise
+    (the CLI: the folders it was given and the working directory; the server: its workspace)."""
+    hints = []
+    for f in folders:
+        try:
+            p = Path(f).resolve()
+        except (OSError, RuntimeError):
+            continue
+        if p.is_dir() and p not in hints:
+            hints.append(p)
+    _ROOT_HINTS[:] = hints
+
+
 def project_root(filename: str) -> Optional[Path]:
     try:
         here = Path(filename).resolve().parent
@@ -167,7 +202,91 @@ def project_root(filename: str) -> Optional[Path]:
     for d in [here, *here.parents][:6]:
         if any((d / m).exists() for m in _ROOT_MARKERS):
             return d
+    # no marker: the outermost folder the run names as a project that holds the file (the
+    # folder given on the command line, the workspace), else the file's own folder
+    for hint in sorted(_ROOT_HINTS, key=lambda h: len(h.parts)):
+        if hint == here or hint in here.parents:
+            if len(here.parts) - len(hint.parts) <= 5 and hint.parent != hint:
+                return hint
     return here
+
+
+def path_insertions(tree: ast.Module, filename: str) -> List[Path]:
+    """The folders a script puts on ``sys.path`` (``sys.path.insert(0, os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "lib"))``, ``sys.path.append("third_party")``,
+    ``Path(__file__).parent / ".."``), where the call's text says which: ``__file__`` with its
+    ``dirname``/``.parent`` steps, then the string literals joined to it (relative literals
+    alone: from the script's folder). Anything else (a variable, an environment lookup) is not
+    followed."""
+    out: List[Path] = []
+    try:
+        here = Path(filename).resolve().parent
+    except OSError:
+        return out
+    for node in tree.body:
+        for call in _path_calls(node):
+            arg = call.args[-1] if call.args else None
+            if arg is None:
+                continue
+            parts = [n.value for n in ast.walk(arg) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+            names = [n.id for n in ast.walk(arg) if isinstance(n, ast.Name)]
+            others = [n for n in names if n not in ("os", "__file__", "Path", "str", "pathlib", "osp", "path")]
+            if others:
+                continue
+            base = here
+            if "__file__" in names:
+                steps = sum(1 for n in ast.walk(arg) if (isinstance(n, ast.Attribute) and n.attr in ("dirname", "parent"))
+                            or (isinstance(n, ast.Name) and n.id == "dirname"))
+                for _ in range(max(0, steps - 1)):
+                    base = base.parent
+            elif not parts:
+                continue
+            target = base.joinpath(*parts) if parts else base
+            try:
+                target = target.resolve()
+            except (OSError, RuntimeError):
+                continue
+            if target.is_dir() and target not in out:
+                out.append(target)
+    return out
+
+
+def runs_project_code(tree: ast.Module, resolver: "ImportResolver") -> bool:
+    """Is this a program that runs code of the project's other modules: module-level code that
+    runs (an ``if __name__ == "__main__":`` block, a call) and an import that ``resolver`` finds
+    in the project? Its own text may hold no trigger at all (``main()`` calls a trainer that
+    calls a helper that writes in place): then only the modules it imports can tell."""
+    runs = any(isinstance(s, (ast.If, ast.For, ast.While, ast.With)) or
+               (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)) for s in tree.body)
+    if not runs or resolver.root is None:
+        return False
+    for s in tree.body:
+        if isinstance(s, ast.ImportFrom) and s.module != "__future__":
+            if resolver.find(s.module or "", s.level, None) is not None or \
+                    (s.module and resolver.find_dir(s.module, s.level)):
+                return True
+        elif isinstance(s, ast.Import):
+            for alias in s.names:
+                if resolver.find(alias.name, 0, None) is not None or resolver.find_dir(alias.name, 0):
+                    return True
+    return False
+
+
+def _path_calls(node: ast.stmt) -> Iterator[ast.Call]:
+    """``sys.path.insert(...)`` / ``sys.path.append(...)`` calls at the top of a script (also
+    inside a top-level ``if``/``try``)."""
+    todo: List[ast.stmt] = [node]
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            f = stmt.value.func
+            if isinstance(f, ast.Attribute) and f.attr in ("insert", "append") and \
+                    isinstance(f.value, ast.Attribute) and f.value.attr == "path" and \
+                    isinstance(f.value.value, ast.Name) and f.value.value.id == "sys":
+                yield stmt.value
+        elif isinstance(stmt, (ast.If, ast.Try)):
+            todo.extend(stmt.body)
+            todo.extend(getattr(stmt, "orelse", ()))
 
 
 class _Lookups:
@@ -179,6 +298,7 @@ class _Lookups:
         self.roots: Dict[str, Optional[Path]] = {}
         self.found: Dict[tuple, Optional[Path]] = {}
         self.resolved: Dict[Path, Path] = {}
+        self.extra: List[Path] = []  # folders the script put on sys.path (path_insertions)
 
     def resolve(self, path: Path) -> Path:
         out = self.resolved.get(path)
@@ -188,7 +308,7 @@ class _Lookups:
 
 
 class ImportResolver:
-    def __init__(self, filename: str, lookups: Optional[_Lookups] = None) -> None:
+    def __init__(self, filename: str, lookups: Optional[_Lookups] = None, tree: Optional[ast.Module] = None) -> None:
         self.filename = filename
         self._lookups = lookups if lookups is not None else _Lookups()
         roots = self._lookups.roots
@@ -196,6 +316,14 @@ class ImportResolver:
             roots[filename] = project_root(filename) if filename and os.path.exists(filename) else None
         self.root = roots[filename]
         self.cache: Dict[Path, Optional[ForeignModule]] = {}
+        # the script's sys.path insertions of the project's own folders: searched by every
+        # module of this analysis, as Python does once the script ran them
+        if lookups is None:
+            self._lookups.extra = [p for p in path_insertions(tree, filename) if self._inside_root(p)] \
+                if tree is not None and self.root is not None else []
+
+    def _inside_root(self, p: Path) -> bool:
+        return self.root is not None and (p == self.root or self.root in p.parents)
 
     def for_module(self, filename: str) -> "ImportResolver":
         """The resolver of a followed module's own imports: same analysis, same caches."""
@@ -213,15 +341,28 @@ class ImportResolver:
             found[key] = self._find(module, level, name)
         return found[key]
 
-    def _find(self, module: str, level: int, name: Optional[str]) -> Optional[Path]:
+    def find_dir(self, module: str, level: int) -> bool:
+        """Is ``module`` a folder of the project (a namespace package, without ``__init__.py``)?"""
+        if self.root is None or not module:
+            return False
+        key = (self.filename, module, level, "/")
+        found = self._lookups.found
+        if key not in found:
+            found[key] = next((d for d in self._bases(level) if d.joinpath(*module.split(".")).is_dir()
+                               and self._inside(d.joinpath(*module.split(".")))), None)
+        return found[key] is not None
+
+    def _bases(self, level: int) -> List[Path]:
         here = self._lookups.resolve(Path(self.filename)).parent
         if level:
             base = here
             for _ in range(level - 1):
                 base = base.parent
-            bases = [base]
-        else:
-            bases = [here, *[p for p in here.parents if self.root in (p, *p.parents)]]
+            return [base]
+        return [here, *[p for p in here.parents if self.root in (p, *p.parents)], *self._lookups.extra]
+
+    def _find(self, module: str, level: int, name: Optional[str]) -> Optional[Path]:
+        bases = self._bases(level)
         parts = module.split(".") if module else []
         for base in bases:
             for cand in ([parts + [name]] if name else []) + [parts]:
@@ -268,8 +409,11 @@ class ImportResolver:
             return self.cache[path]
         mod: Optional[ForeignModule] = None
         try:
-            data = path.read_bytes()
-            _record(path, data)
+            overlay = _OVERLAY.get()
+            data = overlay.get(str(path)) if overlay else None
+            if data is None:
+                data = path.read_bytes()
+                _record(path, data)
             if len(data) <= MAX_FOREIGN_BYTES and path != self._lookups.resolve(Path(self.filename)):
                 parsed = _parsed(path, data)
                 if parsed is not None:

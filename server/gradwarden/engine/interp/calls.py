@@ -109,12 +109,21 @@ class Calls:
             return UNKNOWN if join else [(st, UNKNOWN)]
         fm = self.it.foreign_defs.get(id(fdef))
         if fm is not None and not (self.it.foreign_stack and self.it.foreign_stack[-1][0] is fm):
-            # entering code of another module: findings inside it point at this call
-            self.it.foreign_stack.append((fm, self.it.span_of(fdef) if self.it.foreign_stack else span))
+            # entering code of another module: its spans name that module's file, and the call
+            # (``span``, in the caller's file) joins the chain a finding there shows
+            self.it.foreign_stack.append((fm, span))
             try:
                 return self.call_function(fdef, args, kwargs, st, span, bound_self, join, closure, generator)
             finally:
                 self.it.foreign_stack.pop()
+        if fm is None and self.it.foreign_stack and self.it.defined_here(fdef):
+            # back in the analysed file's own code (a method of its model called by a trainer
+            # of another module): its spans are this file's again
+            outer, self.it.foreign_stack = self.it.foreign_stack, []
+            try:
+                return self.call_function(fdef, args, kwargs, st, span, bound_self, join, closure, generator)
+            finally:
+                self.it.foreign_stack = outer
         is_gen = self.generators.get(id(fdef))
         if is_gen is None:
             is_gen = self.generators[id(fdef)] = (fm is not None or "yield" in self.it.triggers.text(fdef)) and any(

@@ -103,7 +103,11 @@ class Expressions:
                 return ref_value("torch", f"{obj.name}.{attr}")
             if obj.kind == "module":
                 return ref_value("builtin", f"{obj.name}.{attr}")
+            if obj.kind == "project":
+                return self.it.projects.attr(obj, attr, st, node)
             if obj.kind == "class":
+                if attr == "__name__":
+                    return ConstV(obj.name)
                 found = obj.target.find_method(attr)
                 if found:
                     return ref_value("method", attr, found, None)
@@ -544,6 +548,9 @@ class Expressions:
                 return self.it.modules.call_object_method(func.bound, func.name, args, kwargs, st, node)
             if k == "boundseq":
                 return self.it.builtins.call_seq_method(func.bound, func.name, args, kwargs, st, node)
+            if k == "partial":  # functools.partial(f, *bound, **bound_kw)(*args, **kwargs)
+                inner, bound, bound_kw = func.target
+                return self.call(inner, list(bound) + list(args), dict(bound_kw, **kwargs), st, node)
             return UNKNOWN
         if isinstance(func, ObjV):
             return self.it.modules.call_object(func, args, kwargs, st, node)

@@ -106,7 +106,7 @@ class Interpreter:
         self.tree = tree
         self.src = src
         self.filename = filename
-        self.events: Dict[Tuple[str, int, int, str], Event] = {}
+        self.events: Dict[Tuple[Any, ...], Event] = {}
         self.reached: Set[int] = set()  # ids of FunctionDef nodes executed in context
         self.applied_functions: Set[str] = set()
         self.classes: Dict[int, ClassInfo] = {}  # id(ClassDef) -> info
@@ -135,6 +135,7 @@ class Interpreter:
         self.foreign_stack: List[Tuple[Any, Span]] = []  # (ForeignModule, call site in this file)
         self.foreign_defs: Dict[int, Any] = {}
         self.foreign_stmts: Dict[int, Any] = {}  # statements of other project modules -> their module
+        self._own_defs: Optional[Set[int]] = None  # ids of this file's own definitions (defined_here)
         self.stopped_defs: Set[int] = set()  # functions whose call from the module's code ran out of work
         # functions whose precise run, called from the module's code, ran out (where it stopped):
         # later calls run coarsely at once (engine/interp/calls.py)
@@ -181,10 +182,13 @@ class Interpreter:
         st = State()
         st.frame()["__name__"] = ConstV("__main__")
         body = self.tree.body
-        if self.triggers.script_mode(self.tree):
-            from gradwarden.engine.front.imports import ImportResolver
+        from gradwarden.engine.front.imports import ImportResolver, runs_project_code
 
-            self.resolver = ImportResolver(self.filename)
+        if self.triggers.script_mode(self.tree):
+            self.resolver = ImportResolver(self.filename, tree=self.tree)
+        elif self.filename and "__main__" in self.src.text and \
+                runs_project_code(self.tree, resolver := ImportResolver(self.filename, tree=self.tree)):
+            self.resolver = resolver  # a script whose hazards lie in the modules it imports
         else:
             # A library module: bind its names, skip evaluating what it computes at import
             # time (registries, config tables) that no hazard can come from.
@@ -295,6 +299,19 @@ class Interpreter:
         end = end + len(name) if end >= 0 else len(line.rstrip())
         return Span(row, col + 1, row, max(end, col) + 1)
 
+    def defined_here(self, fdef: ast.AST) -> bool:
+        """Is ``fdef`` a definition of the analysed file itself (not of a followed module)?"""
+        if self._own_defs is None:
+            from gradwarden.engine.front.triggers import _defs
+
+            self._own_defs = {id(node) for node, _ in _defs(self.tree.body, None)}
+        return id(fdef) in self._own_defs
+
+    def file_of(self, fdef: ast.AST) -> Optional[str]:
+        """The file of a definition as its spans name it: None for the analysed file."""
+        fm = self.foreign_defs.get(id(fdef))
+        return str(fm.path) if fm is not None else None
+
     def is_method(self, fn: ast.AST) -> bool:
         return self.class_of_method(fn) is not None
 
@@ -304,8 +321,6 @@ class Interpreter:
 
     # ------------------------------------------------------------------ helpers
     def span_of(self, node: ast.AST) -> Span:
-        if self.foreign_stack:
-            return self.foreign_stack[-1][1]  # code of another module: point at the call here
         hit = self._spans.get(id(node))
         if hit is not None and hit[0] is node:  # a node runs once per path and iteration
             return hit[1]
@@ -313,12 +328,17 @@ class Interpreter:
         col = getattr(node, "col_offset", 0) or 0
         erow = getattr(node, "end_lineno", None) or row
         ecol = getattr(node, "end_col_offset", None)
-        src = self.src
+        src, file = self.src, None
+        if self.foreign_stack:
+            # code of another module of the project: a span in that module's file, which the
+            # finding names (rules.dispatch), the calls that led there in its related places
+            fm = self.foreign_stack[-1][0]
+            src, file = fm.src, str(fm.path)
         if not src.ascii:
             col = src.char_col(row, col)
             if ecol is not None:
                 ecol = src.char_col(erow, ecol)
-        span = Span(row, col + 1, erow, ecol + 1 if ecol is not None else col + 1)
+        span = Span(row, col + 1, erow, ecol + 1 if ecol is not None else col + 1, file)
         self._spans[id(node)] = (node, span)
         return span
 
@@ -341,11 +361,29 @@ class Interpreter:
         return seg if len(seg) <= 60 else seg[:57] + "..."
 
     def emit(self, ev: Event) -> None:
-        key = (ev.kind, ev.span.row, ev.span.column, ev.facts.get("code", ""))
+        if ev.span.file is not None and self.foreign_stack and not any(r.kind == "call" for r in ev.related):
+            ev.related = tuple(ev.related) + self.call_chain()
+        key = self.event_key(ev.kind, ev.span, ev.facts.get("code", ""))
         if self.unit_log is not None:
             self.unit_log.append((key, ev))  # every emit, kept or not: a replay repeats them in order
         if key not in self.events:
             self.events[key] = ev
+
+    @staticmethod
+    def event_key(kind: str, span: Span, code: str = "") -> Tuple[Any, ...]:
+        """What makes two events the same finding (once per kind and place)."""
+        if span.file is None:
+            return (kind, span.row, span.column, code)
+        return (kind, span.row, span.column, code, span.file)
+
+    def call_chain(self) -> Tuple[Related, ...]:
+        """The calls, from the analysed file's code, that entered the other modules now running
+        (each in the file that makes it): the related places of a finding made there."""
+        out = []
+        for fm, call in self.foreign_stack:
+            name = os.path.basename(str(fm.path))
+            out.append(Related(call, f"called from here, into `{name}`", "call"))
+        return tuple(out)
 
     @staticmethod
     def is_static(fn: ast.FunctionDef) -> bool:

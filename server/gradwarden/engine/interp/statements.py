@@ -243,10 +243,20 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
     def stmt_Import(self, stmt: ast.Import, st: State) -> List[State]:
         for alias in stmt.names:
             if alias.asname:
-                st.frame()[alias.asname] = self.module_ref(alias.name)
+                value = self.module_ref(alias.name)
+                if isinstance(value, UnknownV):
+                    value = self.it.projects.module(alias.name)  # a module of the user's project
+                    if not isinstance(value, UnknownV):
+                        self.it.projects.run_imported(alias.name, stmt, st)
+                st.frame()[alias.asname] = value
             else:
                 top = alias.name.split(".")[0]
-                st.frame()[top] = self.module_ref(top)
+                value = self.module_ref(top)
+                if isinstance(value, UnknownV):
+                    value = self.it.projects.module(top)
+                    if not isinstance(value, UnknownV):
+                        self.it.projects.run_imported(alias.name, stmt, st)
+                st.frame()[top] = value
         return [st]
 
     def stmt_ImportFrom(self, stmt: ast.ImportFrom, st: State) -> List[State]:
@@ -255,44 +265,10 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
             if alias.name == "*":
                 continue
             value = self.module_ref(f"{mod}.{alias.name}" if mod else alias.name) if not stmt.level else UNKNOWN
-            if isinstance(value, UnknownV) and self.it.resolver is not None and not self.it.standalone:
-                value = self.import_from_project(mod, stmt.level, alias.name, stmt)
+            if isinstance(value, UnknownV):
+                value = self.it.projects.name_from(mod, stmt.level, alias.name, stmt, st)
             st.frame()[alias.asname or alias.name] = value
         return [st]
-
-    def import_from_project(self, mod: str, level: int, name: str, stmt: ast.AST) -> Value:
-        """A function or class imported from another module of the user's project."""
-        if len(self.it.foreign_stack) >= 2:
-            return UNKNOWN
-        resolver = self.it.resolver
-        if self.it.foreign_stack:
-            resolver = resolver.for_module(str(self.it.foreign_stack[-1][0].path))
-        path = resolver.find(mod, level, None)
-        fm = resolver.load(path) if path is not None else None
-        if fm is None:
-            return UNKNOWN
-        if not fm.loaded:
-            fm.loaded = True
-            self.load_foreign(fm, self.it.span_of(stmt))
-        value = fm.globals.get(name)
-        return value if isinstance(value, RefV) and value.kind in ("func", "class") else UNKNOWN
-
-    def load_foreign(self, fm: Any, anchor: Span) -> None:
-        self.it.foreign_defs.update(dict.fromkeys(fm.parsed.def_ids, fm))
-        self.it.foreign_stmts.update(dict.fromkeys(map(id, fm.parsed.statements), fm))
-        body = [s for s in fm.tree.body if isinstance(s, (ast.Import, ast.ImportFrom, ast.FunctionDef,
-                                                         ast.AsyncFunctionDef, ast.ClassDef, ast.Assign))]
-        st = State()
-        st.frame()["__name__"] = ConstV(fm.path.stem)
-        self.it.foreign_stack.append((fm, anchor))
-        try:
-            with self.it.allotment(fm.tree, quiet=True):
-                self.exec_block(body, [st])
-        except Halt:
-            pass
-        finally:
-            self.it.foreign_stack.pop()
-        fm.globals = dict(st.frames[0])
 
     def module_ref(self, qual: str) -> Value:
         if qual == "torch" or qual.startswith("torch."):
@@ -305,6 +281,8 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
 
     def stmt_FunctionDef(self, stmt: ast.FunctionDef, st: State) -> List[State]:
         st.frame()[stmt.name] = ref_value("func", stmt.name, (stmt, st.fi))
+        if st.fi:  # a nested function: the frame it closes over (a decorator factory's, engine/interp/projects.py)
+            self.it.projects.closures[id(stmt)] = st.frames[st.fi]
         return [st]
 
     stmt_AsyncFunctionDef = stmt_FunctionDef
@@ -339,6 +317,8 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
             if info.is_function and not self.it.foreign_stack:
                 self.it.functions.check_function_class(info)
         st.frame()[stmt.name] = ref_value("class", stmt.name, info)
+        if stmt.decorator_list:
+            self.it.projects.class_decorators(stmt, st.frame()[stmt.name], st)
         return [st]
 
     def stmt_If(self, stmt: ast.If, st: State) -> List[State]:

@@ -1,0 +1,231 @@
+"""The modules of the user's own project, as a script's imports reach them.
+
+``from models import Generator``, ``import utils.sampling as sampling``, ``from .config import
+cfg``, ``from pkg import submodule``: a name imported from a module of the same project (found
+by ``engine.front.imports``) is that module's value, computed by running the module's
+definitions and assignments once per analysis, on the analysing path's own state: a registry
+dict of classes, a config dict, a ``functools.partial`` bound at module level are the values the
+importer then reads, with their containers in that state. A module itself (``import config``,
+a package, a namespace folder without ``__init__.py``) is a ``project`` reference whose
+attributes are looked up the same way. What is not found stays unknown.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from gradwarden.engine.diagnostic import Span
+from gradwarden.engine.state.halt import Halt
+from gradwarden.engine.state.model import (
+    ConstV, RefV, State, UNKNOWN, UnknownV, Value, join_states, ref_value,
+)
+
+# imports followed this many modules away from the analysed file (a script -> its package's
+# __init__ -> the module defining the class -> the helper it calls)
+MAX_FOREIGN_DEPTH = 4
+
+# the statements of a followed module that run when it is imported (its definitions and
+# module-level values; never its ``if __name__ == "__main__":`` block or top-level loops)
+_RUN = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Assign,
+        ast.AnnAssign)
+
+
+class ProjectModule:
+    """A module or package of the project, as a value: ``path`` its file (a package's
+    ``__init__.py``; None for a namespace folder), ``dotted`` its name from ``base`` (the file
+    whose imports found it, which resolves its submodules)."""
+
+    __slots__ = ("path", "dotted", "base")
+
+    def __init__(self, path: Optional[Path], dotted: str, base: str) -> None:
+        self.path, self.dotted, self.base = path, dotted, base
+
+    def __repr__(self) -> str:
+        return f"ProjectModule({self.dotted!r})"
+
+
+# A decorator run for its registration: a function of the user's code this small (statements,
+# nested ones included). ``register(name)`` and ``Registry.register_module`` are a handful; a
+# decorator that rewrites the class (a docstring generator of thousands of lines) is not run.
+MAX_DECORATOR_STATEMENTS = 12
+DECORATOR_WORK = 400  # statement visits one class decorator may take (what it calls included)
+
+
+def _registers(fn: Value) -> bool:
+    if not isinstance(fn, RefV) or fn.kind not in ("func", "method") or not isinstance(fn.target, tuple):
+        return False
+    fdef = fn.target[0] if fn.kind == "func" else fn.target[-1]
+    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return sum(isinstance(n, ast.stmt) for n in ast.walk(fdef)) - 1 <= MAX_DECORATOR_STATEMENTS
+
+
+class ProjectImports:
+    """Imports of the project's own modules for one interpreter (``it``): the statements role
+    asks it for what an import binds, the expressions role for a module's attribute; and the
+    registrations that importing them makes (class decorators that fill a registry)."""
+
+    def __init__(self, it: Any) -> None:
+        self.it = it
+        # id(nested FunctionDef) -> the frame it was defined in (the closure of a decorator
+        # that a factory returns: ``def register(name): def deco(cls): REG[name] = cls``)
+        self.closures: Dict[int, Dict[str, Value]] = {}
+
+    # ---------------------------------------------------------------- registries
+    def class_decorators(self, stmt: ast.ClassDef, cls: Value, st: State) -> None:
+        """Run ``stmt``'s decorators that are small functions of the user's code on the class,
+        for what they do (``@register("mlp")``, ``@HEADS.register_module()`` put the class into
+        a registry dict that a config key later looks up). The name stays bound to the class.
+        Each runs on a fork of the path within ``DECORATOR_WORK`` statement visits of its own
+        (a registration is a handful): one that needs more (it rewrites the class, builds a
+        docstring) is given up quietly and the path goes on as if it had not run."""
+        it = self.it
+        for dec in reversed(stmt.decorator_list):
+            work = st.fork()
+            done = False
+            limit, it.budget.limit = it.budget.limit, DECORATOR_WORK
+            try:
+                with it.allotment(stmt, quiet=True):
+                    done = self._decorate(dec, cls, work)
+            except Halt:
+                done = False
+            finally:
+                it.budget.limit = limit
+            if done:
+                st.become(work)
+
+    def _decorate(self, dec: ast.expr, cls: Value, st: State) -> bool:
+        it = self.it
+        if isinstance(dec, ast.Call) and not _registers(it.ev.eval(dec.func, st)):
+            return False  # a factory that is not a small function of the user's code: not called
+        fn = it.ev.eval(dec, st)
+        if not _registers(fn):
+            return False
+        if fn.kind == "func" and fn.target[1] and id(fn.target[0]) in self.closures and \
+                (fn.target[1] >= len(st.frames) or st.frames[fn.target[1]] is not self.closures[id(fn.target[0])]):
+            # the factory's frame is gone: its names, as the nested function closed over them
+            caller = st.fi
+            at = st.push_frame(dict(self.closures[id(fn.target[0])]))
+            try:
+                it.calls.call_function(fn.target[0], [cls], {}, st, it.span_of(dec), closure=at)
+            finally:
+                st.pop_frame(caller)
+        else:
+            it.ev.call(fn, [cls], {}, st, dec)
+        return True
+
+    def _resolver(self) -> Any:
+        resolver = self.it.resolver
+        if self.it.foreign_stack:
+            resolver = resolver.for_module(str(self.it.foreign_stack[-1][0].path))
+        return resolver
+
+    def active(self) -> bool:
+        return self.it.resolver is not None and not self.it.standalone and \
+            len(self.it.foreign_stack) < MAX_FOREIGN_DEPTH
+
+    # ---------------------------------------------------------------- import statements
+    def module(self, dotted: str, level: int = 0) -> Value:
+        """``import dotted`` (the value bound to its name), or UNKNOWN outside the project."""
+        if not self.active():
+            return UNKNOWN
+        resolver = self._resolver()
+        path = resolver.find(dotted, level, None)
+        if path is None and not resolver.find_dir(dotted, level):
+            return UNKNOWN
+        return ref_value("project", dotted, ProjectModule(path, dotted, resolver.filename))
+
+    def run_imported(self, dotted: str, stmt: ast.AST, st: State) -> None:
+        """``import a.b.c`` runs ``a``, ``a.b`` and ``a.b.c`` (a package that registers its
+        classes when imported: ``import mmdet_lite.models``)."""
+        if not self.active():
+            return
+        resolver = self._resolver()
+        parts = dotted.split(".")
+        for i in range(1, len(parts) + 1):
+            path = resolver.find(".".join(parts[:i]), 0, None)
+            if path is not None:
+                self.loaded(resolver, path, stmt, st)
+
+    def name_from(self, mod: str, level: int, name: str, stmt: ast.AST, st: State) -> Value:
+        """``from mod import name``: the module's value for ``name``, or its submodule."""
+        if not self.active():
+            return UNKNOWN
+        resolver = self._resolver()
+        path = resolver.find(mod, level, None) if mod or level else None
+        if path is not None:
+            fm = self.loaded(resolver, path, stmt, st)
+            if fm is not None:
+                value = fm.globals.get(name)
+                if value is not None and not isinstance(value, UnknownV):
+                    return value
+        sub = resolver.find(mod, level, name)
+        if sub is not None and sub != path:
+            self.loaded(resolver, sub, stmt, st)  # ``from . import mlp`` runs it (it may register classes)
+            return ref_value("project", f"{mod}.{name}" if mod else name,
+                             ProjectModule(sub, f"{mod}.{name}" if mod else name, resolver.filename))
+        if resolver.find_dir(f"{mod}.{name}" if mod else name, level):
+            return ref_value("project", name, ProjectModule(None, f"{mod}.{name}" if mod else name, resolver.filename))
+        return UNKNOWN
+
+    def attr(self, ref: RefV, attr: str, st: State, node: ast.AST) -> Value:
+        """``module.attr`` of a project module: its value, else its submodule."""
+        pm: ProjectModule = ref.target
+        if self.it.resolver is None or len(self.it.foreign_stack) >= MAX_FOREIGN_DEPTH:
+            return UNKNOWN
+        resolver = self.it.resolver.for_module(pm.base)
+        if pm.path is not None:
+            fm = self.loaded(resolver, pm.path, node, st)
+            if fm is not None:
+                value = fm.globals.get(attr)
+                if value is not None:
+                    return value
+        dotted = f"{pm.dotted}.{attr}"
+        sub = resolver.find(dotted, 0, None)
+        if sub is not None and sub != pm.path:
+            return ref_value("project", dotted, ProjectModule(sub, dotted, pm.base))
+        if resolver.find_dir(dotted, 0):
+            return ref_value("project", dotted, ProjectModule(None, dotted, pm.base))
+        return UNKNOWN
+
+    # ---------------------------------------------------------------- running a module once
+    def loaded(self, resolver: Any, path: Path, node: ast.AST, st: State) -> Any:
+        fm = resolver.load(path)
+        if fm is None:
+            return None
+        if not fm.loaded:
+            fm.loaded = True
+            self.run_module(fm, self.it.span_of(node), st)
+        return fm
+
+    def run_module(self, fm: Any, anchor: Span, st: State) -> None:
+        """Run ``fm``'s definitions and module-level values on ``st``'s containers, in a frame of
+        its own (module-level: names do not reach the importer's), and keep that frame as the
+        module's globals. A path the module's code ends (it raises) leaves ``st`` as it was."""
+        it = self.it
+        it.foreign_defs.update(dict.fromkeys(fm.parsed.def_ids, fm))
+        it.foreign_stmts.update(dict.fromkeys(map(id, fm.parsed.statements), fm))
+        body: List[ast.stmt] = [s for s in fm.tree.body if isinstance(s, _RUN)]
+        work = st.fork()
+        outer_frames, outer_fi = work.frames, work.fi
+        work.frames = [{"__name__": ConstV(fm.path.stem)}]
+        work.fi = 0
+        work._shared.discard(("frame", 0))
+        it.foreign_stack.append((fm, anchor))
+        exits: List[State] = []
+        try:
+            with it.allotment(fm.tree, quiet=True):
+                exits = it.stmts.exec_block(body, [work])
+        except Halt:
+            exits = []
+        finally:
+            it.foreign_stack.pop()
+        if not exits:
+            fm.globals = dict(work.frames[0]) if work.frames else {}
+            return
+        done = exits[0] if len(exits) == 1 else join_states(exits)
+        fm.globals = dict(done.frames[0])
+        done.frames = list(outer_frames)
+        done.fi = outer_fi
+        st.become(done)

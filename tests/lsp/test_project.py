@@ -1,0 +1,64 @@
+"""A finding made through another file of the workspace (issue 23), in every main client profile:
+the helper that holds the write shows what the analysis of the script importing it found there
+(the script's call in the related information, or folded into the message), the script does not
+show it, and saving a fixed script clears it in the helper; an unsaved edit of the helper is what
+the script's analysis sees."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+HELPER = textwrap.dedent("""\
+    def ban_tokens_(logits, banned):
+        for row, ids in zip(logits, banned):
+            if ids:
+                row[ids] = -1.0
+        return logits
+""")
+SCRIPT = textwrap.dedent("""\
+    import torch
+
+    from {pkg}.sampling import ban_tokens_
+
+    logits = torch.randn(2, 5, requires_grad=True).sigmoid()
+    ban_tokens_(logits.unbind(0), [[1], [2]])
+    logits.sum().backward()
+""")
+FIXED_SCRIPT = SCRIPT.replace("ban_tokens_(logits.unbind(0), [[1], [2]])",
+                              "ban_tokens_([row.clone() for row in logits.unbind(0)], [[1], [2]])")
+
+
+async def test_helper_shows_what_its_importer_found(session):
+    s = session
+    pkg = s.unique("xpkg", suffix="")
+    s.path(pkg).mkdir()
+    (s.path(pkg) / "__init__.py").write_text("")
+    helper = s.open(f"{pkg}/sampling.py", HELPER)
+    script = s.open(s.unique("xtrain"), SCRIPT.format(pkg=pkg))
+    [d] = await s.diagnostics(helper, lambda ds: len(ds) == 1)
+    assert d.code == "GW306" and d.range.start.line == 3, d
+    script_name = script.uri.rsplit("/", 1)[-1]
+    if s.related_support:
+        assert any(r.location.uri == script.uri for r in d.related_information), d.related_information
+    else:
+        assert f"{script_name} line 6" in d.message, d.message
+    # hover on the flagged write: the finding's story, its places in the script named by the script
+    hover = await s.hover(helper, 3, 12)
+    text = hover.contents.value if hover is not None and hasattr(hover.contents, "value") else str(hover)
+    assert "unbind" in text and f"`{script_name}`" in text, text
+    # the script shows only what lies in it
+    assert await s.diagnostics(script, lambda ds: len(ds) == 0) == []
+    # the helper's unsaved text is what counts: an edit that removes the write clears it
+    s.change(helper, HELPER.replace("row[ids] = -1.0", "pass"))
+    await s.diagnostics(helper, lambda ds: len(ds) == 0)
+    s.change(helper, HELPER)
+    await s.diagnostics(helper, lambda ds: len(ds) == 1)
+    # a saved fix of the script clears it in the helper
+    s.change(script, FIXED_SCRIPT.format(pkg=pkg))
+    s.save(script)
+    assert await s.diagnostics(helper, lambda ds: len(ds) == 0) == []
+    s.close(helper)
+    s.close(script)
