@@ -23,6 +23,7 @@ from gradwarden.rules.flow import (
     ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved, ZeroGradientOp, UntrainedParameter,
     NonfiniteBranchGradient, HookOverwritesActivation,
 )
+from gradwarden.rules.flowterms import DeadLossTerm
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
 RULES: Tuple[Type[Rule], ...] = (
@@ -73,6 +74,7 @@ RULES: Tuple[Type[Rule], ...] = (
     UntrainedParameter,
     NonfiniteBranchGradient,
     HookOverwritesActivation,
+    DeadLossTerm,
     NoGradViewInplace,
     DetachViewInplace,
     SelfOverlappingWrite,

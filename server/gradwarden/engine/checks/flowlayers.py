@@ -62,7 +62,11 @@ class FlowExpressions(Expressions):
                 cuts = [x.cut for x in (left, right) if isinstance(x, NumberV) and x.cut is not None]
                 return NumberV(cuts[0] if cuts else None)
             return super().binop(left, op, right, st, node)
+        seq0 = st.seq
         out = super().binop(left, op, right, st, node)
+        if self.flow.reach.sources and isinstance(out, TensorV) and (left.__class__ is NumberV or right.__class__ is NumberV):
+            # a number taken from a tensor, combined with the graph (engine/checks/reach.py)
+            self.flow.reach.note_operands(st, type(op).__name__.lower(), [left, right], [out], seq0)
         if not self.it.standalone and isinstance(out, TensorV) and out.tid not in self.flow.shapes and (
                 isinstance(left, TensorV) or isinstance(right, TensorV)):
             ls = self.flow.shapes.get(left.tid) if isinstance(left, TensorV) else ()
@@ -146,7 +150,10 @@ class FlowGraph(Graph):
         return t
 
     def apply_op(self, st: State, info: Any, slots: Sequence[Value], span: Span, opname: str, **kw: Any) -> List[TensorV]:
+        seq0 = st.seq
         outs = super().apply_op(st, info, slots, span, opname, **kw)
+        if self.flow.reach.sources:
+            self.flow.reach.note_operands(st, opname, slots, outs, seq0)
         ins: List[TensorV] = []
         for v in slots:
             if v.__class__ is TensorV:
@@ -171,7 +178,8 @@ class FlowGraph(Graph):
             if hidden:
                 return outs
             if not st.grad_enabled:
-                self.flow.cuts[o.tid] = self.flow._nograd_cut(st, ins, span)
+                self.flow.cuts[o.tid] = c = self.flow._nograd_cut(st, ins, span)
+                self.flow.reach.note_cut(st, c, ins)
                 continue
             nondiff = info is not None and (not info.differentiable or k in info.nondiff_outputs)
             if nondiff and any(st.t[t.tid].rg is not False for t in ins if t.tid in st.t):
@@ -202,14 +210,16 @@ class FlowGraph(Graph):
                 if c is not None:
                     self.flow.cuts[out.tid] = c
             else:
-                self.flow.cuts[out.tid] = self.flow._cut_here("detach", span, "`.detach()`")
+                self.flow.cuts[out.tid] = c = self.flow._cut_here("detach", span, "`.detach()`")
+                self.flow.reach.note_cut(st, c, [src])
             if src.tid in self.flow.shapes:
                 self.flow.shapes[out.tid] = self.flow.shapes[src.tid]
             return out
         oi = st.t.get(out.tid)
         if oi is not None and oi.rg is False:
             if not st.grad_enabled and si.rg is not False:
-                self.flow.cuts[out.tid] = self.flow._nograd_cut(st, [src], span)
+                self.flow.cuts[out.tid] = c = self.flow._nograd_cut(st, [src], span)
+                self.flow.reach.note_cut(st, c, [src])
             elif src.tid in self.flow.cuts and si.rg is False:
                 self.flow.cuts[out.tid] = self.flow.cuts[src.tid]
         if src.tid in self.flow.dtypes:
@@ -286,6 +296,14 @@ class FlowBackwardPass(BackwardPass):
     def __init__(self, it: Any) -> None:
         super().__init__(it)
         self.flow = it.flow  # the flow facts (built first: engine/assembly.py)
+
+    def do_backward(self, st: State, roots: Sequence[Value], span: Span, *, retain: bool, accumulate: bool = True,
+                    implicit: bool = False, inputs: Sequence[Value] = (), user_grad: bool = False) -> List[Any]:
+        order = super().do_backward(st, roots, span, retain=retain, accumulate=accumulate, implicit=implicit,
+                                    inputs=inputs, user_grad=user_grad)
+        if accumulate and not implicit:
+            self.flow.reach.after_backward(st, roots, order, span)  # engine/checks/reach.py
+        return order
 
     def check_stale_retained(self, st: State, order: Sequence[Any], span: Span) -> None:
         # `.to(device)` that may return the leaf itself: its copy node exists only if it copied,

@@ -147,6 +147,12 @@ class FlowTorchCalls(TorchCalls):
                 self.flow.global_nograd = None
         seq0 = st.seq
         out = super().call_torch(qual, args, kwargs, st, node)
+        if short == "Parameter" and args and isinstance(args[0], TensorV) and isinstance(out, TensorV):
+            src = st.t.get(args[0].tid)
+            if src is not None and src.grad_fn is not None and src.rg is True:
+                # a computed tensor re-wrapped as a new leaf: its graph ends here
+                self.flow.reach.note_rewrap(st, self.flow._cut_here("rewrap", self.it.span_of(node), "`nn.Parameter(...)`"),
+                                            args[0], out)
         if not isinstance(out, (TensorV, SeqV)):
             return out
         if isinstance(out, SeqV) and short in PAIR_METHODS and args and isinstance(args[0], TensorV):
@@ -352,6 +358,8 @@ class FlowTensors(Tensors):
                 if name in META_METHODS:
                     return PLAIN_NUMBER
                 cut = self.flow._cut_here("item", span, f"`.{name}()`") if rg0 is not False else self.flow.cuts.get(t.tid)
+                if rg0 is not False:
+                    self.flow.reach.note_cut(st, cut, [t])
                 return NumberV(cut)
             return out
         inplace = name.endswith("_") and not name.endswith("__")
@@ -380,7 +388,8 @@ class FlowTensors(Tensors):
                 if name.startswith("new_"):
                     self.flow.cuts[out.tid] = DATA
                 elif not st.grad_enabled:
-                    self.flow.cuts[out.tid] = self.flow._nograd_cut(st, tensors, span)
+                    self.flow.cuts[out.tid] = c = self.flow._nograd_cut(st, tensors, span)
+                    self.flow.reach.note_cut(st, c, tensors)
                 elif rg0 is not False:
                     self.flow.cuts[out.tid] = self.flow._cut_here("nondiff", span, f"`.{name}()`")
                 else:
@@ -466,7 +475,8 @@ class FlowTensors(Tensors):
             if t.tid in self.flow.grad_owner:
                 self.flow.grad_owner[out.tid] = self.flow.grad_owner[t.tid]
             if info is not None and info.rg is not False:
-                self.flow.cuts[out.tid] = self.flow._cut_here("data_attr", self.it.span_of(node), "`.data`")
+                self.flow.cuts[out.tid] = c = self.flow._cut_here("data_attr", self.it.span_of(node), "`.data`")
+                self.flow.reach.note_cut(st, c, [t])
             elif t.tid in self.flow.cuts:
                 self.flow.cuts[out.tid] = self.flow.cuts[t.tid]
             if t.tid in self.flow.shapes:
@@ -504,7 +514,8 @@ class FlowTensors(Tensors):
         if oi is not None and oi.rg is False and out.tid not in self.flow.cuts:
             ti = st.t.get(t.tid)
             if not st.grad_enabled and ti is not None and ti.rg is not False:
-                self.flow.cuts[out.tid] = self.flow._nograd_cut(st, [t], self.it.span_of(node) if node is not None else None)
+                self.flow.cuts[out.tid] = c = self.flow._nograd_cut(st, [t], self.it.span_of(node) if node is not None else None)
+                self.flow.reach.note_cut(st, c, [t])
             elif t.tid in self.flow.cuts:
                 self.flow.cuts[out.tid] = self.flow.cuts[t.tid]
         if sub is not None:
@@ -669,8 +680,11 @@ class FlowBuiltins(Builtins):
             if name in ("float", "int", "bool", "round") and args and isinstance(args[0], TensorV):
                 info = st.t.get(args[0].tid)
                 rg = info.rg if info is not None else None
-                return NumberV(self.flow._cut_here("item", self.it.span_of(node), f"`{name}()`") if rg is not False
-                               else self.flow.cuts.get(args[0].tid))
+                if rg is False:
+                    return NumberV(self.flow.cuts.get(args[0].tid))
+                cut = self.flow._cut_here("item", self.it.span_of(node), f"`{name}()`")
+                self.flow.reach.note_cut(st, cut, [args[0]])
+                return NumberV(cut)
             if name in ("float", "int", "round", "abs", "min", "max", "sum") and args and all(
                     isinstance(a, (NumberV, ConstV)) for a in args):
                 cuts = [a.cut for a in args if isinstance(a, NumberV) and a.cut is not None]

@@ -200,7 +200,12 @@ class Modules:
         out = self._call_object(obj, args, kwargs, st, node, site)
         for kind, fn in hooks.value:
             if kind == "forward":
-                ret = self.it.ev.call(fn, [obj, self.it.ev.new_seq(list(args), st, kind="tuple"), out], {}, st, node)
+                # what a forward hook keeps is told apart by the gradient-flow checks (engine/checks/reach.py)
+                self.it.hook_depth = getattr(self.it, "hook_depth", 0) + 1
+                try:
+                    ret = self.it.ev.call(fn, [obj, self.it.ev.new_seq(list(args), st, kind="tuple"), out], {}, st, node)
+                finally:
+                    self.it.hook_depth -= 1
                 if not isinstance(ret, (ConstV, UnknownV)):
                     out = ret
         return out

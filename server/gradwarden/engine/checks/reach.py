@@ -1,0 +1,253 @@
+"""Gradient reachability: which parameters the backwarded losses reach, and where the paths that
+would have reached the others were cut.
+
+Two reports come out of it, both silent failures (nothing raises):
+
+- GW719, a parameter an optimizer steps that no backwarded loss reached at any of its steps, while
+  a value computed from that parameter left the graph (``.detach()``, ``.item()``/``float()``,
+  ``.data``, a re-wrap as ``nn.Parameter(...)``, an op under ``no_grad``): reported at that cut,
+  the line the fix changes. Decided when the run ends: a parameter some step does reach trains.
+- GW722, a part of a backwarded loss that cannot contribute to its gradient: a term added to the
+  loss (``loss = rec + beta * float(kld)``, ``pg_loss - c * entropy_from_no_grad_helper``) whose
+  value was cut from a graph that required grad, or a value a forward hook kept as a detached
+  copy of a module's output and that a backwarded loss is then computed from. Reported at the
+  cut (the hook's store, the ``float()``, the call of the ``no_grad`` helper).
+
+The analysis is exact over what the abstract graph holds and silent elsewhere: a backward whose
+graph may take inputs the analysis cannot see (an opaque op, an open node, a leaf standing for a
+graph it does not follow, a root of unknown origin) makes every parameter of the next step count as
+trained; a parameter is reported only when a cut from it was seen.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+
+from gradwarden.engine.checks.flowfacts import Cut
+from gradwarden.engine.diagnostic import Related, Span
+from gradwarden.engine.events import Event
+from gradwarden.engine.state.model import Node, NumberV, State, TensorV, Value, walk_nodes
+
+# the cuts a gradient path to a parameter can end at (not a non-differentiable op: its zero or
+# missing gradient is by design, argmax for an index, a comparison for a mask)
+CUT_KINDS = frozenset({"detach", "item", "rewrap", "nograd", "data_attr"})
+# ops through which a term of the loss stays a term (the sum the backward starts from)
+SPINE_OPS = frozenset({"add", "sub", "__add__", "__radd__", "__sub__", "__rsub__", "__iadd__", "__isub__",
+                       "neg", "__neg__", "mean", "sum", "div", "__truediv__", "mul", "__mul__", "__rmul__"})
+ADDITIVE_OPS = frozenset({"add", "sub", "__add__", "__radd__", "__sub__", "__rsub__", "__iadd__", "__isub__"})
+
+
+class GradientReach:
+    """Held by the ``flow`` role as ``flow.reach``: the cuts and where they were used, the
+    parameters each optimizer's steps reached."""
+
+    def __init__(self, flow: Any) -> None:
+        self.flow = flow
+        self.it = flow.it
+        # cut -> the graphs it was taken from (nodes) and the leaves requiring grad it was taken from
+        self.sources: Dict[Cut, Tuple[Tuple[Node, ...], FrozenSet[int]]] = {}
+        self.hook_cuts: Set[Cut] = set()  # cuts made inside a forward hook
+        self._leaves_of: Dict[Cut, FrozenSet[int]] = {}
+        # node id -> (op, the cut operands it was computed from, where each was used)
+        self.operand_cuts: Dict[int, Tuple[str, Tuple[Tuple[Cut, Span], ...]]] = {}
+        self.trained: Set[Tuple[int, int]] = set()  # (optimizer oid, param tid) reached at some step
+        self.untrained: Dict[Tuple[int, int], Tuple[Cut, Span, Span, str, str]] = {}
+        self.reported: Set[Tuple[str, Span]] = set()
+        self.used: Set[Cut] = set()  # cuts whose value a backwarded graph was computed from
+        self.rewraps: Dict[int, Cut] = {}  # a new leaf made from a computed tensor -> that cut
+
+    # ------------------------------------------------------------------ recording
+    def note_cut(self, st: State, cut: Optional[Cut], sources: Sequence[TensorV]) -> None:
+        """A value was cut from ``sources``: remember the graphs it left (only those requiring grad)."""
+        if cut is None or cut.kind not in CUT_KINDS:
+            return
+        nodes: List[Node] = []
+        leaves: List[int] = []
+        direct = False  # taken from a tensor that requires grad itself (not from one cut before)
+        for t in sources:
+            ti = st.t.get(t.tid)
+            if ti is None or ti.rg is None:
+                continue
+            if ti.rg is False:
+                # computed under no_grad from values cut there before: the same graphs
+                inner = self.sources.get(self.flow.cuts.get(t.tid))  # type: ignore[arg-type]
+                if inner is not None:
+                    nodes.extend(n for n in inner[0] if all(n is not m for m in nodes))
+                    leaves.extend(inner[1])
+                continue
+            direct = True
+            if ti.grad_fn is not None:
+                nodes.append(ti.grad_fn)
+            elif ti.leaf:
+                leaves.append(self.it.graph.leaf_root(st, t.tid))
+        if not nodes and not leaves:
+            return
+        old = self.sources.get(cut)
+        if old is not None:
+            nodes = list(old[0]) + [n for n in nodes if all(n is not m for m in old[0])]
+            leaves = list(old[1] | set(leaves))
+            self._leaves_of.pop(cut, None)
+        self.sources[cut] = (tuple(nodes), frozenset(leaves))
+        if direct and cut.kind in ("detach", "data_attr") and getattr(self.it, "hook_depth", 0):
+            self.hook_cuts.add(cut)
+
+    def note_rewrap(self, st: State, cut: Cut, src: TensorV, leaf: TensorV) -> None:
+        self.note_cut(st, cut, [src])
+        if cut in self.sources:
+            self.rewraps[leaf.tid] = cut
+
+    def _cut_of(self, st: State, v: Value) -> Optional[Cut]:
+        if v.__class__ is NumberV:
+            c = v.cut  # type: ignore[attr-defined]
+        elif v.__class__ is TensorV:
+            ti = st.t.get(v.tid)  # type: ignore[attr-defined]
+            c = self.flow.cuts.get(v.tid) if ti is not None and ti.rg is False else None  # type: ignore[attr-defined]
+        else:
+            return None
+        return c if c is not None and c in self.sources else None
+
+    def note_operands(self, st: State, opname: str, slots: Sequence[Value], outs: Sequence[TensorV], seq0: int) -> None:
+        """An op whose result has a graph was computed from a value cut from another graph."""
+        if not self.sources or not outs:
+            return
+        oi = st.t.get(outs[0].tid)
+        node = oi.grad_fn if oi is not None else None
+        if node is None or node.seq <= seq0:
+            return
+        found = []
+        for v in slots:
+            vals = [v] if v.__class__ is TensorV or v.__class__ is NumberV else self.it.graph.slot_tensors(st, v)
+            for x in vals:
+                c = self._cut_of(st, x)
+                if c is not None and all(c is not f[0] for f in found):
+                    found.append((c, self.flow._frame_span(c.stack, c.span) or c.span))
+        if found:
+            self.operand_cuts[node.id] = (opname, tuple(found))
+
+    # ------------------------------------------------------------------ at a backward
+    def after_backward(self, st: State, roots: Sequence[Value], order: Sequence[Node], span: Span) -> None:
+        complete = bool(order)
+        for r in roots:
+            for t in self.it.graph.slot_tensors(st, r):
+                ti = st.t.get(t.tid)
+                if ti is None or ti.grad_fn is None and ti.rg is not False:
+                    complete = False
+        if complete:
+            fake, opened = self.flow.fake_leaves, self.flow.open_nodes
+            for n in order:
+                if n.opaque or n.id in opened or fake and any(t in fake for t in n.leaves):
+                    complete = False
+                    break
+        meta = st.own("meta")
+        meta["reach_backwards"] = meta.get("reach_backwards", 0) + 1
+        if not complete:
+            meta["reach_open"] = True
+        if self.rewraps and order:
+            for n in order:
+                for t in n.leaves:
+                    if t in self.rewraps:
+                        self.used.add(self.rewraps[t])
+        if self.operand_cuts and order:
+            for n in order:
+                rec = self.operand_cuts.get(n.id)
+                if rec is not None:
+                    self.used.update(c for c, _ in rec[1])
+            self._check_terms(st, order, span)
+
+    def _check_terms(self, st: State, order: Sequence[Node], span: Span) -> None:
+        ran = {n.id for n in order}
+        spine: Set[int] = set()
+        stack = [order[0]]  # the latest node: the loss (the additive structure from it down)
+        while stack:
+            n = stack.pop()
+            if n.id in spine or n.op not in SPINE_OPS:
+                continue
+            spine.add(n.id)
+            stack.extend(n.inputs)
+        for n in order:
+            rec = self.operand_cuts.get(n.id)
+            if rec is None:
+                continue
+            op, cuts = rec
+            for cut, used_at in cuts:
+                if cut in self.hook_cuts:
+                    self._emit_term(cut, cut.span or used_at, span, "hook")
+                elif n.id in spine and op in ADDITIVE_OPS:
+                    nodes, _ = self.sources[cut]
+                    if any(m.id in ran for m in nodes):
+                        continue  # `x - x.detach()`: the value itself is in the graph (a surrogate)
+                    self._emit_term(cut, used_at, span, "term")
+
+    def _emit_term(self, cut: Cut, where: Span, bspan: Span, kind: str) -> None:
+        key = (kind, where)
+        if key in self.reported:
+            return
+        self.reported.add(key)
+        how = cut.what or cut.kind
+        if kind == "hook":
+            why = f"a forward hook keeps the module's output as a copy cut from the graph by {how}"
+        else:
+            why = f"this value is cut from the graph by {how}, and it is added to the loss as a constant"
+        self.it.emit(Event("dead_term", where, {"why": why, "backward_line": bspan.row, "kind": kind},
+                           related=(Related(bspan, "the backward that gets no gradient through it", "backward"),)))
+
+    # ------------------------------------------------------------------ at an optimizer step
+    def at_step(self, st: State, oid: int, tids: Sequence[int], span: Span, site: Span, opt: str) -> None:
+        meta = st.meta
+        if not meta.get("reach_backwards") or meta.get("reach_open"):
+            for tid in tids:
+                self.trained.add((oid, tid))
+            return
+        for tid in tids:
+            key = (oid, tid)
+            if key in self.trained:
+                continue
+            info = st.t.get(tid)
+            if st.grads.get(tid) or info is None or info.rg is not True or tid in self.flow.manual_grads \
+                    or tid in self.flow.fake_leaves:
+                self.trained.add(key)
+                self.untrained.pop(key, None)
+                continue
+            if key in self.untrained:
+                continue
+            cut = self._cut_from(tid)
+            if cut is None:
+                self.trained.add(key)  # no reason seen: unused on purpose, or reached where we cannot see
+                continue
+            self.untrained[key] = (cut, span, site, opt, info.name or "a parameter")
+
+    def _cut_from(self, tid: int) -> Optional[Cut]:
+        # a cut whose value a backwarded loss went on to use first: that is where the path ended
+        for cut, (nodes, leaves) in self.sources.items():
+            if cut not in self.used:
+                continue  # only a value the loss went on to use instead tells why
+            if tid in leaves:
+                return cut
+            got = self._leaves_of.get(cut)
+            if got is None:
+                got = frozenset(t for m in walk_nodes(list(nodes)) for t in m.leaves) if nodes else frozenset()
+                self._leaves_of[cut] = got
+            if tid in got:
+                return cut
+        return None
+
+    def finish(self) -> None:
+        by_cut: Dict[Tuple[Cut, int], List[Tuple[int, Span, Span, str, str]]] = {}
+        for (oid, tid), (cut, step, site, opt, name) in self.untrained.items():
+            if (oid, tid) in self.trained:
+                continue
+            by_cut.setdefault((cut, oid), []).append((tid, step, site, opt, name))
+        for (cut, _), params in by_cut.items():
+            _, step, site, opt, _ = params[0]
+            names = sorted({p[4] for p in params})
+            shown = ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            where = cut.span or site
+            why = f"the only values computed from {'them' if len(params) > 1 else 'it'} that the program uses " \
+                  f"were cut from the graph here by {cut.what or cut.kind}, and no backwarded loss reaches " \
+                  f"{'them' if len(params) > 1 else 'it'} another way (`.grad` stays None: the step at line " \
+                  f"{step.row} leaves {'them' if len(params) > 1 else 'it'} unchanged)"
+            self.it.emit(Event("untrained_parameter", where, {
+                "names": shown if len(params) < 2 else f"{len(params)} parameters ({shown})",
+                "opt": opt, "opt_line": site.row, "why": why},
+                related=(Related(site, "handed to the optimizer here", "optimizer"),
+                         Related(step, "stepped here without a gradient", "step"))))
+        self.untrained = {}
