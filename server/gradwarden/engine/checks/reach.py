@@ -48,7 +48,7 @@ class GradientReach:
         self.hook_cuts: Set[Cut] = set()  # cuts made inside a forward hook
         self._leaves_of: Dict[Cut, FrozenSet[int]] = {}
         # node id -> (op, the cut operands it was computed from, where each was used)
-        self.operand_cuts: Dict[int, Tuple[str, Tuple[Tuple[Cut, Span], ...]]] = {}
+        self.operand_cuts: Dict[int, Tuple[str, Tuple[Tuple[Cut, Span, bool], ...]]] = {}
         self.trained: Set[Tuple[int, int]] = set()  # (optimizer oid, param tid) reached at some step
         self.untrained: Dict[Tuple[int, int], Tuple[Cut, Span, Span, str, str]] = {}
         self.reported: Set[Tuple[str, Span]] = set()
@@ -119,7 +119,10 @@ class GradientReach:
             for x in vals:
                 c = self._cut_of(st, x)
                 if c is not None and all(c is not f[0] for f in found):
-                    found.append((c, self.flow._frame_span(c.stack, c.span) or c.span))
+                    # a number, or a tensor known to be one (a reduced term): `x + y.detach()` of whole
+                    # tensors is a shift the code may mean (a baseline, a residual of another model)
+                    scalar = x.__class__ is NumberV or self.flow.shapes.get(x.tid) == ()  # type: ignore[attr-defined]
+                    found.append((c, self.flow._frame_span(c.stack, c.span) or c.span, scalar))
         if found:
             self.operand_cuts[node.id] = (opname, tuple(found))
 
@@ -150,7 +153,7 @@ class GradientReach:
             for n in order:
                 rec = self.operand_cuts.get(n.id)
                 if rec is not None:
-                    self.used.update(c for c, _ in rec[1])
+                    self.used.update(c for c, _, _ in rec[1])
             self._check_terms(st, order, span)
 
     def _check_terms(self, st: State, order: Sequence[Node], span: Span) -> None:
@@ -168,10 +171,10 @@ class GradientReach:
             if rec is None:
                 continue
             op, cuts = rec
-            for cut, used_at in cuts:
+            for cut, used_at, scalar in cuts:
                 if cut in self.hook_cuts:
                     self._emit_term(cut, cut.span or used_at, span, "hook")
-                elif n.id in spine and op in ADDITIVE_OPS:
+                elif scalar and n.id in spine and op in ADDITIVE_OPS:
                     nodes, _ = self.sources[cut]
                     if any(m.id in ran for m in nodes):
                         continue  # `x - x.detach()`: the value itself is in the graph (a surrogate)
