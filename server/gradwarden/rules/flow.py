@@ -874,7 +874,36 @@ class UntrainedParameter(Rule):
     severity = Severity.WARNING
     summary = "An optimizer's parameter that no backwarded loss reaches (it never trains)."
     message = "{names}, handed to `{opt}` at line {opt_line}, never get a gradient: {why}"
-    runtime_only = True
+    NO_FIX = (0, 1)
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        hyper, head = nn.Linear(4, 4), nn.Linear(4, 1)
+        opt = torch.optim.SGD(list(hyper.parameters()) + list(head.parameters()), lr=0.1)
+        for _ in range(2):
+            w = hyper(torch.eye(4))
+            layer_w = nn.Parameter(w)  # <-
+            loss = head(torch.randn(3, 4) @ layer_w).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        encoder, codebook = nn.Linear(4, 3), nn.Embedding(8, 3)
+        opt = torch.optim.SGD(list(encoder.parameters()) + list(codebook.parameters()), lr=0.1)
+        for _ in range(2):
+            z = encoder(torch.randn(16, 4))
+            book = codebook.weight.detach()  # <-
+            q = book[torch.cdist(z, book).argmin(-1)]
+            loss = (q - z).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+    )
     VALID = (
         """
         import torch

@@ -310,6 +310,12 @@ class ViewChecks:
                     # the view is made by the code that writes it: a copy there (`.clone()`) is the fix
                     at, view_at = f" (line {where.row})", ""
                     where, related = vspan, (Related(site or span, f"written in place here ({opname})", "write"),)
+                elif not fn and vspan.row != where.row and not self.it.graph.in_current_function(vspan) \
+                        and not self.it.foreign_stack:
+                    # made under no_grad by other code and kept (a reset that stores a window of a
+                    # buffer): that view is the line to change, as for an expand kept from __init__
+                    at, view_at = f" (line {where.row})", ""
+                    where, related = vspan, (Related(site or span, f"written in place here ({opname}): raises", "write"),)
                 self.it.emit(Event("nograd_view_inplace", where, {
                     "op": opname, "name": name or (info.name if info is not None else "") or "view", "view_line": vspan.row,
                     "what": what, "cond": cond, "at": at, "view_at": view_at},

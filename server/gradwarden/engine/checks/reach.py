@@ -164,6 +164,8 @@ class GradientReach:
             n = stack.pop()
             if n.id in spine or n.op not in SPINE_OPS:
                 continue
+            if n.op not in ADDITIVE_OPS and len(n.inputs) > 1:
+                continue  # a product of two graphs (`q * step`) weighs one by the other: not a sum of terms
             spine.add(n.id)
             stack.extend(n.inputs)
         for n in order:
@@ -196,7 +198,9 @@ class GradientReach:
     # ------------------------------------------------------------------ at an optimizer step
     def at_step(self, st: State, oid: int, tids: Sequence[int], span: Span, site: Span, opt: str) -> None:
         meta = st.meta
-        if not meta.get("reach_backwards") or meta.get("reach_open"):
+        # only a training loop's steps: a single step (a snippet, a peer trained elsewhere) says
+        # nothing about what the program trains over time
+        if not meta.get("reach_backwards") or meta.get("reach_open") or not st.loop_ctx:
             for tid in tids:
                 self.trained.add((oid, tid))
             return
@@ -211,6 +215,10 @@ class GradientReach:
                 self.untrained.pop(key, None)
                 continue
             if key in self.untrained:
+                continue
+            if st.writes.get(info.counter) or st.data_writes.get(info.storage):
+                # written in place by the program (an EMA codebook, a manual update): trained otherwise
+                self.trained.add(key)
                 continue
             cut = self._cut_from(tid)
             if cut is None:
