@@ -78,7 +78,9 @@ class PendingBatch:
 PENDING_BATCHES = (
     PendingBatch("6 (issue 24: silent gradients)",
                  re.compile(r"^(H(4\d|5\d|6[0-6])|C20[4-6]|F20[23]|G2(1[4-9]|2\d|3[01]))_"),
-                 first_contact_hits=4, first_contact_alarms=3),
+                 # first contact 4 hits, 3 false alarms; raised to the static score after the first
+                 # issue-24 engine work (gradient reachability, GW719/GW722): a ratchet until the floor holds
+                 first_contact_hits=13, first_contact_alarms=2),
 )
 
 

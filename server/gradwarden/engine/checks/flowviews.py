@@ -311,9 +311,12 @@ class ViewChecks:
                     at, view_at = f" (line {where.row})", ""
                     where, related = vspan, (Related(site or span, f"written in place here ({opname})", "write"),)
                 elif not fn and vspan.row != where.row and not self.it.graph.in_current_function(vspan) \
-                        and not self.it.foreign_stack:
-                    # made under no_grad by other code and kept (a reset that stores a window of a
-                    # buffer): that view is the line to change, as for an expand kept from __init__
+                        and not self.it.foreign_stack and any(
+                            v.__class__ is TensorV and v.tid == target.tid for attrs in st.objs.values()
+                            for v in attrs.values()):
+                    # made under no_grad by other code and kept in an object (a reset that stores a
+                    # window of a buffer): that view is the line to change, as for an expand kept
+                    # from __init__; views handed back to the writer are fixed where written (C200)
                     at, view_at = f" (line {where.row})", ""
                     where, related = vspan, (Related(site or span, f"written in place here ({opname}): raises", "write"),)
                 self.it.emit(Event("nograd_view_inplace", where, {
