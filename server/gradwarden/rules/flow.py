@@ -961,7 +961,28 @@ class NonfiniteBranchGradient(Rule):
     severity = Severity.WARNING
     summary = "An unused where/mask branch whose gradient is NaN/inf (0 x inf reaches the parameters)."
     message = "`{op}` at line {line} is non-finite where `{mask}` does not select it: its gradient there is 0 x inf = NaN, which reaches {target}"
-    runtime_only = True
+    NO_FIX = (0, 1, 2)
+    INVALID = (
+        """
+        import torch
+        p = torch.tensor([0.0, 0.2, 0.3, 0.5], requires_grad=True)  # routing weights with exact zeros
+        entropy = -torch.where(p > 0, p * torch.log(p), torch.zeros_like(p)).sum()  # <-
+        entropy.backward()
+        """,
+        """
+        import torch
+        v = torch.randn(5, 3, requires_grad=True)
+        n = v.norm(dim=-1, keepdim=True) * (torch.arange(5) < 3).float()[:, None]
+        unit = torch.where(n > 0, v / n, torch.zeros_like(v))  # <-
+        unit.sum().backward()
+        """,
+        """
+        import torch
+        x = torch.tensor([-3.0, 25.0, 100.0], requires_grad=True)
+        rate = torch.where(x > 20.0, x, torch.log1p(torch.exp(x)))  # <-
+        rate.sum().backward()
+        """,
+    )
     VALID = (
         """
         import torch
@@ -969,6 +990,13 @@ class NonfiniteBranchGradient(Rule):
         safe = torch.where(p > 0, p, torch.ones_like(p))  # the log never sees a 0
         entropy = -torch.where(p > 0, p * safe.log(), torch.zeros_like(p)).sum()
         entropy.backward()
+        """,
+        """
+        import torch
+        v = torch.randn(5, 3, requires_grad=True)
+        n = v.norm(dim=-1, keepdim=True)
+        unit = torch.where(n > 0, v / n.clamp_min(1e-8), torch.zeros_like(v))  # the division never sees a 0
+        unit.sum().backward()
         """,
     )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from gradwarden.engine.checks.branches import check_where
 from gradwarden.engine.checks.flowfacts import Cut, DATA, join_cuts
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import flowshape as fs, optable
@@ -147,6 +148,8 @@ class FlowTorchCalls(TorchCalls):
                 self.flow.global_nograd = None
         seq0 = st.seq
         out = super().call_torch(qual, args, kwargs, st, node)
+        if qual == "torch.where":
+            check_where(self.it, st, node, args)  # GW720 (engine/checks/branches.py)
         if short == "Parameter" and args and isinstance(args[0], TensorV) and isinstance(out, TensorV):
             src = st.t.get(args[0].tid)
             if src is not None and src.grad_fn is not None and src.rg is True:
