@@ -1020,7 +1020,23 @@ class HookOverwritesActivation(Rule):
     severity = Severity.WARNING
     summary = "A forward hook keeps one slot per module, and the module runs several times per step."
     message = "the forward hook stores `{slot}` on every call of `{module}`, which runs {calls} times per step: each call overwrites the last, and the loss reads only the last call's activation"
-    runtime_only = True
+    NO_FIX = (0,)
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        proj = nn.Linear(4, 4)
+        acts = {}
+
+        def keep(module, inputs, output):
+            acts["proj"] = output  # <-
+
+        proj.register_forward_hook(keep)
+        a, b = proj(torch.randn(2, 4)), proj(torch.randn(2, 4))  # shared by two towers
+        loss = (a * b).sum() + 0.1 * sum(x.pow(2).mean() for x in acts.values())
+        loss.backward()
+        """,
+    )
     VALID = (
         """
         import torch

@@ -20,6 +20,7 @@ import ast
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.checks.flowfacts import Cut, join_cuts, unsure
+from gradwarden.engine.checks.hookslots import HookSlots
 from gradwarden.engine.checks.reach import GradientReach
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import optable
@@ -144,6 +145,7 @@ class FlowFacts:
         self.plain_reported: Set[int] = set()  # optimizers already reported by GW716
         self.attr_unfreeze: Dict[int, Span] = {}  # param tid -> `module.requires_grad = True` that missed it
         self.reach = GradientReach(self)  # which parameters the losses reach (engine/checks/reach.py)
+        self.hooks = HookSlots(it)  # what forward hooks keep (engine/checks/hookslots.py)
 
     def finish(self) -> None:
         """At the end of the run: the reports decided then (gradients accumulated over the

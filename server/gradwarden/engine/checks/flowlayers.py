@@ -10,6 +10,7 @@ import ast
 from typing import Any, List, Optional, Sequence
 
 from gradwarden.engine.checks.autograd import Graph
+from gradwarden.engine.checks.hookslots import slot_of
 from gradwarden.engine.checks.backward import BackwardPass
 from gradwarden.engine.checks.writes import Writes
 from gradwarden.engine.diagnostic import Span
@@ -17,7 +18,7 @@ from gradwarden.engine.domain import flowshape as fs
 from gradwarden.engine.interp.expressions import Expressions
 from gradwarden.engine.interp.statements import Statements
 from gradwarden.engine.interp.stores import Stores
-from gradwarden.engine.state.model import ConstV, NumberV, ObjV, State, TensorV, UnknownV, Value
+from gradwarden.engine.state.model import ConstV, DictV, NumberV, ObjV, State, TensorV, UnknownV, Value
 
 
 class FlowStatements(Statements):
@@ -109,6 +110,12 @@ class FlowExpressions(Expressions):
         return super().compare(a, op, b, st)
 
     def load_attr(self, obj: Value, attr: str, st: State, node: ast.AST) -> Value:
+        if self.flow.hooks.stored and obj.__class__ is ObjV:
+            self.flow.hooks.note_read(obj)
+            out = super().load_attr(obj, attr, st, node)
+            if out.__class__ is DictV:
+                self.flow.hooks.note_read(out)
+            return out
         if obj.__class__ is NumberV:
             if attr == "backward" and obj.cut is not None:
                 self.it.losses.report_number_backward(st, obj, node)  # AttributeError on the attribute itself
@@ -130,9 +137,18 @@ class FlowStores(Stores):
 
     def store_attr(self, obj: Value, attr: str, value: Value, st: State, target: ast.Attribute,
                    stmt: ast.AST) -> None:
+        self.flow.hooks.note_store(st, obj, attr, value, stmt)  # GW721 (engine/checks/hookslots.py)
         if attr == "requires_grad" and isinstance(obj, ObjV) and self.it.modules.is_module_obj(obj, st):
             self.it.training.check_module_requires_grad(st, obj, value, target, stmt)
         super().store_attr(obj, attr, value, st, target, stmt)
+
+
+    def store_item(self, obj: Value, target: ast.Subscript, value: Value, st: State, stmt: ast.AST) -> None:
+        if obj.__class__ is DictV and getattr(self.it, "hook_depth", 0):
+            slot = slot_of(self.it, target, st)
+            if slot is not None:
+                self.flow.hooks.note_store(st, obj, slot, value, stmt)  # GW721
+        super().store_item(obj, target, value, st, stmt)
 
 
 class FlowGraph(Graph):

@@ -201,11 +201,16 @@ class Modules:
         for kind, fn in hooks.value:
             if kind == "forward":
                 # what a forward hook keeps is told apart by the gradient-flow checks (engine/checks/reach.py)
+                outer = (getattr(self.it, "hook_module", None), getattr(self.it, "hook_call", None),
+                         getattr(self.it, "hook_module_text", ""))
                 self.it.hook_depth = getattr(self.it, "hook_depth", 0) + 1
+                self.it.hook_module, self.it.hook_call = obj.oid, node
+                self.it.hook_module_text = self.it.text_of(node.func) if isinstance(node, ast.Call) else ""
                 try:
                     ret = self.it.ev.call(fn, [obj, self.it.ev.new_seq(list(args), st, kind="tuple"), out], {}, st, node)
                 finally:
                     self.it.hook_depth -= 1
+                    self.it.hook_module, self.it.hook_call, self.it.hook_module_text = outer
                 if not isinstance(ret, (ConstV, UnknownV)):
                     out = ret
         return out
