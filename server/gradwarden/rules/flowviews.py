@@ -164,12 +164,6 @@ class SelfOverlappingWrite(Rule):
         perm = torch.tensor([2, 0, 1])
         perm[perm] = torch.tensor([0, 1, 2])  # <-
         """,
-        """
-        import torch
-        frames = torch.zeros(4, 3, 5)
-        frames[:, 0] = torch.randn(4, 5)
-        frames[:, 1:] = frames[:, :-1]  # <-
-        """,
     )
     VALID = (
         """
