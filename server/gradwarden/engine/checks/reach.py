@@ -20,12 +20,13 @@ trained; a parameter is reported only when a cut from it was seen.
 """
 from __future__ import annotations
 
+import ast
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.checks.flowfacts import Cut
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
-from gradwarden.engine.state.model import Node, NumberV, State, TensorV, Value, walk_nodes
+from gradwarden.engine.state.model import ConstV, Node, NumberV, ObjV, State, TensorV, Value, walk_nodes
 
 # the cuts a gradient path to a parameter can end at (not a non-differentiable op: its zero or
 # missing gradient is by design, argmax for an index, a comparison for a mask)
@@ -54,6 +55,9 @@ class GradientReach:
         self.reported: Set[Tuple[str, Span]] = set()
         self.used: Set[Cut] = set()  # cuts whose value a backwarded graph was computed from
         self.rewraps: Dict[int, Cut] = {}  # a new leaf made from a computed tensor -> that cut
+        # a cut chosen by a module's flag (`w if self.learnable else w.detach()`) -> where the module was built
+        self.config: Dict[Cut, Span] = {}
+        self._flag_exprs: Optional[List[ast.IfExp]] = None
 
     # ------------------------------------------------------------------ recording
     def note_cut(self, st: State, cut: Optional[Cut], sources: Sequence[TensorV]) -> None:
@@ -87,8 +91,28 @@ class GradientReach:
             leaves = list(old[1] | set(leaves))
             self._leaves_of.pop(cut, None)
         self.sources[cut] = (tuple(nodes), frozenset(leaves))
+        if cut.span is not None and cut not in self.config:
+            site = self._config_site(st, cut.span)
+            if site is not None:
+                self.config[cut] = site
         if direct and cut.kind in ("detach", "data_attr") and getattr(self.it, "hook_depth", 0):
             self.hook_cuts.add(cut)
+
+    def _config_site(self, st: State, span: Span) -> Optional[Span]:
+        """Where the object whose flag chose this cut was built: the cut is one arm of ``a if
+        self.flag else b`` and ``self`` is an instance made by a call of this file. The flag is
+        configuration (a constructor argument or its default), so the call is the line to change."""
+        if self._flag_exprs is None:
+            self._flag_exprs = [n for n in ast.walk(self.it.tree) if isinstance(n, ast.IfExp) and _self_flag(n.test)]
+        for n in self._flag_exprs:
+            if n.lineno == span.row and n.col_offset <= span.column <= (n.end_col_offset or 0):
+                me = st.lookup("self")
+                if isinstance(me, ObjV):
+                    site = st.attrs(me.oid).get("__span__")
+                    flag = st.attrs(me.oid).get(_self_flag(n.test) or "")
+                    if isinstance(site, ConstV) and isinstance(flag, ConstV) and isinstance(flag.value, bool):
+                        return site.value
+        return None
 
     def note_rewrap(self, st: State, cut: Cut, src: TensorV, leaf: TensorV) -> None:
         self.note_cut(st, cut, [src])
@@ -183,6 +207,7 @@ class GradientReach:
                     self._emit_term(cut, used_at, span, "term")
 
     def _emit_term(self, cut: Cut, where: Span, bspan: Span, kind: str) -> None:
+        where = self.config.get(cut, where)
         key = (kind, where)
         if key in self.reported:
             return
@@ -192,8 +217,13 @@ class GradientReach:
             why = f"a forward hook keeps the module's output as a copy cut from the graph by {how}"
         else:
             why = f"this value is cut from the graph by {how}, and it is added to the loss as a constant"
+        related = (Related(bspan, "the backward that gets no gradient through it", "backward"),)
+        if cut in self.config and cut.span is not None:
+            why = f"this object's configuration (a flag its constructor sets) picks, at line {cut.span.row}, a " \
+                  f"value cut from the graph by {how}, and that value is then {'used' if kind == 'hook' else 'added to the loss'}"
+            related = (Related(cut.span, "the flag chooses the cut here", "note"),) + related
         self.it.emit(Event("dead_term", where, {"why": why, "backward_line": bspan.row, "kind": kind},
-                           related=(Related(bspan, "the backward that gets no gradient through it", "backward"),)))
+                           related=related))
 
     # ------------------------------------------------------------------ at an optimizer step
     def at_step(self, st: State, oid: int, tids: Sequence[int], span: Span, site: Span, opt: str) -> None:
@@ -251,14 +281,30 @@ class GradientReach:
             _, step, site, opt, _ = params[0]
             names = sorted({p[4] for p in params})
             shown = ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-            where = cut.span or site
+            where = self.config.get(cut) or cut.span or site
+            them = "them" if len(params) > 1 else "it"
             why = f"the only values computed from {'them' if len(params) > 1 else 'it'} that the program uses " \
                   f"were cut from the graph here by {cut.what or cut.kind}, and no backwarded loss reaches " \
                   f"{'them' if len(params) > 1 else 'it'} another way (`.grad` stays None: the step at line " \
                   f"{step.row} leaves {'them' if len(params) > 1 else 'it'} unchanged)"
+            related: Tuple[Related, ...] = (Related(site, "handed to the optimizer here", "optimizer"),
+                                             Related(step, "stepped here without a gradient", "step"))
+            if cut in self.config and cut.span is not None:
+                why = f"this object is built with a flag that picks, at line {cut.span.row}, a copy cut from the " \
+                      f"graph by {cut.what or cut.kind}; no backwarded loss reaches {them} another way (the step at " \
+                      f"line {step.row} leaves {them} unchanged)"
+                related = (Related(cut.span, "the flag chooses the cut here", "note"),) + related
             self.it.emit(Event("untrained_parameter", where, {
                 "names": shown if len(params) < 2 else f"{len(params)} parameters ({shown})",
                 "opt": opt, "opt_line": site.row, "why": why},
-                related=(Related(site, "handed to the optimizer here", "optimizer"),
-                         Related(step, "stepped here without a gradient", "step"))))
+                related=related))
         self.untrained = {}
+
+
+def _self_flag(test: ast.expr) -> Optional[str]:
+    """``self.flag`` or ``not self.flag``: the flag's name."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
+        return test.attr
+    return None
