@@ -23,6 +23,24 @@ for step in range(2):
 """
 
 
+GATE = """
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+    def forward(self, x):
+        logits = self.fc(x)
+        if self.training:
+            return nn.functional.gumbel_softmax(logits, hard=True)[:, 1:]
+        return logits.argmax(-1, keepdim=True).float()
+class Quant(nn.Module):
+    def forward(self, y):
+        if self.training:
+            return y + (torch.round(y) - y).detach()
+        return torch.round(y)
+"""
+
+
 def _prog(setup: str, params: str, body: str) -> str:
     return LOOP.format(setup=textwrap.dedent(setup).strip("\n"), params=params,
                        body=textwrap.indent(textwrap.dedent(body).strip("\n"), "    "))
@@ -100,6 +118,29 @@ a, b = shared(torch.randn(2, 4)), shared(torch.randn(2, 4))
 loss = (a - b).pow(2).mean() + k.out.pow(2).mean()
 loss.backward()
 """),
+    "gate left in eval mode by a helper": ("GW719", _prog(GATE + "gate, head = Gate(), nn.Linear(4, 1)\n"
+                                                            "gate.train(False)  # <-",
+                                                            "list(gate.parameters()) + list(head.parameters())", """
+        x = torch.randn(8, 4)
+        loss = (head(x) * gate(x)).pow(2).mean()
+    """)),
+    "eval() in the loop, train() before it": ("GW718", """
+import torch
+from torch import nn
+""" + GATE + """
+enc, q = nn.Linear(4, 3), Quant()
+opt = torch.optim.SGD(enc.parameters(), lr=0.1)
+enc.train()
+q.train()  # <-
+for epoch in range(3):
+    loss = q(enc(torch.randn(8, 4))).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    q.eval()
+    with torch.no_grad():
+        val = q(enc(torch.randn(8, 4))).pow(2).mean()
+"""),
     "shift along time": ("GW713", """
 import torch
 frames = torch.zeros(2, 4, 3)
@@ -108,6 +149,22 @@ frames[:, 1:] = frames[:, :-1]  # <-
 }
 
 CLEAN = {
+    "eval() in the loop, train() at the start of each iteration": """
+import torch
+from torch import nn
+""" + GATE + """
+enc, q = nn.Linear(4, 3), Quant()
+opt = torch.optim.SGD(enc.parameters(), lr=0.1)
+for epoch in range(3):
+    q.train()
+    loss = q(enc(torch.randn(8, 4))).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    q.eval()
+    with torch.no_grad():
+        val = q(enc(torch.randn(8, 4))).pow(2).mean()
+""",
     "rewrap once in __init__": _prog("gen = nn.Linear(4, 4)\nw = nn.Parameter(gen.weight.detach().clone())",
                                      "[w]", "loss = (torch.randn(3, 4) @ w).pow(2).mean()"),
     "codebook loss on the lookup": _prog("enc, book = nn.Linear(4, 3), nn.Embedding(8, 3)",

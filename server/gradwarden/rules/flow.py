@@ -806,7 +806,7 @@ class ZeroGradientOp(Rule):
     family = "H"
     severity = Severity.WARNING
     summary = "A parameter reaches the loss only through round/floor/ceil/trunc/sign (zero gradient)."
-    message = "{names} {verb} the loss only through `{op}`, whose derivative is zero everywhere: the backward at line {line} gives a zero gradient and nothing trains through here; pass the gradient straight through (`x + (x.{op}() - x).detach()`) or keep `{op}` out of the loss"
+    message = "{names} {verb} the loss only through `{op}`, whose derivative is zero everywhere: the backward at line {line} gives a zero gradient and nothing trains through here{mode}; pass the gradient straight through (`x + (x.{op}() - x).detach()`) or keep `{op}` out of the loss"
     # the second: the loss belongs on the unrounded prediction (a choice the code does not state)
     NO_FIX = (1,)
     INVALID = (

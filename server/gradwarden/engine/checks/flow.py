@@ -21,6 +21,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.checks.flowfacts import Cut, join_cuts, unsure
 from gradwarden.engine.checks.hookslots import HookSlots
+from gradwarden.engine.checks.modes import ModeFacts
 from gradwarden.engine.checks.reach import GradientReach
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import optable
@@ -146,6 +147,7 @@ class FlowFacts:
         self.attr_unfreeze: Dict[int, Span] = {}  # param tid -> `module.requires_grad = True` that missed it
         self.reach = GradientReach(self)  # which parameters the losses reach (engine/checks/reach.py)
         self.hooks = HookSlots(it)  # what forward hooks keep (engine/checks/hookslots.py)
+        self.modes = ModeFacts(it)  # eval-mode branches taken by training steps (engine/checks/modes.py)
 
     def finish(self) -> None:
         """At the end of the run: the reports decided then (gradients accumulated over the

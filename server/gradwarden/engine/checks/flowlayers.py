@@ -11,6 +11,7 @@ from typing import Any, List, Optional, Sequence
 
 from gradwarden.engine.checks.autograd import Graph
 from gradwarden.engine.checks.hookslots import slot_of
+from gradwarden.engine.checks.zerograd import ZERO_DERIVATIVE
 from gradwarden.engine.checks.backward import BackwardPass
 from gradwarden.engine.checks.writes import Writes
 from gradwarden.engine.diagnostic import Span
@@ -110,6 +111,10 @@ class FlowExpressions(Expressions):
         return super().compare(a, op, b, st)
 
     def load_attr(self, obj: Value, attr: str, st: State, node: ast.AST) -> Value:
+        if attr == "training" and obj.__class__ is ObjV:
+            out = super().load_attr(obj, attr, st, node)
+            self.flow.modes.note_training_read(st, obj, out)  # engine/checks/modes.py
+            return out
         if self.flow.hooks.stored and obj.__class__ is ObjV:
             self.flow.hooks.note_read(obj)
             out = super().load_attr(obj, attr, st, node)
@@ -168,6 +173,11 @@ class FlowGraph(Graph):
     def apply_op(self, st: State, info: Any, slots: Sequence[Value], span: Span, opname: str, **kw: Any) -> List[TensorV]:
         seq0 = st.seq
         outs = super().apply_op(st, info, slots, span, opname, **kw)
+        if self.flow.modes.eval_frames and outs and opname.rstrip("_") in ZERO_DERIVATIVE:
+            mode = self.flow.modes.current()
+            oi = st.t.get(outs[0].tid)
+            if mode is not None and oi is not None and oi.grad_fn is not None:
+                self.flow.modes.sites[oi.grad_fn.id] = mode  # GW718 at the mode switch
         if self.flow.reach.sources:
             self.flow.reach.note_operands(st, opname, slots, outs, seq0)
         ins: List[TensorV] = []
@@ -199,7 +209,10 @@ class FlowGraph(Graph):
                 continue
             nondiff = info is not None and (not info.differentiable or k in info.nondiff_outputs)
             if nondiff and any(st.t[t.tid].rg is not False for t in ins if t.tid in st.t):
-                self.flow.cuts[o.tid] = self.flow._cut_here("nondiff", span, f"`{opname}`")
+                self.flow.cuts[o.tid] = c = self.flow._cut_here("nondiff", span, f"`{opname}`")
+                mode = self.flow.modes.current()
+                if mode is not None:
+                    self.flow.reach.note_cut(st, c, ins, config=mode)  # an eval-mode branch's argmax
                 continue
             c = self.flow._inputs_cut(st, ins)
             if c is not None:

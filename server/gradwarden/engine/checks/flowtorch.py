@@ -394,7 +394,10 @@ class FlowTensors(Tensors):
                     self.flow.cuts[out.tid] = c = self.flow._nograd_cut(st, tensors, span)
                     self.flow.reach.note_cut(st, c, tensors)
                 elif rg0 is not False:
-                    self.flow.cuts[out.tid] = self.flow._cut_here("nondiff", span, f"`.{name}()`")
+                    self.flow.cuts[out.tid] = c = self.flow._cut_here("nondiff", span, f"`.{name}()`")
+                    mode = self.flow.modes.current()
+                    if mode is not None:
+                        self.flow.reach.note_cut(st, c, tensors, config=mode)  # an eval-mode branch's argmax
                 else:
                     c = self.flow._inputs_cut(st, tensors)
                     if c is not None:

@@ -58,11 +58,13 @@ class GradientReach:
         # a cut chosen by a module's flag (`w if self.learnable else w.detach()`) -> where the module was built
         self.config: Dict[Cut, Span] = {}
         self._flag_exprs: Optional[List[ast.IfExp]] = None
+        self.mode_cuts: Set[Cut] = set()  # cuts an eval-mode branch took
 
     # ------------------------------------------------------------------ recording
-    def note_cut(self, st: State, cut: Optional[Cut], sources: Sequence[TensorV]) -> None:
-        """A value was cut from ``sources``: remember the graphs it left (only those requiring grad)."""
-        if cut is None or cut.kind not in CUT_KINDS:
+    def note_cut(self, st: State, cut: Optional[Cut], sources: Sequence[TensorV], config: Optional[Span] = None) -> None:
+        """A value was cut from ``sources``: remember the graphs it left (only those requiring grad).
+        ``config``: the mode switch that made the code take this cut (an eval-mode ``argmax``)."""
+        if cut is None or cut.kind not in CUT_KINDS and config is None:
             return
         nodes: List[Node] = []
         leaves: List[int] = []
@@ -91,7 +93,10 @@ class GradientReach:
             leaves = list(old[1] | set(leaves))
             self._leaves_of.pop(cut, None)
         self.sources[cut] = (tuple(nodes), frozenset(leaves))
-        if cut.span is not None and cut not in self.config:
+        if config is not None:
+            self.config[cut] = config
+            self.mode_cuts.add(cut)
+        elif cut.span is not None and cut not in self.config:
             site = self._config_site(st, cut.span)
             if site is not None:
                 self.config[cut] = site
@@ -259,8 +264,8 @@ class GradientReach:
     def _cut_from(self, tid: int) -> Optional[Cut]:
         # a cut whose value a backwarded loss went on to use first: that is where the path ended
         for cut, (nodes, leaves) in self.sources.items():
-            if cut not in self.used:
-                continue  # only a value the loss went on to use instead tells why
+            if cut not in self.used and cut not in self.mode_cuts:
+                continue  # only a value the loss went on to use instead (or an eval-mode branch) tells why
             if tid in leaves:
                 return cut
             got = self._leaves_of.get(cut)
@@ -289,7 +294,12 @@ class GradientReach:
                   f"{step.row} leaves {'them' if len(params) > 1 else 'it'} unchanged)"
             related: Tuple[Related, ...] = (Related(site, "handed to the optimizer here", "optimizer"),
                                              Related(step, "stepped here without a gradient", "step"))
-            if cut in self.config and cut.span is not None:
+            if cut in self.mode_cuts and cut.span is not None:
+                why = f"this call leaves the module in eval mode for the training step at line {step.row}, whose " \
+                      f"eval-mode branch cuts {them} from the graph by {cut.what or cut.kind} at line {cut.span.row}; no " \
+                      f"backwarded loss reaches {them} another way"
+                related = (Related(cut.span, "the eval-mode branch cuts the gradient here", "note"),) + related
+            elif cut in self.config and cut.span is not None:
                 why = f"this object is built with a flag that picks, at line {cut.span.row}, a copy cut from the " \
                       f"graph by {cut.what or cut.kind}; no backwarded loss reaches {them} another way (the step at " \
                       f"line {step.row} leaves {them} unchanged)"

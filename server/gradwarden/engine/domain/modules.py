@@ -396,8 +396,12 @@ class Modules:
             return self.it.ev.new_seq([m for _, m in mods], st)
         if name in ("train", "eval"):
             mode = name == "train" and self.it.ev.truth_of(args[0] if args else kwargs.get("mode", TRUE)) is not False
+            # where the mode was set, and in which loop iteration (the gradient-flow checks name the
+            # call that left a module in eval mode for training: engine/checks/modes.py)
+            at = ConstV((self.it.span_of(node), st.loop_ctx))
             for _, m in self.submodules(obj, st):
                 st.set_attr(m.oid, "training", ConstV(mode))
+                st.set_attr(m.oid, "__train_at__" if mode else "__eval_at__", at)
             return obj
         if name in ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "share_memory"):
             return obj
