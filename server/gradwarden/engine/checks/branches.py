@@ -17,7 +17,8 @@ when the rejected branch requires grad.
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Tuple
+import re
+from typing import Any, Dict, List, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Related
 from gradwarden.engine.events import Event
@@ -129,3 +130,42 @@ def check_where(it: Any, st: State, node: ast.AST, args: List[Value]) -> None:
             related=(Related(op_span, f"{what}: infinite derivative where `{mask}` rejects it", "note"),)
             if op_span.row != span.row else ()))
         return
+
+
+_NEG_INF = re.compile(r"^-\s*(?:math\.|torch\.|np\.|numpy\.)?inf$|^float\(\s*['\"]-inf(?:inity)?['\"]\s*\)$|"
+                      r"^-\s*float\(\s*['\"]inf(?:inity)?['\"]\s*\)$", re.I)
+
+
+class ExactZeros:
+    """Held by the ``flow`` role as ``flow.zeros``: tensors masked with ``-inf`` (``masked_fill(pad,
+    float("-inf"))``) and the exact zeros ``softmax``/``exp`` make of them. ``log`` of those zeros
+    is ``-inf`` with an infinite derivative: masked out afterwards (``-log(p)[valid]``), its zero
+    incoming gradient becomes ``0 x inf = NaN`` (GW720, reported at the ``log``)."""
+
+    def __init__(self, it: Any) -> None:
+        self.it = it
+        self.neginf: Dict[int, str] = {}  # tid -> the mask's text
+        self.zeros: Dict[int, str] = {}
+
+    def after(self, st: State, name: str, src: Optional[TensorV], out: Value, node: ast.AST) -> None:
+        if not isinstance(out, TensorV) or src is None:
+            return
+        if name in ("masked_fill", "masked_fill_") and isinstance(node, ast.Call):
+            args = list(node.args)
+            if isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value) in _MODULES:
+                args = args[1:]  # torch.masked_fill(x, mask, value)
+            value = args[1] if len(args) > 1 else next((k.value for k in node.keywords if k.arg == "value"), None)
+            if value is not None and _NEG_INF.match(ast.unparse(value).replace(" ", "")):
+                self.neginf[out.tid] = ast.unparse(args[0]) if args else "the mask"
+        elif name in ("softmax", "exp") and src.tid in self.neginf:
+            self.zeros[out.tid] = self.neginf[src.tid]
+        elif name == "log" and src.tid in self.zeros:
+            info = st.t.get(out.tid)
+            if info is None or info.rg is not True:
+                return
+            span = self.it.span_of(node)
+            self.it.emit(Event("nonfinite_branch", span, {
+                "op": ast.unparse(node) if len(ast.unparse(node)) <= 40 else "log", "line": span.row,
+                "mask": self.zeros[src.tid],
+                "target": "everything upstream once those entries are masked out (a softmax over -inf is an exact 0, "
+                          "and log(0) = -inf; use log_softmax, or clamp before the log)"}))

@@ -105,6 +105,9 @@ def _leading_slice(index: Tuple[Any, ...]) -> bool:
     return True
 
 
+# ops whose -inf / exact-zero results the GW720 check follows (engine/checks/branches.py)
+ZERO_TRACKED = frozenset({"masked_fill", "masked_fill_", "softmax", "exp", "log"})
+
 class FlowTorchCalls(TorchCalls):
     """The flow layer over torch calls: cuts of factories and re-wraps, shapes,
     dtypes, checkpoints, autograd.grad."""
@@ -150,6 +153,8 @@ class FlowTorchCalls(TorchCalls):
         out = super().call_torch(qual, args, kwargs, st, node)
         if qual == "torch.where":
             check_where(self.it, st, node, args)  # GW720 (engine/checks/branches.py)
+        elif short in ZERO_TRACKED and args and isinstance(args[0], TensorV):
+            self.flow.zeros.after(st, short, args[0], out, node)
         if short == "Parameter" and args and isinstance(args[0], TensorV) and isinstance(out, TensorV):
             src = st.t.get(args[0].tid)
             if src is not None and src.grad_fn is not None and src.rg is True:
@@ -255,6 +260,7 @@ class FlowTorchCalls(TorchCalls):
                                                           sure=origin.sure, origin=origin)
         elif oi.rg is True and origin is not None and origin.kind != "data":
             self.flow.rewrapped[out.tid] = self.flow._cut_here("rewrap", span, f"`{qual}(...)`", origin=origin)
+            self.flow.reach.note_leaf(out.tid, origin)  # `torch.tensor(w.tolist(), requires_grad=True)`
 
     def _value_cut(self, values: Sequence[Value], st: State, depth: int = 0) -> Optional[Cut]:
         """What the values a new tensor is built from tell about gradient flow: the most telling
@@ -356,6 +362,8 @@ class FlowTensors(Tensors):
         if name in ("expand", "expand_as") and isinstance(out, TensorV) and out.tid != t.tid:
             self.it.viewchecks.note_expand(st, t, out, name, args, node)
         span = self.it.span_of(node)
+        if name in ZERO_TRACKED:
+            self.flow.zeros.after(st, name, t, out, node)  # GW720: log of a softmax over -inf
         if name in VALUE_METHODS or name in META_METHODS:
             if isinstance(out, UnknownV):
                 if name in META_METHODS:

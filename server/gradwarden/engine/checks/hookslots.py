@@ -18,7 +18,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
-from gradwarden.engine.state.model import ConstV, DictV, ObjV, State, TensorV, Value
+from gradwarden.engine.state.model import ConstV, DictV, ObjV, SeqV, State, TensorV, Value
 
 
 class HookSlots:
@@ -41,8 +41,13 @@ class HookSlots:
 
     def note_store(self, st: State, container: Value, slot: Any, value: Value, stmt: ast.AST) -> None:
         module = getattr(self.it, "hook_module", None)
-        if not getattr(self.it, "hook_depth", 0) or module is None or not isinstance(value, TensorV) \
-                or not st.grad_enabled:
+        if not getattr(self.it, "hook_depth", 0) or module is None or not st.grad_enabled:
+            return
+        if isinstance(value, SeqV):  # `self.outputs = [output]`: the slot holds this call's tensors only
+            items = st.lists.get(value.lid, ())
+            if not items or not all(isinstance(x, TensorV) for x in items) or value.kind == "homogeneous":
+                return
+        elif not isinstance(value, TensorV):
             return
         if isinstance(container, ObjV):
             ckey = ("o", container.oid)

@@ -103,6 +103,12 @@ class GradientReach:
         if direct and cut.kind in ("detach", "data_attr") and getattr(self.it, "hook_depth", 0):
             self.hook_cuts.add(cut)
 
+    def note_leaf(self, tid: int, cut: Cut) -> None:
+        """A new leaf requiring grad was made from a value cut at ``cut``: a backward that reaches
+        it uses that cut instead of the graph it left."""
+        if cut in self.sources:
+            self.rewraps[tid] = cut
+
     def _config_site(self, st: State, span: Span) -> Optional[Span]:
         """Where the object whose flag chose this cut was built: the cut is one arm of ``a if
         self.flag else b`` and ``self`` is an instance made by a call of this file. The flag is
@@ -239,6 +245,7 @@ class GradientReach:
             for tid in tids:
                 self.trained.add((oid, tid))
             return
+        replaced: Any = False  # not looked for yet
         for tid in tids:
             key = (oid, tid)
             if key in self.trained:
@@ -257,9 +264,79 @@ class GradientReach:
                 continue
             cut = self._cut_from(tid)
             if cut is None:
+                if replaced is False:
+                    replaced = self._replaced(st, site, tids)
+                cut = replaced or self._never_read(st, tid)
+            if cut is None:
                 self.trained.add(key)  # no reason seen: unused on purpose, or reached where we cannot see
                 continue
             self.untrained[key] = (cut, span, site, opt, info.name or "a parameter")
+
+    def _replaced(self, st: State, site: Span, tids: Sequence[int]) -> Optional[Cut]:
+        """The optimizer was built over ``name.parameters()`` and ``name`` was bound to a new
+        instance after that: the loss trains the new one (some of its parameters got a gradient),
+        the optimizer steps the old one. The rebinding is the line to change."""
+        call = next((n for n in ast.walk(self.it.tree) if isinstance(n, ast.Call) and n.lineno == site.row
+                     and n.col_offset + 1 == site.column), None)  # spans count columns from 1
+        if call is None or not call.args:
+            return None
+        holders = {ast.unparse(n.func.value): n.func.value for n in ast.walk(call.args[0]) if isinstance(n, ast.Call)
+                   and isinstance(n.func, ast.Attribute) and n.func.attr in ("parameters", "named_parameters")
+                   and _plain_ref(n.func.value)}
+        if len(holders) != 1:
+            return None
+        name, ref = holders.popitem()
+        if isinstance(ref, ast.Name):
+            now: Optional[Value] = st.lookup(name)
+        elif isinstance(ref.value, ast.Name) and isinstance(st.lookup(ref.value.id), ObjV):  # type: ignore[attr-defined]
+            now = st.attrs(st.lookup(ref.value.id).oid).get(ref.attr)  # type: ignore[union-attr,attr-defined]
+        else:
+            return None
+        if not isinstance(now, ObjV):
+            return None
+        new = {t.tid for _, t in self.it.modules.module_params(now, st)}
+        if not new or new & set(tids) or not any(st.grads.get(t) for t in new):
+            return None
+        scope = self._scope_of(call)
+        later = sorted((n for n in ast.walk(scope) if isinstance(n, ast.Assign) and n.lineno > site.row
+                        and any(ast.unparse(t) == name for t in n.targets)
+                        and isinstance(n.value, ast.Call)), key=lambda n: n.lineno)
+        if not later:
+            return None
+        return Cut("replaced", self.it.span_of(later[0]), f"`{name} = {ast.unparse(later[0].value)[:40]}`")
+
+    def _never_read(self, st: State, tid: int) -> Optional[Cut]:
+        """A parameter a module of this file registers (``self.pos = nn.Parameter(...)``) and no
+        code of its class ever reads: the module's ``forward`` is where it was meant to be used."""
+        for oid, attrs in st.objs.items():
+            for attr, v in attrs.items():
+                if not (isinstance(v, TensorV) and v.tid == tid):
+                    continue
+                cls = attrs.get("__class__")
+                info = getattr(cls, "target", None)
+                node = getattr(info, "node", None)
+                if not isinstance(node, ast.ClassDef):
+                    return None
+                for n in ast.walk(node):
+                    if isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Load):
+                        return None  # read somewhere (maybe on a path the run did not take)
+                    if isinstance(n, ast.Call) and any(isinstance(a, ast.Constant) and a.value == attr for a in n.args):
+                        return None  # getattr(self, "pos"): read by name
+                fwd = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
+                rets = [r for r in ast.walk(fwd) if isinstance(r, ast.Return)] if fwd is not None else []
+                if len(rets) != 1:
+                    return None
+                return Cut("unused", self.it.span_of(rets[0]), f"`self.{attr}`")
+        return None
+
+    def _scope_of(self, node: ast.AST) -> ast.AST:
+        """The function (or module) whose body holds ``node``."""
+        best: ast.AST = self.it.tree
+        for n in ast.walk(self.it.tree):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno <= node.lineno <= (n.end_lineno or 0):
+                if best is self.it.tree or n.lineno >= getattr(best, "lineno", 0):
+                    best = n
+        return best
 
     def _cut_from(self, tid: int) -> Optional[Cut]:
         # a cut whose value a backwarded loss went on to use first: that is where the path ended
@@ -294,7 +371,14 @@ class GradientReach:
                   f"{step.row} leaves {'them' if len(params) > 1 else 'it'} unchanged)"
             related: Tuple[Related, ...] = (Related(site, "handed to the optimizer here", "optimizer"),
                                              Related(step, "stepped here without a gradient", "step"))
-            if cut in self.mode_cuts and cut.span is not None:
+            if cut.kind == "unused" and cut.span is not None:
+                why = f"the module registers {cut.what} but no code of its class reads it: this forward never " \
+                      f"uses it, so no loss reaches it (the step at line {step.row} leaves it unchanged)"
+            elif cut.kind == "replaced" and cut.span is not None:
+                why = f"the optimizer was built over the parameters of the instance the name held then, and " \
+                      f"{cut.what} at line {cut.span.row} replaced it with a new one: the loss trains the new " \
+                      f"instance, which no optimizer steps, and the step at line {step.row} moves nothing it uses"
+            elif cut in self.mode_cuts and cut.span is not None:
                 why = f"this call leaves the module in eval mode for the training step at line {step.row}, whose " \
                       f"eval-mode branch cuts {them} from the graph by {cut.what or cut.kind} at line {cut.span.row}; no " \
                       f"backwarded loss reaches {them} another way"
@@ -318,3 +402,8 @@ def _self_flag(test: ast.expr) -> Optional[str]:
     if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
         return test.attr
     return None
+
+
+def _plain_ref(node: ast.expr) -> bool:
+    """``model`` or ``self.model``: a name, or an attribute of one."""
+    return isinstance(node, ast.Name) or isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
