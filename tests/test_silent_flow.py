@@ -141,6 +141,24 @@ for epoch in range(3):
     with torch.no_grad():
         val = q(enc(torch.randn(8, 4))).pow(2).mean()
 """),
+    "hook made by a factory method (a closure)": ("GW721", """
+import torch
+from torch import nn
+class Reg:
+    def __init__(self, modules):
+        self.acts = {}
+        for name, m in modules.items():
+            m.register_forward_hook(self.make_hook(name))
+    def make_hook(self, name):
+        def hook(module, inputs, output):
+            self.acts[name] = output  # <-
+        return hook
+shared = nn.Linear(4, 4)
+reg = Reg({"shared": shared})
+a, b = shared(torch.randn(2, 4)), shared(torch.randn(2, 4))
+loss = (a * b).sum() + sum(x.pow(2).mean() for x in reg.acts.values())
+loss.backward()
+"""),
     "shift along time": ("GW713", """
 import torch
 frames = torch.zeros(2, 4, 3)

@@ -304,7 +304,10 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         return UNKNOWN
 
     def stmt_FunctionDef(self, stmt: ast.FunctionDef, st: State) -> List[State]:
-        st.frame()[stmt.name] = ref_value("func", stmt.name, (stmt, st.fi))
+        # a def inside a function closes over that call's frame: kept with the frame's index, so that
+        # a closure returned and called later (`make_hook(name)` -> `hook`) still sees `self`, `name`
+        frame = st.frame()
+        st.frame()[stmt.name] = ref_value("func", stmt.name, (stmt, st.fi if st.fi == 0 else (st.fi, frame)))
         return [st]
 
     stmt_AsyncFunctionDef = stmt_FunctionDef
