@@ -68,6 +68,17 @@ FLAGGED = {
         codes = book.weight.detach()  # <-
         loss = (codes[torch.cdist(z, codes).argmin(-1)] - z).pow(2).mean()
     """)),
+    # the codebook loss computed on the straight-through output: it reaches the encoder only
+    "codebook loss on the straight-through output": ("GW719", _prog(
+        "enc, book, dec = nn.Linear(4, 3), nn.Embedding(8, 3), nn.Linear(3, 4)",
+        "list(enc.parameters()) + list(book.parameters()) + list(dec.parameters())", """
+        x = torch.randn(16, 4)
+        z = enc(x)
+        q = book(torch.cdist(z, book.weight).argmin(-1))
+        z_q = z + (q - z).detach()
+        codebook_loss = (z_q - z.detach()).pow(2).mean()  # <-
+        loss = (dec(z_q) - x).pow(2).mean() + codebook_loss
+    """)),
     # a learnable weight read as a number and added back
     "item term": ("GW722", _prog("net = nn.Linear(4, 1)\nlog_var = nn.Parameter(torch.zeros(()))",
                                  "list(net.parameters()) + [log_var]", """

@@ -59,6 +59,8 @@ class GradientReach:
         self.config: Dict[Cut, Span] = {}
         self._flag_exprs: Optional[List[ast.IfExp]] = None
         self.mode_cuts: Set[Cut] = set()  # cuts an eval-mode branch took
+        self.st_outputs: Dict[int, Tuple[Cut, Node]] = {}  # straight-through output -> (its cut, x's node)
+        self.st_self_loss: Dict[Cut, Span] = {}  # a straight-through cut -> a loss of its output against x.detach()
 
     # ------------------------------------------------------------------ recording
     def note_cut(self, st: State, cut: Optional[Cut], sources: Sequence[TensorV], config: Optional[Span] = None) -> None:
@@ -160,6 +162,30 @@ class GradientReach:
                     found.append((c, self.flow._frame_span(c.stack, c.span) or c.span, scalar))
         if found:
             self.operand_cuts[node.id] = (opname, tuple(found))
+            self._straight_through(st, opname, slots, outs, found, node)
+
+    def _straight_through(self, st: State, opname: str, slots: Sequence[Value], outs: Sequence[TensorV],
+                          found: Sequence[Tuple[Cut, Span, bool]], node: Node) -> None:
+        """``z_q = x + (q - x).detach()`` (a straight-through output: its gradient goes to ``x``
+        only), and a loss comparing ``z_q`` with ``x.detach()``: meant to train ``q`` (a codebook
+        loss), it trains nothing of ``q``. That loss is where the fix goes (compute it on ``q``)."""
+        tensors = [v for v in slots if v.__class__ is TensorV]
+        if opname in ADDITIVE_OPS and len(tensors) == 2 and len(found) == 1:
+            cut = found[0][0]
+            live = [t for t in tensors if st.t.get(t.tid) is not None and st.t[t.tid].rg is True]  # type: ignore[attr-defined]
+            if len(live) == 1:
+                x_node = st.t[live[0].tid].grad_fn  # type: ignore[attr-defined]
+                nodes, _ = self.sources[cut]
+                if x_node is not None and any(m is x_node for n in nodes for m in n.inputs):
+                    self.st_outputs[outs[0].tid] = (cut, x_node)
+                    return
+        st_out = next((self.st_outputs[t.tid] for t in tensors if t.tid in self.st_outputs), None)  # type: ignore[attr-defined]
+        if st_out is None:
+            return
+        cut, x_node = st_out
+        for c, _, _ in found:
+            if c is not cut and any(n is x_node for n in self.sources[c][0]):
+                self.st_self_loss.setdefault(cut, node.call_span or node.span)
 
     # ------------------------------------------------------------------ at a backward
     def after_backward(self, st: State, roots: Sequence[Value], order: Sequence[Node], span: Span) -> None:
@@ -177,6 +203,7 @@ class GradientReach:
                     break
         meta = st.own("meta")
         meta["reach_backwards"] = meta.get("reach_backwards", 0) + 1
+        meta.setdefault("reach_first_backward", st.seq)
         if not complete:
             meta["reach_open"] = True
         if self.rewraps and order:
@@ -256,11 +283,14 @@ class GradientReach:
                 self.trained.add(key)
                 self.untrained.pop(key, None)
                 continue
-            if key in self.untrained:
-                continue
-            if st.writes.get(info.counter) or st.data_writes.get(info.storage):
-                # written in place by the program (an EMA codebook, a manual update): trained otherwise
+            first = meta.get("reach_first_backward", 0)
+            if any(w.seq > first for w in st.writes.get(info.counter, ()) + st.data_writes.get(info.storage, ())):
+                # written in place by the program while it trains (an EMA codebook, a manual update):
+                # trained otherwise (an initialisation before the first backward is not)
                 self.trained.add(key)
+                self.untrained.pop(key, None)
+                continue
+            if key in self.untrained:
                 continue
             cut = self._cut_from(tid)
             if cut is None:
@@ -363,7 +393,7 @@ class GradientReach:
             _, step, site, opt, _ = params[0]
             names = sorted({p[4] for p in params})
             shown = ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-            where = self.config.get(cut) or cut.span or site
+            where = self.config.get(cut) or self.st_self_loss.get(cut) or cut.span or site
             them = "them" if len(params) > 1 else "it"
             why = f"the only values computed from {'them' if len(params) > 1 else 'it'} that the program uses " \
                   f"were cut from the graph here by {cut.what or cut.kind}, and no backwarded loss reaches " \
@@ -371,7 +401,12 @@ class GradientReach:
                   f"{step.row} leaves {'them' if len(params) > 1 else 'it'} unchanged)"
             related: Tuple[Related, ...] = (Related(site, "handed to the optimizer here", "optimizer"),
                                              Related(step, "stepped here without a gradient", "step"))
-            if cut.kind == "unused" and cut.span is not None:
+            if cut in self.st_self_loss and cut.span is not None:
+                why = f"this loss compares the straight-through output (line {cut.span.row}: its gradient goes to the " \
+                      f"input only, never to what it looked up) with the detached input itself, so it trains none of " \
+                      f"{them}; compute it on the looked-up value (the step at line {step.row} leaves {them} unchanged)"
+                related = (Related(cut.span, "the straight-through estimator cuts the lookup here", "note"),) + related
+            elif cut.kind == "unused" and cut.span is not None:
                 why = f"the module registers {cut.what} but no code of its class reads it: this forward never " \
                       f"uses it, so no loss reaches it (the step at line {step.row} leaves it unchanged)"
             elif cut.kind == "replaced" and cut.span is not None:
