@@ -23,7 +23,7 @@ from gradwarden.rules.flow import (
     ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved, ZeroGradientOp, UntrainedParameter,
     NonfiniteBranchGradient, HookOverwritesActivation,
 )
-from gradwarden.rules.flowterms import DeadLossTerm
+from gradwarden.rules.flowterms import DeadLossTerm, GradientOrder
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
 RULES: Tuple[Type[Rule], ...] = (
@@ -75,6 +75,7 @@ RULES: Tuple[Type[Rule], ...] = (
     NonfiniteBranchGradient,
     HookOverwritesActivation,
     DeadLossTerm,
+    GradientOrder,
     NoGradViewInplace,
     DetachViewInplace,
     SelfOverlappingWrite,

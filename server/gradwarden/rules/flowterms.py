@@ -108,3 +108,93 @@ class DeadLossTerm(Rule):
         loss.backward()
         """,
     )
+
+
+class GradientOrder(Rule):
+    """A custom Function's backward whose gradients, as their names say, are not in forward's order.
+
+    ``backward`` returns the gradient of forward's i-th input at position i, whatever it is called.
+    When the code names its gradients after the inputs (``grad_gamma``, ``g_time_first``,
+    ``x_grad``) and those names put two gradients in each other's place, or a gradient is computed
+    only under ``ctx.needs_input_grad[k]`` of another input than the one it names, each input gets
+    another input's gradient (or None). Nothing raises when the shapes agree: the parameters train
+    on the wrong numbers or not at all. Return the gradients in forward's order (and test
+    ``needs_input_grad`` at the input's own index); ``torch.autograd.gradcheck`` confirms it.
+
+    Read from the class's code; reported only when every name involved maps to one input.
+    """
+
+    event = "gradient_order"
+    code = "GW723"
+    name = "gradient-order"
+    family = "F"
+    severity = Severity.WARNING
+    summary = "A custom backward returns its gradients in another order than forward's inputs (as their names say)."
+    message = "`{fn}.backward`: {what}; autograd gives each input the gradient at its position, so the inputs get each other's gradients"
+    NO_FIX = (0, 1)
+    INVALID = (
+        """
+        import torch
+
+        class FiLM(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, gamma, beta):
+                ctx.save_for_backward(x, gamma)
+                return x * gamma + beta
+
+            @staticmethod
+            def backward(ctx, grad_out):
+                x, gamma = ctx.saved_tensors
+                grad_x, grad_gamma, grad_beta = grad_out * gamma, grad_out * x, grad_out
+                return grad_x, grad_beta, grad_gamma  # <-
+
+        x, g, b = (torch.randn(4, requires_grad=True) for _ in range(3))
+        FiLM.apply(x, g, b).sum().backward()
+        """,
+        """
+        import torch
+
+        class Binarize(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, weight, alpha):
+                ctx.save_for_backward(weight)
+                return torch.sign(weight) * alpha
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                (weight,) = ctx.saved_tensors
+                grad_weight = grad_alpha = None
+                if ctx.needs_input_grad[1]:  # <-
+                    grad_weight = grad_output * (weight.abs() <= 1).type_as(grad_output)
+                return grad_weight, grad_alpha
+
+        w = torch.randn(4, requires_grad=True)
+        Binarize.apply(w, 0.5).sum().backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+
+        class FiLM(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, gamma, beta):
+                ctx.save_for_backward(x, gamma)
+                return x * gamma + beta
+
+            @staticmethod
+            def backward(ctx, grad_out):
+                x, gamma = ctx.saved_tensors
+                grad_x = grad_gamma = grad_beta = None
+                if ctx.needs_input_grad[0]:
+                    grad_x = grad_out * gamma
+                if ctx.needs_input_grad[1]:
+                    grad_gamma = grad_out * x
+                if ctx.needs_input_grad[2]:
+                    grad_beta = grad_out
+                return grad_x, grad_gamma, grad_beta
+
+        x, g, b = (torch.randn(4, requires_grad=True) for _ in range(3))
+        FiLM.apply(x, g, b).sum().backward()
+        """,
+    )

@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.checks.branches import check_where
 from gradwarden.engine.checks.flowfacts import Cut, DATA, join_cuts
+from gradwarden.engine.checks.gradorder import check_gradient_order
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import flowshape as fs, optable
 from gradwarden.engine.domain.builtins import Builtins
@@ -674,6 +675,7 @@ class FlowCustomFunctions(CustomFunctions):
     def check_function_class(self, info: Any) -> None:
         super().check_function_class(info)
         self.it.training.check_backward_uses_grad(info)
+        check_gradient_order(self.it, info)  # GW723 (engine/checks/gradorder.py)
 
 
 class FlowBuiltins(Builtins):
