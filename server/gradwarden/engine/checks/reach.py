@@ -60,6 +60,7 @@ class GradientReach:
         self._flag_exprs: Optional[List[ast.IfExp]] = None
         self.mode_cuts: Set[Cut] = set()  # cuts an eval-mode branch took
         self.st_outputs: Dict[int, Tuple[Cut, Node]] = {}  # straight-through output -> (its cut, x's node)
+        self._params_listed: Optional[bool] = None
         self.st_self_loss: Dict[Cut, Span] = {}  # a straight-through cut -> a loss of its output against x.detach()
 
     # ------------------------------------------------------------------ recording
@@ -268,9 +269,24 @@ class GradientReach:
         meta = st.meta
         # only a training loop's steps: a single step (a snippet, a peer trained elsewhere) says
         # nothing about what the program trains over time
-        if not meta.get("reach_backwards") or meta.get("reach_open") or not st.loop_ctx:
+        if not meta.get("reach_backwards") or not st.loop_ctx:
             for tid in tids:
                 self.trained.add((oid, tid))
+            return
+        if meta.get("reach_open"):
+            # the backward went where the analysis cannot follow: only a parameter nothing reads can be
+            # known untrained
+            for tid in tids:
+                key = (oid, tid)
+                if key in self.trained or key in self.untrained:
+                    continue
+                info = st.t.get(tid)
+                cut = self._never_read(st, tid, strict=True) if info is not None and info.rg is True \
+                    and not st.grads.get(tid) and tid not in self.flow.manual_grads else None
+                if cut is None:
+                    self.trained.add(key)
+                else:
+                    self.untrained[key] = (cut, span, site, opt, info.name or "a parameter")  # type: ignore[union-attr]
             return
         replaced: Any = False  # not looked for yet
         for tid in tids:
@@ -335,9 +351,13 @@ class GradientReach:
             return None
         return Cut("replaced", self.it.span_of(later[0]), f"`{name} = {ast.unparse(later[0].value)[:40]}`")
 
-    def _never_read(self, st: State, tid: int) -> Optional[Cut]:
+    def _never_read(self, st: State, tid: int, strict: bool = False) -> Optional[Cut]:
         """A parameter a module of this file registers (``self.pos = nn.Parameter(...)``) and no
-        code of its class ever reads: the module's ``forward`` is where it was meant to be used."""
+        code of its class ever reads. Reported where the attribute registered just before it is used
+        (``h = self.tok(tokens)``: where the two were meant to be combined), else at ``forward``'s
+        return. ``strict`` (the backward was not followed whole): no code of the file reads an
+        attribute of that name, names it in a string, or lists the module's parameters other than
+        for an optimizer (an L2 penalty over ``model.parameters()`` would train it)."""
         for oid, attrs in st.objs.items():
             for attr, v in attrs.items():
                 if not (isinstance(v, TensorV) and v.tid == tid):
@@ -347,17 +367,61 @@ class GradientReach:
                 node = getattr(info, "node", None)
                 if not isinstance(node, ast.ClassDef):
                     return None
-                for n in ast.walk(node):
+                scope = self.it.tree if strict else node
+                for n in ast.walk(scope):
                     if isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Load):
                         return None  # read somewhere (maybe on a path the run did not take)
-                    if isinstance(n, ast.Call) and any(isinstance(a, ast.Constant) and a.value == attr for a in n.args):
-                        return None  # getattr(self, "pos"): read by name
-                fwd = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
-                rets = [r for r in ast.walk(fwd) if isinstance(r, ast.Return)] if fwd is not None else []
-                if len(rets) != 1:
+                    if isinstance(n, ast.Constant) and n.value == attr:
+                        return None  # getattr(self, "pos"), a state-dict key: read by name
+                if strict and not self._parameters_only_for_optimizers():
                     return None
-                return Cut("unused", self.it.span_of(rets[0]), f"`self.{attr}`")
+                site = self._sibling_use(node, attr)
+                if site is None:
+                    fwd = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "forward"), None)
+                    rets = [r for r in ast.walk(fwd) if isinstance(r, ast.Return)] if fwd is not None else []
+                    if len(rets) != 1:
+                        return None
+                    site = rets[0]
+                return Cut("unused", self.it.span_of(site), f"`self.{attr}`")
         return None
+
+    def _sibling_use(self, cls: ast.ClassDef, attr: str) -> Optional[ast.stmt]:
+        """The first statement outside ``__init__`` that reads the attribute ``__init__`` sets just
+        before ``attr``."""
+        init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+        if init is None:
+            return None
+        order = [t.attr for s in init.body if isinstance(s, ast.Assign) for t in s.targets
+                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"]
+        if attr not in order or order.index(attr) == 0:
+            return None
+        prev = order[order.index(attr) - 1]
+        for f in cls.body:
+            if not isinstance(f, ast.FunctionDef) or f.name == "__init__":
+                continue
+            for s in ast.walk(f):
+                if isinstance(s, (ast.Assign, ast.Return, ast.Expr, ast.AugAssign)) and any(
+                        isinstance(n, ast.Attribute) and n.attr == prev and isinstance(n.ctx, ast.Load)
+                        for n in ast.walk(s)):
+                    return s
+        return None
+
+    def _parameters_only_for_optimizers(self) -> bool:
+        """Every ``.parameters()``/``.named_parameters()``/``.state_dict()``/``.modules()`` call of the
+        file is inside the arguments of an optimizer's construction."""
+        if self._params_listed is None:
+            inside: Set[int] = set()
+            calls = []
+            for n in ast.walk(self.it.tree):
+                if isinstance(n, ast.Call):
+                    f = ast.unparse(n.func)
+                    if ".optim." in f or f.startswith("optim.") or f.rsplit(".", 1)[-1] in _OPTIMIZERS:
+                        inside.update(id(m) for a in list(n.args) + [k.value for k in n.keywords] for m in ast.walk(a))
+                    if isinstance(n.func, ast.Attribute) and n.func.attr in (
+                            "parameters", "named_parameters", "state_dict", "modules", "named_modules", "children"):
+                        calls.append(n)
+            self._params_listed = all(id(c) in inside for c in calls)
+        return self._params_listed
 
     def _scope_of(self, node: ast.AST) -> ast.AST:
         """The function (or module) whose body holds ``node``."""
@@ -442,3 +506,8 @@ def _self_flag(test: ast.expr) -> Optional[str]:
 def _plain_ref(node: ast.expr) -> bool:
     """``model`` or ``self.model``: a name, or an attribute of one."""
     return isinstance(node, ast.Name) or isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+
+
+# optimizer classes a construction can name without the `optim.` prefix (`from torch.optim import Adam`)
+_OPTIMIZERS = frozenset({"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
+                         "ASGD", "LBFGS", "Rprop", "SparseAdam", "Adafactor"})
