@@ -20,10 +20,11 @@ from gradwarden.rules.data import DataWriteToSaved, HiddenWrite
 from gradwarden.rules.flow import (
     BackwardWithoutGrad, NonScalarBackward, GradInputNotInGraph, RequiresGradOnNonLeaf, GradOfNonLeaf, OptimizeNonLeaf,
     OptimizerWithoutGrad, CheckpointWithoutGrad, BackwardIgnoresGradOutput, GradientsNeverZeroed,
-    ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved, ZeroGradientOp, UntrainedParameter,
-    NonfiniteBranchGradient, HookOverwritesActivation,
+    ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved, ZeroGradientOp,
 )
-from gradwarden.rules.flowterms import DeadLossTerm, GradientOrder
+from gradwarden.rules.flowterms import (
+    UntrainedParameter, NonfiniteBranchGradient, HookOverwritesActivation, DeadLossTerm, GradientOrder,
+)
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
 RULES: Tuple[Type[Rule], ...] = (

@@ -1,9 +1,213 @@
-"""Family H, gradient flow: parts of a loss that cannot contribute to its gradient (a term cut
-from the graph and added back as a constant, a detached copy a forward hook keeps)."""
+"""Silent gradient flow (issue 24): parameters no backwarded loss reaches, unselected branches with
+a non-finite gradient, forward-hook slots overwritten by a second call, parts of a loss that cannot
+contribute to its gradient (a term cut from the graph and added back as a constant, a detached copy
+a forward hook keeps), custom backwards whose gradients are out of forward's order."""
 from __future__ import annotations
 
 from gradwarden.engine.diagnostic import Severity
 from gradwarden.rules.base import Rule
+
+
+class UntrainedParameter(Rule):
+    """A parameter handed to an optimizer that no backwarded loss reaches.
+
+    The optimizer steps it, but its ``.grad`` stays ``None`` at every step: the program uses
+    its value only through a copy that carries no gradient back. ``.detach()`` (a
+    straight-through output ``x + (q - x).detach()`` used for the codebook's own loss, features
+    kept by a forward hook as ``output.detach()``), ``.data``, ``.item()``/``float()``/
+    ``.tolist()``/``.numpy()`` added back to the loss as a number, a computed tensor re-wrapped
+    as a new leaf (``nn.Parameter(evolved_w)``), a value computed under ``torch.no_grad()``.
+    Nothing raises; that part of the model silently never trains. Compute the loss term on the
+    tensor itself, or freeze the parameter on purpose (``requires_grad_(False)``, left out of
+    the optimizer).
+
+    ``gradwarden debug`` proves it from the run: the parameter's ``.grad`` at each step after a
+    backward, and the line where a value computed from it left the graph.
+    """
+
+    event = "untrained_parameter"
+    code = "GW719"
+    name = "untrained-parameter"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "An optimizer's parameter that no backwarded loss reaches (it never trains)."
+    message = "{names}, handed to `{opt}` at line {opt_line}, never get a gradient: {why}"
+    NO_FIX = (0, 1)
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        hyper, head = nn.Linear(4, 4), nn.Linear(4, 1)
+        opt = torch.optim.SGD(list(hyper.parameters()) + list(head.parameters()), lr=0.1)
+        for _ in range(2):
+            w = hyper(torch.eye(4))
+            layer_w = nn.Parameter(w)  # <-
+            loss = head(torch.randn(3, 4) @ layer_w).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        encoder, codebook = nn.Linear(4, 3), nn.Embedding(8, 3)
+        opt = torch.optim.SGD(list(encoder.parameters()) + list(codebook.parameters()), lr=0.1)
+        for _ in range(2):
+            z = encoder(torch.randn(16, 4))
+            book = codebook.weight.detach()  # <-
+            q = book[torch.cdist(z, book).argmin(-1)]
+            loss = (q - z).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        encoder, codebook, decoder = nn.Linear(4, 3), nn.Embedding(8, 3), nn.Linear(3, 4)
+        params = list(encoder.parameters()) + list(codebook.parameters()) + list(decoder.parameters())
+        opt = torch.optim.SGD(params, lr=0.1)
+        for _ in range(2):
+            x = torch.randn(16, 4)
+            z = encoder(x)
+            q = codebook(torch.cdist(z, codebook.weight).argmin(-1))
+            z_q = z + (q - z).detach()  # straight-through: the decoder's gradient reaches the encoder
+            loss = (decoder(z_q) - x).pow(2).mean() + (q - z.detach()).pow(2).mean()  # codebook loss on q
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        backbone, head = nn.Linear(4, 8), nn.Linear(8, 2)
+        backbone.requires_grad_(False)  # frozen on purpose: the head trains
+        opt = torch.optim.SGD([p for p in list(backbone.parameters()) + list(head.parameters()) if p.requires_grad],
+                              lr=0.1)
+        for _ in range(2):
+            loss = head(backbone(torch.randn(3, 4))).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+    )
+
+
+class NonfiniteBranchGradient(Rule):
+    """A branch that the forward does not use, but whose gradient is NaN or infinite.
+
+    ``torch.where(mask, x, 1 / x)``, ``torch.where(p > 0, p * p.log(), 0)``, a ``log`` of
+    probabilities that are masked afterwards: where the mask drops an element, the forward
+    value is never used, yet backward differentiates every element. There the incoming
+    gradient is 0 and the op's derivative is infinite or undefined (``1/x`` or ``log`` at 0,
+    an ``exp`` that overflowed, ``sqrt`` at 0), and ``0 x inf = NaN`` reaches the parameters.
+    Nothing raises; the weights turn into NaN or silently stop training. Make the branch
+    finite before the op (``safe = torch.where(p > 0, p, 1)``, then ``p * safe.log()``), or
+    clamp its input.
+
+    ``gradwarden debug`` proves it from the run: the backward of that op turned a zero
+    incoming gradient into NaN/inf, and the non-finite values reached a gradient the program
+    gets.
+    """
+
+    event = "nonfinite_branch"
+    code = "GW720"
+    name = "nonfinite-branch-gradient"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "An unused where/mask branch whose gradient is NaN/inf (0 x inf reaches the parameters)."
+    message = "`{op}` at line {line} is non-finite where `{mask}` does not select it: its gradient there is 0 x inf = NaN, which reaches {target}"
+    NO_FIX = (0, 1, 2)
+    INVALID = (
+        """
+        import torch
+        p = torch.tensor([0.0, 0.2, 0.3, 0.5], requires_grad=True)  # routing weights with exact zeros
+        entropy = -torch.where(p > 0, p * torch.log(p), torch.zeros_like(p)).sum()  # <-
+        entropy.backward()
+        """,
+        """
+        import torch
+        v = torch.randn(5, 3, requires_grad=True)
+        n = v.norm(dim=-1, keepdim=True) * (torch.arange(5) < 3).float()[:, None]
+        unit = torch.where(n > 0, v / n, torch.zeros_like(v))  # <-
+        unit.sum().backward()
+        """,
+        """
+        import torch
+        x = torch.tensor([-3.0, 25.0, 100.0], requires_grad=True)
+        rate = torch.where(x > 20.0, x, torch.log1p(torch.exp(x)))  # <-
+        rate.sum().backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        p = torch.relu(torch.randn(8, requires_grad=True))
+        safe = torch.where(p > 0, p, torch.ones_like(p))  # the log never sees a 0
+        entropy = -torch.where(p > 0, p * safe.log(), torch.zeros_like(p)).sum()
+        entropy.backward()
+        """,
+        """
+        import torch
+        v = torch.randn(5, 3, requires_grad=True)
+        n = v.norm(dim=-1, keepdim=True)
+        unit = torch.where(n > 0, v / n.clamp_min(1e-8), torch.zeros_like(v))  # the division never sees a 0
+        unit.sum().backward()
+        """,
+    )
+
+
+class HookOverwritesActivation(Rule):
+    """A forward hook that keeps a module's output in one slot, on a module called several
+    times per step.
+
+    ``self.features[name] = output`` (or ``self.activation = output``) keeps only the last
+    call's output: a module shared by two towers, or applied twice, overwrites the first
+    call's activation before the loss reads it, and a penalty or feature loss computed from the
+    slot silently covers one call only, with the gradient of that call only. Keep every call
+    (``self.features.setdefault(name, []).append(output)``, cleared each step), or register the
+    hook on modules called once per step.
+    """
+
+    event = "hook_overwrite"
+    code = "GW721"
+    name = "hook-overwrites-activation"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "A forward hook keeps one slot per module, and the module runs several times per step."
+    message = "the forward hook stores `{slot}` on every call of `{module}`, which runs {calls} times per step: each call overwrites the last, and the loss reads only the last call's activation"
+    NO_FIX = (0,)
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        proj = nn.Linear(4, 4)
+        acts = {}
+
+        def keep(module, inputs, output):
+            acts["proj"] = output  # <-
+
+        proj.register_forward_hook(keep)
+        a, b = proj(torch.randn(2, 4)), proj(torch.randn(2, 4))  # shared by two towers
+        loss = (a * b).sum() + 0.1 * sum(x.pow(2).mean() for x in acts.values())
+        loss.backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        proj = nn.Linear(4, 4)
+        acts = []
+        proj.register_forward_hook(lambda module, inputs, output: acts.append(output))
+        a, b = proj(torch.randn(2, 4)), proj(torch.randn(2, 4))
+        loss = (a * b).sum() + 0.1 * sum(x.pow(2).mean() for x in acts)
+        loss.backward()
+        acts.clear()
+        """,
+    )
 
 
 class DeadLossTerm(Rule):
