@@ -117,7 +117,10 @@ class GradientReach:
         self.flag else b`` and ``self`` is an instance made by a call of this file. The flag is
         configuration (a constructor argument or its default), so the call is the line to change."""
         if self._flag_exprs is None:
-            self._flag_exprs = [n for n in ast.walk(self.it.tree) if isinstance(n, ast.IfExp) and _self_flag(n.test)]
+            # one walk of the file, and only when its text has such an expression at all
+            text = self.it.src.text
+            self._flag_exprs = [n for n in ast.walk(self.it.tree) if isinstance(n, ast.IfExp) and _self_flag(n.test)] \
+                if " if self." in text or " if not self." in text else []
         for n in self._flag_exprs:
             if n.lineno == span.row and n.col_offset <= span.column <= (n.end_col_offset or 0):
                 me = st.lookup("self")
