@@ -59,4 +59,5 @@ class ModeFacts:
                 # `.eval()` inside the loop (validation), `.train()` once before it: from the second
                 # iteration on the steps train in eval mode; `.train()` belongs inside the loop
                 return tspan
-        return None
+            return None
+        return span  # `.eval()` inside the loop and no `.train()` anywhere: the switch that is never undone
