@@ -264,6 +264,22 @@ b = shared(torch.randn(2, 4))
 loss = (first - k.out).pow(2).mean()
 loss.backward()
 """,
+    "slot read through a global dict before the next call": """
+import torch
+from torch import nn
+feats = {}
+def keep(m, i, o):
+    feats["c"] = o
+conv = nn.Linear(4, 4)
+conv.register_forward_hook(keep)
+conv(torch.randn(2, 4))
+targets = {k: v.detach() for k, v in feats.items()}
+x = torch.randn(2, 4, requires_grad=True)
+for step in range(2):
+    conv(x)
+    loss = sum((feats[k] - targets[k]).pow(2).mean() for k in targets)
+    loss.backward()
+""",
     "shift towards the front": """
 import torch
 frames = torch.zeros(2, 4, 3)

@@ -115,6 +115,8 @@ class FlowExpressions(Expressions):
             out = super().load_attr(obj, attr, st, node)
             self.flow.modes.note_training_read(st, obj, out)  # engine/checks/modes.py
             return out
+        if self.flow.hooks.stored and obj.__class__ is DictV:
+            self.flow.hooks.note_read(obj)  # `acts.items()`, `acts.get(...)`: what a hook kept is read
         if self.flow.hooks.stored and obj.__class__ is ObjV:
             self.flow.hooks.note_read(obj)
             out = super().load_attr(obj, attr, st, node)
@@ -126,6 +128,18 @@ class FlowExpressions(Expressions):
                 self.it.losses.report_number_backward(st, obj, node)  # AttributeError on the attribute itself
             return UnknownV()
         return super().load_attr(obj, attr, st, node)
+
+    def ex_Subscript(self, node: ast.Subscript, st: State) -> Value:
+        if self.flow.hooks.stored and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load):
+            held = st.lookup(node.value.id)  # `acts["x"]` of a dict a hook fills: a read
+            if held.__class__ is DictV:
+                self.flow.hooks.note_read(held)  # type: ignore[arg-type]
+        return super().ex_Subscript(node, st)
+
+    def known_items(self, it: Value, st: State) -> Optional[List[Value]]:
+        if self.flow.hooks.stored and it.__class__ is DictV:
+            self.flow.hooks.note_read(it)  # iterating the dict a hook fills
+        return super().known_items(it, st)
 
     def element_of(self, it: Value, st: State) -> Value:
         if isinstance(it, NumberV):
