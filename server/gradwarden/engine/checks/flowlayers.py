@@ -162,6 +162,12 @@ class FlowStores(Stores):
         super().store_attr(obj, attr, value, st, target, stmt)
 
 
+    def unpack(self, value: Value, n: int, st: State) -> List[Value]:
+        if value.__class__ is NumberV:
+            # `b, c, h, w = x.shape` of a shape not known: numbers all the same (never tensors)
+            return [NumberV(value.cut) for _ in range(n)]  # type: ignore[attr-defined]
+        return super().unpack(value, n, st)
+
     def store_item(self, obj: Value, target: ast.Subscript, value: Value, st: State, stmt: ast.AST) -> None:
         if obj.__class__ is DictV and getattr(self.it, "hook_depth", 0):
             slot = slot_of(self.it, target, st)
