@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, List, Optional
 
+from gradwarden.engine.diagnostic import Related
 from gradwarden.engine.events import Event
 
 _PREFIXES = ("grad_", "g_", "d_", "grad", "d")
@@ -83,7 +84,10 @@ def _check_guard(it: Any, info: Any, node: ast.If, inputs: List[str]) -> None:
     (grad, target), = names.items()
     if target is None or target == inputs[k]:
         return
+    rets = [r for r in ast.walk(info.methods["backward"]) if isinstance(r, ast.Return) and r.value is not None]
+    related = tuple(Related(it.span_of(r), f"`{target}`'s gradient is returned here (None unless "
+                                           f"`{inputs[k]}` requires grad)", "note") for r in rets[:1])
     it.emit(Event("gradient_order", it.span_of(node), {
         "fn": info.name, "what": f"`{grad}` (the gradient of `{target}`) is computed only when "
                                  f"`ctx.needs_input_grad[{k}]` asks for `{inputs[k]}`'s",
-        "n": 1}))
+        "n": 1}, related=related))
