@@ -20,8 +20,10 @@ from gradwarden.rules.data import DataWriteToSaved, HiddenWrite
 from gradwarden.rules.flow import (
     BackwardWithoutGrad, NonScalarBackward, GradInputNotInGraph, RequiresGradOnNonLeaf, GradOfNonLeaf, OptimizeNonLeaf,
     OptimizerWithoutGrad, CheckpointWithoutGrad, BackwardIgnoresGradOutput, GradientsNeverZeroed,
-    ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved, ZeroGradientOp, UntrainedParameter,
-    NonfiniteBranchGradient, HookOverwritesActivation,
+    ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved, ZeroGradientOp,
+)
+from gradwarden.rules.flowterms import (
+    UntrainedParameter, NonfiniteBranchGradient, HookOverwritesActivation, DeadLossTerm, GradientOrder,
 )
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
@@ -73,6 +75,8 @@ RULES: Tuple[Type[Rule], ...] = (
     UntrainedParameter,
     NonfiniteBranchGradient,
     HookOverwritesActivation,
+    DeadLossTerm,
+    GradientOrder,
     NoGradViewInplace,
     DetachViewInplace,
     SelfOverlappingWrite,

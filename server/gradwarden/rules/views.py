@@ -14,6 +14,11 @@ class ExpandedWrite(Rule):
     that remove every broadcast dimension (``x[i] = row`` into ``base.expand(q, *base.shape)``,
     ``i`` a literal or a loop index) does not raise: it silently changes every broadcast copy
     (and the source), a warning. Materialise it first with ``.clone()`` (or use ``repeat``).
+
+    ``fill_``, ``zero_``, ``masked_fill_`` and ``index_fill_`` are the exceptions (measured, torch
+    2.13): they write one value into every element, and torch allows them on an expanded tensor
+    (the last two with a deprecation warning). A backward through the written tensor then raises
+    the same error; that is when it is reported, at the write.
     """
 
     event = "expanded_write"
@@ -43,6 +48,13 @@ class ExpandedWrite(Rule):
         feats = torch.randn(2, 3, 4)
         m = torch.zeros(2, 4, dtype=torch.bool)[:, None].expand(-1, 3, -1)
         feats[m] = 0
+        """,
+        """
+        import torch
+        w = torch.randn(3, 3, requires_grad=True)
+        scale = w.sum(0, keepdim=True).expand(3, 3)
+        scale.fill_(1.0)  # allowed; no backward goes through it
+        (w * scale.detach()).sum().backward()
         """,
     )
 

@@ -37,7 +37,9 @@ _GROUPS: Tuple[frozenset, ...] = (
     frozenset({"GW307", "GW308"}),  # custom Function contract
     frozenset({"GW302", "GW713", "GW714"}),  # a write whose memory overlaps itself or its source
     # parameters no gradient reaches: a zero-derivative op, a cut, a checkpoint without grad input
-    frozenset({"GW718", "GW719", "GW708"}),
+    # GW722: a loss term cut from the graph; GW723: a custom backward that returns an input's gradient
+    # elsewhere (or None): both static, both seen by the run as a parameter without a gradient
+    frozenset({"GW718", "GW719", "GW708", "GW722", "GW723"}),
 )
 
 _KIND_OF_CODE = {
@@ -68,6 +70,8 @@ _KIND_OF_CODE = {
     "GW719": "untrained-parameter",
     "GW720": "nonfinite-gradient",
     "GW721": "hook-overwrite",
+    "GW722": "dead-loss-term",
+    "GW723": "gradient-order",
 }
 
 

@@ -5,7 +5,11 @@ freed-graph checks (``backward``). Gradient flow: which tensors certainly do not
 and why (``flow``, ``flowfacts``), recorded by layers over the domain (``flowtorch``) and over
 the graph and the interpreter (``flowlayers``), and checked at a backward (``flowchecks``) and
 around training (``training``). Views and overlapping writes (``flowviews``), gradients never
-zeroed (``zerograd``).
+zeroed (``zerograd``). Silent gradient flow (issue 24): which parameters the backwarded losses
+reach and where the other paths were cut (``reach``), training steps that take a module's
+eval-mode branch (``modes``), unselected branches with a non-finite gradient (``branches``),
+forward-hook slots overwritten by a second call (``hookslots``), custom backwards whose gradients
+are out of forward's order (``gradorder``).
 
 May import: ``engine.state``, ``engine.front``, ``engine.domain``, ``engine.interp`` (the flow
 layers specialise the interpreter's roles), the shared models (``engine.diagnostic``,

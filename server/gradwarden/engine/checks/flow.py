@@ -20,6 +20,10 @@ import ast
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.checks.flowfacts import Cut, join_cuts, unsure
+from gradwarden.engine.checks.branches import ExactZeros
+from gradwarden.engine.checks.hookslots import HookSlots
+from gradwarden.engine.checks.modes import ModeFacts
+from gradwarden.engine.checks.reach import GradientReach
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import optable
 from gradwarden.engine.domain.flowops import T, UNK, pair_shape
@@ -142,6 +146,10 @@ class FlowFacts:
         self.own_requires_grad: Optional[bool] = None  # flowchecks._defines_requires_grad, once per file
         self.plain_reported: Set[int] = set()  # optimizers already reported by GW716
         self.attr_unfreeze: Dict[int, Span] = {}  # param tid -> `module.requires_grad = True` that missed it
+        self.reach = GradientReach(self)  # which parameters the losses reach (engine/checks/reach.py)
+        self.hooks = HookSlots(it)  # what forward hooks keep (engine/checks/hookslots.py)
+        self.zeros = ExactZeros(it)  # -inf masks, the exact zeros softmax makes of them (engine/checks/branches.py)
+        self.modes = ModeFacts(it)  # eval-mode branches taken by training steps (engine/checks/modes.py)
 
     def finish(self) -> None:
         """At the end of the run: the reports decided then (gradients accumulated over the
@@ -150,6 +158,7 @@ class FlowFacts:
             if lid not in self.zeroed_loops:
                 self.it.emit(ev)
         self.pending_accum = []
+        self.reach.finish()
 
     # ================================================================== helpers
     def _hides_tensor(self, v: Value, st: State, depth: int = 0) -> bool:
@@ -352,6 +361,7 @@ class FlowFacts:
             old = self.cuts.pop(t.tid, None)
             if old is not None and old.kind not in ("data", "frozen"):
                 self.rewrapped[t.tid] = old
+                self.reach.note_leaf(t.tid, old)  # a cut value made a new leaf (`w.detach().requires_grad_()`)
         else:
             self.cuts.pop(t.tid, None)
 

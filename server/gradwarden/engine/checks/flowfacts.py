@@ -47,6 +47,9 @@ def join_cuts(cuts: Iterable[Optional[Cut]]) -> Optional[Cut]:
         sure = sure and c.sure
         if best is None or KINDS.index(c.kind) < KINDS.index(best.kind):
             best = c
+        elif c.kind == best.kind == "frozen" and c.span is not None and best.span is not None \
+                and c.span.row > best.span.row:
+            best = c  # of several freezes, the last one is what left nothing to train
     if best is None:
         return DATA
     return best if best.sure == sure else replace(best, sure=sure)

@@ -10,6 +10,8 @@ import ast
 from typing import Any, List, Optional, Sequence
 
 from gradwarden.engine.checks.autograd import Graph
+from gradwarden.engine.checks.hookslots import slot_of
+from gradwarden.engine.checks.zerograd import ZERO_DERIVATIVE
 from gradwarden.engine.checks.backward import BackwardPass
 from gradwarden.engine.checks.writes import Writes
 from gradwarden.engine.diagnostic import Span
@@ -17,7 +19,7 @@ from gradwarden.engine.domain import flowshape as fs
 from gradwarden.engine.interp.expressions import Expressions
 from gradwarden.engine.interp.statements import Statements
 from gradwarden.engine.interp.stores import Stores
-from gradwarden.engine.state.model import ConstV, NumberV, ObjV, State, TensorV, UnknownV, Value
+from gradwarden.engine.state.model import ConstV, DictV, NumberV, ObjV, State, TensorV, UnknownV, Value
 
 
 class FlowStatements(Statements):
@@ -62,7 +64,11 @@ class FlowExpressions(Expressions):
                 cuts = [x.cut for x in (left, right) if isinstance(x, NumberV) and x.cut is not None]
                 return NumberV(cuts[0] if cuts else None)
             return super().binop(left, op, right, st, node)
+        seq0 = st.seq
         out = super().binop(left, op, right, st, node)
+        if self.flow.reach.sources and isinstance(out, TensorV) and (left.__class__ is NumberV or right.__class__ is NumberV):
+            # a number taken from a tensor, combined with the graph (engine/checks/reach.py)
+            self.flow.reach.note_operands(st, type(op).__name__.lower(), [left, right], [out], seq0)
         if not self.it.standalone and isinstance(out, TensorV) and out.tid not in self.flow.shapes and (
                 isinstance(left, TensorV) or isinstance(right, TensorV)):
             ls = self.flow.shapes.get(left.tid) if isinstance(left, TensorV) else ()
@@ -105,11 +111,35 @@ class FlowExpressions(Expressions):
         return super().compare(a, op, b, st)
 
     def load_attr(self, obj: Value, attr: str, st: State, node: ast.AST) -> Value:
+        if attr == "training" and obj.__class__ is ObjV:
+            out = super().load_attr(obj, attr, st, node)
+            self.flow.modes.note_training_read(st, obj, out)  # engine/checks/modes.py
+            return out
+        if self.flow.hooks.stored and obj.__class__ is DictV:
+            self.flow.hooks.note_read(obj)  # `acts.items()`, `acts.get(...)`: what a hook kept is read
+        if self.flow.hooks.stored and obj.__class__ is ObjV:
+            self.flow.hooks.note_read(obj)
+            out = super().load_attr(obj, attr, st, node)
+            if out.__class__ is DictV:
+                self.flow.hooks.note_read(out)
+            return out
         if obj.__class__ is NumberV:
             if attr == "backward" and obj.cut is not None:
                 self.it.losses.report_number_backward(st, obj, node)  # AttributeError on the attribute itself
             return UnknownV()
         return super().load_attr(obj, attr, st, node)
+
+    def ex_Subscript(self, node: ast.Subscript, st: State) -> Value:
+        if self.flow.hooks.stored and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load):
+            held = st.lookup(node.value.id)  # `acts["x"]` of a dict a hook fills: a read
+            if held.__class__ is DictV:
+                self.flow.hooks.note_read(held)  # type: ignore[arg-type]
+        return super().ex_Subscript(node, st)
+
+    def known_items(self, it: Value, st: State) -> Optional[List[Value]]:
+        if self.flow.hooks.stored and it.__class__ is DictV:
+            self.flow.hooks.note_read(it)  # iterating the dict a hook fills
+        return super().known_items(it, st)
 
     def element_of(self, it: Value, st: State) -> Value:
         if isinstance(it, NumberV):
@@ -126,9 +156,24 @@ class FlowStores(Stores):
 
     def store_attr(self, obj: Value, attr: str, value: Value, st: State, target: ast.Attribute,
                    stmt: ast.AST) -> None:
+        self.flow.hooks.note_store(st, obj, attr, value, stmt)  # GW721 (engine/checks/hookslots.py)
         if attr == "requires_grad" and isinstance(obj, ObjV) and self.it.modules.is_module_obj(obj, st):
             self.it.training.check_module_requires_grad(st, obj, value, target, stmt)
         super().store_attr(obj, attr, value, st, target, stmt)
+
+
+    def unpack(self, value: Value, n: int, st: State) -> List[Value]:
+        if value.__class__ is NumberV:
+            # `b, c, h, w = x.shape` of a shape not known: numbers all the same (never tensors)
+            return [NumberV(value.cut) for _ in range(n)]  # type: ignore[attr-defined]
+        return super().unpack(value, n, st)
+
+    def store_item(self, obj: Value, target: ast.Subscript, value: Value, st: State, stmt: ast.AST) -> None:
+        if obj.__class__ is DictV and getattr(self.it, "hook_depth", 0):
+            slot = slot_of(self.it, target, st)
+            if slot is not None:
+                self.flow.hooks.note_store(st, obj, slot, value, stmt)  # GW721
+        super().store_item(obj, target, value, st, stmt)
 
 
 class FlowGraph(Graph):
@@ -146,7 +191,15 @@ class FlowGraph(Graph):
         return t
 
     def apply_op(self, st: State, info: Any, slots: Sequence[Value], span: Span, opname: str, **kw: Any) -> List[TensorV]:
+        seq0 = st.seq
         outs = super().apply_op(st, info, slots, span, opname, **kw)
+        if self.flow.modes.eval_frames and outs and opname.rstrip("_") in ZERO_DERIVATIVE:
+            mode = self.flow.modes.current()
+            oi = st.t.get(outs[0].tid)
+            if mode is not None and oi is not None and oi.grad_fn is not None:
+                self.flow.modes.sites[oi.grad_fn.id] = mode  # GW718 at the mode switch
+        if self.flow.reach.sources:
+            self.flow.reach.note_operands(st, opname, slots, outs, seq0)
         ins: List[TensorV] = []
         for v in slots:
             if v.__class__ is TensorV:
@@ -171,11 +224,15 @@ class FlowGraph(Graph):
             if hidden:
                 return outs
             if not st.grad_enabled:
-                self.flow.cuts[o.tid] = self.flow._nograd_cut(st, ins, span)
+                self.flow.cuts[o.tid] = c = self.flow._nograd_cut(st, ins, span)
+                self.flow.reach.note_cut(st, c, ins)
                 continue
             nondiff = info is not None and (not info.differentiable or k in info.nondiff_outputs)
             if nondiff and any(st.t[t.tid].rg is not False for t in ins if t.tid in st.t):
-                self.flow.cuts[o.tid] = self.flow._cut_here("nondiff", span, f"`{opname}`")
+                self.flow.cuts[o.tid] = c = self.flow._cut_here("nondiff", span, f"`{opname}`")
+                mode = self.flow.modes.current()
+                if mode is not None:
+                    self.flow.reach.note_cut(st, c, ins, config=mode)  # an eval-mode branch's argmax
                 continue
             c = self.flow._inputs_cut(st, ins)
             if c is not None:
@@ -202,14 +259,16 @@ class FlowGraph(Graph):
                 if c is not None:
                     self.flow.cuts[out.tid] = c
             else:
-                self.flow.cuts[out.tid] = self.flow._cut_here("detach", span, "`.detach()`")
+                self.flow.cuts[out.tid] = c = self.flow._cut_here("detach", span, "`.detach()`")
+                self.flow.reach.note_cut(st, c, [src])
             if src.tid in self.flow.shapes:
                 self.flow.shapes[out.tid] = self.flow.shapes[src.tid]
             return out
         oi = st.t.get(out.tid)
         if oi is not None and oi.rg is False:
             if not st.grad_enabled and si.rg is not False:
-                self.flow.cuts[out.tid] = self.flow._nograd_cut(st, [src], span)
+                self.flow.cuts[out.tid] = c = self.flow._nograd_cut(st, [src], span)
+                self.flow.reach.note_cut(st, c, [src])
             elif src.tid in self.flow.cuts and si.rg is False:
                 self.flow.cuts[out.tid] = self.flow.cuts[src.tid]
         if src.tid in self.flow.dtypes:
@@ -286,6 +345,14 @@ class FlowBackwardPass(BackwardPass):
     def __init__(self, it: Any) -> None:
         super().__init__(it)
         self.flow = it.flow  # the flow facts (built first: engine/assembly.py)
+
+    def do_backward(self, st: State, roots: Sequence[Value], span: Span, *, retain: bool, accumulate: bool = True,
+                    implicit: bool = False, inputs: Sequence[Value] = (), user_grad: bool = False) -> List[Any]:
+        order = super().do_backward(st, roots, span, retain=retain, accumulate=accumulate, implicit=implicit,
+                                    inputs=inputs, user_grad=user_grad)
+        if accumulate and not implicit:
+            self.flow.reach.after_backward(st, roots, order, span)  # engine/checks/reach.py
+        return order
 
     def check_stale_retained(self, st: State, order: Sequence[Any], span: Span) -> None:
         # `.to(device)` that may return the leaf itself: its copy node exists only if it copied,

@@ -8,7 +8,9 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from gradwarden.engine.checks.branches import check_where
 from gradwarden.engine.checks.flowfacts import Cut, DATA, join_cuts
+from gradwarden.engine.checks.gradorder import check_gradient_order
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import flowshape as fs, optable
 from gradwarden.engine.domain.builtins import Builtins
@@ -104,6 +106,9 @@ def _leading_slice(index: Tuple[Any, ...]) -> bool:
     return True
 
 
+# ops whose -inf / exact-zero results the GW720 check follows (engine/checks/branches.py)
+ZERO_TRACKED = frozenset({"masked_fill", "masked_fill_", "softmax", "exp", "log"})
+
 class FlowTorchCalls(TorchCalls):
     """The flow layer over torch calls: cuts of factories and re-wraps, shapes,
     dtypes, checkpoints, autograd.grad."""
@@ -147,6 +152,16 @@ class FlowTorchCalls(TorchCalls):
                 self.flow.global_nograd = None
         seq0 = st.seq
         out = super().call_torch(qual, args, kwargs, st, node)
+        if qual == "torch.where":
+            check_where(self.it, st, node, args)  # GW720 (engine/checks/branches.py)
+        elif short in ZERO_TRACKED and args and isinstance(args[0], TensorV):
+            self.flow.zeros.after(st, short, args[0], out, node)
+        if short == "Parameter" and args and isinstance(args[0], TensorV) and isinstance(out, TensorV):
+            src = st.t.get(args[0].tid)
+            if src is not None and src.grad_fn is not None and src.rg is True:
+                # a computed tensor re-wrapped as a new leaf: its graph ends here
+                self.flow.reach.note_rewrap(st, self.flow._cut_here("rewrap", self.it.span_of(node), "`nn.Parameter(...)`"),
+                                            args[0], out)
         if not isinstance(out, (TensorV, SeqV)):
             return out
         if isinstance(out, SeqV) and short in PAIR_METHODS and args and isinstance(args[0], TensorV):
@@ -246,6 +261,7 @@ class FlowTorchCalls(TorchCalls):
                                                           sure=origin.sure, origin=origin)
         elif oi.rg is True and origin is not None and origin.kind != "data":
             self.flow.rewrapped[out.tid] = self.flow._cut_here("rewrap", span, f"`{qual}(...)`", origin=origin)
+            self.flow.reach.note_leaf(out.tid, origin)  # `torch.tensor(w.tolist(), requires_grad=True)`
 
     def _value_cut(self, values: Sequence[Value], st: State, depth: int = 0) -> Optional[Cut]:
         """What the values a new tensor is built from tell about gradient flow: the most telling
@@ -347,11 +363,15 @@ class FlowTensors(Tensors):
         if name in ("expand", "expand_as") and isinstance(out, TensorV) and out.tid != t.tid:
             self.it.viewchecks.note_expand(st, t, out, name, args, node)
         span = self.it.span_of(node)
+        if name in ZERO_TRACKED:
+            self.flow.zeros.after(st, name, t, out, node)  # GW720: log of a softmax over -inf
         if name in VALUE_METHODS or name in META_METHODS:
             if isinstance(out, UnknownV):
                 if name in META_METHODS:
                     return PLAIN_NUMBER
                 cut = self.flow._cut_here("item", span, f"`.{name}()`") if rg0 is not False else self.flow.cuts.get(t.tid)
+                if rg0 is not False:
+                    self.flow.reach.note_cut(st, cut, [t])
                 return NumberV(cut)
             return out
         inplace = name.endswith("_") and not name.endswith("__")
@@ -380,9 +400,13 @@ class FlowTensors(Tensors):
                 if name.startswith("new_"):
                     self.flow.cuts[out.tid] = DATA
                 elif not st.grad_enabled:
-                    self.flow.cuts[out.tid] = self.flow._nograd_cut(st, tensors, span)
+                    self.flow.cuts[out.tid] = c = self.flow._nograd_cut(st, tensors, span)
+                    self.flow.reach.note_cut(st, c, tensors)
                 elif rg0 is not False:
-                    self.flow.cuts[out.tid] = self.flow._cut_here("nondiff", span, f"`.{name}()`")
+                    self.flow.cuts[out.tid] = c = self.flow._cut_here("nondiff", span, f"`.{name}()`")
+                    mode = self.flow.modes.current()
+                    if mode is not None:
+                        self.flow.reach.note_cut(st, c, tensors, config=mode)  # an eval-mode branch's argmax
                 else:
                     c = self.flow._inputs_cut(st, tensors)
                     if c is not None:
@@ -466,7 +490,8 @@ class FlowTensors(Tensors):
             if t.tid in self.flow.grad_owner:
                 self.flow.grad_owner[out.tid] = self.flow.grad_owner[t.tid]
             if info is not None and info.rg is not False:
-                self.flow.cuts[out.tid] = self.flow._cut_here("data_attr", self.it.span_of(node), "`.data`")
+                self.flow.cuts[out.tid] = c = self.flow._cut_here("data_attr", self.it.span_of(node), "`.data`")
+                self.flow.reach.note_cut(st, c, [t])
             elif t.tid in self.flow.cuts:
                 self.flow.cuts[out.tid] = self.flow.cuts[t.tid]
             if t.tid in self.flow.shapes:
@@ -504,7 +529,8 @@ class FlowTensors(Tensors):
         if oi is not None and oi.rg is False and out.tid not in self.flow.cuts:
             ti = st.t.get(t.tid)
             if not st.grad_enabled and ti is not None and ti.rg is not False:
-                self.flow.cuts[out.tid] = self.flow._nograd_cut(st, [t], self.it.span_of(node) if node is not None else None)
+                self.flow.cuts[out.tid] = c = self.flow._nograd_cut(st, [t], self.it.span_of(node) if node is not None else None)
+                self.flow.reach.note_cut(st, c, [t])
             elif t.tid in self.flow.cuts:
                 self.flow.cuts[out.tid] = self.flow.cuts[t.tid]
         if sub is not None:
@@ -649,6 +675,7 @@ class FlowCustomFunctions(CustomFunctions):
     def check_function_class(self, info: Any) -> None:
         super().check_function_class(info)
         self.it.training.check_backward_uses_grad(info)
+        check_gradient_order(self.it, info)  # GW723 (engine/checks/gradorder.py)
 
 
 class FlowBuiltins(Builtins):
@@ -669,8 +696,11 @@ class FlowBuiltins(Builtins):
             if name in ("float", "int", "bool", "round") and args and isinstance(args[0], TensorV):
                 info = st.t.get(args[0].tid)
                 rg = info.rg if info is not None else None
-                return NumberV(self.flow._cut_here("item", self.it.span_of(node), f"`{name}()`") if rg is not False
-                               else self.flow.cuts.get(args[0].tid))
+                if rg is False:
+                    return NumberV(self.flow.cuts.get(args[0].tid))
+                cut = self.flow._cut_here("item", self.it.span_of(node), f"`{name}()`")
+                self.flow.reach.note_cut(st, cut, [args[0]])
+                return NumberV(cut)
             if name in ("float", "int", "round", "abs", "min", "max", "sum") and args and all(
                     isinstance(a, (NumberV, ConstV)) for a in args):
                 cuts = [a.cut for a in args if isinstance(a, NumberV) and a.cut is not None]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Any, List, Optional, Sequence, Tuple
 
+from gradwarden.engine.checks.flow import _const_int
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.state.halt import Halt
@@ -57,6 +58,35 @@ def _partial_overlap(self: Any, st: State, parent: int, ia: Tuple[Any, ...], ib:
     return max(ra.start, rb.start) < min(ra.stop, rb.stop)
 
 
+def _shift_smears(self: Any, target: ast.Subscript, source: ast.expr) -> bool:
+    """``x[:, k:, rest] = x[:, :-k, rest]``: full slices first, then a forward shift, the rest the same
+    (measured: a silent smear; the same along dim 0 raises, the backward shift comes out right)."""
+    if not isinstance(source, ast.Subscript) or ast.unparse(source.value) != ast.unparse(target.value):
+        return False
+    dst = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+    src = source.slice.elts if isinstance(source.slice, ast.Tuple) else [source.slice]
+    if len(dst) != len(src) or len(dst) < 2:
+        return False
+    diff = [i for i, (a, b) in enumerate(zip(dst, src)) if ast.unparse(a) != ast.unparse(b)]
+    if len(diff) != 1 or diff[0] == 0:
+        return False
+    d = diff[0]
+    if any(not _full(dst[i]) for i in range(d)):
+        return False
+    a, b = dst[d], src[d]
+    if not isinstance(a, ast.Slice) or not isinstance(b, ast.Slice) or a.step is not None or b.step is not None:
+        return False
+    k = _const_int(a.lower) if a.lower is not None else None
+    if k is None or k <= 0 or a.upper is not None:
+        return False
+    lo = _const_int(b.lower) if b.lower is not None else 0
+    return lo == 0 and b.upper is not None and _const_int(b.upper) == -k
+
+
+def _full(p: ast.expr) -> bool:
+    return isinstance(p, ast.Slice) and p.lower is None and p.upper is None and p.step is None
+
+
 def _report_overlap(self: Any, st: State, span: Span, name: str, op: str, how: str, sure: bool = True,
                     src: Optional[ast.AST] = None) -> None:
     desc = {"layout": "its source is a transposed/permuted view of the destination",
@@ -65,7 +95,8 @@ def _report_overlap(self: Any, st: State, span: Span, name: str, op: str, how: s
             "values": "the values written are a view of the destination itself"}[how]
     if not sure:
         desc += " (unless it is a bool mask: a mask with a scalar value is a masked fill)"
-    self.it.emit(Event("self_overlap", span, {"op": op, "name": name, "desc": desc},
+    self.it.emit(Event("self_overlap", span, {"op": op, "name": name, "desc": desc,
+                                              "outcome": "the write raises (clone the source first)"},
                        fix_facts={"how": how, "stmt_span": span,
                                "src_span": self.it.span_of(src) if src is not None else None},
                        severity=None if sure else 3))
@@ -310,6 +341,15 @@ class ViewChecks:
                     # the view is made by the code that writes it: a copy there (`.clone()`) is the fix
                     at, view_at = f" (line {where.row})", ""
                     where, related = vspan, (Related(site or span, f"written in place here ({opname})", "write"),)
+                elif not fn and vspan.row != where.row and not self.it.graph.in_current_function(vspan) \
+                        and not self.it.foreign_stack and any(
+                            v.__class__ is TensorV and v.tid == target.tid for attrs in st.objs.values()
+                            for v in attrs.values()):
+                    # made under no_grad by other code and kept in an object (a reset that stores a
+                    # window of a buffer): that view is the line to change, as for an expand kept
+                    # from __init__; views handed back to the writer are fixed where written (C200)
+                    at, view_at = f" (line {where.row})", ""
+                    where, related = vspan, (Related(site or span, f"written in place here ({opname}): raises", "write"),)
                 self.it.emit(Event("nograd_view_inplace", where, {
                     "op": opname, "name": name or (info.name if info is not None else "") or "view", "view_line": vspan.row,
                     "what": what, "cond": cond, "at": at, "view_at": view_at},
@@ -353,6 +393,14 @@ class ViewChecks:
                     _report_overlap(self, st, span, name, "index_put_", "index", src=p)
                 elif kind is None and len(parts) == 1:
                     _report_overlap(self, st, span, name, "index_put_", "index", sure=False, src=p)
+        if isinstance(value, TensorV) and not advanced and _shift_smears(self, target, stmt.value):
+            self.it.emit(Event("self_overlap", span, {
+                "op": "copy_", "name": name,
+                "desc": "its source is the same tensor's window one shift earlier along a later dimension, which "
+                        "PyTorch cannot see overlap: the copy runs in memory order and reads values it already overwrote",
+                "outcome": "nothing raises, and the first slice is smeared over the whole window (clone the source first)"},
+                fix_facts={"how": "slices", "stmt_span": span, "src_span": self.it.span_of(stmt.value)}, severity=2))
+            return
         if not isinstance(value, TensorV) or value.tid == t.tid or not _is_view_of(self, value, t):
             return
         if advanced:

@@ -265,6 +265,9 @@ class TrainingChecks:
     def check_step(self: Any, st: State, obj: ObjV, node: ast.AST) -> None:
         tids = _params_of(st, obj)
         span = self.it.span_of(node)
+        if tids:  # GW719: which of them the losses reached (engine/checks/reach.py)
+            self.flow.reach.at_step(st, obj.oid, tids, span, self.flow.opt_sites.get(obj.oid, span),
+                                    self.it.tensors.receiver_text(node) or "optimizer")
         if tids:
             cuts = []
             for tid in tids:

@@ -17,6 +17,11 @@ from gradwarden.engine.state.model import (
 )
 
 
+# in-place writes torch allows into an expanded tensor (measured, torch 2.13: they fill every
+# element with one value, so the shared memory holds it either way)
+FILLS_EXPANDED_OK = frozenset({"fill_", "zero_", "masked_fill_", "index_fill_"})
+
+
 class Writes:
     """The ``writes`` role: in-place writes and their on-the-spot checks."""
 
@@ -56,7 +61,18 @@ class Writes:
                                related=(Related(vspan, f"`{viewop}` returns several views", "created"),),
                                fix_facts=ff))
             raise Halt()
-        if info.expanded is not None and kind in ("user", "module", "ctx_saved"):
+        if info.expanded is not None and kind in ("user", "module", "ctx_saved") and opname.lstrip(".").split("(")[0] in FILLS_EXPANDED_OK:
+            # measured (torch 2.13): fill_/zero_ (masked_fill_/index_fill_ with a deprecation
+            # warning) write into an expanded tensor without raising; a backward through the
+            # written tensor then raises. Watched on its node: reported only if one runs through it.
+            if st.grad_enabled and info.rg is True and info.grad_fn is not None:
+                self.it.backward.watched.setdefault(info.grad_fn.id, Event("expanded_write", site or span, {
+                    "op": opname, "name": name, "expand_line": info.expanded.row,
+                    "tail": ": the write itself is allowed, but the backward through it raises (more than one element "
+                            "refers to a single memory location)"},
+                    related=(Related(info.expanded, "expanded here", "created"),),
+                    fix_facts=dict(ff, expand_span=info.expanded)))
+        elif info.expanded is not None and kind in ("user", "module", "ctx_saved"):
             tail = "; a write through integer indices does not raise: it silently changes every broadcast " \
                 "copy" if single_element else \
                 ": raises (more than one element refers to a single memory location)"

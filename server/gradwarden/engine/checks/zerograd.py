@@ -65,11 +65,16 @@ def check_zero_gradient(self: Any, st: State, roots: Sequence[TensorV], span: Sp
     for z, leaves in dead_leaves(nodes):
         names = sorted({_leaf_name(st, t) for t in leaves})
         shown = ", ".join(f"`{n}`" for n in names[:3]) + (" and others" if len(names) > 3 else "")
-        self.it.emit(Event("zero_gradient", z.span, {
+        mode = self.it.flow.modes.sites.get(z.id)  # taken because the module was left in eval mode
+        related: Tuple[Related, ...] = (Related(span, "this backward gives them zero gradients", "backward"),)
+        if mode is not None:
+            related = (Related(z.span, f"`{z.op.rstrip('_')}` is the eval-mode branch of the module", "note"),) + related
+        self.it.emit(Event("zero_gradient", mode or z.span, {
             "op": z.op.rstrip("_"), "names": shown, "verb": "reaches" if len(names) == 1 else "reach",
-            "line": span.row},
-            related=(Related(span, "this backward gives them zero gradients", "backward"),),
-            fix_facts={"backward_span": span, "op": z.op}))
+            "line": span.row, "mode": "" if mode is None else
+            " (the training step runs the module's eval-mode branch: this call leaves it in eval mode; set "
+            "`.train()` at the start of every training iteration)"},
+            related=related, fix_facts={"backward_span": span, "op": z.op} if mode is None else {}))
 
 
 def _leaf_name(st: State, tid: int) -> str:

@@ -39,7 +39,7 @@ ge isnan isinf isfinite logical_not logical_and logical_or logical_xor bitwise_n
 bitwise_xor threshold rrelu logit xlogy addcmul addcdiv rad2deg deg2rad positive requires_grad_ retain_grad
 float_power copysign nextafter heaviside logaddexp logaddexp2 sinc frexp i0 lgamma digamma polygamma
 """.split())
-REDUCTIONS = frozenset("sum mean prod std var nansum nanmean amax amin logsumexp all any count_nonzero".split())
+REDUCTIONS = frozenset("sum mean prod std var nansum nanmean amax amin logsumexp all any count_nonzero argmax argmin".split())
 # reductions that return (values, indices) when given a dim and one tensor when not
 REDUCE_OR_PAIR = frozenset("max min median nanmedian mode".split())
 # calls that return a (values, indices) pair (with a dim, for the ones above)
@@ -175,6 +175,11 @@ def method_shape(name: str, self_shape: Shape, args: Sequence[Any], kwargs: Dict
     if name == "ravel":
         n = fs.numel(self_shape)
         return (n,) if n is not None else None
+    if name in ("gather", "take_along_dim"):
+        # the result has the index's shape (gather(dim, index)); take_along_dim(indices, dim) too
+        index = kwargs.get("index", kwargs.get("indices", args[1] if name == "gather" and len(args) > 1 else
+                                                args[0] if name == "take_along_dim" and args else None))
+        return index.shape if isinstance(index, T) else None
     if name in ("squeeze",):
         dim = kwargs.get("dim", args[0] if args else None)
         if dim is None:

@@ -200,7 +200,17 @@ class Modules:
         out = self._call_object(obj, args, kwargs, st, node, site)
         for kind, fn in hooks.value:
             if kind == "forward":
-                ret = self.it.ev.call(fn, [obj, self.it.ev.new_seq(list(args), st, kind="tuple"), out], {}, st, node)
+                # what a forward hook keeps is told apart by the gradient-flow checks (engine/checks/reach.py)
+                outer = (getattr(self.it, "hook_module", None), getattr(self.it, "hook_call", None),
+                         getattr(self.it, "hook_module_text", ""))
+                self.it.hook_depth = getattr(self.it, "hook_depth", 0) + 1
+                self.it.hook_module, self.it.hook_call = obj.oid, node
+                self.it.hook_module_text = self.it.text_of(node.func) if isinstance(node, ast.Call) else ""
+                try:
+                    ret = self.it.ev.call(fn, [obj, self.it.ev.new_seq(list(args), st, kind="tuple"), out], {}, st, node)
+                finally:
+                    self.it.hook_depth -= 1
+                    self.it.hook_module, self.it.hook_call, self.it.hook_module_text = outer
                 if not isinstance(ret, (ConstV, UnknownV)):
                     out = ret
         return out
@@ -386,8 +396,12 @@ class Modules:
             return self.it.ev.new_seq([m for _, m in mods], st)
         if name in ("train", "eval"):
             mode = name == "train" and self.it.ev.truth_of(args[0] if args else kwargs.get("mode", TRUE)) is not False
+            # where the mode was set, and in which loop iteration (the gradient-flow checks name the
+            # call that left a module in eval mode for training: engine/checks/modes.py)
+            at = ConstV((self.it.span_of(node), st.loop_ctx))
             for _, m in self.submodules(obj, st):
                 st.set_attr(m.oid, "training", ConstV(mode))
+                st.set_attr(m.oid, "__train_at__" if mode else "__eval_at__", at)
             return obj
         if name in ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "share_memory"):
             return obj

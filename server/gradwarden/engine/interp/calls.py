@@ -96,7 +96,7 @@ class Calls:
         return UNKNOWN
 
     def call_function(self, fdef: ast.FunctionDef, args: List[Value], kwargs: Dict[str, Value], st: State,
-                      span: Span, bound_self: bool = False, join: bool = True, closure: Optional[int] = None,
+                      span: Span, bound_self: bool = False, join: bool = True, closure: Any = None,
                       generator: bool = False) -> Any:
         """Inline a call. Returns the value (join=True) or the list of (state, value) exits."""
         depth_same = sum(1 for f in self.it.call_stack if f is fdef)
@@ -144,7 +144,17 @@ class Calls:
         env = self.bind_params(fdef, args, kwargs, st)
         if fm is not None:
             env["__gw_globals__"] = fm.globals  # type: ignore[assignment]
-        if closure is not None and closure != 0 and closure < len(st.frames):
+        if isinstance(closure, tuple):
+            # (frame index, that call's frame): the live frame while that call runs, else what it held
+            fi, captured = closure
+            live = st.frames[fi] if fi < len(st.frames) else None
+            mine = live.get(fdef.name) if live is not None else None  # the def binds its name in its frame
+            outer = live if live is not None and (live is captured or getattr(mine, "target", (None,))[0] is fdef) \
+                else captured
+            merged = dict(outer)
+            merged.update(env)
+            env = merged
+        elif closure is not None and closure != 0 and closure < len(st.frames):
             merged = dict(st.frames[closure])
             merged.update(env)
             env = merged

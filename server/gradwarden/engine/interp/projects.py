@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, List, Optional
 
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.state.halt import Halt
@@ -68,9 +68,6 @@ class ProjectImports:
 
     def __init__(self, it: Any) -> None:
         self.it = it
-        # id(nested FunctionDef) -> the frame it was defined in (the closure of a decorator
-        # that a factory returns: ``def register(name): def deco(cls): REG[name] = cls``)
-        self.closures: Dict[int, Dict[str, Value]] = {}
 
     # ---------------------------------------------------------------- registries
     def class_decorators(self, stmt: ast.ClassDef, cls: Value, st: State) -> None:
@@ -102,17 +99,9 @@ class ProjectImports:
         fn = it.ev.eval(dec, st)
         if not _registers(fn):
             return False
-        if fn.kind == "func" and fn.target[1] and id(fn.target[0]) in self.closures and \
-                (fn.target[1] >= len(st.frames) or st.frames[fn.target[1]] is not self.closures[id(fn.target[0])]):
-            # the factory's frame is gone: its names, as the nested function closed over them
-            caller = st.fi
-            at = st.push_frame(dict(self.closures[id(fn.target[0])]))
-            try:
-                it.calls.call_function(fn.target[0], [cls], {}, st, it.span_of(dec), closure=at)
-            finally:
-                st.pop_frame(caller)
-        else:
-            it.ev.call(fn, [cls], {}, st, dec)
+        # a nested function carries the frame it closed over (statements.stmt_FunctionDef): a
+        # decorator factory's names are there after the factory returned
+        it.ev.call(fn, [cls], {}, st, dec)
         return True
 
     def _resolver(self) -> Any:

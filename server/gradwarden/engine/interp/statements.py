@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.interp.budget import BudgetExceeded, StopPoint
 from gradwarden.engine.interp.interpreter import (
@@ -16,7 +15,7 @@ from gradwarden.engine.interp.interpreter import (
 )
 from gradwarden.engine.state.halt import Halt
 from gradwarden.engine.state.model import (
-    ConstV, NONE, ObjV, RefV, SeqV, State, TensorV, UNKNOWN, UnknownV, Value, join_states, ref_value,
+    NONE, ObjV, RefV, SeqV, State, TensorV, UNKNOWN, UnknownV, Value, join_states, ref_value,
 )
 
 
@@ -280,9 +279,10 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         return UNKNOWN
 
     def stmt_FunctionDef(self, stmt: ast.FunctionDef, st: State) -> List[State]:
-        st.frame()[stmt.name] = ref_value("func", stmt.name, (stmt, st.fi))
-        if st.fi:  # a nested function: the frame it closes over (a decorator factory's, engine/interp/projects.py)
-            self.it.projects.closures[id(stmt)] = st.frames[st.fi]
+        # a def inside a function closes over that call's frame: kept with the frame's index, so that
+        # a closure returned and called later (`make_hook(name)` -> `hook`) still sees `self`, `name`
+        frame = st.frame()
+        st.frame()[stmt.name] = ref_value("func", stmt.name, (stmt, st.fi if st.fi == 0 else (st.fi, frame)))
         return [st]
 
     stmt_AsyncFunctionDef = stmt_FunctionDef

@@ -12,7 +12,7 @@ but gets a counter of its own, which is why writes through it go unnoticed.
 from __future__ import annotations
 
 import itertools
-from dataclasses import MISSING, dataclass, field, replace
+from dataclasses import MISSING, dataclass, field
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Span

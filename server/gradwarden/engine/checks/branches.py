@@ -1,0 +1,171 @@
+"""Branches whose gradient is non-finite where the forward does not use them (GW720).
+
+``torch.where(guard, a, b)`` evaluates both branches on every element; backward sends a zero
+gradient into the branch that was not selected, and multiplies it by that branch's derivative.
+Where the guard exists to keep an op away from its singular point (``p > 0`` for ``p *
+torch.log(p)``, ``n > 0`` for ``v / n``, ``x > 20`` for ``log1p(exp(x))``), the unselected
+elements are exactly those at the singular point: the derivative there is infinite, ``0 x inf =
+NaN``, and the NaN reaches every parameter upstream. Nothing raises.
+
+The check reads the call's syntax: the guard compares an expression ``E`` with a constant, and
+the branch the guard rejects applies to the same ``E`` an op that is singular on that side (at
+or below the bound: ``log``, ``sqrt``, ``rsqrt``, ``reciprocal``, a division by ``E``, a negative
+power; above it: ``exp``). A branch that applies the op to a guarded copy (``safe = torch.where(p
+> 0, p, 1)``; ``v / n.clamp_min(eps)``) is another expression and is not reported. Reported only
+when the rejected branch requires grad.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+from gradwarden.engine.diagnostic import Related
+from gradwarden.engine.events import Event
+from gradwarden.engine.state.model import State, TensorV, Value
+
+# singular at or below the guard's bound (0 for log and division)
+LOW_SINGULAR = frozenset({"log", "log2", "log10", "sqrt", "rsqrt", "reciprocal"})
+# overflow above the guard's bound
+HIGH_SINGULAR = frozenset({"exp", "expm1"})
+_MODULES = ("torch", "math", "F", "torch.special", "special")
+
+
+def _const(node: ast.expr) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool) \
+        or isinstance(node, (ast.Name, ast.Attribute))
+
+
+def _guard(cond: ast.expr) -> Optional[Tuple[str, bool, bool]]:
+    """``E > c`` -> (E's text, True: E is large where the guard holds, whether c is 0 or an epsilon);
+    ``E == 0`` -> (E, False, True)."""
+    if not isinstance(cond, ast.Compare) or len(cond.ops) != 1:
+        return None
+    left, op, right = cond.left, cond.ops[0], cond.comparators[0]
+    flip = {ast.Gt: True, ast.GtE: True, ast.NotEq: True, ast.Lt: False, ast.LtE: False, ast.Eq: False}
+    if type(op) not in flip:
+        return None
+    if _const(right):  # `E > 0`, `x > threshold` (the bound on the right, by convention)
+        subject, gt = left, flip[type(op)]
+    elif _const(left):  # `0 < E`
+        subject, gt = right, flip[type(op)] if isinstance(op, (ast.NotEq, ast.Eq)) else not flip[type(op)]
+    else:
+        return None
+    if isinstance(subject, ast.Constant):
+        return None
+    bound = right if subject is left else left
+    return ast.unparse(subject), gt, _small_literal(bound)
+
+
+def _small_literal(node: ast.expr) -> bool:
+    """A bound at the singular point of log and division: 0, or an epsilon."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool) \
+        and abs(node.value) <= 1e-3
+
+
+def _op_name(call: ast.Call) -> str:
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _singular_uses(branch: ast.expr, subject: str, low: bool) -> List[Tuple[str, ast.AST]]:
+    """Ops in ``branch`` singular (on the ``low`` or high side) applied to ``subject`` itself."""
+    found: List[Tuple[str, ast.AST]] = []
+    for n in ast.walk(branch):
+        if isinstance(n, ast.Call):
+            name = _op_name(n)
+            ops = LOW_SINGULAR if low else HIGH_SINGULAR
+            if name not in ops:
+                continue
+            f = n.func
+            if isinstance(f, ast.Attribute) and ast.unparse(f.value) not in _MODULES:
+                arg: Optional[ast.AST] = f.value  # `E.log()`
+            else:
+                arg = n.args[0] if n.args else None  # `torch.log(E)`
+            if arg is not None and ast.unparse(arg) == subject:
+                found.append((f"{name}", n))
+        elif low and isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div) and ast.unparse(n.right) == subject:
+            found.append(("division", n))
+        elif low and isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and ast.unparse(n.left) == subject \
+                and isinstance(n.right, ast.UnaryOp) and isinstance(n.right.op, ast.USub):
+            found.append(("negative power", n))
+    return found
+
+
+def check_where(it: Any, st: State, node: ast.AST, args: List[Value]) -> None:
+    """``torch.where(guard, a, b)``: the branch the guard rejects is singular there (GW720)."""
+    if not isinstance(node, ast.Call) or len(node.args) != 3 or len(args) < 3:
+        return
+    g = _guard(node.args[0])
+    if g is None:
+        return
+    subject, large_when_true, at_zero = g
+    for k in (1, 2):
+        branch, value = node.args[k], args[k]
+        if not isinstance(value, TensorV):
+            continue
+        info = st.t.get(value.tid)
+        if info is None or info.rg is not True:
+            continue
+        # branch k is rejected where the guard is (k == 1 ? False : True)
+        rejected_large = (not large_when_true) if k == 1 else large_when_true
+        if not rejected_large and not at_zero:
+            continue  # `log(x)` rejected where x <= y: not at log's singular point unless y is 0
+        uses = _singular_uses(branch, subject, low=not rejected_large)
+        if not uses:
+            continue
+        op, where_op = uses[0]
+        span = it.span_of(node)
+        op_span = it.span_of(where_op)
+        mask = ast.unparse(node.args[0])
+        what = f"`{op}` of `{subject}`" if op not in ("division", "negative power") else \
+            f"the {op} by `{subject}`" if op == "division" else f"a negative power of `{subject}`"
+        it.emit(Event("nonfinite_branch", span, {
+            "op": ast.unparse(where_op) if len(ast.unparse(where_op)) <= 40 else what, "line": op_span.row,
+            "mask": mask, "target": "the gradient of everything upstream of it"},
+            related=(Related(op_span, f"{what}: infinite derivative where `{mask}` rejects it", "note"),)
+            if op_span.row != span.row else ()))
+        return
+
+
+_NEG_INF = re.compile(r"^-\s*(?:math\.|torch\.|np\.|numpy\.)?inf$|^float\(\s*['\"]-inf(?:inity)?['\"]\s*\)$|"
+                      r"^-\s*float\(\s*['\"]inf(?:inity)?['\"]\s*\)$", re.I)
+
+
+class ExactZeros:
+    """Held by the ``flow`` role as ``flow.zeros``: tensors masked with ``-inf`` (``masked_fill(pad,
+    float("-inf"))``) and the exact zeros ``softmax``/``exp`` make of them. ``log`` of those zeros
+    is ``-inf`` with an infinite derivative: masked out afterwards (``-log(p)[valid]``), its zero
+    incoming gradient becomes ``0 x inf = NaN`` (GW720, reported at the ``log``)."""
+
+    def __init__(self, it: Any) -> None:
+        self.it = it
+        self.neginf: Dict[int, str] = {}  # tid -> the mask's text
+        self.zeros: Dict[int, str] = {}
+
+    def after(self, st: State, name: str, src: Optional[TensorV], out: Value, node: ast.AST) -> None:
+        if not isinstance(out, TensorV) or src is None:
+            return
+        if name in ("masked_fill", "masked_fill_") and isinstance(node, ast.Call):
+            args = list(node.args)
+            if isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value) in _MODULES:
+                args = args[1:]  # torch.masked_fill(x, mask, value)
+            value = args[1] if len(args) > 1 else next((k.value for k in node.keywords if k.arg == "value"), None)
+            if value is not None and _NEG_INF.match(ast.unparse(value).replace(" ", "")):
+                self.neginf[out.tid] = ast.unparse(args[0]) if args else "the mask"
+        elif name in ("softmax", "exp") and src.tid in self.neginf:
+            self.zeros[out.tid] = self.neginf[src.tid]
+        elif name == "log" and src.tid in self.zeros:
+            info = st.t.get(out.tid)
+            if info is None or info.rg is not True:
+                return
+            span = self.it.span_of(node)
+            self.it.emit(Event("nonfinite_branch", span, {
+                "op": ast.unparse(node) if len(ast.unparse(node)) <= 40 else "log", "line": span.row,
+                "mask": self.zeros[src.tid],
+                "target": "everything upstream once those entries are masked out (a softmax over -inf is an exact 0, "
+                          "and log(0) = -inf; use log_softmax, or clamp before the log)"}))

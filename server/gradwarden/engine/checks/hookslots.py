@@ -1,0 +1,85 @@
+"""Forward hooks that keep a module's tensor in one slot while the module runs several times per
+step (GW721).
+
+``self.acts[name] = output`` (or ``module.saved_input = inputs[0]``) in a forward hook keeps only
+the last call: a module shared by two towers, or applied twice in one forward, overwrites the
+first call's value before anything reads it, and a penalty, a feature loss or a backward hook
+computed from the slot silently covers one call only.
+
+Reported at the hook's store when the same slot (an attribute of one object, the entry of one
+dict under one key) is stored by the hooks of the same module twice, with grad on, without a
+backward in between, and without the slot's container being read outside a hook in between
+(reading it between the calls uses the first value: not lost).
+"""
+from __future__ import annotations
+
+import ast
+from typing import Any, Dict, Optional, Tuple
+
+from gradwarden.engine.diagnostic import Related, Span
+from gradwarden.engine.events import Event
+from gradwarden.engine.state.model import ConstV, DictV, ObjV, SeqV, State, TensorV, Value
+
+
+class HookSlots:
+    """Held by the ``flow`` role as ``flow.hooks``."""
+
+    def __init__(self, it: Any) -> None:
+        self.it = it
+        # slot -> (module oid, where stored, the backward count then, the container's read count then)
+        self.stored: Dict[Tuple[Any, ...], Tuple[int, Span, int, int]] = {}
+        self.reads: Dict[Tuple[str, int], int] = {}  # container -> how often code outside hooks read it
+        self.reported: set = set()
+
+    def note_read(self, container: Value) -> None:
+        if getattr(self.it, "hook_depth", 0):
+            return
+        key = ("o", container.oid) if isinstance(container, ObjV) else ("d", container.did) \
+            if isinstance(container, DictV) else None
+        if key is not None:
+            self.reads[key] = self.reads.get(key, 0) + 1
+
+    def note_store(self, st: State, container: Value, slot: Any, value: Value, stmt: ast.AST) -> None:
+        module = getattr(self.it, "hook_module", None)
+        if not getattr(self.it, "hook_depth", 0) or module is None or not st.grad_enabled:
+            return
+        if isinstance(value, SeqV):  # `self.outputs = [output]`: the slot holds this call's tensors only
+            items = st.lists.get(value.lid, ())
+            if not items or not all(isinstance(x, TensorV) for x in items) or value.kind == "homogeneous":
+                return
+        elif not isinstance(value, TensorV):
+            return
+        if isinstance(container, ObjV):
+            ckey = ("o", container.oid)
+        elif isinstance(container, DictV):
+            ckey = ("d", container.did)
+        else:
+            return
+        if not isinstance(slot, (str, int)):
+            return
+        key = (ckey, slot)
+        span = self.it.span_of(stmt)
+        backwards = len(st.meta.get("backwards", ()))
+        reads = self.reads.get(ckey, 0)
+        old = self.stored.get(key)
+        self.stored[key] = (module, span, backwards, reads)
+        if old is None or old[0] != module or old[2] != backwards or old[3] != reads:
+            return
+        if key in self.reported or span in self.reported:
+            return
+        self.reported.add(span)
+        slot_text = self.it.text_of(stmt.targets[0]) if isinstance(stmt, ast.Assign) and stmt.targets else str(slot)
+        call = self.it.span_of(self.it.hook_call) if getattr(self.it, "hook_call", None) is not None else None
+        self.it.emit(Event("hook_overwrite", span, {
+            "slot": slot_text, "module": self.it.hook_module_text or "the module", "calls": "several"},
+            related=(Related(call, "the second call of the module overwrites the first call's value here", "call"),)
+            if call is not None else ()))
+
+
+def slot_of(it: Any, target: ast.Subscript, st: State) -> Optional[Any]:
+    """The key of ``d[key] = ...`` when it is a constant or a name bound to one."""
+    sl = target.slice
+    if not isinstance(sl, (ast.Constant, ast.Name, ast.Attribute)):
+        return None
+    v = it.ev.eval(sl, st)
+    return v.value if isinstance(v, ConstV) and isinstance(v.value, (str, int)) else None
