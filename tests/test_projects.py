@@ -319,13 +319,14 @@ def cli_report(projects) -> str:
 # The bar the project analysis holds (issue 23: whole-project analysis). First contact was 1/29
 # with 7 false alarms; following the project's modules (registries, config modules, partial
 # factories, sys.path, namespace packages) and naming each finding by the file its fix goes in
-# reached 20/29 with 4: p09's GW505 beside the found GW402, and GW505 on the Pi-model
-# consistency loss (two stochastic passes differentiated on purpose) in p15, its twin and g04 —
-# a precision question of GW505 itself (engine/domain/tensors.py, check_target_detached), which
-# g04 shows only now that its network is built through its registry. The issue's goal is 95 %
+# reached 20/29. GW505 on the Pi-model consistency loss (two passes of one model through the same
+# ops, differentiated on purpose) in p15, its twin and g04 is information since (tests/
+# test_target_mirrored.py); two remain: p09's GW505 beside the found GW402 (the buffer's target
+# does carry the graph: the same root cause, a second finding) and p25's GW722 at the call of
+# the `@torch.no_grad()` helper, where the label wants the decorator. The issue's goal is 95 %
 # and none; the misses left need patterns beyond following files (tests/data/projects/README.md).
 MIN_FOUND = 20
-MAX_FALSE_ALARMS = 4
+MAX_FALSE_ALARMS = 2
 
 
 def test_scorer_runs_on_the_corpus(projects, cli_report) -> None:

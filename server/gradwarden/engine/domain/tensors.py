@@ -428,9 +428,21 @@ class Tensors:
         if best is None:
             return
         where = ti.held_at or self.it.graph.site_here(best.stack, best.span)  # kept on an object: detach it there
+        # the same computation run twice (two passes of one model, as a Pi-model's or a
+        # consistency loss compares them): differentiating both may be the method, not a slip
+        mirrored = self._mirrored(pi.grad_fn, ti.grad_fn)
         self.it.emit(Event("target_not_detached", where, {"name": ti.name or "target", "loss_line": span.row},
                            related=(Related(span, "the loss that uses it as a target", "backward"),),
-                           fix_facts={"use_span": where}))
+                           fix_facts={"use_span": where}, severity=3 if mirrored else None))
+
+    @staticmethod
+    def _mirrored(a: Any, b: Any) -> bool:
+        """Whether the graphs under ``a`` and ``b`` apart from what they share are the same ops."""
+        under_a, under_b = list(walk_nodes([a])), list(walk_nodes([b]))
+        ids_a, ids_b = {n.id for n in under_a}, {n.id for n in under_b}
+        ops_a = sorted(n.op for n in under_a if n.id not in ids_b)
+        ops_b = sorted(n.op for n in under_b if n.id not in ids_a)
+        return bool(ops_a) and ops_a == ops_b
 
     def check_peer_target(self, pred: Value, target: Value, st: State, span: Span, loss_node: Any) -> None:
         """GW507: the target distribution of a distillation / mutual-learning loss is another
