@@ -101,9 +101,23 @@ async function goTo(page, line, column) {
   await page.waitForTimeout(200);
 }
 
+async function closeQuickInput(page) {
+  // a command palette left open by a step that timed out would take the next keys and clicks
+  if (await page.locator('.quick-input-widget').first().isVisible().catch(() => false)) await page.keyboard.press('Escape');
+}
+
 async function runCommand(page, title) {
-  await page.keyboard.press('Escape');
-  await quickInput(page, 'Control+Shift+P', title, title);
+  // once more when the palette's list was not ready in time (a loaded machine): never leave it open
+  for (let attempt = 0; ; attempt++) {
+    await page.keyboard.press('Escape');
+    try {
+      await quickInput(page, 'Control+Shift+P', title, title);
+      return;
+    } catch (err) {
+      await closeQuickInput(page);
+      if (attempt >= 1) throw err;
+    }
+  }
 }
 
 async function problemsText(page) {
@@ -111,8 +125,14 @@ async function problemsText(page) {
 }
 
 async function showProblems(page) {
-  await page.keyboard.press('Control+Shift+M');
-  await page.locator('.markers-panel').first().waitFor({ state: 'visible', timeout: 10000 }).catch(() => {});
+  // Control+Shift+M hides the panel when it is shown and focused: press it only while it is not shown
+  await closeQuickInput(page);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    if (await page.locator('.markers-panel').first().isVisible().catch(() => false)) return;
+    await page.keyboard.press('Control+Shift+M');
+    const shown = await page.locator('.markers-panel').first().waitFor({ state: 'visible', timeout: 10000 }).then(() => true, () => false);
+    if (shown) return;
+  }
 }
 
 async function hidePanel(page) {
