@@ -397,27 +397,10 @@ FINGERPRINT_KEY = "gradwarden/codeContext/v1"
 def _code_only(line: str) -> str:
     """A source line without its comment (outside strings) and with its whitespace collapsed:
     what the fingerprint reads, so that re-indenting or a `# noqa` does not change it."""
-    quote: Optional[str] = None
-    i = 0
-    while i < len(line):
-        ch = line[i]
-        if quote:
-            if ch == "\\":
-                i += 2
-                continue
-            if line.startswith(quote, i):
-                i += len(quote)
-                quote = None
-                continue
-        elif ch == "#":
-            line = line[:i]
-            break
-        elif ch in "\"'":
-            quote = line[i:i + 3] if line[i:i + 3] in ('"""', "'''") else ch
-            i += len(quote)
-            continue
-        i += 1
-    return " ".join(line.split())
+    from gradwarden.noqa import comment_start
+
+    hash_at = comment_start(line)
+    return " ".join((line if hash_at is None else line[:hash_at]).split())
 
 
 def code_context(d: Diagnostic, lines: Optional[Sequence[str]]) -> str:

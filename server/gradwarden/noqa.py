@@ -137,6 +137,31 @@ class NoqaMap:
         return other is not None and _covers(self.lines.get(other), code)
 
 
+def comment_start(line: str) -> Optional[int]:
+    """Index of the ``#`` that starts the line's comment (outside string literals), or None."""
+    quote: Optional[str] = None
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if line.startswith(quote, i):
+                i += len(quote)
+                quote = None
+                continue
+        else:
+            if ch == "#":
+                return i
+            if ch in "\"'":
+                quote = line[i:i + 3] if line[i:i + 3] in ('"""', "'''") else ch
+                i += len(quote)
+                continue
+        i += 1
+    return None
+
+
 def build_noqa_map(source: str) -> NoqaMap:
     """Scan ``source`` for noqa comments. Uses the tokenizer so that ``"# noqa"`` inside a
     string is not a directive; falls back to a line scan when the file does not tokenize."""

@@ -34,8 +34,8 @@ from gradwarden.lsp.fix_edits import (
     prepared_fix_edits,
     program_edits_to_workspace_edit,
 )
-from gradwarden.lsp.hover import _comment_start
 from gradwarden.lsp.positions import index_for, split_lines
+from gradwarden.noqa import comment_start
 
 if TYPE_CHECKING:  # pragma: no cover
     from gradwarden.lsp.context import ServerContext
@@ -60,7 +60,7 @@ def noqa_edit(lines: Sequence[str], row: int, code: str) -> Optional[Edit]:
     if not 1 <= target <= len(lines):
         return None
     line = lines[target - 1]
-    existing = noqa_codes_on_line(line[_comment_start(line) or len(line):])
+    existing = noqa_codes_on_line(line[comment_start(line) or len(line):])
     if existing is ALL:
         return None
     if existing and code.upper() in existing:  # type: ignore[operator]
@@ -68,7 +68,7 @@ def noqa_edit(lines: Sequence[str], row: int, code: str) -> Optional[Edit]:
     if existing:
         from gradwarden.noqa import _LINE_RE  # the same grammar that reads it back
 
-        hash_at = _comment_start(line) or 0
+        hash_at = comment_start(line) or 0
         for m in _LINE_RE.finditer(line, hash_at):
             if m.group("codes"):
                 end = m.end("codes")
@@ -78,7 +78,7 @@ def noqa_edit(lines: Sequence[str], row: int, code: str) -> Optional[Edit]:
 
 
 def _continues(line: str) -> bool:
-    hash_at = _comment_start(line)
+    hash_at = comment_start(line)
     return hash_at is None and line.rstrip("\r\n").endswith("\\")
 
 

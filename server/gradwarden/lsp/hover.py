@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Diagnostic, Related, Span
+from gradwarden.noqa import comment_start
 
 Label = Callable[[int], str]  # 1-based row -> "line 12" / "cell 3, line 4"
 
@@ -233,7 +234,7 @@ def noqa_codes_at(line: str, column: int) -> Optional[List[str]]:
     """The rule codes of a ``# noqa`` comment when ``column`` (1-based) is on it: the code under
     the cursor, or every code of the comment; an empty list for a bare ``# noqa``; None when
     the cursor is not on a noqa comment."""
-    hash_at = _comment_start(line)
+    hash_at = comment_start(line)
     if hash_at is None:
         return None
     for m in _NOQA.finditer(line, hash_at):
@@ -248,31 +249,6 @@ def noqa_codes_at(line: str, column: int) -> Optional[List[str]]:
             if base + cm.start() + 1 <= column <= base + cm.end() + 1:
                 return [cm.group(0).upper()]
         return [c.upper() for c in _CODE.findall(codes_text)]
-    return None
-
-
-def _comment_start(line: str) -> Optional[int]:
-    """Index of the ``#`` that starts the line's comment (outside string literals), or None."""
-    quote: Optional[str] = None
-    i = 0
-    while i < len(line):
-        ch = line[i]
-        if quote:
-            if ch == "\\":
-                i += 2
-                continue
-            if line.startswith(quote, i):
-                i += len(quote)
-                quote = None
-                continue
-        else:
-            if ch == "#":
-                return i
-            if ch in "\"'":
-                quote = line[i:i + 3] if line[i:i + 3] in ('"""', "'''") else ch
-                i += len(quote)
-                continue
-        i += 1
     return None
 
 
