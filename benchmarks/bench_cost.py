@@ -43,10 +43,11 @@ import random
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
+
+from revisions import server_of  # beside this script (benchmarks/)
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -102,15 +103,6 @@ def _env(server: Path) -> Dict[str, str]:
     env = dict(os.environ, PYTHONPATH=str(server))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
-
-
-def _source_of(rev: str, into: Path) -> Path:
-    archive = subprocess.run(["git", "archive", rev, "server"], cwd=REPO, check=True, capture_output=True).stdout
-    path = into / "archive.tar"
-    path.write_bytes(archive)
-    with tarfile.open(path) as tar:
-        tar.extractall(into)
-    return into / "server"
 
 
 def _compile(server: Path) -> None:
@@ -409,7 +401,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.baseline_rev:
             base = Path(tmp) / "base"
             base.mkdir()
-            servers[args.baseline_rev] = _source_of(args.baseline_rev, base)
+            servers[args.baseline_rev] = server_of(args.baseline_rev, base)
         servers["this tree"] = REPO / "server"
         for server in servers.values():
             _compile(server)

@@ -58,6 +58,8 @@ import zipfile
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from revisions import cached_server_of  # beside this script (benchmarks/)
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 CACHE = HERE / ".cache"
@@ -552,19 +554,6 @@ def probe_row(text: str) -> int:
     raise SystemExit("no place for the probe found in the subject")
 
 
-def baseline_tree(rev: str) -> Path:
-    """The server of git revision ``rev`` (the design before hover and code actions answered
-    from prepared data), extracted once under benchmarks/.cache; run with PYTHONPATH on it."""
-    sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", rev], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    dest = CACHE / f"baseline-{sha}"
-    if not (dest / "server" / "gradwarden").is_dir():
-        dest.mkdir(parents=True, exist_ok=True)
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", sha, "server"], capture_output=True, check=True)
-        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
-    return dest / "server"
-
-
 async def timed(coro) -> float:
     t0 = time.perf_counter()
     await coro
@@ -711,7 +700,7 @@ def interleaved_main(args) -> int:
     if args.skip_legacy:
         designs = designs[1:]
     if args.baseline:
-        designs.insert(1, (f"previous ({args.baseline})", baseline_tree(args.baseline)))
+        designs.insert(1, (f"previous ({args.baseline})", cached_server_of(args.baseline)))
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None
     results = []
     try:

@@ -39,11 +39,12 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from revisions import server_of  # beside this script (benchmarks/)
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -142,16 +143,6 @@ class Measure:
 
 
 # --------------------------------------------------------------------------- set-up
-def baseline_source(rev: str, into: Path) -> Path:
-    """``git archive REV server`` unpacked under ``into``; returns the folder holding the package."""
-    archive = into / "baseline.tar"
-    with open(archive, "wb") as fh:
-        subprocess.run(["git", "archive", rev, "server"], cwd=REPO, stdout=fh, check=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(into / "baseline")
-    return into / "baseline" / "server"
-
-
 def gradwarden_command(python: str) -> List[str]:
     """The console script beside the interpreter (what users run), else ``python -m``."""
     script = Path(python).parent / ("gradwarden.exe" if os.name == "nt" else "gradwarden")
@@ -208,7 +199,7 @@ def _run(args: argparse.Namespace, repeat: int, work: Path) -> int:
            if not k.startswith("GRADWARDEN_") and k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     base_src: Optional[Path] = None
     if args.baseline_rev:
-        base_src = baseline_source(args.baseline_rev, work)
+        base_src = server_of(args.baseline_rev, work / "baseline")
     elif args.baseline_src:
         base_src = Path(args.baseline_src).resolve()
     base_env = dict(env, PYTHONPATH=str(base_src)) if base_src else None

@@ -28,10 +28,11 @@ import os
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional
+
+from revisions import server_of  # beside this script (benchmarks/)
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_TREE = REPO / "benchmarks" / ".cache" / "timm-1.0.31" / "timm"
@@ -110,15 +111,6 @@ def measure(src: Path, tree: Path, fmt: str, work: Path) -> Dict[str, int]:
     return out
 
 
-def _source_of(rev: str, into: Path) -> Path:
-    archive = subprocess.run(["git", "archive", rev, "server"], cwd=REPO, check=True, capture_output=True).stdout
-    path = into / "archive.tar"
-    path.write_bytes(archive)
-    with tarfile.open(path) as tar:
-        tar.extractall(into)
-    return into / "server"
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tree", type=Path, default=DEFAULT_TREE, help="folder of .py files (default: timm 1.0.31)")
@@ -137,7 +129,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.baseline_rev:
             base = work / "base"
             base.mkdir()
-            columns[f"before ({args.baseline_rev})"] = measure(_source_of(args.baseline_rev, base), args.tree,
+            columns[f"before ({args.baseline_rev})"] = measure(server_of(args.baseline_rev, base), args.tree,
                                                                args.format, work)
         columns["this tree"] = measure(REPO / "server", args.tree, args.format, work)
     names = list(next(iter(columns.values())))

@@ -62,6 +62,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from revisions import cached_server_of  # beside this script (benchmarks/)
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 CACHE = Path(os.environ.get("GRADWARDEN_TREES_CACHE", HERE / ".cache" / "trees"))
@@ -552,23 +554,6 @@ def precision_markdown(after: List[TreeRun], before: Optional[List[TreeRun]], ba
 
 
 # --------------------------------------------------------------------------- main
-def baseline_source(rev: str) -> Path:
-    """``git archive REV server`` unpacked once under the cache; the folder holding the package."""
-    sha = subprocess.run(["git", "rev-parse", rev], cwd=REPO, check=True, capture_output=True,
-                         text=True).stdout.strip()
-    into = HERE / ".cache" / f"rev-{sha[:12]}"
-    if not (into / ".ready").exists():
-        into.mkdir(parents=True, exist_ok=True)
-        archive = into / "server.tar"
-        with open(archive, "wb") as fh:
-            subprocess.run(["git", "archive", sha, "server"], cwd=REPO, stdout=fh, check=True)
-        with tarfile.open(archive) as tar:
-            tar.extractall(into)
-        archive.unlink()
-        (into / ".ready").write_text(sha)
-    return into / "server"
-
-
 def head_revision() -> str:
     rev = subprocess.run(["git", "rev-parse", "--short=7", "HEAD"], cwd=REPO, capture_output=True,
                          text=True).stdout.strip()
@@ -599,7 +584,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     roots = {n: fetch(n) for n in names}
     if args.setup_only:
         return 0
-    base_src = baseline_source(args.baseline_rev) if args.baseline_rev else None
+    base_src = cached_server_of(args.baseline_rev) if args.baseline_rev else None
     cache_after = None if args.no_cache else RESULTS / "head"
     cache_before = None if args.no_cache else RESULTS / f"base-{args.baseline_rev}"
     after: List[TreeRun] = []
