@@ -13,23 +13,9 @@ from pathlib import Path
 from typing import Dict, List
 
 from gradwarden.engine.analyze import findings_through_importers
+from project_crossfile import HELPER, script
 
-HELPER = textwrap.dedent("""\
-    def ban_tokens_(logits, banned):
-        for row, ids in zip(logits, banned):
-            if ids:
-                row[ids] = -1.0
-        return logits
-""")
-TRAIN = textwrap.dedent("""\
-    import torch
-
-    from utils.sampling import ban_tokens_
-
-    logits = torch.randn(2, 5, requires_grad=True).sigmoid()
-    ban_tokens_(logits.unbind(0), [[1], [2]])
-    logits.sum().backward()
-""")
+TRAIN = script("utils")
 
 
 def project(root: Path, files: Dict[str, str]) -> Path:

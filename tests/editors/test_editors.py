@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from editor_setup import EditorSetupError, ensure_emacs, ensure_vim_ale, find_nvim
+from project_crossfile import HELPER, script
 
 HERE = Path(__file__).resolve().parent
 SERVER = [sys.executable, "-m", "gradwarden", "serve"]
@@ -180,22 +181,7 @@ def test_emacs_eglot(emacs, tmp_path):
         "Emacs + Eglot end-to-end checks failed:\n" + report(result_file, proc, server_log)
 
 
-CROSS_TRAIN = (
-    "import torch\n"
-    "\n"
-    "from utils.sampling import ban_tokens_\n"
-    "\n"
-    "logits = torch.randn(2, 5, requires_grad=True).sigmoid()\n"
-    "ban_tokens_(logits.unbind(0), [[1], [2]])\n"
-    "logits.sum().backward()\n"
-)
-CROSS_HELPER = (
-    "def ban_tokens_(logits, banned):\n"
-    "    for row, ids in zip(logits, banned):\n"
-    "        if ids:\n"
-    "            row[ids] = -1.0\n"
-    "    return logits\n"
-)
+CROSS_TRAIN = script("utils")
 
 
 def test_emacs_eglot_cross_file(emacs, tmp_path):
@@ -207,7 +193,7 @@ def test_emacs_eglot_cross_file(emacs, tmp_path):
     subprocess.run(["git", "init", "-q", str(ws)], check=True, capture_output=True)
     (ws / "train.py").write_text(CROSS_TRAIN)
     (ws / "utils" / "__init__.py").write_text("")
-    (ws / "utils" / "sampling.py").write_text(CROSS_HELPER)
+    (ws / "utils" / "sampling.py").write_text(HELPER)
     result_file, server_log = tmp_path / "emacs-cross.json", tmp_path / "server.log"
     env = editor_env(tmp_path, SERVER + ["--log-file", str(server_log)], result_file)
     proc = run_driver([emacs, "--batch", "-l", str(HERE / "emacs" / "eglot-crossfile-test.el"),

@@ -5,29 +5,13 @@ show it, and saving a fixed script clears it in the helper; an unsaved edit of t
 the script's analysis sees."""
 from __future__ import annotations
 
-import textwrap
-
 import pytest
+
+from project_crossfile import CALL, HELPER, SCRIPT
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-HELPER = textwrap.dedent("""\
-    def ban_tokens_(logits, banned):
-        for row, ids in zip(logits, banned):
-            if ids:
-                row[ids] = -1.0
-        return logits
-""")
-SCRIPT = textwrap.dedent("""\
-    import torch
-
-    from {pkg}.sampling import ban_tokens_
-
-    logits = torch.randn(2, 5, requires_grad=True).sigmoid()
-    ban_tokens_(logits.unbind(0), [[1], [2]])
-    logits.sum().backward()
-""")
-FIXED_SCRIPT = SCRIPT.replace("ban_tokens_(logits.unbind(0), [[1], [2]])",
+FIXED_SCRIPT = SCRIPT.replace(CALL,
                               "ban_tokens_([row.clone() for row in logits.unbind(0)], [[1], [2]])")
 
 

@@ -38,6 +38,7 @@ import pytest
 
 from artifacts_dir import artifacts_dir
 from editor_stack import REPO_ROOT, StackError, ensure_stack, locked, stack_dir
+from project_crossfile import HELPER, script
 from vsix import ensure_vsix
 
 pytestmark = pytest.mark.vscode_e2e
@@ -97,16 +98,9 @@ def _expect(path: Path, code: str) -> dict:
 CROSS_SCRIPT = "cross_train.py"
 CROSS_HELPER = "crossutils/sampling.py"
 CROSS_FILES = {
-    CROSS_SCRIPT: ("import torch\n\nfrom crossutils.sampling import ban_tokens_\n\n"
-                   "logits = torch.randn(2, 5, requires_grad=True).sigmoid()\n"
-                   "ban_tokens_(logits.unbind(0), [[1], [2]])\n"
-                   "logits.sum().backward()\n"),
+    CROSS_SCRIPT: script("crossutils"),
     "crossutils/__init__.py": "",
-    CROSS_HELPER: ("def ban_tokens_(logits, banned):\n"
-                   "    for row, ids in zip(logits, banned):\n"
-                   "        if ids:\n"
-                   "            row[ids] = -1.0\n"
-                   "    return logits\n"),
+    CROSS_HELPER: HELPER,
 }
 
 
