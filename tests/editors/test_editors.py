@@ -2,7 +2,7 @@
 diagnostics, UTF-8 positions), Emacs 28 + Eglot 1.9 (push diagnostics, plain-text hover) and
 Emacs 28 + lsp-mode 8.0 (an add-on client, push diagnostics), and Vim 9 + ALE 3.3.
 
-Each driver (``nvim/init.lua``, ``emacs/eglot-test.el``) configures the server the way
+Each driver (``nvim/init.lua``, ``emacs/eglot-test.el`` with ``emacs/eglot-common.el``) configures the server the way
 docs/editors.md tells users to, opens a file with a saved-tensor hazard and checks, through the
 editor's own UI functions: the diagnostic, the hover timeline, the quick fix (applied by the
 editor), the diagnostic clearing, a new one after typing, the ``# noqa`` action, (Emacs) fix-all,
