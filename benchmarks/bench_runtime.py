@@ -164,10 +164,15 @@ def run_examples() -> int:
     return bad
 
 
-def score_cases(folder: Path, static: bool = False) -> int:
+def score_cases(folder: Path, static: bool = False, match: str = "", table: bool = False,
+                only_ok: bool = False) -> int:
     """The bridge over labelled cases; returns the number of false alarms. With ``static``, the
     static diagnostics are confirmed too, and the hazards whose diagnostic at the case's line
-    the run confirmed are counted."""
+    the run confirmed are counted. ``match``: only the files whose name matches this regular
+    expression (a batch's numbers); ``only_ok``: only the correct files. ``table`` (implies
+    ``static``): one row per hazard, confirmed / runtime only / static only / neither, and the
+    share the run found (confirmed + runtime only)."""
+    import re
     from concurrent.futures import ThreadPoolExecutor
 
     sys.path.insert(0, str(ROOT / "tests"))
@@ -176,6 +181,11 @@ def score_cases(folder: Path, static: bool = False) -> int:
     from gradwarden.runtime.session import Zygote
 
     cases = load_cases(folder.resolve())
+    if match:
+        cases = [c for c in cases if re.search(match, c.path.name)]
+    if only_ok:
+        cases = [c for c in cases if c.expect == "ok"]
+    static = static or table
     with Zygote() as zygote:
         def one(case):
             session = DebugSession(Target.script(str(case.path), cwd=str(case.path.parent)),
@@ -222,11 +232,52 @@ def score_cases(folder: Path, static: bool = False) -> int:
             print(f"  {expect:6s} hazards  {len(confirmed)}/{len(group)} with the static diagnostic at the case's line "
                   f"confirmed by the run" + (f": {', '.join(sorted(Path(x).stem.split('_')[0] for x in confirmed))}"
                                              if expect == "silent" else ""))
+    if table:
+        print_table(runs)
     for rel, expect, lines, got in misses:
         print(f"  missed {rel} ({expect}, line {lines}): {got}")
     for rel, got in false_alarms:
         print(f"  FALSE ALARM {rel}: {got}")
     return len(false_alarms)
+
+
+def hazard_verdict(case, result) -> str:
+    """confirmed (a static diagnostic at the case's line that the run confirmed), runtime only (a
+    finding of the run alone at the case's line: shown there or with a site there), static only (a
+    static diagnostic at the line the run did not confirm), or neither."""
+    lines = case.cause_lines
+    if any(f.source == "static" and f.status == "confirmed" and f.row in lines for f in result.findings):
+        return "confirmed"
+    if any(f.row in lines or any(site.row in lines for _, site in f.sites()) for f in result.runtime_findings):
+        return "runtime only"
+    if any(f.source == "static" and f.row in lines for f in result.findings):
+        return "static only"
+    return "neither"
+
+
+def print_table(runs) -> None:
+    """One row per hazard with its verdict and the codes at its line, then the counts per
+    family and expectation, and the share the run found."""
+    verdicts = ("confirmed", "runtime only", "static only", "neither")
+    rows = [(c, r, hazard_verdict(c, r)) for c, r in runs if c.expect != "ok"]
+    print("\n  hazard                                   expect  verdict       static@line / run@line")
+    for case, result, verdict in rows:
+        static = sorted({f.code for f in result.findings if f.source == "static" and f.row in case.cause_lines})
+        run = sorted({f.code for f in result.runtime_findings if f.row in case.cause_lines
+                      or any(site.row in case.cause_lines for _, site in f.sites())})
+        print(f"  {Path(case.rel).stem[:40]:40s} {case.expect:6s}  {verdict:12s}  "
+              f"{','.join(static) or '-'} / {','.join(run) or '-'}")
+    groups: dict = {}
+    for case, _, verdict in rows:
+        for key in (f"family {case.family}", f"{case.expect}", "all"):
+            groups.setdefault(key, {v: 0 for v in verdicts})[verdict] += 1
+    print("\n  " + f"{'':12s}" + "".join(f"{v:>14s}" for v in verdicts) + "   run found")
+    for key in sorted(groups, key=lambda k: (k == "all", k)):
+        counts = groups[key]
+        n = sum(counts.values())
+        found = counts["confirmed"] + counts["runtime only"]
+        print(f"  {key:12s}" + "".join(f"{counts[v]:14d}" for v in verdicts)
+              + f"   {found}/{n} ({100 * found / n:.0f}%)")
 
 
 def main(argv=None) -> int:
@@ -243,11 +294,17 @@ def main(argv=None) -> int:
     ap.add_argument("--cases", metavar="DIR", type=Path, help="score the bridge on the labelled cases of DIR instead")
     ap.add_argument("--static", action="store_true",
                     help="with --cases: confirm the static diagnostics too, and count the confirmed hazards")
+    ap.add_argument("--match", metavar="REGEX", default="",
+                    help="with --cases: only the files whose name matches (e.g. a batch: '^(H(4|5|6)\\d|C20[4-6]|F20[23]|G2[1-3]\\d)_')")
+    ap.add_argument("--table", action="store_true",
+                    help="with --cases: one row per hazard (confirmed / runtime only / static only / neither) "
+                         "and the share the run found; implies --static")
+    ap.add_argument("--only-ok", action="store_true", help="with --cases: only the correct files (false alarms)")
     ap.add_argument("--against", metavar="DIR", type=Path,
                     help="also time the bridge of another revision (DIR: its server/ folder)")
     args = ap.parse_args(argv)
     if args.cases:
-        return 1 if score_cases(args.cases, args.static) else 0
+        return 1 if score_cases(args.cases, args.static, args.match, args.table, args.only_ok) else 0
     if args.examples:
         return 1 if run_examples() else 0
     with tempfile.TemporaryDirectory() as tmp:

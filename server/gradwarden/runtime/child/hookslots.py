@@ -26,7 +26,7 @@ from .report import _finding, _internal_error, _state
 from .userfiles import _caller, _display_file, _is_user, _site, _user_frame
 
 _Tensor = torch.Tensor
-_slots = {}  # (id of container, key) -> (backward count, weakref to module, weakref to output, call site)
+_slots = {}  # (id of container, key) -> (backward count, weakref to module, (data_ptr, shape, stride) stored, call site)
 _MAX_SLOTS = 4096
 _MAX_SCAN = 64  # entries looked at per container
 
@@ -97,25 +97,50 @@ def _store_line(hook):
     return [_display_file(code.co_filename), code.co_firstlineno, code.co_name]
 
 
-def after_hook(hook, module, output):
+def _same_memory(a, b):
+    """``a`` is ``b`` or an alias of all of it (``b.detach()``, ``b.data``): same memory, same layout."""
+    if a is b:
+        return True
+    try:
+        return (a.data_ptr() == b.data_ptr() and a.shape == b.shape and a.stride() == b.stride()
+                and a.dtype == b.dtype and a.device == b.device and a.numel() > 0)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _recorded(value, tensors):
+    """The call's tensor (output or input) that ``value`` holds, or None."""
+    if not isinstance(value, _Tensor):
+        return None
+    for t in tensors:
+        if _same_memory(value, t):
+            return t
+    return None
+
+
+def after_hook(hook, module, output, inputs=()):
+    """After the user's forward hook: the slots that hold this call's output or inputs (the
+    tensors or their detached aliases: ``module.saved = inputs[0].detach()``)."""
     if not isinstance(output, _Tensor) or _state.suspended or not torch.is_grad_enabled():
         return
     try:
         n = _state.bw_count
         call = _site(_user_frame(_caller(3)))
+        tensors = [output] + [t for t in (inputs if isinstance(inputs, tuple) else ())[:4] if isinstance(t, _Tensor)]
         for d in _holders(hook, module):
             for key, value in list(d.items())[:_MAX_SCAN]:
-                if value is not output:
+                held = _recorded(value, tensors)
+                if held is None:
                     continue
                 slot = (id(d), key)
                 prev = _slots.get(slot)
-                _slots[slot] = (n, weakref.ref(module), weakref.ref(output), call)
+                # the memory the slot holds, not the tensor: a detached alias that was replaced is
+                # freed with the call's own tensor, and a freed tensor's weakref tells nothing
+                memory = (held.data_ptr(), tuple(held.shape), held.stride())
+                _slots[slot] = (n, weakref.ref(module), memory, call)
                 if len(_slots) > _MAX_SLOTS:
                     _slots.clear()
-                if prev is None or prev[0] != n or prev[1]() is not module:
-                    continue
-                old = prev[2]()
-                if old is None or old is output:
+                if prev is None or prev[0] != n or prev[1]() is not module or prev[2] == memory:
                     continue
                 _report(hook, module, key, prev[3], call)
     except Exception:  # noqa: BLE001
@@ -152,7 +177,7 @@ def install():
             @functools.wraps(user_hook)
             def hook(*a, **k):
                 result = user_hook(*a, **k)
-                after_hook(user_hook, a[0], a[-1])
+                after_hook(user_hook, a[0], a[-1], a[1] if len(a) > 2 else ())
                 return result
 
         return orig(self, hook, *args, **kwargs)

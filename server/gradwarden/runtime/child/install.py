@@ -2,9 +2,11 @@
 import torch
 
 from . import ctxstash as _cs
+from . import evalmode as _evalmode
 from . import hookslots as _hookslots
 from . import mode as _md
 from . import polluted as _polluted
+from . import staleopt as _staleopt
 from . import untrained as _untrained
 from .backward import _wrap_backward
 from .compile import _patch_compile
@@ -26,8 +28,11 @@ def install(config):
     _polluted.install()
     _untrained.install()
     _state.finalizers.append(_untrained.finish)
+    _staleopt.install()
+    _state.finalizers.append(_staleopt.finish)
     _patch_parameter_new()
     _hookslots.install()
+    _evalmode.install()
     _cs.install()
     _patch_data_setter()
     _patch_custom_backward()

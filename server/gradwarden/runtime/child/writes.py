@@ -173,6 +173,10 @@ def _write_error(exc, func, targets, grad_output):
     _report_error(code, kind[1], msg, site or _site(f), sites, write_op=_op_name(func))
 
 _expanded = {}  # id(tensor) -> weakref: expands of tensors that require grad, and views of those
+_whole = set()  # ids in _expanded that are an expand's own output (not a view taken of it)
+# writes of one value into every element: into a whole expanded tensor they give every broadcast
+# position that value, which is what the program asked for (torch allows them: issue 24's G229)
+_FILLS = frozenset(("fill_", "zero_"))
 
 _expand_made = tensor_registry()  # expanded tensor -> (site, id of the frame, code) where expand made it
 
@@ -194,6 +198,7 @@ def _track_views(func, args, kwargs):
                     _expand_made[out] = (_site(f), id(f), f.f_code)
             if src.requires_grad and isinstance(out, _Tensor) and _internal_overlap(out):
                 _expanded[id(out)] = _weakref(out)
+                _whole.add(id(out))
                 if len(_expanded) > 4096:
                     _sweep_expanded()
         else:
@@ -203,6 +208,7 @@ def _track_views(func, args, kwargs):
                 for o in (out if isinstance(out, (tuple, list)) else (out,)):
                     if isinstance(o, _Tensor) and o._base is base:
                         _expanded[id(o)] = _weakref(o)
+                        _whole.discard(id(o))
     except Exception:  # noqa: BLE001
         _internal_error("views")
     return out
@@ -211,12 +217,15 @@ def _track_views(func, args, kwargs):
 def _sweep_expanded():
     for key in [k for k, ref in _expanded.items() if ref() is None]:
         del _expanded[key]
+        _whole.discard(key)
 
 
 def _check_expanded_write(func, targets):
     for t in targets:
         ref = _expanded.get(id(t))
         if ref is not None and ref() is t:
+            if id(t) in _whole and getattr(func, "__name__", "") in _FILLS:
+                continue
             w = _make_write(func, _caller(3))
             site, extra = _write_sites(w)
             _finding(("expanded-view", tuple(site or ())), code="GW301", kind="expanded-write", severity="warning",

@@ -1,0 +1,182 @@
+"""Training steps that run a module in eval mode (GW719/GW718, at the mode switch).
+
+A module whose ``forward`` (the user's code) reads ``self.training`` takes another branch after
+``.eval()`` or ``.train(False)``: ``round`` instead of a straight-through estimator, ``argmax``
+instead of a hard Gumbel sample. The run proves the hazard when all of these happen:
+
+- the module was called with grad on while its ``training`` flag was False;
+- a backward ran after that call, and then an optimizer stepped that holds parameters of the
+  module (or, for a module without parameters, of the module that contains it);
+- the step's gradients show the branch: the module's own parameters got none (GW719), or a
+  parameter of the module that contains it got an all-zero gradient (GW718).
+
+It is shown where the static finding is (engine/checks/modes.py): the ``.train()`` that ran once
+before training and that a later ``.eval()`` (validation) undid, when the module had trained in
+training mode before that switch; else the ``.train(False)``/``.eval()`` itself (a helper that
+switches the whole model off). A ``.train()`` on the module forgets its eval-mode calls (a
+validation forward made with grad on, then training resumed in training mode). Batch norm and
+dropout are torch's code, not the user's: freezing them on purpose is not this.
+"""
+import weakref
+
+import torch
+
+from .records import _mod_sites
+from .report import _finding, _internal_error, _state
+from .userfiles import _caller, _is_user, _site, _user_frame
+
+_reads = {}  # module class -> its forward reads `self.training` (the user's code)
+_info = weakref.WeakKeyDictionary()  # watched module -> _Info
+_depth = [0]  # nesting of Module.train (it recurses into the children)
+
+
+class _Info(object):
+    __slots__ = ("train_site", "eval_site", "trained", "trained_before_eval", "eval_call", "root", "__weakref__")
+
+    def __init__(self):
+        self.train_site = None  # the last .train() / .train(True) that reached the module
+        self.eval_site = None  # the last .eval() / .train(False)
+        self.trained = False  # called in training mode with grad on since train_site
+        self.trained_before_eval = False
+        self.eval_call = None  # backward count at its first grad-enabled call in eval mode, since eval_site
+        self.root = None  # weakref: the module the switch was called on
+
+
+def _reads_training(cls):
+    out = _reads.get(cls)
+    if out is None:
+        out = False
+        try:
+            code = cls.forward.__code__
+            out = _is_user(code.co_filename) and "training" in code.co_names
+        except Exception:  # noqa: BLE001
+            pass
+        _reads[cls] = out
+    return out
+
+
+def _pre_hook(module, args):
+    if _state.suspended or not torch.is_grad_enabled():
+        return None
+    info = _info.get(module)
+    if info is None:
+        return None
+    if module.training:
+        info.trained = True
+    elif info.eval_call is None:
+        info.eval_call = _state.bw_count
+    return None
+
+
+def _switched(root, mode, site):
+    for m in root.modules():
+        if not _reads_training(type(m)):
+            continue
+        info = _info.get(m)
+        if info is None:
+            info = _info[m] = _Info()
+            m.register_forward_pre_hook(_pre_hook)
+        info.root = weakref.ref(root)
+        if mode:
+            info.train_site = site
+            info.trained = info.trained_before_eval = False
+            info.eval_call = None
+        else:
+            info.trained_before_eval = info.trained_before_eval or info.trained
+            info.eval_site = site
+            info.trained = False
+
+
+def _holder(module, root):
+    """``module`` when it has parameters that require grad, else the module of ``root`` that contains it."""
+    if any(p.requires_grad for p in module.parameters()):
+        return module
+    for m in (root.modules() if root is not None else ()):
+        if any(c is module for c in m.children()):
+            return m
+    return None
+
+
+def on_step(opt, args, kwargs):
+    """Global step pre-hook: modules run in eval mode before this step's backward."""
+    if _state.suspended or not _info:
+        return None
+    try:
+        n = _state.bw_count
+        held = None
+        for module, info in list(_info.items()):
+            if info.eval_call is None or info.eval_call >= n or module.training:
+                continue
+            if held is None:
+                held = {id(p) for g in opt.param_groups for p in g.get("params", ())}
+            root = info.root() if info.root is not None else None
+            holder = _holder(module, root)
+            if holder is None:
+                continue
+            params = [p for p in holder.parameters() if p.requires_grad and id(p) in held]
+            if not params:
+                continue
+            if holder is module:
+                if any(p.grad is not None for p in params):
+                    continue
+                code = "GW719"
+            elif any(p.grad is not None and p.grad.numel() and not p.grad.any() for p in params):
+                code = "GW718"
+            else:
+                continue
+            _report(module, info, code, opt, _site(_user_frame(_caller(1))))
+            info.eval_call = None
+    except Exception:  # noqa: BLE001
+        _internal_error("eval mode: step")
+    return None
+
+
+def _report(module, info, code, opt, step_site):
+    name = type(module).__name__
+    sites = []
+    if info.trained_before_eval and info.train_site is not None:
+        where = info.train_site
+        sites.append({"kind": "eval", "site": info.eval_site,
+                      "message": "this switch to eval mode is never undone before the next training step"})
+        how = ("it trained in training mode after the `.train()` here, until an `.eval()` switched it off; this "
+               "`.train()` runs once and is not run again before the next training steps")
+    else:
+        where = info.eval_site
+        how = "this call switched it to eval mode before the training steps"
+    built = _mod_sites.get(module) if _mod_sites is not None else None
+    if built is not None:
+        sites.append({"kind": "created", "site": built, "message": "the %s is built here" % name})
+    if step_site is not None:
+        sites.append({"kind": "step", "site": step_site, "message": "%s.step() follows" % type(opt).__name__})
+    got = ("its parameters get no gradient" if code == "GW719" else
+           "a parameter before it gets an all-zero gradient")
+    _finding(("eval-mode", tuple(where or ()), name), code=code, kind="untrained-parameter" if code == "GW719"
+             else "zero-gradient", severity="warning", site=where, sites=sites,
+             message="a training step ran `%s` in eval mode: its forward reads `self.training` and took its "
+                     "evaluation branch, and %s (%s)" % (name, got, how))
+
+
+def install():
+    Module = torch.nn.Module
+    orig = Module.train
+
+    def train(self, mode=True):
+        _depth[0] += 1
+        try:
+            out = orig(self, mode)
+        finally:
+            _depth[0] -= 1
+        if _depth[0] == 0 and not _state.suspended:
+            try:
+                _switched(self, bool(mode), _site(_user_frame(_caller(1))))
+            except Exception:  # noqa: BLE001
+                _internal_error("eval mode: switch")
+        return out
+
+    train.__wrapped__ = orig
+    Module.train = train
+    try:
+        from torch.optim.optimizer import register_optimizer_step_pre_hook
+    except ImportError:
+        return
+    register_optimizer_step_pre_hook(on_step)

@@ -1,0 +1,175 @@
+"""An optimizer over a model instance that the program then re-created (GW719, at the new one).
+
+``optimizer = SGD(model.parameters())`` followed by ``model = Model(...)``: the loss goes through
+the new instance, whose parameters get gradients that no optimizer holds, while the optimizer
+steps the old instance's parameters, which never get one. The run proves that pairing, and only
+that: at an optimizer step that follows a backward,
+
+- none of the optimizer's parameters that require grad has a gradient (no backward ever reached
+  them: a later step that finds one forgets it);
+- they belong to one module instance (the outermost module the run built that holds them),
+  and another instance of the same class, built by the program, has parameters that backward
+  just reached and that no optimizer holds.
+
+A feature extractor left outside the optimizer, an EMA teacher, a target network are other
+classes or get no gradient; two towers of one class each have their optimizer. Reported when the
+run ends, at the line that built the instance the loss uses (the static finding's line, where the
+fix moves the optimizer below), with the optimizer and the old instance as related sites.
+"""
+import weakref
+
+import torch
+
+from .records import _mod_sites
+from .report import _finding, _internal_error, _state
+from .userfiles import _caller, _site, _user_frame
+
+_MAX_CHECKS = 4  # steps of one optimizer looked at while its parameters have no gradient
+_seen = weakref.WeakKeyDictionary()  # optimizer -> steps checked (None: it got a gradient: done)
+_last = weakref.WeakKeyDictionary()  # optimizer -> backward count at its last step
+_found = weakref.WeakKeyDictionary()  # optimizer -> (new instance ref, step site)
+# optimizer -> (class, construction site) of the module instance whose parameters it was given:
+# taken when the optimizer is built, for the instance itself may be gone by the first step (the
+# name that held it was rebound, and only the optimizer keeps its parameters alive)
+_owner = weakref.WeakKeyDictionary()
+_MAX_MODULES = 4000  # modules looked at when an optimizer is built
+
+
+def _trainable(opt):
+    return [p for g in opt.param_groups for p in g.get("params", ())
+            if isinstance(p, torch.Tensor) and p.requires_grad]
+
+
+def _held_by_any():
+    """ids of every parameter an optimizer the run saw holds."""
+    from .untrained import _opt_sites
+
+    out = set()
+    for opt in list(_opt_sites.keys()):
+        for p in _trainable(opt):
+            out.add(id(p))
+    return out
+
+
+def _instance_of(params, modules):
+    """The outermost module that holds every one of ``params``, or None."""
+    want = {id(p) for p in params}
+    best = None
+    for m in modules:
+        ids = {id(p) for p in m.parameters()}
+        if want <= ids and (best is None or len(ids) > best[0]):
+            best = (len(ids), m)
+    return best[1] if best else None
+
+
+def on_step(opt, args, kwargs):
+    """Global step pre-hook."""
+    if _state.suspended or _mod_sites is None:
+        return None
+    try:
+        state = _seen.get(opt, 0)
+        if state is None:
+            return None
+        n = _state.bw_count
+        if n == 0 or _last.get(opt) == n:
+            return None
+        _last[opt] = n
+        params = _trainable(opt)
+        if not params or any(p.grad is not None for p in params):
+            _seen[opt] = None
+            _found.pop(opt, None)
+            return None
+        if opt in _found or state >= _MAX_CHECKS:
+            return None
+        _seen[opt] = state + 1
+        owner = _owner.get(opt)
+        if owner is None:
+            return None
+        cls = owner[0]
+        held = None
+        for m in list(_mod_sites.keys()):
+            if type(m) is not cls:
+                continue
+            mine = [p for p in m.parameters() if p.requires_grad]
+            if not mine or not any(p.grad is not None for p in mine):
+                continue
+            if held is None:
+                held = _held_by_any()
+            if any(id(p) in held for p in mine):
+                continue
+            if any(id(p) in {id(q) for q in params} for p in mine):
+                continue
+            _found[opt] = (weakref.ref(m), _site(_user_frame(_caller(1))))
+            break
+    except Exception:  # noqa: BLE001
+        _internal_error("stale optimizer: step")
+    return None
+
+
+def finish():
+    """When the run ends: the optimizers whose parameters never got a gradient while a re-created
+    instance of their model trained without one."""
+    from .untrained import _opt_sites
+
+    try:
+        for opt, (new_ref, step_site) in list(_found.items()):
+            new = new_ref()
+            if new is None or _seen.get(opt, 0) is None:
+                continue
+            built = _mod_sites.get(new)
+            if built is None:
+                continue
+            name = type(new).__name__
+            sites = []
+            opt_site = _opt_sites.get(opt)
+            if opt_site is not None:
+                sites.append({"kind": "optimizer", "site": opt_site,
+                              "message": "%s is given the parameters of another %s here" % (type(opt).__name__, name)})
+            old_site = _owner[opt][1] if opt in _owner else None
+            if old_site is not None:
+                sites.append({"kind": "created", "site": old_site,
+                              "message": "the %s whose parameters the optimizer holds is built here" % name})
+            if step_site is not None:
+                sites.append({"kind": "step", "site": step_site,
+                              "message": "%s.step() finds no gradient" % type(opt).__name__})
+            _finding(("stale-optimizer", tuple(built), id(opt)), code="GW719", kind="untrained-parameter",
+                     severity="warning", site=built, sites=sites,
+                     message="the loss goes through the %s built here, whose parameters get gradients that no "
+                             "optimizer holds, while %s steps the parameters of another %s, which never get one: "
+                             "build the optimizer after this instance (or over it)" % (name, type(opt).__name__, name))
+    except Exception:  # noqa: BLE001
+        _internal_error("stale optimizer: finish")
+
+
+def note_optimizer(opt):
+    """When an optimizer is built: the class and construction site of the instance it trains."""
+    if _mod_sites is None:
+        return
+    try:
+        params = _trainable(opt)
+        modules = list(_mod_sites.keys())
+        if not params or len(modules) > _MAX_MODULES:
+            return
+        m = _instance_of(params, modules)
+        if m is not None:
+            _owner[opt] = (type(m), _mod_sites.get(m))
+    except Exception:  # noqa: BLE001
+        _internal_error("stale optimizer: optimizer")
+
+
+def install():
+    """After untrained.install(), whose Optimizer.__init__ this one wraps."""
+    Optimizer = torch.optim.Optimizer
+    orig = Optimizer.__init__
+
+    def __init__(self, *args, **kwargs):
+        orig(self, *args, **kwargs)
+        note_optimizer(self)
+
+    __init__.__wrapped__ = orig
+    Optimizer.__init__ = __init__
+    try:
+        from torch.optim.optimizer import register_optimizer_step_pre_hook
+    except ImportError:
+        return
+    register_optimizer_step_pre_hook(on_step)

@@ -1,0 +1,259 @@
+"""The runtime bridge on training-loop hazards that nothing raises (issue 24): a training step run
+in eval mode, an optimizer over a model instance the program re-created, a forward hook's slot
+(holding an input or a detached alias) overwritten by a second call of its module, and the
+correct programs that look like them. Each program runs under torch; the tests assert the
+finding's code and line, or that a correct twin gets none."""
+import os
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from typing import Dict, List
+
+import pytest
+
+pytest.importorskip("torch")
+
+from gradwarden.runtime import DebugOptions, DebugResult, DebugSession, Target  # noqa: E402
+from gradwarden.runtime.session import Zygote  # noqa: E402
+
+PROGRAMS = {
+    # a straight-through quantizer (`if self.training`, line 6) in a model put in training mode
+    # once (line 17) before the loop; the validation's `.eval()` (line 23) leaks into the next
+    # epoch: the encoder's gradient through `round` is zero. The fix is the `.train()` (line 17)
+    "eval_leaks_into_training": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        class Quant(nn.Module):
+            def forward(self, y):
+                if self.training:
+                    return y + (torch.round(y) - y).detach()
+                return torch.round(y)
+        class Codec(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc, self.q, self.dec = nn.Linear(6, 3), Quant(), nn.Linear(3, 6)
+            def forward(self, x):
+                return self.dec(self.q(self.enc(x) * 4) / 4)
+        model = Codec()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model.train()
+        for epoch in range(3):
+            for _ in range(2):
+                x = torch.randn(8, 6)
+                loss = F.mse_loss(model(x), x)
+                opt.zero_grad(); loss.backward(); opt.step()
+            model.eval()
+            with torch.no_grad():
+                print(F.mse_loss(model(x), x).item())
+    """,
+    # a helper that means to freeze batch norm switches the whole model off (line 14): the
+    # gate's eval branch (argmax) gives its own parameters no gradient
+    "eval_helper_switches_gate": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        class Gate(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 2)
+            def forward(self, x):
+                logits = self.fc(x)
+                if self.training:
+                    return F.gumbel_softmax(logits, hard=True)[:, 1:]
+                return F.one_hot(logits.argmax(-1), 2)[:, 1:].float()
+        def freeze_bn(model):
+            model.train(False)
+        body, gate = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4)), Gate()
+        model = nn.ModuleDict({"body": body, "gate": gate})
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model.train()
+        freeze_bn(model)
+        for _ in range(3):
+            x = torch.randn(8, 4)
+            loss = (model["body"](x) * model["gate"](x)).pow(2).mean()
+            opt.zero_grad(); loss.backward(); opt.step()
+    """,
+    # the same modules, trained correctly: `.train()` at every epoch's start after validation, only
+    # the batch norm frozen in eval (torch's code), a teacher of the same class left in eval with
+    # no optimizer, and a validation forward with grad on before training resumes
+    "eval_mode_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        class Quant(nn.Module):
+            def forward(self, y):
+                if self.training:
+                    return y + (torch.round(y) - y).detach()
+                return torch.round(y)
+        model = nn.Sequential(nn.Linear(6, 3), nn.BatchNorm1d(3), Quant(), nn.Linear(3, 6))
+        teacher = nn.Sequential(nn.Linear(6, 3), Quant(), nn.Linear(3, 6)).eval()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(3):
+            model.train()
+            model[1].eval()
+            for _ in range(2):
+                x = torch.randn(8, 6)
+                loss = F.mse_loss(model(x), x) + F.mse_loss(model(x), teacher(x).detach())
+                opt.zero_grad(); loss.backward(); opt.step()
+            model.eval()
+            print(F.mse_loss(model(x), x).item())
+    """,
+    # the optimizer (line 10) is built over the first instance (line 9); the model is re-created
+    # with another size (line 11), and that instance is the one the loss trains
+    "optimizer_over_replaced_instance": """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self, hidden):
+                super().__init__()
+                self.body = nn.Sequential(nn.Linear(4, hidden), nn.Tanh(), nn.Linear(hidden, 1))
+            def forward(self, x):
+                return self.body(x)
+        net = Net(8)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        net = Net(16)
+        for _ in range(3):
+            loss = net(torch.randn(5, 4)).pow(2).mean()
+            opt.zero_grad(); loss.backward(); opt.step()
+    """,
+    # instances of one class with gradients outside the optimizer, all correct: a frozen-by-omission
+    # feature extractor (another class), an EMA copy (under no_grad), and two towers of the same
+    # class with an optimizer each
+    "optimizer_instances_ok": """
+        import copy
+        import torch
+        from torch import nn
+        class Tower(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+            def forward(self, x):
+                return torch.tanh(self.fc(x))
+        student, ema = Tower(), Tower()
+        left, right = Tower(), Tower()
+        features = nn.Linear(4, 4)
+        opt = torch.optim.SGD(student.parameters(), lr=0.1)
+        opt_l, opt_r = torch.optim.SGD(left.parameters(), lr=0.1), torch.optim.SGD(right.parameters(), lr=0.1)
+        for _ in range(3):
+            x = torch.randn(5, 4)
+            with torch.no_grad():
+                target = ema(x)
+            loss = (features(student(x)) - target).pow(2).mean() + (left(x) * right(x)).mean()
+            for o in (opt, opt_l, opt_r):
+                o.zero_grad()
+            loss.backward()
+            for o in (opt, opt_l, opt_r):
+                o.step()
+            with torch.no_grad():
+                for pe, ps in zip(ema.parameters(), student.parameters()):
+                    pe.mul_(0.9).add_(0.1 * ps)
+    """,
+    # a forward hook that keeps a module's detached input (line 6) on a ReLU used twice per
+    # forward (lines 9, 10): the second call replaces the first one's record before the backward
+    # hook reads it. The run shows the premise of a static GW721, never a finding alone
+    "hook_input_slot": """
+        import torch
+        from torch import nn
+        conv1, conv2, relu = nn.Linear(4, 4), nn.Linear(4, 4), nn.ReLU()
+        head = nn.Linear(4, 1)
+        def save_input(module, inputs, output):
+            module.saved = inputs[0].detach()
+        relu.register_forward_hook(save_input)
+        x = torch.randn(3, 4, requires_grad=True)
+        h = relu(conv1(x))
+        h = relu(conv2(h))
+        head(h).sum().backward()
+    """,
+    # a hook that keeps one clone of the input per call (a list cleared per step): nothing replaced
+    "hook_input_per_call_ok": """
+        import torch
+        from torch import nn
+        conv1, conv2, relu = nn.Linear(4, 4), nn.Linear(4, 4), nn.ReLU()
+        stack = []
+        relu.register_forward_hook(lambda m, inputs, output: stack.append(inputs[0].detach()))
+        for _ in range(2):
+            stack.clear()
+            x = torch.randn(3, 4, requires_grad=True)
+            relu(conv2(relu(conv1(x)))).sum().backward()
+    """,
+    # issue 24's disagreement at runtime: fill_ into a whole expanded tensor of a graph (every
+    # broadcast position gets the value written), used detached: torch runs it, nothing is wrong
+    "fill_expanded_ok": """
+        import torch
+        w = torch.randn(3, 4, requires_grad=True)
+        scale = w.abs().amax(0, keepdim=True).expand_as(w)
+        scale.fill_(1.0)
+        (w / scale.detach()).sum().backward()
+        t2 = w.sum(0, keepdim=True).expand(3, 4)
+        t2.zero_()
+        print(w.grad.sum().item())
+    """,
+}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Dict[str, DebugResult]:
+    folder = tmp_path_factory.mktemp("training")
+    paths = {}
+    for name, text in PROGRAMS.items():
+        path = folder / (name + ".py")
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+        paths[name] = path
+    results: Dict[str, DebugResult] = {}
+    with Zygote() as zygote:
+        def one(name):
+            session = DebugSession(Target.script(str(paths[name]), cwd=str(folder)),
+                                   DebugOptions(output="discard", timeout=180, static=False), zygote=zygote)
+            session.start()
+            return name, session.wait()
+
+        with ThreadPoolExecutor(int(os.environ.get("GRADWARDEN_RUNTIME_JOBS", "2"))) as pool:
+            results.update(pool.map(one, PROGRAMS))
+    return results
+
+
+def _rows(f, kind) -> List[int]:
+    return [site.row for k, site in f.sites() if k == kind]
+
+
+def _one(result: DebugResult, code: str):
+    assert result.status == "ok", result.message
+    found = [f for f in result.runtime_findings if f.code == code]
+    assert len(found) == 1, [(f.code, f.row, f.message) for f in result.runtime_findings]
+    return found[0]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in PROGRAMS if n.endswith("_ok")))
+def test_correct_programs_have_no_finding(runs, name):
+    result = runs[name]
+    assert result.status == "ok", result.message
+    assert result.runtime_findings == [], [(f.code, f.row, f.message) for f in result.runtime_findings]
+    assert [p.code for p in result.premises] == []
+
+
+def test_eval_switch_leaking_into_training_is_named_at_the_train_call(runs):
+    result = runs["eval_leaks_into_training"]
+    # the zero-derivative op is shown too (zerograd.py, at `round`); the mode switch is the fix
+    assert sorted(f.row for f in result.runtime_findings if f.code == "GW718") == [8, 17]
+    [f] = [f for f in result.runtime_findings if f.row == 17]
+    assert f.code == "GW718" and "Quant" in f.message and "eval mode" in f.message
+    assert _rows(f, "eval") == [23] and _rows(f, "step") == [22]
+
+
+def test_helper_switching_the_model_off_is_named_at_its_switch(runs):
+    f = _one(runs["eval_helper_switches_gate"], "GW719")
+    assert f.row == 14 and "Gate" in f.message
+    assert _rows(f, "eval") == []
+
+
+def test_optimizer_over_a_replaced_instance(runs):
+    f = _one(runs["optimizer_over_replaced_instance"], "GW719")
+    assert f.row == 11 and "Net" in f.message
+    assert _rows(f, "optimizer") == [10] and _rows(f, "created") == [9]
+
+
+def test_hook_slot_of_an_input_alias_is_a_premise(runs):
+    result = runs["hook_input_slot"]
+    assert result.runtime_findings == []
+    [p] = [p for p in result.premises if p.code == "GW721"]
+    assert p.row == 6 and sorted(_rows(p, "call")) == [9, 10]
