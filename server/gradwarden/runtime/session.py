@@ -1,14 +1,16 @@
 """DebugSession: one instrumented run of the user's code in a child process (parent side).
 
 Never imports torch. The child (``_child.py``) runs under the target interpreter; this side
-builds its command line (plain, torchrun, or a user's launcher template), starts it in its own
-process group, follows its event files for progress, enforces the timeout, kills the whole
-process tree on cancellation, and finally confronts what the run saw with the static engine.
+starts it (``command``: its command line, plain, torchrun, or a user's launcher template; or
+forked from a warm ``zygote``) in its own process group, follows its event files for progress,
+enforces the timeout, kills the whole process tree on cancellation (``proctree``), and finally
+confronts what the run saw with the static engine (``confirm``). What a run is asked and what it
+gives back (``Target``, ``DebugOptions``, ``DebugResult``) live in ``options``; this module
+re-exports them, so ``gradwarden.runtime.session`` keeps every name it had.
 """
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -16,517 +18,53 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from gradwarden.runtime.findings import (
-    CONFIRMED,
-    NOT_REACHED,
-    NOT_REPRODUCED,
-    RUNTIME_ONLY,
-    Finding,
-    RunEvents,
-    classify,
+from gradwarden.runtime.command import (
+    CHILD_PATH,
+    EXIT_BAD_CONFIG,
+    EXIT_NO_CUDA,
+    EXIT_TORCH_MISSING,
+    _fatal_message,
+    build_command,
+    child_config,
+    encode_config,
+    resolve_python,
+    run_environment,
 )
+from gradwarden.runtime.confirm import MAX_STATIC_FILES, confirm_static
+from gradwarden.runtime.findings import Finding, RunEvents
+from gradwarden.runtime.options import (
+    DEVICES,
+    LAUNCHERS,
+    OUTPUTS,
+    STATUS_CANCELLED,
+    STATUS_CRASHED,
+    STATUS_ERROR,
+    STATUS_FAILED,
+    STATUS_OK,
+    STATUS_STOPPED,
+    STATUS_TIMEOUT,
+    STDINS,
+    DebugError,
+    DebugOptions,
+    DebugResult,
+    DoneCallback,
+    Progress,
+    ProgressCallback,
+    Target,
+)
+from gradwarden.runtime.proctree import kill_tree, process_tree
+from gradwarden.runtime.zygote import Zygote
 
-CHILD_PATH = Path(__file__).resolve().with_name("_child.py")
-
-# exit codes of the child itself (see _child.py)
-EXIT_TORCH_MISSING = 3
-EXIT_BAD_CONFIG = 4
-EXIT_NO_CUDA = 5
-
-DEVICES = ("auto", "cpu", "cuda")
-LAUNCHERS = ("none", "torchrun")
-OUTPUTS = ("inherit", "log", "discard", "stderr")
-STDINS = ("devnull", "inherit")
-
-# How a run ended
-STATUS_OK = "ok"  # the target finished with exit status 0
-STATUS_FAILED = "failed"  # it ended with an uncaught exception or a non-zero status
-STATUS_STOPPED = "stopped"  # --max-steps reached
-STATUS_TIMEOUT = "timeout"
-STATUS_CANCELLED = "cancelled"
-STATUS_CRASHED = "crashed"  # killed by a signal (segfault, abort, OOM killer ...)
-STATUS_ERROR = "error"  # the bridge could not run the target (no interpreter, no torch, ...)
-
-
-class DebugError(Exception):
-    """The debug run cannot start (bad options, missing interpreter or target)."""
-
-
-@dataclass(frozen=True)
-class Target:
-    """What to run: a script (``python script.py args``), a module (``python -m mod args``)
-    or a pytest test id (``pytest TEST_ID args``)."""
-
-    kind: str  # script | module | pytest
-    value: str
-    args: Tuple[str, ...] = ()
-    cwd: Optional[str] = None  # working directory of the run (default: the current one)
-
-    @classmethod
-    def script(cls, path: str, args: Sequence[str] = (), cwd: Optional[str] = None) -> "Target":
-        return cls("script", str(path), tuple(args), cwd)
-
-    @classmethod
-    def module(cls, name: str, args: Sequence[str] = (), cwd: Optional[str] = None) -> "Target":
-        return cls("module", name, tuple(args), cwd)
-
-    @classmethod
-    def pytest(cls, test_id: str, args: Sequence[str] = (), cwd: Optional[str] = None) -> "Target":
-        return cls("pytest", test_id, tuple(args), cwd)
-
-    def describe(self) -> str:
-        if self.kind == "module":
-            return f"-m {self.value}"
-        if self.kind == "pytest":
-            return f"pytest {self.value}"
-        return self.value
-
-
-@dataclass
-class DebugOptions:
-    python: Optional[str] = None  # the target interpreter (default: this one)
-    device: str = "auto"  # auto | cpu | cuda
-    default_device: bool = False  # make the chosen CUDA device torch's default device
-    max_steps: Optional[int] = None  # stop when the program asks for backward call N+1
-    timeout: Optional[float] = None  # seconds
-    launcher: str = "none"  # none | torchrun
-    nproc_per_node: int = 1
-    launcher_template: Optional[str] = None  # e.g. "srun --gres=gpu:1 {cmd}" ({qcmd}: quoted once more)
-    output: str = "inherit"  # inherit | log | discard | stderr (the user's stdout to our stderr)
-    # devnull (default: a language server's stdin is its protocol) | inherit (the CLI: `cat x | gradwarden
-    # debug s.py` feeds the script). Runs forked from a Zygote always read /dev/null.
-    stdin: str = "devnull"
-    log_path: Optional[str] = None  # output == "log": where the user's stdout/stderr go
-    results_dir: Optional[str] = None  # where the child writes its events (kept when given)
-    static: bool = True  # run the static engine on the executed files and classify
-    coverage: bool = True
-    env: Dict[str, str] = field(default_factory=dict)
-    grace: float = 2.0  # seconds between SIGTERM and SIGKILL when stopping the run
-    poll_interval: float = 0.1
-
-    def check(self) -> None:
-        if self.device not in DEVICES:
-            raise DebugError(f"--device must be one of {', '.join(DEVICES)}, not {self.device!r}")
-        if self.launcher not in LAUNCHERS:
-            raise DebugError(f"--launcher must be one of {', '.join(LAUNCHERS)}, not {self.launcher!r}")
-        if self.stdin not in STDINS:
-            raise DebugError(f"stdin must be one of {', '.join(STDINS)}, not {self.stdin!r}")
-        if self.output not in OUTPUTS:
-            raise DebugError(f"output must be one of {', '.join(OUTPUTS)}, not {self.output!r}")
-        if self.max_steps is not None and self.max_steps < 0:
-            raise DebugError("--max-steps cannot be negative")
-        if self.timeout is not None and self.timeout <= 0:
-            raise DebugError("--timeout must be positive")
-        if self.nproc_per_node < 1:
-            raise DebugError("--nproc-per-node must be at least 1")
-        if self.launcher_template is not None and "{cmd}" not in self.launcher_template \
-                and "{qcmd}" not in self.launcher_template:
-            raise DebugError("--launcher-template must contain {cmd} (or {qcmd})")
-        if self.output == "log" and not self.log_path:
-            raise DebugError("output 'log' needs a log_path")
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A progress report (``on_progress``)."""
-
-    stage: str  # starting | running | backward | finding | analyzing | done
-    message: str
-    backward_calls: int = 0
-    elapsed: float = 0.0
-    finding: Optional[Finding] = None
-
-
-@dataclass
-class DebugResult:
-    status: str
-    message: str  # one line: how the run ended
-    findings: List[Finding] = field(default_factory=list)  # classified static + runtime-only
-    runtime_findings: List[Finding] = field(default_factory=list)  # what the run saw (merged over ranks)
-    exit_code: Optional[int] = None  # the target's exit status (None: killed or never started)
-    signal: Optional[str] = None
-    error: Optional[str] = None  # why the bridge could not run the target
-    exception: Optional[str] = None  # the target's uncaught exception, one line
-    device: str = ""
-    torch_version: str = ""
-    python_version: str = ""
-    backward_calls: int = 0
-    ranks: Tuple[str, ...] = ()
-    duration: float = 0.0
-    log_path: Optional[str] = None
-    results_dir: Optional[str] = None
-    crash: Optional[str] = None  # faulthandler's report when the target crashed
-    files: Tuple[str, ...] = ()  # the user's files that ran
-    coverage: Dict[str, Set[int]] = field(default_factory=dict)
-    static_error: Optional[str] = None
-    # what the run showed that only confirms a static diagnostic (a hook slot overwritten within
-    # a step, GW721): never a finding of its own
-    premises: List[Finding] = field(default_factory=list)
-
-    @property
-    def counts(self) -> Dict[str, int]:
-        out = {s: 0 for s in (CONFIRMED, NOT_REPRODUCED, NOT_REACHED, RUNTIME_ONLY)}
-        for f in self.findings:
-            out[f.status] = out.get(f.status, 0) + 1
-        return out
-
-    def to_json(self) -> Dict[str, Any]:
-        return {
-            "status": self.status,
-            "message": self.message,
-            "exit_code": self.exit_code,
-            "signal": self.signal,
-            "error": self.error,
-            "exception": self.exception,
-            "device": self.device,
-            "torch": self.torch_version,
-            "python": self.python_version,
-            "backward_calls": self.backward_calls,
-            "ranks": list(self.ranks),
-            "duration": round(self.duration, 3),
-            "log": self.log_path,
-            "counts": self.counts,
-            "findings": [f.to_json() for f in self.findings],
-        }
-
-
-ProgressCallback = Callable[[Progress], None]
-DoneCallback = Callable[[DebugResult], None]
-
-
-# --------------------------------------------------------------------------- commands
-def child_config(target: Target, options: DebugOptions, out_dir: str) -> Dict[str, Any]:
-    cfg: Dict[str, Any] = {
-        "out": out_dir,
-        "mode": target.kind,
-        "target": os.path.abspath(target.value) if target.kind == "script" else target.value,
-        "device": options.device,
-        "default_device": bool(options.default_device),
-        "max_steps": options.max_steps,
-        "coverage": bool(options.coverage),
-    }
-    if target.cwd:
-        cfg["cwd"] = os.path.abspath(target.cwd)
-    return cfg
-
-
-def encode_config(config: Mapping[str, Any]) -> str:
-    import base64
-    import json
-
-    raw = json.dumps(config, separators=(",", ":")).encode("utf-8")
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
-
-
-def resolve_python(python: Optional[str]) -> str:
-    """The interpreter to run, as an absolute path (raises DebugError when there is none)."""
-    if not python:
-        return sys.executable
-    candidate = os.path.expanduser(python)
-    if os.sep in candidate or (os.altsep and os.altsep in candidate):
-        path = os.path.abspath(candidate)
-        if not os.path.exists(path):
-            raise DebugError(f"interpreter not found: {python}")
-        if os.path.isdir(path) or not os.access(path, os.X_OK):
-            raise DebugError(f"interpreter is not executable: {python}")
-        return path
-    found = shutil.which(candidate)
-    if found is None:
-        raise DebugError(f"interpreter not found on PATH: {python}")
-    return found
-
-
-def build_command(target: Target, options: DebugOptions, out_dir: str, python: str) -> List[str]:
-    """The argv of the run (for a launcher template: ``/bin/sh -c <template>``)."""
-    config = encode_config(child_config(target, options, out_dir))
-    child = [str(CHILD_PATH), "--gw-config", config, "--", *target.args]
-    if options.launcher == "torchrun":
-        # torchrun's own logs go with the run's results (left to it, they are a `torchelastic_*`
-        # folder in the temporary directory that nothing removes)
-        argv = [python, "-m", "torch.distributed.run", "--standalone",
-                "--nproc-per-node", str(options.nproc_per_node),
-                "--log-dir", os.path.join(out_dir, "torchrun-logs"), *child]
-    else:
-        argv = [python, *child]
-    if options.launcher_template:
-        cmd = shlex.join(argv)
-        text = options.launcher_template.replace("{qcmd}", shlex.quote(cmd)).replace("{cmd}", cmd)
-        return ["/bin/sh", "-c", text]
-    return argv
-
-
-def run_environment(options: DebugOptions, base: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
-    env = dict(os.environ if base is None else base)
-    env.update(options.env)
-    if options.device in ("auto", "cuda"):
-        env["CUDA_LAUNCH_BLOCKING"] = "1"
-    if options.device == "cpu":
-        env["CUDA_VISIBLE_DEVICES"] = ""
-    if options.output in ("log", "discard", "stderr"):
-        env.setdefault("PYTHONUNBUFFERED", "1")
-    if options.launcher == "torchrun":
-        env.setdefault("OMP_NUM_THREADS", env.get("OMP_NUM_THREADS", "1"))
-    return env
-
-
-# --------------------------------------------------------------------------- processes
-def _proc_table() -> Optional[Dict[int, Tuple[int, int]]]:
-    """pid -> (ppid, pgid) of every process (Linux /proc, else ``ps``); None if unknown."""
-    table: Dict[int, Tuple[int, int]] = {}
-    if os.path.isdir("/proc"):
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{name}/stat", "rb") as fh:
-                    data = fh.read().decode("utf-8", "replace")
-            except OSError:
-                continue
-            rest = data[data.rfind(")") + 2:].split()
-            try:
-                if rest[0] == "Z":
-                    continue  # zombies are dead already
-                table[int(name)] = (int(rest[1]), int(rest[2]))
-            except (IndexError, ValueError):
-                continue
-        return table
-    try:
-        out = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,pgid=,stat="], capture_output=True, text=True,
-                             timeout=10).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) >= 4 and not parts[3].startswith("Z"):
-            try:
-                table[int(parts[0])] = (int(parts[1]), int(parts[2]))
-            except ValueError:
-                continue
-    return table
-
-
-def process_tree(root: int, pgid: Optional[int] = None) -> Set[int]:
-    """``root``, its descendants, and every process of group ``pgid`` (alive, not zombies)."""
-    table = _proc_table()
-    if table is None:
-        return {root}
-    children: Dict[int, List[int]] = {}
-    for pid, (ppid, _) in table.items():
-        children.setdefault(ppid, []).append(pid)
-    out: Set[int] = set()
-    stack = [root] if root in table else []
-    if pgid is not None:
-        stack += [pid for pid, (_, g) in table.items() if g == pgid]
-    while stack:
-        pid = stack.pop()
-        if pid in out:
-            continue
-        out.add(pid)
-        stack.extend(children.get(pid, ()))
-    out.discard(os.getpid())
-    return out
-
-
-def _signal_all(pids: Set[int], pgid: Optional[int], sig: int) -> None:
-    if pgid is not None:
-        try:
-            os.killpg(pgid, sig)
-        except (ProcessLookupError, PermissionError, OSError):
-            pass
-    for pid in pids:
-        try:
-            os.kill(pid, sig)
-        except (ProcessLookupError, PermissionError, OSError):
-            pass
-
-
-def kill_tree(proc: "subprocess.Popen[bytes]", pgid: Optional[int], grace: float) -> None:
-    """SIGTERM the whole tree (group + descendants), then SIGKILL what is left after ``grace``."""
-    if os.name == "nt":  # pragma: no cover - not exercised in CI
-        subprocess.run(["taskkill", "/T", "/F", "/PID", str(proc.pid)], capture_output=True)
-        return
-    pids = process_tree(proc.pid, pgid)
-    _signal_all(pids, pgid, signal.SIGTERM)
-    deadline = time.monotonic() + max(grace, 0.0)
-    while time.monotonic() < deadline:
-        if proc.poll() is None:
-            time.sleep(0.05)
-            continue
-        left = process_tree(proc.pid, pgid) - {proc.pid}
-        if not left:
-            break
-        time.sleep(0.05)
-    pids = process_tree(proc.pid, pgid) | pids
-    _signal_all(pids, pgid, signal.SIGKILL)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:  # pragma: no cover
-        pass
-    # descendants that were re-parented may take a moment to disappear
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and (process_tree(proc.pid, pgid) - {proc.pid}):
-        _signal_all(process_tree(proc.pid, pgid) - {proc.pid}, None, signal.SIGKILL)
-        time.sleep(0.05)
-
-
-# --------------------------------------------------------------------------- zygote
-class _ZygoteProc:
-    """A run forked by a Zygote, with the part of Popen's interface the session uses."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.returncode: Optional[int] = None
-        self._exited = threading.Event()
-
-    def _set_exit(self, code: int) -> None:
-        self.returncode = code
-        self._exited.set()
-
-    def poll(self) -> Optional[int]:
-        return self.returncode
-
-    def wait(self, timeout: Optional[float] = None) -> int:
-        if not self._exited.wait(timeout):
-            raise subprocess.TimeoutExpired("zygote run", timeout or 0)
-        assert self.returncode is not None
-        return self.returncode
-
-
-class Zygote:
-    """A warm interpreter that has imported torch and forks one run per session (saves the
-    ~2 s of ``import torch`` per run: for the language server's repeated runs and for tests).
-
-    Runs forked from it see the environment and working directory of their request, but torch
-    was imported before them (environment variables read at ``import torch`` come from the
-    zygote). Not for launchers (torchrun, templates). CPU or not-yet-initialised CUDA only: the
-    zygote never runs a torch op. Use as a context manager, or ``start()``/``close()``.
-    """
-
-    def __init__(self, python: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
-                 start_timeout: float = 120.0) -> None:
-        self.python = resolve_python(python)
-        self.env = dict(os.environ if env is None else env)
-        self.start_timeout = start_timeout
-        self.torch_version = ""
-        self._proc: Optional["subprocess.Popen[bytes]"] = None
-        self._lock = threading.Lock()
-        self._next = 0
-        self._waiting: Dict[int, Any] = {}  # id -> [Event, reply]
-        self._procs: Dict[int, _ZygoteProc] = {}
-        self._reader: Optional[threading.Thread] = None
-        self._closed = False
-
-    def __enter__(self) -> "Zygote":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def start(self) -> "Zygote":
-        import json
-
-        kwargs: Dict[str, Any] = {"start_new_session": True} if os.name != "nt" else {}
-        self._proc = subprocess.Popen([self.python, str(CHILD_PATH), "--gw-zygote"], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, env=self.env, **kwargs)
-        assert self._proc.stdout is not None
-        first: List[bytes] = []
-        reader = threading.Thread(target=lambda: first.append(self._proc.stdout.readline()), daemon=True)  # type: ignore[union-attr]
-        reader.start()
-        reader.join(self.start_timeout)
-        line = first[0] if first else b""
-        try:
-            hello = json.loads(line.decode("utf-8")) if line.strip() else {}
-        except ValueError:
-            hello = {}
-        if not hello.get("ready"):
-            self.close()
-            if hello.get("fatal") == "torch-missing":
-                raise DebugError(_fatal_message({"reason": "torch-missing", "message": hello.get("message")}))
-            raise DebugError(f"the debug zygote did not start ({self.python})")
-        self.torch_version = str(hello.get("torch", ""))
-        self._reader = threading.Thread(target=self._read, name="gradwarden-zygote", daemon=True)
-        self._reader.start()
-        return self
-
-    def _read(self) -> None:
-        import json
-
-        assert self._proc is not None and self._proc.stdout is not None
-        for line in self._proc.stdout:
-            try:
-                msg = json.loads(line.decode("utf-8"))
-            except ValueError:
-                continue
-            rid = msg.get("id")
-            with self._lock:
-                if "exit" in msg:
-                    proc = self._procs.pop(rid, None)
-                    if proc is not None:
-                        proc._set_exit(int(msg["exit"]))
-                    continue
-                waiter = self._waiting.pop(rid, None)
-            if waiter is not None:
-                waiter[1] = msg
-                waiter[0].set()
-        # the zygote is gone: every run it had is over as far as we can tell
-        with self._lock:
-            procs = list(self._procs.values())
-            self._procs.clear()
-            waiting = list(self._waiting.values())
-            self._waiting.clear()
-        for proc in procs:
-            proc._set_exit(-signal.SIGKILL if os.name != "nt" else 1)
-        for waiter in waiting:
-            waiter[0].set()
-
-    def spawn(self, argv: Sequence[str], env: Mapping[str, str], cwd: Optional[str], stdout: Optional[str],
-              stderr: Optional[str]) -> _ZygoteProc:
-        import json
-
-        if self._proc is None or self._closed or self._proc.poll() is not None:
-            raise DebugError("the debug zygote is not running")
-        with self._lock:
-            self._next += 1
-            rid = self._next
-            waiter: List[Any] = [threading.Event(), None]
-            self._waiting[rid] = waiter
-        req = {"id": rid, "argv": list(argv), "env": dict(env), "cwd": cwd, "stdout": stdout, "stderr": stderr}
-        assert self._proc.stdin is not None
-        try:
-            self._proc.stdin.write((json.dumps(req) + "\n").encode("utf-8"))
-            self._proc.stdin.flush()
-        except (BrokenPipeError, OSError) as exc:
-            raise DebugError(f"the debug zygote is gone: {exc}") from exc
-        if not waiter[0].wait(30) or not waiter[1] or "pid" not in waiter[1]:
-            raise DebugError(f"the debug zygote could not start the run: {(waiter[1] or {}).get('error', 'no reply')}")
-        proc = _ZygoteProc(int(waiter[1]["pid"]))
-        with self._lock:
-            self._procs[rid] = proc
-        return proc
-
-    def close(self) -> None:
-        self._closed = True
-        proc = self._proc
-        if proc is None:
-            return
-        try:
-            if proc.stdin is not None:
-                proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            kill_tree(proc, proc.pid if os.name != "nt" else None, 0.5)
-        if proc.stdout is not None:
-            try:
-                proc.stdout.close()
-            except OSError:
-                pass
+__all__ = [
+    "CHILD_PATH", "DEVICES", "EXIT_BAD_CONFIG", "EXIT_NO_CUDA", "EXIT_TORCH_MISSING", "LAUNCHERS", "MAX_STATIC_FILES",
+    "OUTPUTS", "STATUS_CANCELLED", "STATUS_CRASHED", "STATUS_ERROR", "STATUS_FAILED", "STATUS_OK", "STATUS_STOPPED",
+    "STATUS_TIMEOUT", "STDINS", "DebugError", "DebugOptions", "DebugResult", "DebugSession", "DoneCallback",
+    "Progress", "ProgressCallback", "Target", "Zygote", "build_command", "child_config", "confirm_static",
+    "encode_config", "first_failure", "kill_tree", "process_tree", "resolve_python", "run_debug", "run_environment",
+]
 
 
 # --------------------------------------------------------------------------- session
@@ -991,64 +529,6 @@ def _has_fileno(stream: Any) -> bool:
         return True
     except (AttributeError, ValueError, OSError):
         return False
-
-
-def _fatal_message(ev: Mapping[str, Any]) -> str:
-    reason = ev.get("reason")
-    message = str(ev.get("message", "the debug run could not start"))
-    if reason == "torch-missing":
-        return (f"{message}. Install torch in that interpreter, or pass --python with the project's "
-                f"interpreter (the one that can `import torch`).")
-    return message
-
-
-# --------------------------------------------------------------------------- static side
-MAX_STATIC_FILES = 400
-
-
-def confirm_static(target: Target, run: RunEvents) -> Tuple[List[Finding], Optional[str]]:
-    """Run the static engine on the user's files that ran and classify every diagnostic."""
-    files: List[str] = []
-    seen: Set[str] = set()
-    candidates = list(run.files.values())
-    if target.kind == "script":
-        candidates.insert(0, target.value)
-    for fn in candidates:
-        if not fn.endswith(".py") or not os.path.isfile(fn):
-            continue
-        key = os.path.normcase(os.path.realpath(fn))
-        if key in seen:
-            continue
-        seen.add(key)
-        files.append(fn)
-    files = files[:MAX_STATIC_FILES]
-    diags = []
-    problem: Optional[str] = None
-    try:
-        from gradwarden.config import ConfigError, load_settings
-        from gradwarden.runner import check_path
-
-        settings_cache: Dict[str, Any] = {}
-        for fn in files:
-            folder = os.path.dirname(os.path.abspath(fn))
-            settings = settings_cache.get(folder)
-            if settings is None:
-                try:
-                    settings = load_settings(Path(fn))
-                except ConfigError as exc:
-                    problem = str(exc)
-                    settings = False
-                settings_cache[folder] = settings
-            outcome = check_path(fn, fn)
-            if outcome.error:
-                problem = outcome.error
-            found = outcome.diagnostics
-            if settings:
-                found = settings.apply(found)
-            diags.extend(d for d in found if d.code != "GW001")
-    except Exception as exc:  # noqa: BLE001 - the run's findings still count
-        problem = f"static analysis failed: {type(exc).__name__}: {exc}"
-    return classify(diags, run.findings, run.coverage, run.premises), problem
 
 
 def run_debug(target: Target, options: Optional[DebugOptions] = None,
