@@ -16,13 +16,21 @@ class UntrainedParameter(Rule):
     straight-through output ``x + (q - x).detach()`` used for the codebook's own loss, features
     kept by a forward hook as ``output.detach()``), ``.data``, ``.item()``/``float()``/
     ``.tolist()``/``.numpy()`` added back to the loss as a number, a computed tensor re-wrapped
-    as a new leaf (``nn.Parameter(evolved_w)``), a value computed under ``torch.no_grad()``.
+    as a new leaf (``nn.Parameter(evolved_w)``), a value computed under ``torch.no_grad()``. Or the
+    optimizer no longer holds it: one rebuilt each epoch (a learning-rate schedule) from a one-shot
+    iterator (``filter(...)``) that the first one consumed gets an empty group, and from then on
+    the parameters' gradients are applied by no optimizer (reported where the iterator is made:
+    ``list(filter(...))`` is the fix).
     Nothing raises; that part of the model silently never trains. Compute the loss term on the
     tensor itself, or freeze the parameter on purpose (``requires_grad_(False)``, left out of
     the optimizer).
 
     ``gradwarden debug`` proves it from the run: the parameter's ``.grad`` at each step after a
-    backward, and the line where a value computed from it left the graph.
+    backward, and the line where a value computed from it left the graph; a module whose forward
+    reads ``self.training`` run in eval mode by a training step while its own parameters get no
+    gradient (at the ``.train(False)``/``.eval()``); an optimizer whose parameters never get a
+    gradient while another instance of their model's class, built later, gets gradients that no
+    optimizer holds (at that instance's construction).
     """
 
     event = "untrained_parameter"
@@ -31,8 +39,8 @@ class UntrainedParameter(Rule):
     family = "H"
     severity = Severity.WARNING
     summary = "An optimizer's parameter that no backwarded loss reaches (it never trains)."
-    message = "{names}, handed to `{opt}` at line {opt_line}, never get a gradient: {why}"
-    NO_FIX = (0, 1)
+    message = "{names}, {fate}: {why}"
+    NO_FIX = (0, 1, 2, 3)
     INVALID = (
         """
         import torch
@@ -57,6 +65,44 @@ class UntrainedParameter(Rule):
             book = codebook.weight.detach()  # <-
             q = book[torch.cdist(z, book).argmin(-1)]
             loss = (q - z).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        backbone, head = nn.Linear(4, 4), nn.Linear(4, 1)
+        head_params = filter(lambda p: p.requires_grad, head.parameters())  # <-
+        def make_opt(lr):
+            return torch.optim.SGD([{"params": head_params, "lr": lr * 10}, {"params": backbone.parameters()}], lr=lr)
+        opt = make_opt(0.1)
+        for epoch in range(3):
+            for _ in range(2):
+                loss = head(backbone(torch.randn(8, 4))).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            opt = make_opt(0.1 / (epoch + 1))  # a new optimizer per epoch: its head group is empty
+        """,
+        """
+        import torch
+        from torch import nn
+        class Classifier(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.tok = nn.Embedding(20, 8)
+                self.pos = nn.Parameter(torch.zeros(1, 6, 8))  # a learned position embedding ...
+                layer = nn.TransformerEncoderLayer(8, nhead=2, dim_feedforward=16, dropout=0.0, batch_first=True)
+                self.encoder = nn.TransformerEncoder(layer, num_layers=1, enable_nested_tensor=False)
+                self.head = nn.Linear(8, 2)
+            def forward(self, tokens):
+                h = self.tok(tokens)  # <- ... never added: `self.tok(tokens) + self.pos`
+                return self.head(self.encoder(h).mean(1))
+        model = Classifier()
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        for _ in range(2):
+            loss = model(torch.randint(0, 20, (3, 6))).logsumexp(-1).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -91,6 +137,22 @@ class UntrainedParameter(Rule):
             opt.zero_grad()
             loss.backward()
             opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        backbone, head = nn.Linear(4, 4), nn.Linear(4, 1)
+        head_params = list(filter(lambda p: p.requires_grad, head.parameters()))  # a list: every rebuild gets it
+        def make_opt(lr):
+            return torch.optim.SGD([{"params": head_params, "lr": lr * 10}, {"params": backbone.parameters()}], lr=lr)
+        opt = make_opt(0.1)
+        for epoch in range(3):
+            for _ in range(2):
+                loss = head(backbone(torch.randn(8, 4))).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            opt = make_opt(0.1 / (epoch + 1))
         """,
     )
 

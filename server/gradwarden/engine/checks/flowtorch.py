@@ -109,6 +109,11 @@ def _leading_slice(index: Tuple[Any, ...]) -> bool:
 # ops whose -inf / exact-zero results the GW720 check follows (engine/checks/branches.py)
 ZERO_TRACKED = frozenset({"masked_fill", "masked_fill_", "softmax", "exp", "log"})
 
+# torch's transformer blocks (not in the op table): what their call reaches is their input and
+# their own parameters (flowtorch's _block_on_graph)
+TRANSFORMER_BLOCKS = frozenset({"TransformerEncoder", "TransformerEncoderLayer", "TransformerDecoder",
+                                "TransformerDecoderLayer"})
+
 class FlowTorchCalls(TorchCalls):
     """The flow layer over torch calls: cuts of factories and re-wraps, shapes,
     dtypes, checkpoints, autograd.grad."""
@@ -587,7 +592,7 @@ class FlowModules(Modules):
         seq0 = st.seq
         out = super().call_object(obj, args, kwargs, st, node, site)
         attrs = st.attrs(obj.oid)
-        if "__opaque__" in attrs or self._hides_module(obj, st):
+        if "__opaque__" in attrs or self._hides_module(obj, st) and not self._block_on_graph(obj, args, kwargs, out, st):
             self.flow._after_call(out, st, seq0, True, [])
             return out
         ctor = self.flow.mod_ctor.get(obj.oid)
@@ -600,6 +605,21 @@ class FlowModules(Modules):
             if shape is not None:
                 self.flow.shapes[out.tid] = shape
         return out
+
+    def _block_on_graph(self, obj: ObjV, args: List[Value], kwargs: Dict[str, Value], out: Value, st: State) -> bool:
+        """A transformer block of torch (``nn.TransformerEncoder``/``Layer``, the decoder's) called on
+        tensors that require grad: its graph takes in exactly those inputs and the block's own
+        parameters (the masks are constants), so the backward through it is followed whole. On
+        inputs that do not require grad the block's output may still (its parameters, which the
+        analysis does not list), and it stays open."""
+        q = st.attrs(obj.oid).get("__torch__")
+        if not isinstance(q, ConstV) or str(q.value).rsplit(".", 1)[-1] not in TRANSFORMER_BLOCKS:
+            return False
+        inputs = [a for a in args if isinstance(a, TensorV)]
+        if not inputs or any(isinstance(v, TensorV) for v in kwargs.values()) or not isinstance(out, TensorV):
+            return False
+        infos = [st.t.get(t.tid) for t in inputs + [out]]
+        return all(i is not None and i.rg is True for i in infos)
 
     def _hides_module(self, obj: ObjV, st: State) -> bool:
         """A torch module whose call may run parameters we do not see: a wrapper the op table

@@ -270,6 +270,8 @@ class GradientReach:
     # ------------------------------------------------------------------ at an optimizer step
     def at_step(self, st: State, oid: int, tids: Sequence[int], span: Span, site: Span, opt: str) -> None:
         meta = st.meta
+        if meta.get("exhausted") and meta.get("reach_backwards") and st.loop_ctx:
+            self._exhausted(st, oid, tids, span, site, opt)
         # only a training loop's steps: a single step (a snippet, a peer trained elsewhere) says
         # nothing about what the program trains over time
         if not meta.get("reach_backwards") or not st.loop_ctx:
@@ -320,6 +322,36 @@ class GradientReach:
                 self.trained.add(key)  # no reason seen: unused on purpose, or reached where we cannot see
                 continue
             self.untrained[key] = (cut, span, site, opt, info.name or "a parameter")
+
+    def _exhausted(self, st: State, oid: int, tids: Sequence[int], span: Span, site: Span, opt: str) -> None:
+        """An optimizer rebuilt by the code that built the first one (a learning-rate schedule that
+        makes a new optimizer each epoch) from a one-shot iterator (``filter(...)``) that the first
+        one consumed: the rebuilt one gets nothing from it, and what it held, reached by the loss,
+        is stepped by no optimizer from then on. The line to change makes the iterator (``list(...)``)."""
+        held = set(tids)
+        for rec, lost in st.meta["exhausted"].get(oid, ()):
+            first = rec.consumer
+            if first is None or (first.row, first.column, first.file) != (site.row, site.column, site.file):
+                continue  # another optimizer consumed it: it may still step them
+            missed = [t for t in lost if t not in held and st.grads.get(t) and st.t.get(t) is not None
+                      and st.t[t].rg is True]
+            key = ("exhausted", rec.made)
+            if not missed or key in self.reported:
+                continue
+            self.reported.add(key)
+            names = sorted({st.t[t].name or "a parameter" for t in missed})
+            shown = ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            self.it.emit(Event("untrained_parameter", rec.made, {
+                "names": shown if len(missed) < 2 else f"{len(missed)} parameters ({shown})",
+                "opt": opt, "opt_line": site.row,
+                "fate": f"which the `{opt}` built at line {site.row} is given through the `{rec.what}(...)` made here, "
+                        f"are stepped only by the first one",
+                "why": f"`{rec.what}(...)` returns a one-shot iterator, which the first optimizer built at line "
+                       f"{site.row} consumed; the optimizer rebuilt there gets an empty group from it, so from then on "
+                       f"the gradients the loss gives them are applied by no optimizer (the step at line {span.row}); "
+                       f"make it a list once: `list({rec.what}(...))`"},
+                related=(Related(site, "the optimizer rebuilt here gets nothing from the iterator", "optimizer"),
+                         Related(span, "stepped without them", "step"))))
 
     def _replaced(self, st: State, site: Span, tids: Sequence[int]) -> Optional[Cut]:
         """The optimizer was built over ``name.parameters()`` and ``name`` was bound to a new
@@ -492,7 +524,8 @@ class GradientReach:
                 related = (Related(cut.span, "the flag chooses the cut here", "note"),) + related
             self.it.emit(Event("untrained_parameter", where, {
                 "names": shown if len(params) < 2 else f"{len(params)} parameters ({shown})",
-                "opt": opt, "opt_line": site.row, "why": why},
+                "opt": opt, "opt_line": site.row, "why": why,
+                "fate": f"handed to `{opt}` at line {site.row}, never get a gradient"},
                 related=related))
         self.untrained = {}
 

@@ -14,6 +14,43 @@ from gradwarden.engine.state.model import (
 
 
 MAX_ZIP_KNOWN = 16  # zip of a known sequence with unknown ones: positions followed one by one
+MAX_FILTER_CALLS = 32  # filter(fn, seq): fn is followed on at most this many known items
+
+# One-shot iterators (``filter``, ``iter``, ``zip``): a value that the first consumer empties. The
+# state's ``meta["oneshot"]`` maps the list id of each one to ``Oneshot``; consumers
+# (``list(...)``, an optimizer's parameter groups) mark it, and an optimizer built from one that
+# was already consumed gets nothing from it (domain/optimizers.py).
+ONESHOT_NAMES = frozenset({"filter", "iter", "zip"})
+
+
+class Oneshot:
+    """Where a one-shot iterator was made, by what, and its first consumer (None: not yet)."""
+
+    __slots__ = ("made", "what", "consumer")
+
+    def __init__(self, made: Any, what: str, consumer: Any = None) -> None:
+        self.made = made
+        self.what = what
+        self.consumer = consumer
+
+
+def oneshot_of(v: Value, st: State) -> Optional[Oneshot]:
+    if not isinstance(v, SeqV):
+        return None
+    return st.meta.get("oneshot", {}).get(v.lid)
+
+
+def consume(v: Value, st: State, consumer: Any) -> Optional[Oneshot]:
+    """``v`` is read to its end by ``consumer`` (a span): the record as it was before (None: not
+    a one-shot iterator). Its ``consumer`` was None the first time."""
+    rec = oneshot_of(v, st)
+    if rec is None or rec.consumer is not None:
+        return rec
+    meta = st.own("meta")
+    table = dict(meta.get("oneshot", {}))
+    table[v.lid] = Oneshot(rec.made, rec.what, consumer)  # type: ignore[union-attr]
+    meta["oneshot"] = table
+    return rec
 
 
 class Builtins:
@@ -24,6 +61,33 @@ class Builtins:
 
     # ================================================================== builtins & containers
     def call_builtin(self, name: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        mark = fresh_id()  # ids grow: a sequence made by this call has a larger one
+        out = self._call_builtin(name, args, kwargs, st, node)
+        if name in ONESHOT_NAMES and isinstance(out, SeqV) and out.lid > mark and args:
+            meta = st.own("meta")
+            table = dict(meta.get("oneshot", {}))
+            table[out.lid] = Oneshot(self.it.span_of(node), name)
+            meta["oneshot"] = table
+        elif name in ("list", "tuple", "sorted", "reversed", "set") and args:
+            consume(args[0], st, self.it.span_of(node))
+        return out
+
+    def _filter(self, args: List[Value], st: State, node: ast.AST) -> Value:
+        """``filter(fn, seq)``: the known items ``fn`` does not reject (an item whose test the
+        analysis cannot decide is kept), as a new sequence (marked one-shot by the caller)."""
+        items = self.it.ev.known_items(args[1], st) if len(args) == 2 else None
+        if items is None:
+            return UNKNOWN
+        fn = args[0]
+        if len(items) > MAX_FILTER_CALLS or not isinstance(fn, RefV) or fn.kind not in ("func", "lambda"):
+            keep = items
+        else:
+            keep = [x for x in items if self.it.ev.truth_of(self.it.ev.call(fn, [x], {}, st, node)) is not False]
+        return self.it.ev.new_seq(keep, st)
+
+    def _call_builtin(self, name: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        if name == "filter":
+            return self._filter(args, st, node)
         if name == "isinstance" and len(args) == 2:
             return self.builtin_isinstance(args[0], args[1], st)
         if name == "range":

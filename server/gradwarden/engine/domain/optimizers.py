@@ -5,9 +5,10 @@ does (each parameter updated in place, checked against the graphs that saved it)
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Related, Span
+from gradwarden.engine.domain.builtins import consume
 from gradwarden.engine.events import Event
 from gradwarden.engine.state.model import (
     ConstV, DictV, FALSE, NONE, ObjV, RefV, SeqV, State, TRUE, TensorV, UNKNOWN, Value, fresh_id, tensor_value,
@@ -25,8 +26,14 @@ class Optimizers:
     def construct_optimizer(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
                             node: ast.AST) -> Value:
         params = args[0] if args else kwargs.get("params", UNKNOWN)
-        tids = self.collect_params(params, st)
+        lost: List[Tuple[Any, List[int]]] = []
+        tids = self.collect_params(params, st, at=self.it.span_of(node), lost=lost)
         obj = ObjV(fresh_id())
+        if lost:
+            # a one-shot iterator an earlier consumer emptied: torch gets nothing from it
+            # (engine/checks/reach.py reports it when the loss reaches what it held)
+            meta = st.own("meta")
+            meta["exhausted"] = {**meta.get("exhausted", {}), obj.oid: tuple((rec, tuple(t)) for rec, t in lost)}
         fused = kwargs.get("fused")
         st.set_attr(obj.oid, "__optim__", ConstV(qual))
         st.set_attr(obj.oid, "__params__", ConstV(tuple(tids)))
@@ -41,7 +48,11 @@ class Optimizers:
         meta["optimizers"] = opts
         return obj
 
-    def collect_params(self, v: Value, st: State, depth: int = 0) -> List[int]:
+    def collect_params(self, v: Value, st: State, depth: int = 0, at: Any = None,
+                       lost: Optional[List[Tuple[Any, List[int]]]] = None) -> List[int]:
+        """The parameters ``v`` gives an optimizer built at ``at``. A one-shot iterator
+        (``filter(...)``) is consumed here; one an earlier consumer emptied gives nothing, and
+        what it held goes to ``lost`` with its record."""
         if depth > 4:
             return []
         if isinstance(v, TensorV):
@@ -49,12 +60,17 @@ class Optimizers:
         if isinstance(v, SeqV):
             out: List[int] = []
             for x in st.lists.get(v.lid, ()):
-                out.extend(self.collect_params(x, st, depth + 1))
+                out.extend(self.collect_params(x, st, depth + 1, at, lost))
+            rec = consume(v, st, at) if at is not None else None
+            if rec is not None and rec.consumer is not None:
+                if lost is not None and out:
+                    lost.append((rec, out))
+                return []
             return out
         if isinstance(v, DictV):
             for k, x in st.dicts.get(v.did, ()):
                 if k == ("c", "params"):
-                    return self.collect_params(x, st, depth + 1)
+                    return self.collect_params(x, st, depth + 1, at, lost)
         return []
 
     def optimizer_method(self, obj: ObjV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
@@ -94,7 +110,7 @@ class Optimizers:
                 meta["none_grads"] = frozenset(meta.get("none_grads", frozenset())) | frozenset(tids)
             return NONE
         if name == "add_param_group" and args:
-            more = self.collect_params(args[0], st)
+            more = self.collect_params(args[0], st, at=span)
             st.set_attr(obj.oid, "__params__", ConstV(tuple(tids) + tuple(more)))
             meta = st.own("meta")
             opts = dict(meta.get("optimizers", {}))
