@@ -148,6 +148,43 @@ PROGRAMS = {
                 for pe, ps in zip(ema.parameters(), student.parameters()):
                     pe.mul_(0.9).add_(0.1 * ps)
     """,
+    # the head's parameters reach the optimizer through a filter (line 4), rebuilt every epoch
+    # (line 6): the first build empties the iterator, the rebuilt ones get an empty head group
+    "optimizer_rebuilt_from_emptied_iterator": """
+        import torch
+        from torch import nn
+        backbone, head = nn.Linear(4, 4), nn.Linear(4, 1)
+        head_params = filter(lambda p: p.requires_grad, head.parameters())
+        def make_opt(lr):
+            return torch.optim.SGD([{"params": head_params, "lr": lr * 10}, {"params": backbone.parameters()}], lr=lr)
+        opt = make_opt(0.1)
+        for epoch in range(3):
+            for _ in range(2):
+                loss = head(backbone(torch.randn(8, 4))).pow(2).mean()
+                opt.zero_grad(); loss.backward(); opt.step()
+            opt = make_opt(0.1 / (epoch + 1))
+    """,
+    # the same made a list once; and one iterator given to two optimizers that both live and step
+    # (the second's group is empty, but the first applies the gradients)
+    "optimizer_iterators_ok": """
+        import torch
+        from torch import nn
+        backbone, head = nn.Linear(4, 4), nn.Linear(4, 1)
+        head_params = list(filter(lambda p: p.requires_grad, head.parameters()))
+        def make_opt(lr):
+            return torch.optim.SGD([{"params": head_params, "lr": lr * 10}, {"params": backbone.parameters()}], lr=lr)
+        opt = make_opt(0.1)
+        for epoch in range(2):
+            loss = head(backbone(torch.randn(8, 4))).pow(2).mean()
+            opt.zero_grad(); loss.backward(); opt.step()
+            opt = make_opt(0.1 / (epoch + 1))
+        shared = filter(lambda p: p.requires_grad, backbone.parameters())
+        first = torch.optim.SGD(shared, lr=0.1)
+        second = torch.optim.SGD([{"params": shared}, {"params": head.parameters()}], lr=0.1)
+        for _ in range(2):
+            loss = head(backbone(torch.randn(8, 4))).pow(2).mean()
+            first.zero_grad(); second.zero_grad(); loss.backward(); first.step(); second.step()
+    """,
     # a forward hook that keeps a module's detached input (line 6) on a ReLU used twice per
     # forward (lines 9, 10): the second call replaces the first one's record before the backward
     # hook reads it. The run shows the premise of a static GW721, never a finding alone
@@ -257,3 +294,9 @@ def test_hook_slot_of_an_input_alias_is_a_premise(runs):
     assert result.runtime_findings == []
     [p] = [p for p in result.premises if p.code == "GW721"]
     assert p.row == 6 and sorted(_rows(p, "call")) == [9, 10]
+
+
+def test_optimizer_rebuilt_from_an_emptied_iterator(runs):
+    f = _one(runs["optimizer_rebuilt_from_emptied_iterator"], "GW719")
+    assert f.row == 4 and "one-shot iterator" in f.message
+    assert sorted(_rows(f, "optimizer")) == [6, 6] and _rows(f, "step") == [11]

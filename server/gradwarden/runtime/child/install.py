@@ -5,6 +5,7 @@ from . import ctxstash as _cs
 from . import evalmode as _evalmode
 from . import hookslots as _hookslots
 from . import mode as _md
+from . import oneshot as _oneshot
 from . import polluted as _polluted
 from . import staleopt as _staleopt
 from . import untrained as _untrained
@@ -30,6 +31,7 @@ def install(config):
     _state.finalizers.append(_untrained.finish)
     _staleopt.install()
     _state.finalizers.append(_staleopt.finish)
+    _oneshot.install()
     _patch_parameter_new()
     _hookslots.install()
     _evalmode.install()
