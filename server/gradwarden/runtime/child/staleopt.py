@@ -33,6 +33,10 @@ _found = weakref.WeakKeyDictionary()  # optimizer -> (new instance ref, step sit
 # name that held it was rebound, and only the optimizer keeps its parameters alive)
 _owner = weakref.WeakKeyDictionary()
 _MAX_MODULES = 4000  # modules looked at when an optimizer is built
+# optimizers noted (the owner search walks every module): the first ones of a run are those a
+# rebinding can leave behind; a program that builds one per step (an inner loop) stops paying
+_MAX_NOTED = 16
+_noted = [0]
 
 
 def _trainable(opt):
@@ -143,8 +147,9 @@ def finish():
 
 def note_optimizer(opt):
     """When an optimizer is built: the class and construction site of the instance it trains."""
-    if _mod_sites is None:
+    if _mod_sites is None or _noted[0] >= _MAX_NOTED:
         return
+    _noted[0] += 1
     try:
         params = _trainable(opt)
         modules = list(_mod_sites.keys())
