@@ -249,7 +249,10 @@ class GradientReach:
                     self._emit_term(cut, used_at, span, "term")
 
     def _emit_term(self, cut: Cut, where: Span, bspan: Span, kind: str) -> None:
+        used = where
         where = self.config.get(cut, where)
+        if cut.at_region and cut.region is not None and cut not in self.config:
+            where = cut.region  # the helper's `@torch.no_grad()`: dropping it is the fix
         key = (kind, where)
         if key in self.reported:
             return
@@ -260,6 +263,10 @@ class GradientReach:
         else:
             why = f"this value is cut from the graph by {how}, and it is added to the loss as a constant"
         related = (Related(bspan, "the backward that gets no gradient through it", "backward"),)
+        if where is not used and where == cut.region:
+            why = f"this helper runs under {how} and cuts the graph of the tensor it is given; its result " \
+                  f"is added to the loss as a constant"
+            related = (Related(used, "its result is added to the loss here", "note"),) + related
         if cut in self.config and cut.span is not None:
             why = f"this object's configuration (a flag its constructor sets) picks, at line {cut.span.row}, a " \
                   f"value cut from the graph by {how}, and that value is then {'used' if kind == 'hook' else 'added to the loss'}"

@@ -26,6 +26,8 @@ class Builtins:
     def call_builtin(self, name: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
         if name == "isinstance" and len(args) == 2:
             return self.builtin_isinstance(args[0], args[1], st)
+        if name == "importlib.import_module" and args and isinstance(args[0], ConstV):
+            return self.it.projects.import_by_name(args[0].value, node, st)
         if name == "range":
             vals = [a.value for a in args if isinstance(a, ConstV)]
             if len(vals) == len(args) and all(isinstance(v, int) for v in vals):
@@ -133,8 +135,9 @@ class Builtins:
                 kv = self.it.ev.known_items(pair, st) if isinstance(pair, SeqV) else None
                 if kv and len(kv) == 2:
                     entries.append((self.it.ev.dict_key(kv[0]), kv[1]))
-            if args and isinstance(args[0], DictV):
-                entries.extend(st.dicts.get(args[0].did, ()))
+            src = self.it.ev.mapping(args[0], st) if args else None
+            if src is not None:
+                entries.extend(st.dicts.get(src.did, ()))
             entries.extend((("c", k), v) for k, v in kwargs.items())
             st.own("dicts")[d.did] = tuple(entries)
             return d
@@ -264,12 +267,23 @@ class Builtins:
             if name == "items":
                 return self.it.ev.new_seq([self.it.ev.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN, v], st, kind="tuple")
                                            for k, v in entries], st)
-            if name == "update" and args and isinstance(args[0], DictV):
-                for k, v in st.dicts.get(args[0].did, ()):
+            if name == "update" and (args or kwargs):
+                src = self.it.ev.mapping(args[0], st) if args else None
+                if args and src is None:
+                    return UNKNOWN
+                for k, v in st.dicts.get(src.did, ()) if src is not None else ():
                     self.it.ev.dict_set(seq, ConstV(k[1]) if k[0] == "c" else UNKNOWN, v, st)
+                for k, v in kwargs.items():
+                    self.it.ev.dict_set(seq, ConstV(k), v, st)
                 return NONE
             if name == "pop" and args:
-                return self.it.ev.dict_get(seq, args[0], st)
+                v = self.it.ev.dict_get(seq, args[0], st)
+                key = self.it.ev.dict_key(args[0])
+                if key[0] == "c" and any(k == key for k, _ in entries):
+                    st.own("dicts")[seq.did] = tuple(e for e in entries if e[0] != key)  # `cfg.pop("type")`
+                elif isinstance(v, UnknownV) and len(args) > 1:
+                    return args[1]
+                return v
         return UNKNOWN
 
     # ================================================================== super()

@@ -422,6 +422,10 @@ class Tensors:
             if n.id in seen or n.id in pred_nodes:
                 continue
             seen.add(n.id)
+            if n.id in st.freed:
+                # the target carries a graph a backward already freed: the backward through this loss
+                # raises there (GW402, where the graph was kept), gradients never flow into it
+                return
             if set(n.leaves) & params and (best is None or n.seq > best.seq):
                 best = n
             stack.extend(n.inputs)

@@ -306,6 +306,10 @@ class Calls:
         if info.is_module:
             st.set_attr(obj.oid, "training", TRUE)
             st.set_attr(obj.oid, "__module__", TRUE)
+        elif info.dict_base:  # its items: `super().__init__(defaults)`, `self[k]`, `self.update(...)`
+            items = DictV(fresh_id())
+            st.own("dicts")[items.did] = ()
+            st.set_attr(obj.oid, "__items__", items)
         init = info.find_method("__init__")
         if init and run_init:
             if self.it.init_depth >= self.it.init_limit:
@@ -320,4 +324,7 @@ class Calls:
             # ``class QuantLinear(nn.Linear)`` without an ``__init__``: nn.Linear's own builds
             # the parameters from the constructor's arguments
             self.it.modules.adopt_torch_module(obj, info.torch_base, args, kwargs, st, _SpanNode(span))
+        elif run_init and info.dict_base:  # ``class Config(dict)`` without an ``__init__``: dict's
+            items = st.attrs(obj.oid).get("__items__")
+            self.it.builtins.call_seq_method(items, "update", args, kwargs, st, _SpanNode(span))
         return obj

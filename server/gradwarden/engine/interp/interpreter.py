@@ -69,6 +69,7 @@ class ClassInfo:
     is_function: bool = False  # torch.autograd.Function subclass
     torch_base: str = ""  # e.g. "torch.nn.Module"
     parents: List["ClassInfo"] = field(default_factory=list)
+    dict_base: bool = False  # a subclass of ``dict`` (an attribute-style config): instances hold items
 
     def find_method(self, name: str) -> Optional[Tuple["ClassInfo", ast.FunctionDef]]:
         if name in self.methods:

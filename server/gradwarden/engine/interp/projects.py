@@ -125,6 +125,17 @@ class ProjectImports:
             return UNKNOWN
         return ref_value("project", dotted, ProjectModule(path, dotted, resolver.filename))
 
+    def import_by_name(self, dotted: Any, node: ast.AST, st: State) -> Value:
+        """``importlib.import_module("configs.retinanet")`` with a name the code spells out: that
+        module of the project, run as ``import`` runs it (a relative or computed name: unknown)."""
+        if not isinstance(dotted, str) or not dotted or dotted.startswith(".") or \
+                not all(part.isidentifier() for part in dotted.split(".")):
+            return UNKNOWN
+        value = self.module(dotted)
+        if isinstance(value, RefV):
+            self.run_imported(dotted, node, st)
+        return value
+
     def run_imported(self, dotted: str, stmt: ast.AST, st: State) -> None:
         """``import a.b.c`` runs ``a``, ``a.b`` and ``a.b.c`` (a package that registers its
         classes when imported: ``import mmdet_lite.models``)."""

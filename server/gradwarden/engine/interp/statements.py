@@ -272,9 +272,11 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
     def module_ref(self, qual: str) -> Value:
         if qual == "torch" or qual.startswith("torch."):
             return ref_value("torch", qual)
-        if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os", "dataclasses"):
+        if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os", "dataclasses",
+                    "importlib", "runpy"):
             return ref_value("module", qual)
-        if qual.startswith(("copy.", "math.", "itertools.", "functools.")) or qual == "dataclasses.replace":
+        if qual.startswith(("copy.", "math.", "itertools.", "functools.")) or qual in (
+                "dataclasses.replace", "importlib.import_module", "runpy.run_path", "runpy.run_module"):
             return ref_value("builtin", qual)
         return UNKNOWN
 
@@ -298,6 +300,9 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
                     info.is_module |= b.target.is_module
                     info.is_function |= b.target.is_function
                     info.torch_base = info.torch_base or b.target.torch_base
+                    info.dict_base |= b.target.dict_base
+                elif isinstance(b, RefV) and b.kind == "builtin" and b.name in ("dict", "collections.OrderedDict"):
+                    info.dict_base = True
                 elif isinstance(b, RefV) and b.kind == "torch":
                     info.torch_base = b.name
                     if b.name in ("torch.autograd.Function", "torch.autograd.function.Function"):
