@@ -140,6 +140,8 @@ class Expressions:
         attrs = st.attrs(obj.oid)
         if attr in attrs:
             return attrs[attr]
+        if "__namespace__" in attrs:
+            return UNKNOWN  # an option the parser does not define (or set later)
         cls = attrs.get("__class__")
         if isinstance(cls, RefV) and cls.kind == "class":
             found = cls.target.find_method(attr)
@@ -481,7 +483,12 @@ class Expressions:
 
     # -- truth of conditions
     def truth(self, node: ast.expr, st: State) -> Optional[bool]:
-        return self.truth_of(self.eval(node, st))
+        v = self.eval(node, st)
+        if v.__class__ is DictV and st.dicts.get(v.did):  # type: ignore[attr-defined]
+            return True  # a dict holding items (`if self.state:` once the state is set)
+        if v.__class__ is SeqV and v.kind != "homogeneous" and st.lists.get(v.lid):  # type: ignore[attr-defined]
+            return True
+        return self.truth_of(v)
 
     @staticmethod
     def truth_of(v: Value) -> Optional[bool]:
