@@ -364,6 +364,10 @@ class ImportResolver:
     def _find(self, module: str, level: int, name: Optional[str]) -> Optional[Path]:
         bases = self._bases(level)
         parts = module.split(".") if module else []
+        if not parts and level and name is None:
+            # `from . import register`: the package itself, whose `__init__.py` defines the name
+            init = bases[0] / "__init__.py"
+            return init if init.is_file() and self._inside(init) else None
         for base in bases:
             for cand in ([parts + [name]] if name else []) + [parts]:
                 if not cand:

@@ -212,6 +212,9 @@ class ProjectImports:
         work.frames = [{"__name__": ConstV(fm.path.stem)}]
         work.fi = 0
         work._shared.discard(("frame", 0))
+        # while it runs, a module importing it back (`from . import register` in a submodule
+        # the package's `__init__` imports at its end) sees the names defined so far, as Python does
+        fm.globals = work.frames[0]
         it.foreign_stack.append((fm, anchor))
         exits: List[State] = []
         try:
