@@ -259,3 +259,120 @@ FREED_TARGET = {
 def test_a_target_carrying_a_freed_graph_is_one_finding(tmp_path):
     found = loud(project(tmp_path / "bad", FREED_TARGET))
     assert [c for _, _, c in found] == ["GW402"], found
+
+
+# argparse defaults name the recurrent module (`getattr(nn, args.cell)`: an LSTM), and a helper that
+# detaches tensors and lists hands the LSTM's `(h, c)` tuple back unchanged; torch raises at the
+# second chunk's backward ("Trying to backward through the graph a second time")
+REPACKAGE = {
+    "lm/state.py": """
+        import torch
+
+
+        def cut_history(state):
+            if isinstance(state, torch.Tensor):
+                return state.detach()
+            if isinstance(state, list):
+                return [cut_history(s) for s in state]
+            return state
+    """,
+    "lm/net.py": """
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self, cell):
+                super().__init__()
+                self.rnn = getattr(nn, cell)(3, 5)
+                self.out = nn.Linear(5, 2)
+
+            def forward(self, x, state):
+                y, state = self.rnn(x, state)
+                return self.out(y), state
+    """,
+    "fit.py": """
+        import argparse
+
+        import torch
+
+        from lm.net import Net
+        from lm.state import cut_history
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--cell", default="LSTM")
+        parser.add_argument("--chunks", type=int, default="3")
+        args = parser.parse_args()
+
+        if __name__ == "__main__":
+            net = Net(args.cell)
+            state = (torch.zeros(1, 2, 5), torch.zeros(1, 2, 5))
+            for _ in range(args.chunks):
+                state = cut_history(state)
+                y, state = net(torch.randn(4, 2, 3), state)
+                y.sum().backward()
+    """,
+}
+
+
+def test_a_detaching_helper_that_returns_a_tuple_unchanged_is_where_the_graph_is_kept(tmp_path):
+    assert loud(project(tmp_path / "bad", REPACKAGE)) == [("lm/state.py", 9, "GW402")]
+    fixed = dict(REPACKAGE, **{"lm/state.py": REPACKAGE["lm/state.py"].replace(
+        "isinstance(state, list)", "isinstance(state, (list, tuple))").replace(
+        "[cut_history(s) for s in state]", "type(state)(cut_history(s) for s in state)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+    # a command-line value the code passes itself is not a default: unknown, silent
+    unknown = dict(REPACKAGE, **{"fit.py": REPACKAGE["fit.py"].replace(
+        "parser.parse_args()", 'parser.parse_args(["--cell", "GRU"])')})
+    assert loud(project(tmp_path / "given", unknown)) == []
+
+
+# a package whose `__init__` defines the registry and then imports the submodules that fill it
+# (`from . import register` runs while the package is still being imported); torch raises at the
+# backward: "... output 0 of SigmoidBackward0, is at version 1; expected version 0"
+LATE_REGISTRY = {
+    "heads/__init__.py": """
+        HEADS = {}
+
+
+        def register(name):
+            def add(cls):
+                HEADS[name] = cls
+                return cls
+            return add
+
+
+        from . import gate  # noqa: E402,F401
+    """,
+    "heads/gate.py": """
+        import torch
+        import torch.nn as nn
+
+        from . import register
+
+
+        @register("gate")
+        class Gate(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(3, 3)
+
+            def forward(self, x):
+                g = torch.sigmoid(self.lin(x))
+                g.mul_(2.0)
+                return g
+    """,
+    "main.py": """
+        import torch
+
+        from heads import HEADS
+
+        HEADS["gate"]()(torch.randn(2, 3)).sum().backward()
+    """,
+}
+
+
+def test_a_registry_filled_by_the_submodules_its_package_imports_at_its_end(tmp_path):
+    assert loud(project(tmp_path / "bad", LATE_REGISTRY)) == [("heads/gate.py", 15, "GW201")]
+    fixed = dict(LATE_REGISTRY, **{"heads/gate.py": LATE_REGISTRY["heads/gate.py"].replace(
+        "g.mul_(2.0)", "g = g * 2.0")})
+    assert loud(project(tmp_path / "ok", fixed)) == []

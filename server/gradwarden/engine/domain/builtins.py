@@ -270,6 +270,10 @@ class Builtins:
                 return default
             if name == "values":
                 return self.it.ev.new_seq([v for _, v in entries], st)
+            if name == "copy":  # `args = cfg.copy()`: a new dict with the same items
+                d = DictV(fresh_id())
+                st.own("dicts")[d.did] = tuple(entries)
+                return d
             if name == "keys":
                 return self.it.ev.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in entries], st)
             if name == "items":

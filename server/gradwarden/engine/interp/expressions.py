@@ -37,7 +37,7 @@ _NAMEDTUPLE_FIELDS = {"values": 0, "indices": 1, "eigenvalues": 0, "eigenvectors
 
 # the methods of a dict subclass's items (``super().__init__(d)`` fills the empty dict as ``update`` does)
 _DICT_METHODS = {"__init__": "update", "update": "update", "get": "get", "pop": "pop", "setdefault": "setdefault",
-                 "items": "items", "keys": "keys", "values": "values", "__getitem__": "get"}
+                 "items": "items", "keys": "keys", "values": "values", "__getitem__": "get", "copy": "copy"}
 
 BUILTINS = frozenset("""
 len range enumerate zip list tuple dict set isinstance issubclass next iter sum min max abs float int
