@@ -20,6 +20,7 @@ from gradwarden.rules.data import AnchorAliasesParameter, DataWriteToSaved, Hidd
 from gradwarden.rules.flow import (
     BackwardWithoutGrad, NonScalarBackward, GradInputNotInGraph, RequiresGradOnNonLeaf, GradOfNonLeaf, OptimizeNonLeaf,
     OptimizerWithoutGrad, CheckpointWithoutGrad, BackwardIgnoresGradOutput, GradientsNeverZeroed,
+    InputGradAccumulates,
     ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved, ZeroGradientOp,
 )
 from gradwarden.rules.flowterms import (
@@ -70,6 +71,7 @@ RULES: Tuple[Type[Rule], ...] = (
     CheckpointWithoutGrad,
     BackwardIgnoresGradOutput,
     GradientsNeverZeroed,
+    InputGradAccumulates,
     ModuleRequiresGradAttribute,
     InferenceTensorSaved,
     ZeroGradientOp,

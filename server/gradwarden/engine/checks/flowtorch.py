@@ -484,6 +484,7 @@ class FlowTensors(Tensors):
     def tensor_getattr(self, t: TensorV, attr: str, st: State, node: ast.AST) -> Value:
         if attr == "grad":
             self.it.training.check_grad_read(st, t, node)
+            self.it.training.check_grad_accumulated(st, t, node)
         out = super().tensor_getattr(t, attr, st, node)
         if attr in META_ATTRS:
             return PLAIN_NUMBER if isinstance(out, UnknownV) else out
