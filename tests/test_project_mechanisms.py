@@ -376,3 +376,31 @@ def test_a_registry_filled_by_the_submodules_its_package_imports_at_its_end(tmp_
     fixed = dict(LATE_REGISTRY, **{"heads/gate.py": LATE_REGISTRY["heads/gate.py"].replace(
         "g.mul_(2.0)", "g = g * 2.0")})
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# `runpy.run_path` of a project config file whose path the code spells out; torch raises at the
+# backward: "... output 0 of SigmoidBackward0, is at version 1; expected version 0"
+RUN_PATH = {
+    "configs/base.py": """
+        act = dict(type="ReLU", inplace=True)
+    """,
+    "train.py": """
+        import runpy
+
+        import torch
+        import torch.nn as nn
+
+        cfg = runpy.run_path("configs/base.py")
+        spec = dict(cfg["act"])
+        act = getattr(nn, spec.pop("type"))(**spec)
+        x = torch.randn(3, requires_grad=True)
+        y = torch.sigmoid(x)
+        act(y).sum().backward()
+    """,
+}
+
+
+def test_a_config_file_run_by_runpy_run_path(tmp_path):
+    assert loud(project(tmp_path / "bad", RUN_PATH)) == [("train.py", 11, "GW201")]
+    fixed = dict(RUN_PATH, **{"configs/base.py": 'act = dict(type="ReLU", inplace=False)\n'})
+    assert loud(project(tmp_path / "ok", fixed)) == []

@@ -30,6 +30,8 @@ class Builtins:
             return self.new_parser(kwargs.get("parents"), st)
         if name == "importlib.import_module" and args and isinstance(args[0], ConstV):
             return self.it.projects.import_by_name(args[0].value, node, st)
+        if name == "runpy.run_path" and args and isinstance(args[0], ConstV):
+            return self.it.projects.run_by_path(args[0].value, node, st)
         if name == "range":
             vals = [a.value for a in args if isinstance(a, ConstV)]
             if len(vals) == len(args) and all(isinstance(v, int) for v in vals):

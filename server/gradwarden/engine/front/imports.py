@@ -341,6 +341,18 @@ class ImportResolver:
             found[key] = self._find(module, level, name)
         return found[key]
 
+    def find_path(self, rel: str) -> Optional[Path]:
+        """``runpy.run_path("configs/base.py")``: that file of the project, the path taken from the
+        project root (where a script is run from) or from the running file's folder."""
+        if self.root is None or not rel.endswith(".py"):
+            return None
+        here = self._lookups.resolve(Path(self.filename)).parent
+        for base in (self.root, here):
+            f = base / rel
+            if f.is_file() and self._inside(f):
+                return f
+        return None
+
     def find_dir(self, module: str, level: int) -> bool:
         """Is ``module`` a folder of the project (a namespace package, without ``__init__.py``)?"""
         if self.root is None or not module:

@@ -18,7 +18,7 @@ from typing import Any, List, Optional
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.state.halt import Halt
 from gradwarden.engine.state.model import (
-    ConstV, RefV, State, UNKNOWN, UnknownV, Value, join_states, ref_value,
+    ConstV, DictV, RefV, State, UNKNOWN, UnknownV, Value, fresh_id, join_states, ref_value,
 )
 
 # imports followed this many modules away from the analysed file (a script -> its package's
@@ -135,6 +135,21 @@ class ProjectImports:
         if isinstance(value, RefV):
             self.run_imported(dotted, node, st)
         return value
+
+    def run_by_path(self, rel: Any, node: ast.AST, st: State) -> Value:
+        """``runpy.run_path("configs/base.py")`` with a path the code spells out: that project
+        file run as an import runs it; its globals as the dict ``run_path`` returns."""
+        if not isinstance(rel, str) or not self.active():
+            return UNKNOWN
+        resolver = self._resolver()
+        path = resolver.find_path(rel)
+        fm = self.loaded(resolver, path, node, st) if path is not None else None
+        if fm is None:
+            return UNKNOWN
+        d = DictV(fresh_id())
+        st.own("dicts")[d.did] = tuple((("c", k), v) for k, v in fm.globals.items()
+                                       if isinstance(k, str) and not k.startswith("__"))
+        return d
 
     def run_imported(self, dotted: str, stmt: ast.AST, st: State) -> None:
         """``import a.b.c`` runs ``a``, ``a.b`` and ``a.b.c`` (a package that registers its
