@@ -46,6 +46,21 @@ def _plain_tensors(self: Any, st: State, obj: ObjV, tids: Sequence[int], node: a
         return
 
 
+def _arith_grad_reads(self: Any, scope: ast.AST) -> Any:
+    """The ``.grad`` reads of ``scope`` (a function, or the module) that its arithmetic uses:
+    an operand (``total = total + x.grad``, ``x - lr * x.grad``) or an augmented value
+    (``total += x.grad``)."""
+    cache = self.flow.__dict__.setdefault("arith_grad_reads", {})
+    found = cache.get(id(scope))
+    if found is None:
+        found = set()
+        for n in ast.walk(scope):
+            operands = (n.left, n.right) if isinstance(n, ast.BinOp) else (n.value,) if isinstance(n, ast.AugAssign) else ()
+            found.update(id(o) for o in operands if isinstance(o, ast.Attribute) and o.attr == "grad")
+        cache[id(scope)] = found
+    return found
+
+
 def _made_in_helper(self: Any, info: Any) -> Optional[Span]:
     """The op that made a tensor, when a function of another module of the project, called
     from the code now running, made it by that op itself (``return torch.randn(...,
@@ -206,6 +221,8 @@ class TrainingChecks:
             return
         if any(t.tid in params for params in st.meta.get("optimizers", {}).values()) or st.writes.get(info.counter):
             return  # an optimizer's parameter (GW710 at its step), or weights the loop updates itself
+        if id(node) not in _arith_grad_reads(self, self.it.call_stack[-1] if self.it.call_stack else self.it.tree):
+            return  # read for a print or a log: the running sum is shown, nothing is computed from it
         seen = set()
         for rec in st.grads.get(t.tid, ()):
             if rec[0] in seen:
