@@ -109,6 +109,7 @@ class AnchorAliasesParameter(Rule):
     family = "F"
     severity = Severity.WARNING
     summary = "A kept p.data / p.detach() compared with p: an alias that moves with the weights, the difference is always zero."
+    NO_FIX = (0,)  # no automatic fix yet: the snapshot's `.clone()` is written by hand
     message = "`{name}` is the parameter's memory through {how}, not a copy: every update of `{param}` moves it too, so the difference at line {line} is always zero and that term gives no gradient (keep `.detach().clone()`)"
     INVALID = (
         """

@@ -645,6 +645,7 @@ class InputGradAccumulates(Rule):
     family = "H"
     severity = Severity.WARNING
     summary = "An input's .grad read in a loop that backwards into it and never resets it."
+    NO_FIX = (0,)  # no automatic fix yet: where the reset goes (after the read) is written by hand
     message = "this backward adds into `{name}.grad` every iteration and nothing in the loop resets it: the read at line {read_line} gets the sum of every backward so far (reset it with `{name}.grad = None`)"
     INVALID = (
         """
