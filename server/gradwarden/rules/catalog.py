@@ -16,10 +16,11 @@ from gradwarden.rules.saved import SavedTensorModified, SavedTensorModifiedInBac
 from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputInplace, ExpandedParameterData, CustomFunctionOutputInplace, MultiViewInplace, BackwardGradientCount, LegacyFunction, GradientForNonTensorInput
 from gradwarden.rules.graph import BackwardFreesGraph, StaleGraphUse, GraphCarriedIntoLoop, StaleRetainedGraph, RunningLossKeepsGraph
 from gradwarden.rules.optimizer import StepBeforeBackward, FusedStepBeforeBackward, PollutedGradients, MissingDetachFreesGraph, TargetNotDetached, PolicyWeightNotDetached, PeerTargetNotDetached
-from gradwarden.rules.data import DataWriteToSaved, HiddenWrite
+from gradwarden.rules.data import AnchorAliasesParameter, DataWriteToSaved, HiddenWrite
 from gradwarden.rules.flow import (
     BackwardWithoutGrad, NonScalarBackward, GradInputNotInGraph, RequiresGradOnNonLeaf, GradOfNonLeaf, OptimizeNonLeaf,
     OptimizerWithoutGrad, CheckpointWithoutGrad, BackwardIgnoresGradOutput, GradientsNeverZeroed,
+    InputGradAccumulates,
     ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved, ZeroGradientOp,
 )
 from gradwarden.rules.flowterms import (
@@ -58,6 +59,7 @@ RULES: Tuple[Type[Rule], ...] = (
     PeerTargetNotDetached,
     DataWriteToSaved,
     HiddenWrite,
+    AnchorAliasesParameter,
     BackwardWithoutGrad,
     NonScalarBackward,
     GradInputNotInGraph,
@@ -69,6 +71,7 @@ RULES: Tuple[Type[Rule], ...] = (
     CheckpointWithoutGrad,
     BackwardIgnoresGradOutput,
     GradientsNeverZeroed,
+    InputGradAccumulates,
     ModuleRequiresGradAttribute,
     InferenceTensorSaved,
     ZeroGradientOp,

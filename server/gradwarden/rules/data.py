@@ -92,3 +92,58 @@ class HiddenWrite(Rule):
         w.data -= 0.1 * w.grad  # a leaf updated by hand: not part of a graph
         """,
     )
+
+
+class AnchorAliasesParameter(Rule):
+    """A reference copy of the weights kept as ``p.data`` (or ``p.detach()``), then compared with
+    the parameter: ``(p - anchor) ** 2``.
+
+    ``.data`` and ``.detach()`` share the parameter's memory: every optimizer step moves the
+    anchor with the weights, so the difference is always zero and the penalty (EWC, L2-SP, a
+    proximal term) pulls towards nothing, silently. Keep a snapshot: ``p.detach().clone()``.
+    """
+
+    event = "anchor_aliases_param"
+    code = "GW603"
+    name = "anchor-aliases-parameter"
+    family = "F"
+    severity = Severity.WARNING
+    summary = "A kept p.data / p.detach() compared with p: an alias that moves with the weights, the difference is always zero."
+    NO_FIX = (0,)  # no automatic fix yet: the snapshot's `.clone()` is written by hand
+    message = "`{name}` is the parameter's memory through {how}, not a copy: every update of `{param}` moves it too, so the difference at line {line} is always zero and that term gives no gradient (keep `.detach().clone()`)"
+    INVALID = (
+        """
+        import torch
+        w = torch.nn.Parameter(torch.randn(3))
+        opt = torch.optim.SGD([w], lr=0.1)
+        anchor = w.data  # <-
+        for _ in range(3):
+            loss = w.pow(2).sum() + ((w - anchor) ** 2).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        w = torch.nn.Parameter(torch.randn(3))
+        opt = torch.optim.SGD([w], lr=0.1)
+        anchor = w.detach().clone()
+        for _ in range(3):
+            loss = w.pow(2).sum() + ((w - anchor) ** 2).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        """
+        import torch
+        w = torch.nn.Parameter(torch.randn(3))
+        opt = torch.optim.SGD([w], lr=0.1)
+        for _ in range(3):
+            loss = (w - w.detach()).sum() * 2.0 + w.pow(2).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+    )

@@ -628,6 +628,61 @@ class BackwardIgnoresGradOutput(Rule):
     )
 
 
+class InputGradAccumulates(Rule):
+    """A loop backwards into the same input (a leaf made to require grad: a saliency map, an
+    adversarial example, an inverted latent no optimizer holds) and reads its ``.grad`` every
+    iteration, never resetting it.
+
+    ``backward()`` *adds* into ``.grad``: each read gets the sum of every iteration's gradient so
+    far, not this iteration's (SmoothGrad summing running totals, an attack stepping along an
+    accumulated direction). Nothing raises. Reset it between iterations: ``x.grad = None`` or
+    ``x.grad.zero_()``, or take the gradient with ``torch.autograd.grad``.
+    """
+
+    event = "input_grad_accumulates"
+    code = "GW729"
+    name = "input-grad-accumulates"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "An input's .grad read in a loop that backwards into it and never resets it."
+    NO_FIX = (0,)  # no automatic fix yet: where the reset goes (after the read) is written by hand
+    message = "this backward adds into `{name}.grad` every iteration and nothing in the loop resets it: the read at line {read_line} gets the sum of every backward so far (reset it with `{name}.grad = None`)"
+    INVALID = (
+        """
+        import torch
+        model = torch.nn.Linear(4, 2)
+        x = torch.randn(1, 4, requires_grad=True)
+        total = torch.zeros(1, 4)
+        for _ in range(3):
+            x.data = torch.randn(1, 4)
+            model(x).sum().backward()  # <-
+            total += x.grad
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        model = torch.nn.Linear(4, 2)
+        x = torch.randn(1, 4, requires_grad=True)
+        total = torch.zeros(1, 4)
+        for _ in range(3):
+            x.data = torch.randn(1, 4)
+            model(x).sum().backward()
+            total += x.grad
+            x.grad = None
+        """,
+        """
+        import torch
+        model = torch.nn.Linear(4, 2)
+        total = torch.zeros(1, 4)
+        for _ in range(3):
+            x = torch.randn(1, 4, requires_grad=True)
+            model(x).sum().backward()
+            total += x.grad
+        """,
+    )
+
+
 class GradientsNeverZeroed(Rule):
     """A training loop that steps the optimizer every iteration and never resets ``.grad``.
 

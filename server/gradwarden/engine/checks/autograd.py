@@ -18,6 +18,8 @@ from gradwarden.engine.state.model import (
 LOGPROB_MAKERS = frozenset({"log_softmax", "LogSoftmax", "_log_softmax"})
 LOGPROB_SELECTORS = frozenset({"gather", "index_select", "take_along_dim", "index"})  # picks the chosen actions
 LOGPROB_KEEPERS = frozenset({"squeeze", "unsqueeze", "view", "reshape", "sum", "select", "flatten", "mean", "neg"})
+# ops joining tensors: log-probabilities of the chosen actions collected step by step and stacked
+LOGPROB_JOINERS = frozenset({"stack", "cat", "concat", "concatenate", "hstack", "vstack"})
 
 # ops whose forward-mode derivative writes into their output in place (measured, torch 2.13)
 JVP_WRITES_OUTPUT = frozenset({"softmax", "log_softmax", "_softmax", "_log_softmax", "Softmax", "LogSoftmax"})
@@ -168,6 +170,9 @@ class Graph:
         first = st.t[tensors[0][0].tid].logprob if tensors and tensors[0] else ""
         kind = "action" if opname == "log_prob" or first and opname in LOGPROB_SELECTORS else \
             "dist" if opname in LOGPROB_MAKERS else first if opname in LOGPROB_KEEPERS else ""
+        if not kind and first and opname in LOGPROB_JOINERS and all(st.t[t.tid].logprob == first
+                                                                     for ts in tensors for t in ts):
+            kind = first
         if kind:
             for out in outs[:1]:
                 st.update_t(out.tid, logprob=kind)

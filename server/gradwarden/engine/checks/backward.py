@@ -396,7 +396,8 @@ class BackwardPass:
                 if stale_tid in st.t and st.t[stale_tid].name:
                     facts["name"] = st.t[stale_tid].name
             info = st.t.get(stale_tid) if stale_tid is not None else None
-            stored = (info.held_at or info.stored_at) if info is not None else None
+            stored = (self.it.passed_through.get(stale_tid) or info.held_at or info.stored_at) \
+                if info is not None else None
             uspan = stored or use.stale_site or use.report_span or use.span
             if stored is not None:
                 # what reads the old value back also reads this iteration's one, kept at the

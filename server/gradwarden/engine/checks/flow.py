@@ -248,7 +248,24 @@ class FlowFacts:
             return inherited
         region = self._region(st)
         return Cut("nograd", span, what or "`torch.no_grad()`", sure=region is not None,
-                   stack=tuple(self.it.call_spans), region=region)
+                   stack=tuple(self.it.call_spans), region=region,
+                   at_region=region is not None and (
+                       inherited is not None and inherited.at_region and inherited.region == region
+                       or self._cuts_argument(st, tensors)))
+
+    def _cuts_argument(self, st: State, tensors: Sequence[TensorV]) -> bool:
+        """The innermost region off is a ``@torch.no_grad()`` helper's decorator and one of
+        ``tensors`` is an argument it was handed that requires grad: the helper transforms a value
+        of the graph (``decode(pred)``) and its decorator cuts it, rather than a helper reading
+        statistics of a model (``stats(policy, obs)``) whose use in a loss is the slip."""
+        if any(off for _, off in self.with_stack):
+            return False
+        stack, args = self.it.call_stack, self.it.call_args
+        for i in range(len(stack) - 1, -1, -1):
+            if _nograd_decorator(stack[i]) is not None:
+                passed = args[i] if i < len(args) else frozenset()
+                return any(t.tid in passed and st.t[t.tid].rg is True for t in tensors if t.tid in st.t)
+        return False
 
     def _cut_here(self, kind: str, span: Optional[Span], what: str, sure: bool = True, origin: Optional[Cut] = None) -> Cut:
         return Cut(kind, span, what, sure=sure, stack=tuple(self.it.call_spans), origin=origin)

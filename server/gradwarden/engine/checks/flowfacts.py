@@ -31,6 +31,9 @@ class Cut:
     stack: Tuple[Span, ...] = ()  # the call sites that led to the cut (outermost first)
     region: Optional[Span] = None  # no_grad: the `with` / decorator / set_grad_enabled that disabled grad
     origin: Optional["Cut"] = None  # rewrap: where the value left autograd (`.item()` ...)
+    # no_grad: the region is a helper's decorator and the helper cut a graph-carrying argument it
+    # was handed (a differentiable transform run under no_grad): the decorator is the fix
+    at_region: bool = False
 
 
 DATA = Cut("data")

@@ -262,8 +262,14 @@ class FlowTorchCalls(TorchCalls):
                 if origin.sure:
                     self.flow.cuts[out.tid] = DATA
                 return
-            self.flow.cuts[out.tid] = self.flow._cut_here("rewrap", span, f"`{qual.replace('torch.', 'torch.', 1)}(...)`",
-                                                          sure=origin.sure, origin=origin)
+            self.flow.cuts[out.tid] = cut = self.flow._cut_here("rewrap", span, f"`{qual.replace('torch.', 'torch.', 1)}(...)`",
+                                                                sure=origin.sure, origin=origin)
+            if origin.kind == "detach" and origin.span is None:
+                # a copy of tensors that carry graphs (`torch.tensor([loss_a, loss_b])`): the graphs it left
+                graphed = [t for v in args[:1] for t in self.it.graph.slot_tensors(st, v)
+                           if t.tid in st.t and st.t[t.tid].rg is True]
+                if graphed:
+                    self.flow.reach.note_cut(st, cut, graphed)
         elif oi.rg is True and origin is not None and origin.kind != "data":
             self.flow.rewrapped[out.tid] = self.flow._cut_here("rewrap", span, f"`{qual}(...)`", origin=origin)
             self.flow.reach.note_leaf(out.tid, origin)  # `torch.tensor(w.tolist(), requires_grad=True)`
@@ -483,6 +489,7 @@ class FlowTensors(Tensors):
     def tensor_getattr(self, t: TensorV, attr: str, st: State, node: ast.AST) -> Value:
         if attr == "grad":
             self.it.training.check_grad_read(st, t, node)
+            self.it.training.check_grad_accumulated(st, t, node)
         out = super().tensor_getattr(t, attr, st, node)
         if attr in META_ATTRS:
             return PLAIN_NUMBER if isinstance(out, UnknownV) else out

@@ -163,7 +163,11 @@ class GradientReach:
                     # a number, or a tensor known to be one (a reduced term): `x + y.detach()` of whole
                     # tensors is a shift the code may mean (a baseline, a residual of another model)
                     scalar = x.__class__ is NumberV or self.flow.shapes.get(x.tid) == ()  # type: ignore[attr-defined]
-                    found.append((c, self.flow._frame_span(c.stack, c.span) or c.span, scalar))
+                    # a re-wrap (`torch.tensor(per_level)`) is changed where it is made, in whichever
+                    # function; other cuts where the current code reaches them (a no_grad helper's call)
+                    used = c.span if c.kind == "rewrap" and c.span is not None else \
+                        self.flow._frame_span(c.stack, c.span) or c.span
+                    found.append((c, used, scalar))
         if found:
             self.operand_cuts[node.id] = (opname, tuple(found))
             self._straight_through(st, opname, slots, outs, found, node)
@@ -249,7 +253,10 @@ class GradientReach:
                     self._emit_term(cut, used_at, span, "term")
 
     def _emit_term(self, cut: Cut, where: Span, bspan: Span, kind: str) -> None:
+        used = where
         where = self.config.get(cut, where)
+        if cut.at_region and cut.region is not None and cut not in self.config:
+            where = cut.region  # the helper's `@torch.no_grad()`: dropping it is the fix
         key = (kind, where)
         if key in self.reported:
             return
@@ -260,6 +267,10 @@ class GradientReach:
         else:
             why = f"this value is cut from the graph by {how}, and it is added to the loss as a constant"
         related = (Related(bspan, "the backward that gets no gradient through it", "backward"),)
+        if where is not used and where == cut.region:
+            why = f"this helper runs under {how} and cuts the graph of the tensor it is given; its result " \
+                  f"is added to the loss as a constant"
+            related = (Related(used, "its result is added to the loss here", "note"),) + related
         if cut in self.config and cut.span is not None:
             why = f"this object's configuration (a flag its constructor sets) picks, at line {cut.span.row}, a " \
                   f"value cut from the graph by {how}, and that value is then {'used' if kind == 'hook' else 'added to the loss'}"

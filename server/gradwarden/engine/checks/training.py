@@ -46,6 +46,21 @@ def _plain_tensors(self: Any, st: State, obj: ObjV, tids: Sequence[int], node: a
         return
 
 
+def _arith_grad_reads(self: Any, scope: ast.AST) -> Any:
+    """The ``.grad`` reads of ``scope`` (a function, or the module) that its arithmetic uses:
+    an operand (``total = total + x.grad``, ``x - lr * x.grad``) or an augmented value
+    (``total += x.grad``)."""
+    cache = self.flow.__dict__.setdefault("arith_grad_reads", {})
+    found = cache.get(id(scope))
+    if found is None:
+        found = set()
+        for n in ast.walk(scope):
+            operands = (n.left, n.right) if isinstance(n, ast.BinOp) else (n.value,) if isinstance(n, ast.AugAssign) else ()
+            found.update(id(o) for o in operands if isinstance(o, ast.Attribute) and o.attr == "grad")
+        cache[id(scope)] = found
+    return found
+
+
 def _made_in_helper(self: Any, info: Any) -> Optional[Span]:
     """The op that made a tensor, when a function of another module of the project, called
     from the code now running, made it by that op itself (``return torch.randn(...,
@@ -191,6 +206,33 @@ class TrainingChecks:
             f"; the arithmetic with it at line {span.row} raises TypeError" if arith else ""},
             related=(Related(span, "`.grad` is read here: it is None", "note"),) if made != span else (),
             fix_facts={"read_span": span, "name": info.name}, severity=3 if maybe else 1 if arith else None))
+
+    def check_grad_accumulated(self: Any, st: State, t: TensorV, node: ast.AST) -> None:
+        """GW729: the ``.grad`` of a leaf no optimizer holds (an input made to require grad:
+        saliency, an attack, an inversion) read in a loop whose backward adds into it every
+        iteration while nothing resets it: the read gets the sum of every backward so far.
+        Decided at the end of the run (a reset later in the loop makes it fine)."""
+        if not st.loop_ctx:
+            return
+        lid, k = st.loop_ctx[-1]
+        info = st.t.get(t.tid)
+        if k < 2 or lid in self.flow.zeroed_loops or info is None or not info.leaf or info.rg is not True or \
+                info.param or t.tid in self.flow.manual_grads:
+            return
+        if any(t.tid in params for params in st.meta.get("optimizers", {}).values()) or st.writes.get(info.counter):
+            return  # an optimizer's parameter (GW710 at its step), or weights the loop updates itself
+        if id(node) not in _arith_grad_reads(self, self.it.call_stack[-1] if self.it.call_stack else self.it.tree):
+            return  # read for a print or a log: the running sum is shown, nothing is computed from it
+        seen = set()
+        for rec in st.grads.get(t.tid, ()):
+            if rec[0] in seen:
+                span = self.it.span_of(node)
+                name = self.it.text_of(node.value) if isinstance(node, ast.Attribute) else info.name
+                self.flow.pending_accum.append((lid, Event("input_grad_accumulates", rec[0], {
+                    "name": name or "tensor", "read_line": span.row},
+                    related=(Related(span, "this read gets the sum of every backward so far", "note"),))))
+                return
+            seen.add(rec[0])
 
     def check_optimizer_params(self: Any, st: State, obj: ObjV, node: ast.AST) -> None:
         tids = _params_of(st, obj)

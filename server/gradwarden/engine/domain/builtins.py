@@ -90,13 +90,25 @@ class Builtins:
             return self._filter(args, st, node)
         if name == "isinstance" and len(args) == 2:
             return self.builtin_isinstance(args[0], args[1], st)
+        if name == "argparse.ArgumentParser":
+            return self.new_parser(kwargs.get("parents"), st)
+        if name == "importlib.import_module" and args and isinstance(args[0], ConstV):
+            return self.it.projects.import_by_name(args[0].value, node, st)
+        if name == "runpy.run_path" and args and isinstance(args[0], ConstV):
+            return self.it.projects.run_by_path(args[0].value, node, st)
         if name == "range":
             vals = [a.value for a in args if isinstance(a, ConstV)]
             if len(vals) == len(args) and all(isinstance(v, int) for v in vals):
                 r = range(*vals)
                 if len(r) <= 8:
                     return self.it.ev.new_seq([ConstV(i) for i in r], st)
-            return self.it.ev.new_seq([PLAIN_NUMBER], st, kind="homogeneous")  # integers, of unknown value
+            seq = self.it.ev.new_seq([PLAIN_NUMBER], st, kind="homogeneous")  # integers, of unknown value
+            if len(args) >= 2 and isinstance(args[0], ConstV) and isinstance(args[0].value, int) and (
+                    len(args) == 2 or isinstance(args[2], ConstV) and isinstance(args[2].value, int) and args[2].value > 0):
+                # range(0, n, k) of an unknown n: its first iteration, if any, is the start (a loop
+                # over truncated-BPTT chunks resets its state when `j == 0` and carries it after)
+                self.it.range_starts[seq.lid] = args[0]
+            return seq
         if name in ("list", "tuple", "sorted", "reversed", "set", "iter"):
             if not args:
                 return self.it.ev.new_seq([], st)
@@ -197,8 +209,9 @@ class Builtins:
                 kv = self.it.ev.known_items(pair, st) if isinstance(pair, SeqV) else None
                 if kv and len(kv) == 2:
                     entries.append((self.it.ev.dict_key(kv[0]), kv[1]))
-            if args and isinstance(args[0], DictV):
-                entries.extend(st.dicts.get(args[0].did, ()))
+            src = self.it.ev.mapping(args[0], st) if args else None
+            if src is not None:
+                entries.extend(st.dicts.get(src.did, ()))
             entries.extend((("c", k), v) for k, v in kwargs.items())
             st.own("dicts")[d.did] = tuple(entries)
             return d
@@ -323,17 +336,109 @@ class Builtins:
                 return default
             if name == "values":
                 return self.it.ev.new_seq([v for _, v in entries], st)
+            if name == "copy":  # `args = cfg.copy()`: a new dict with the same items
+                d = DictV(fresh_id())
+                st.own("dicts")[d.did] = tuple(entries)
+                return d
             if name == "keys":
                 return self.it.ev.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in entries], st)
             if name == "items":
                 return self.it.ev.new_seq([self.it.ev.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN, v], st, kind="tuple")
                                            for k, v in entries], st)
-            if name == "update" and args and isinstance(args[0], DictV):
-                for k, v in st.dicts.get(args[0].did, ()):
+            if name == "update" and (args or kwargs):
+                src = self.it.ev.mapping(args[0], st) if args else None
+                if args and src is None:
+                    return UNKNOWN
+                for k, v in st.dicts.get(src.did, ()) if src is not None else ():
                     self.it.ev.dict_set(seq, ConstV(k[1]) if k[0] == "c" else UNKNOWN, v, st)
+                for k, v in kwargs.items():
+                    self.it.ev.dict_set(seq, ConstV(k), v, st)
                 return NONE
             if name == "pop" and args:
-                return self.it.ev.dict_get(seq, args[0], st)
+                v = self.it.ev.dict_get(seq, args[0], st)
+                key = self.it.ev.dict_key(args[0])
+                if key[0] == "c" and any(k == key for k, _ in entries):
+                    st.own("dicts")[seq.did] = tuple(e for e in entries if e[0] != key)  # `cfg.pop("type")`
+                elif isinstance(v, UnknownV) and len(args) > 1:
+                    return args[1]
+                return v
+        return UNKNOWN
+
+    # ================================================================== argparse
+    def new_parser(self, parents: Optional[Value], st: State) -> Value:
+        """``argparse.ArgumentParser(...)``: an object holding each option's default (the values
+        ``python script.py`` runs with), its ``parents``' included."""
+        parser = ObjV(fresh_id())
+        defaults = DictV(fresh_id())
+        entries: List[Any] = []
+        for p in self.it.ev.known_items(parents, st) or () if parents is not None else ():
+            got = st.attrs(p.oid).get("__argparser__") if isinstance(p, ObjV) else None
+            if isinstance(got, DictV):
+                entries.extend(st.dicts.get(got.did, ()))
+        st.own("dicts")[defaults.did] = tuple(entries)
+        st.set_attr(parser.oid, "__argparser__", defaults)
+        return parser
+
+    def parser_method(self, parser: ObjV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State) -> Value:
+        defaults = st.attrs(parser.oid)["__argparser__"]
+        if name in ("add_argument_group", "add_mutually_exclusive_group"):
+            return parser  # its options are the parser's
+        if name == "set_defaults":
+            for k, v in kwargs.items():
+                self.it.ev.dict_set(defaults, ConstV(k), v, st)
+            return NONE
+        if name == "add_argument":
+            flags = [a.value for a in args if isinstance(a, ConstV) and isinstance(a.value, str)]
+            if not flags or len(flags) != len(args):
+                return UNKNOWN
+            longs = [f for f in flags if f.startswith("--")]
+            dest_v = kwargs.get("dest")
+            dest = dest_v.value if isinstance(dest_v, ConstV) and isinstance(dest_v.value, str) else \
+                (longs[0] if longs else flags[0]).lstrip("-").replace("-", "_")
+            self.it.ev.dict_set(defaults, ConstV(dest), self._option_default(flags, kwargs), st)
+            return UNKNOWN
+        if name in ("parse_args", "parse_known_args"):
+            given = args[0] if args else kwargs.get("args", NONE)
+            if not (isinstance(given, ConstV) and given.value is None or
+                    isinstance(given, SeqV) and given.kind != "homogeneous" and not st.lists.get(given.lid)):
+                return UNKNOWN  # arguments the code passes: not the defaults
+            ns = ObjV(fresh_id())
+            st.set_attr(ns.oid, "__namespace__", TRUE)
+            for k, v in st.dicts.get(defaults.did, ()):
+                if k[0] == "c" and isinstance(k[1], str):
+                    st.set_attr(ns.oid, k[1], v)
+            if name == "parse_known_args":
+                return self.it.ev.new_seq([ns, self.it.ev.new_seq([], st)], st, kind="tuple")
+            return ns
+        return UNKNOWN
+
+    @staticmethod
+    def _option_default(flags: List[str], kwargs: Dict[str, Value]) -> Value:
+        """What ``parse_args()`` gives an option nobody passes: its default (a string converted by
+        ``type`` as argparse does), ``store_true``'s False; a required or positional one: unknown."""
+        action = kwargs.get("action")
+        act = action.value if isinstance(action, ConstV) else None if action is None else "?"
+        required = kwargs.get("required")
+        nargs = kwargs.get("nargs")
+        if not flags[0].startswith("-") and not (isinstance(nargs, ConstV) and nargs.value in ("?", "*")) or \
+                not (required is None or isinstance(required, ConstV) and not required.value):
+            return UNKNOWN
+        if "default" in kwargs:
+            value = kwargs["default"]
+            kind = kwargs.get("type")
+            if isinstance(value, ConstV) and isinstance(value.value, str) and isinstance(kind, RefV) and \
+                    kind.kind == "builtin" and kind.name in ("int", "float"):
+                try:
+                    return ConstV((int if kind.name == "int" else float)(value.value))
+                except ValueError:
+                    return UNKNOWN
+            return value
+        if act == "store_true":
+            return FALSE
+        if act == "store_false":
+            return TRUE
+        if act in (None, "store", "append", "count", "extend"):
+            return NONE
         return UNKNOWN
 
     # ================================================================== super()

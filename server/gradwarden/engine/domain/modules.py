@@ -358,6 +358,8 @@ class Modules:
         attrs = st.attrs(obj.oid)
         if "__optim__" in attrs:
             return self.it.optim.optimizer_method(obj, name, args, kwargs, st, node)
+        if "__argparser__" in attrs:
+            return self.it.builtins.parser_method(obj, name, args, kwargs, st)
         if "__ctx__" in attrs:
             return self.it.functions.ctx_method(obj, name, args, st, node)
         if "__dist__" in attrs:

@@ -355,6 +355,8 @@ class Tensors:
         if name is None:
             return UNKNOWN
         if isinstance(left, TensorV):
+            if name == "sub" and right.__class__ is TensorV:
+                self.check_anchor_alias(left, right, st, node)  # type: ignore[arg-type]
             return self.call_tensor_method(left, name, [right], {}, st, node)
         if isinstance(right, TensorV):
             if name in {"add", "mul", "bitwise_and", "bitwise_or", "bitwise_xor"}:
@@ -393,6 +395,23 @@ class Tensors:
         others = [rhs] if isinstance(rhs, TensorV) else []
         self.it.writes.inplace_autograd(st, cur, info, others, span, name)
 
+    def check_anchor_alias(self, param: TensorV, anchor: TensorV, st: State, node: ast.AST) -> None:
+        """GW603: ``p - anchor`` where the anchor is ``p.data`` (or ``p.detach()``) taken earlier and
+        kept (an EWC / L2-SP / proximal term's reference weights): an alias of the parameter's
+        memory, updated with it by every step, so the difference is always zero and the penalty
+        pulls nowhere. Reported where the alias is taken (a ``.clone()`` there is the fix)."""
+        pi, ai = st.t.get(param.tid), st.t.get(anchor.tid)
+        if pi is None or ai is None or ai.alias_of != param.tid or ai.rg is not False or not pi.param or \
+                not pi.leaf or ai.created is None:
+            return
+        span = self.it.span_of(node)
+        if ai.created.row == span.row and ai.created.file == span.file:
+            return  # `w - w.detach()` written in one expression: a surrogate, meant
+        self.it.emit(Event("anchor_aliases_param", ai.created, {
+            "name": ai.name or "the anchor", "param": pi.name or "the parameter", "line": span.row,
+            "how": "`.data`" if ai.data_alias else "`.detach()`"},
+            related=(Related(span, "the difference that is always zero", "note"),)))
+
     def check_target_detached(self, pred: Value, target: Value, st: State, span: Span) -> None:
         """GW505: a regression target that requires grad through the very parameters of the
         prediction (a bootstrap target, a teacher that is the student): gradients flow into
@@ -422,6 +441,10 @@ class Tensors:
             if n.id in seen or n.id in pred_nodes:
                 continue
             seen.add(n.id)
+            if n.id in st.freed:
+                # the target carries a graph a backward already freed: the backward through this loss
+                # raises there (GW402, where the graph was kept), gradients never flow into it
+                return
             if set(n.leaves) & params and (best is None or n.seq > best.seq):
                 best = n
             stack.extend(n.inputs)

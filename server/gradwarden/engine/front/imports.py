@@ -341,6 +341,18 @@ class ImportResolver:
             found[key] = self._find(module, level, name)
         return found[key]
 
+    def find_path(self, rel: str) -> Optional[Path]:
+        """``runpy.run_path("configs/base.py")``: that file of the project, the path taken from the
+        project root (where a script is run from) or from the running file's folder."""
+        if self.root is None or not rel.endswith(".py"):
+            return None
+        here = self._lookups.resolve(Path(self.filename)).parent
+        for base in (self.root, here):
+            f = base / rel
+            if f.is_file() and self._inside(f):
+                return f
+        return None
+
     def find_dir(self, module: str, level: int) -> bool:
         """Is ``module`` a folder of the project (a namespace package, without ``__init__.py``)?"""
         if self.root is None or not module:
@@ -364,6 +376,10 @@ class ImportResolver:
     def _find(self, module: str, level: int, name: Optional[str]) -> Optional[Path]:
         bases = self._bases(level)
         parts = module.split(".") if module else []
+        if not parts and level and name is None:
+            # `from . import register`: the package itself, whose `__init__.py` defines the name
+            init = bases[0] / "__init__.py"
+            return init if init.is_file() and self._inside(init) else None
         for base in bases:
             for cand in ([parts + [name]] if name else []) + [parts]:
                 if not cand:

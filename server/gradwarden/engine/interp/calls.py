@@ -29,6 +29,21 @@ def _concrete_torch_module(qual: str) -> bool:
                                                                              "ParameterDict")
 
 
+def _reaches_freed(st: State, t: TensorV, limit: int = 400) -> bool:
+    """Whether ``t``'s graph (its first ``limit`` nodes) goes through a node a backward freed."""
+    fn = st.t[t.tid].grad_fn
+    stack, seen = [fn] if fn is not None else [], set()
+    while stack and len(seen) < limit:
+        n = stack.pop()
+        if n.id in seen:
+            continue
+        if n.id in st.freed:
+            return True
+        seen.add(n.id)
+        stack.extend(n.inputs)
+    return False
+
+
 class Calls:
     """The ``calls`` role: inlined calls and instantiation."""
 
@@ -262,9 +277,13 @@ class Calls:
         rets = [r for _, r in results]
         # A tensor that carries a graph on one of the paths stands for the call's value: a
         # branch the analysis cannot decide (`if input.is_cuda and self.ngpu > 1:` around an
-        # op it does not know) must not hide what the other path shows
-        ret = next((r for r in rets if isinstance(r, TensorV) and r.tid in merged.t and merged.t[r.tid].rg is True),
-                   None) or next((r for r in rets if isinstance(r, TensorV)), None) or next(
+        # op it does not know) must not hide what the other path shows; of several, one whose
+        # graph goes through a graph a backward already freed (`if not bptt: reset the state`,
+        # else the state carried from the previous chunk): the path that raises
+        graphed = [r for r in rets if isinstance(r, TensorV) and r.tid in merged.t and merged.t[r.tid].rg is True]
+        if len(graphed) > 1 and merged.freed:
+            graphed.sort(key=lambda r: not _reaches_freed(merged, r))
+        ret = (graphed[0] if graphed else None) or next((r for r in rets if isinstance(r, TensorV)), None) or next(
             (r for r in rets if not isinstance(r, UnknownV)), UNKNOWN)
         st.become(merged)
         return ret
@@ -306,6 +325,10 @@ class Calls:
         if info.is_module:
             st.set_attr(obj.oid, "training", TRUE)
             st.set_attr(obj.oid, "__module__", TRUE)
+        elif info.dict_base:  # its items: `super().__init__(defaults)`, `self[k]`, `self.update(...)`
+            items = DictV(fresh_id())
+            st.own("dicts")[items.did] = ()
+            st.set_attr(obj.oid, "__items__", items)
         init = info.find_method("__init__")
         if init and run_init:
             if self.it.init_depth >= self.it.init_limit:
@@ -320,4 +343,7 @@ class Calls:
             # ``class QuantLinear(nn.Linear)`` without an ``__init__``: nn.Linear's own builds
             # the parameters from the constructor's arguments
             self.it.modules.adopt_torch_module(obj, info.torch_base, args, kwargs, st, _SpanNode(span))
+        elif run_init and info.dict_base:  # ``class Config(dict)`` without an ``__init__``: dict's
+            items = st.attrs(obj.oid).get("__items__")
+            self.it.builtins.call_seq_method(items, "update", args, kwargs, st, _SpanNode(span))
         return obj

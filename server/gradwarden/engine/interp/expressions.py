@@ -35,6 +35,10 @@ _CMPOPS = {ast.Eq: _op.eq, ast.NotEq: _op.ne, ast.Lt: _op.lt, ast.LtE: _op.le, a
 _NAMEDTUPLE_FIELDS = {"values": 0, "indices": 1, "eigenvalues": 0, "eigenvectors": 1, "U": 0, "S": 1, "V": 2,
                       "Vh": 2, "Q": 0, "R": 1, "sign": 0, "logabsdet": 1, "L": 0, "solution": 0, "output": 0}
 
+# the methods of a dict subclass's items (``super().__init__(d)`` fills the empty dict as ``update`` does)
+_DICT_METHODS = {"__init__": "update", "update": "update", "get": "get", "pop": "pop", "setdefault": "setdefault",
+                 "items": "items", "keys": "keys", "values": "values", "__getitem__": "get", "copy": "copy"}
+
 BUILTINS = frozenset("""
 len range enumerate zip list tuple dict set isinstance issubclass next iter sum min max abs float int
 bool str print getattr setattr hasattr super sorted reversed map filter any all round type id callable
@@ -51,6 +55,7 @@ class Expressions:
         # node class -> the class's ex_* function (None: no handler), filled as met: eval runs
         # for every node, a name built and looked up each time costs
         self._ex_handlers: Dict[type, Any] = {}
+        self._getattr_running: set = set()  # (object, attribute) a user `__getattr__` is looking up
 
     # ------------------------------------------------------------------ expressions
     def eval(self, node: Optional[ast.expr], st: State) -> Value:
@@ -98,6 +103,11 @@ class Expressions:
             return self.object_getattr(obj, attr, st, node)  # type: ignore[arg-type]
         if cls is RefV:
             if obj.kind == "super":
+                if obj.target.dict_base and isinstance(obj.bound, ObjV) and not any(
+                        p.find_method(attr) for p in obj.target.parents):
+                    items = st.attrs(obj.bound.oid).get("__items__")
+                    if isinstance(items, DictV) and attr in _DICT_METHODS:  # dict.__init__ fills an empty dict
+                        return ref_value("boundseq", _DICT_METHODS[attr], None, items)
                 return self.it.modules.super_attr(obj, attr)
             if obj.kind == "torch":
                 return ref_value("torch", f"{obj.name}.{attr}")
@@ -130,6 +140,8 @@ class Expressions:
         attrs = st.attrs(obj.oid)
         if attr in attrs:
             return attrs[attr]
+        if "__namespace__" in attrs:
+            return UNKNOWN  # an option the parser does not define (or set later)
         cls = attrs.get("__class__")
         if isinstance(cls, RefV) and cls.kind == "class":
             found = cls.target.find_method(attr)
@@ -138,7 +150,45 @@ class Expressions:
             expr = cls.target.class_attrs.get(attr)
             if expr is not None and isinstance(expr, ast.Constant):
                 return ConstV(expr.value)
+            if "__module__" not in attrs and not attr.startswith("__"):
+                missing = self.missing_attr(obj, cls.target, attr, attrs, st, node)
+                if missing is not None:
+                    return missing
         return self.it.modules.builtin_object_attr(obj, attr, st)
+
+    def missing_attr(self, obj: ObjV, cls: Any, attr: str, attrs: Dict[str, Value], st: State,
+                     node: ast.AST) -> Optional[Value]:
+        """An attribute a plain object of the user's class does not hold: a ``dict`` subclass's
+        methods (``cfg.update``), its items when its ``__dict__`` is itself (``AttrDict``), and the
+        class's own ``__getattr__`` (``cfg.OPTIMIZER`` of a config returning ``self[name]``)."""
+        items = attrs.get("__items__")
+        if isinstance(items, DictV):
+            if attr in _DICT_METHODS:
+                return ref_value("boundseq", _DICT_METHODS[attr], None, items)
+            me = attrs.get("__dict__")
+            if isinstance(me, ObjV) and me.oid == obj.oid:
+                return self.dict_get(items, ConstV(attr), st)
+        hook = cls.find_method("__getattr__")
+        if hook is None:
+            return None
+        key = (obj.oid, attr)
+        if key in self._getattr_running:
+            return UNKNOWN  # `__getattr__` asking for what it is looking up: unknown, not a loop
+        self._getattr_running.add(key)
+        try:
+            return self.call(ref_value("method", "__getattr__", hook, obj), [ConstV(attr)], {}, st, node)
+        finally:
+            self._getattr_running.discard(key)
+
+    def mapping(self, v: Value, st: State) -> Optional[DictV]:
+        """The items of a dict, or of an instance of a ``dict`` subclass."""
+        if isinstance(v, DictV):
+            return v
+        if isinstance(v, ObjV):
+            items = st.attrs(v.oid).get("__items__")
+            if isinstance(items, DictV):
+                return items
+        return None
 
     def ex_Subscript(self, node: ast.Subscript, st: State) -> Value:
         obj = self.eval(node.value, st)
@@ -167,6 +217,9 @@ class Expressions:
         if isinstance(obj, ObjV):
             if isinstance(node.slice, ast.Slice):
                 return self.slice_container(obj, node.slice, st)
+            items = self.mapping(obj, st)
+            if items is not None:
+                return self.dict_get(items, idx, st)
             return self.it.modules.object_getitem(obj, idx, st)
         return UNKNOWN
 
@@ -430,7 +483,12 @@ class Expressions:
 
     # -- truth of conditions
     def truth(self, node: ast.expr, st: State) -> Optional[bool]:
-        return self.truth_of(self.eval(node, st))
+        v = self.eval(node, st)
+        if v.__class__ is DictV and st.dicts.get(v.did):  # type: ignore[attr-defined]
+            return True  # a dict holding items (`if self.state:` once the state is set)
+        if v.__class__ is SeqV and v.kind != "homogeneous" and st.lists.get(v.lid):  # type: ignore[attr-defined]
+            return True
+        return self.truth_of(v)
 
     @staticmethod
     def truth_of(v: Value) -> Optional[bool]:
@@ -502,6 +560,7 @@ class Expressions:
         for kw in node.keywords:
             v = self.eval(kw.value, st)
             if kw.arg is None:
+                v = self.mapping(v, st) or v
                 if isinstance(v, DictV):
                     for k, val in st.dicts.get(v.did, ()):
                         if k[0] == "c" and isinstance(k[1], str):

@@ -69,6 +69,7 @@ class ClassInfo:
     is_function: bool = False  # torch.autograd.Function subclass
     torch_base: str = ""  # e.g. "torch.nn.Module"
     parents: List["ClassInfo"] = field(default_factory=list)
+    dict_base: bool = False  # a subclass of ``dict`` (an attribute-style config): instances hold items
 
     def find_method(self, name: str) -> Optional[Tuple["ClassInfo", ast.FunctionDef]]:
         if name in self.methods:
@@ -140,6 +141,9 @@ class Interpreter:
         # functions whose precise run, called from the module's code, ran out (where it stopped):
         # later calls run coarsely at once (engine/interp/calls.py)
         self.coarse_defs: Dict[int, Optional[StopPoint]] = {}
+        # tensor id -> the `return arg` of a detaching helper that handed it back with its graph
+        self.passed_through: Dict[int, Span] = {}
+        self.range_starts: Dict[int, Value] = {}  # list id of a `range(a, n)` of unknown n -> a, its first item
         self.callsites: Any = None  # engine.front.callsites.CallSites, built for the first standalone run
         # engine/incremental/unitcache.UnitSession (the language server): replays the results of
         # top-level statements whose analysis cannot have changed; None (the CLI) analyses every one

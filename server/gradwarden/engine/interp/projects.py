@@ -18,7 +18,7 @@ from typing import Any, List, Optional
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.state.halt import Halt
 from gradwarden.engine.state.model import (
-    ConstV, RefV, State, UNKNOWN, UnknownV, Value, join_states, ref_value,
+    ConstV, DictV, RefV, State, UNKNOWN, UnknownV, Value, fresh_id, join_states, ref_value,
 )
 
 # imports followed this many modules away from the analysed file (a script -> its package's
@@ -125,6 +125,32 @@ class ProjectImports:
             return UNKNOWN
         return ref_value("project", dotted, ProjectModule(path, dotted, resolver.filename))
 
+    def import_by_name(self, dotted: Any, node: ast.AST, st: State) -> Value:
+        """``importlib.import_module("configs.retinanet")`` with a name the code spells out: that
+        module of the project, run as ``import`` runs it (a relative or computed name: unknown)."""
+        if not isinstance(dotted, str) or not dotted or dotted.startswith(".") or \
+                not all(part.isidentifier() for part in dotted.split(".")):
+            return UNKNOWN
+        value = self.module(dotted)
+        if isinstance(value, RefV):
+            self.run_imported(dotted, node, st)
+        return value
+
+    def run_by_path(self, rel: Any, node: ast.AST, st: State) -> Value:
+        """``runpy.run_path("configs/base.py")`` with a path the code spells out: that project
+        file run as an import runs it; its globals as the dict ``run_path`` returns."""
+        if not isinstance(rel, str) or not self.active():
+            return UNKNOWN
+        resolver = self._resolver()
+        path = resolver.find_path(rel)
+        fm = self.loaded(resolver, path, node, st) if path is not None else None
+        if fm is None:
+            return UNKNOWN
+        d = DictV(fresh_id())
+        st.own("dicts")[d.did] = tuple((("c", k), v) for k, v in fm.globals.items()
+                                       if isinstance(k, str) and not k.startswith("__"))
+        return d
+
     def run_imported(self, dotted: str, stmt: ast.AST, st: State) -> None:
         """``import a.b.c`` runs ``a``, ``a.b`` and ``a.b.c`` (a package that registers its
         classes when imported: ``import mmdet_lite.models``)."""
@@ -201,6 +227,9 @@ class ProjectImports:
         work.frames = [{"__name__": ConstV(fm.path.stem)}]
         work.fi = 0
         work._shared.discard(("frame", 0))
+        # while it runs, a module importing it back (`from . import register` in a submodule
+        # the package's `__init__` imports at its end) sees the names defined so far, as Python does
+        fm.globals = work.frames[0]
         it.foreign_stack.append((fm, anchor))
         exits: List[State] = []
         try:

@@ -43,6 +43,7 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         # node class -> the class's stmt_* function (None: no handler), filled as met: exec_stmt
         # runs for every statement, a name built and looked up each time costs
         self._stmt_handlers: Dict[type, Any] = {}
+        self._detaches: Dict[int, bool] = {}  # id(FunctionDef) -> whether its code calls .detach()
         self.revisits = 0  # enclosing loops now running their second iteration
         self.unroll_product = 1  # runs of the current body that enclosing unrolled loops make
 
@@ -210,7 +211,29 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
     def stmt_Return(self, stmt: ast.Return, st: State) -> List[State]:
         st.retval = self.it.ev.eval(stmt.value, st) if stmt.value is not None else NONE
         st.flow = "return"
+        if stmt.value.__class__ is ast.Name and self.it.call_args and st.retval.__class__ in (TensorV, SeqV):
+            self.note_passed_through(stmt, st.retval, st)
         return [st]
+
+    def note_passed_through(self, stmt: ast.Return, value: Value, st: State) -> None:
+        """A helper that detaches what it is given (``repackage_hidden``: ``.detach()`` on some
+        path) returns an argument as it came (an LSTM's ``(h, c)`` tuple its ``isinstance`` tests
+        did not expect): a graph carried on from there is kept by this return, the line to fix."""
+        fdef = self.it.call_stack[-1]
+        detaches = self._detaches.get(id(fdef))
+        if detaches is None:
+            detaches = self._detaches[id(fdef)] = any(
+                isinstance(n, ast.Attribute) and n.attr in ("detach", "detach_") for n in ast.walk(fdef))
+        if not detaches:
+            return
+        passed = self.it.call_args[-1]
+        tids = [t.tid for t in self.it.graph.slot_tensors(st, value)]
+        if tids and all(t in passed for t in tids):
+            span = self.it.span_of(stmt)
+            for t in tids:
+                info = st.t.get(t)
+                if info is not None and info.grad_fn is not None:
+                    self.it.passed_through[t] = span
 
     def stmt_Break(self, stmt: ast.Break, st: State) -> List[State]:
         st.flow = "break"
@@ -272,9 +295,12 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
     def module_ref(self, qual: str) -> Value:
         if qual == "torch" or qual.startswith("torch."):
             return ref_value("torch", qual)
-        if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os", "dataclasses"):
+        if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os", "dataclasses",
+                    "importlib", "runpy", "argparse"):
             return ref_value("module", qual)
-        if qual.startswith(("copy.", "math.", "itertools.", "functools.")) or qual == "dataclasses.replace":
+        if qual.startswith(("copy.", "math.", "itertools.", "functools.")) or qual in (
+                "dataclasses.replace", "importlib.import_module", "runpy.run_path", "runpy.run_module",
+                "argparse.ArgumentParser"):
             return ref_value("builtin", qual)
         return UNKNOWN
 
@@ -298,6 +324,9 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
                     info.is_module |= b.target.is_module
                     info.is_function |= b.target.is_function
                     info.torch_base = info.torch_base or b.target.torch_base
+                    info.dict_base |= b.target.dict_base
+                elif isinstance(b, RefV) and b.kind == "builtin" and b.name in ("dict", "collections.OrderedDict"):
+                    info.dict_base = True
                 elif isinstance(b, RefV) and b.kind == "torch":
                     info.torch_base = b.name
                     if b.name in ("torch.autograd.Function", "torch.autograd.function.Function"):
@@ -405,6 +434,7 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         known: Dict[Tuple[int, ...], Tuple[List[Value], List[State]]] = {}
         unknown: List[State] = []
         elems: List[Value] = []
+        firsts: List[Optional[Value]] = []  # the first element where it is known (`range(0, n)`)
         freeze = getattr(self, "freeze_loop", None) if shortcuts else None
         for st in states:
             try:
@@ -429,6 +459,7 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
             st.origins = st.origins + ((-1, len(unknown)),)  # its element, for the second iteration
             unknown.append(st)
             elems.append(elem)
+            firsts.append(self.it.range_starts.get(it.lid) if it.__class__ is SeqV else None)
         for items, group in known.values():
             out.extend(self.unroll_items(stmt, items, group))
         if unknown:
@@ -439,7 +470,13 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
                 st.origins = st.origins[:-1] + ((loop_id, st.origins[-1][1]),)
 
             def bind(s: State) -> None:
-                self.it.stores.assign(stmt.target, self.it.ev.fresh_element(elems[_origin(s, loop_id)], s), s, stmt)
+                k = _origin(s, loop_id)
+                # the first iteration binds the known first element when a second one follows
+                # with an unknown one (a loop run once stays unknown: it stands for all iterations)
+                first = firsts[k] if s.loop_ctx and s.loop_ctx[-1] == (loop_id, 1) and not self.runs_once(stmt) \
+                    else None
+                self.it.stores.assign(stmt.target, first if first is not None else
+                                      self.it.ev.fresh_element(elems[k], s), s, stmt)
 
             out.extend(self.loop_group(stmt, unknown, bind, loop_id))
         return self.cap(out)
@@ -532,7 +569,7 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         loop's first iteration, and running it twice there again doubles the cost at every
         level of a nest)."""
         done: List[State] = []
-        once = self.it.init_depth or self.revisits or (self.it.standalone and not self.it.triggered(stmt))
+        once = self.runs_once(stmt)
         if self.revisits and len(states) > 1:
             # widening at the loop head: inside a second iteration of an enclosing loop the
             # paths enter as one (the precise per-path run happened in the first iteration)
@@ -571,6 +608,9 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
             for s in out:
                 s.origins = tuple(o for o in s.origins if o[0] != loop_id)
         return out
+
+    def runs_once(self, stmt: Any) -> bool:
+        return bool(self.it.init_depth or self.revisits or (self.it.standalone and not self.it.triggered(stmt)))
 
     @staticmethod
     def _after_iteration(states: List[State]) -> Tuple[List[State], List[State]]:

@@ -120,9 +120,10 @@ class Stores:
             elif items:
                 items = [value] + items[1:] if obj.kind == "homogeneous" else items
             st.own("lists")[obj.lid] = tuple(items)
-        elif isinstance(obj, DictV):
-            key = self.it.ev.eval(target.slice, st)
-            self.it.ev.dict_set(obj, key, value, st)
+        elif isinstance(obj, (DictV, ObjV)):
+            items = self.it.ev.mapping(obj, st)
+            if items is not None:
+                self.it.ev.dict_set(items, self.it.ev.eval(target.slice, st), value, st)
 
     def aug_assign(self, stmt: ast.AugAssign, st: State) -> None:
         target = stmt.target

@@ -1,0 +1,1 @@
+from .defaults import _C as cfg  # noqa: F401

@@ -1,0 +1,406 @@
+"""What real repositories do to build objects across files, followed by the project analysis
+(issue 23): attribute-style config objects (a ``dict`` subclass read through ``__getattr__``), a
+config module loaded by ``importlib.import_module`` with a literal name, a ``@torch.no_grad()``
+helper that transforms the tensor it is given, and a target carrying a freed graph (one finding,
+not two). Each hazard was run under torch 2.13 (the comment names what it does); each correct
+twin must stay silent."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Dict, List
+
+
+def project(root: Path, files: Dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    return root
+
+
+def loud(root: Path) -> List[tuple]:
+    """The errors and warnings of ``gradwarden check --output-format json .`` from inside ``root``."""
+    proc = subprocess.run([sys.executable, "-m", "gradwarden", "check", "--no-cache", "--output-format", "json", "."],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode in (0, 1), proc.stderr
+    return sorted((d["filename"], d["location"]["row"], d["code"]) for d in json.loads(proc.stdout)
+                  if d["severity"] in ("error", "warning"))
+
+
+# an attribute-style config (``cfg.OPT`` reads ``self["OPT"]``); torch raises at the second backward:
+# "one of the variables needed for gradient computation has been modified by an inplace operation"
+ATTR_CONFIG = {
+    "lib/options.py": """
+        BASE = {"OPT": "SGD", "LR": 0.1}
+
+
+        class Options(dict):
+            def __init__(self, **kw):
+                super().__init__(BASE)
+                self.update(kw)
+
+            def __getattr__(self, key):
+                return self[key]
+    """,
+    "lib/gan.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class Pair(nn.Module):
+            def __init__(self, opts):
+                super().__init__()
+                self.g = nn.Linear(4, 4)
+                self.d = nn.Linear(4, 1)
+                make = getattr(torch.optim, opts.OPT)
+                self.opt_g = make(self.g.parameters(), lr=opts.LR)
+                self.opt_d = make(self.d.parameters(), lr=opts.LR)
+
+            def update(self, x):
+                fake = self.g(x)
+                self.opt_d.zero_grad()
+                self.opt_g.zero_grad()
+                d_loss = self.d(fake.detach()).mean()
+                g_loss = -self.d(fake).mean()
+                d_loss.backward()
+                self.opt_d.step()
+                g_loss.backward()
+                self.opt_g.step()
+    """,
+    "run.py": """
+        import torch
+        from lib.options import Options
+        from lib.gan import Pair
+
+        if __name__ == "__main__":
+            pair = Pair(Options(LR=0.01))
+            for _ in range(2):
+                pair.update(torch.randn(3, 4))
+    """,
+}
+
+
+def test_an_attribute_style_config_object_names_the_optimizer(tmp_path):
+    assert loud(project(tmp_path / "bad", ATTR_CONFIG)) == [("lib/gan.py", 21, "GW501")]
+    # the fix: the generator's loss computed after the discriminator's step
+    g_line = " " * 16 + "g_loss = -self.d(fake).mean()\n"
+    step_line = " " * 16 + "self.opt_d.step()\n"
+    fixed = dict(ATTR_CONFIG, **{"lib/gan.py": ATTR_CONFIG["lib/gan.py"].replace(g_line, "").replace(
+        step_line, step_line + g_line)})
+    assert fixed["lib/gan.py"] != ATTR_CONFIG["lib/gan.py"]
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+def test_an_attr_dict_whose_dict_is_itself(tmp_path):
+    files = dict(ATTR_CONFIG, **{"lib/options.py": """
+        class Options(dict):
+            def __init__(self, *args, **kw):
+                super().__init__(*args, **kw)
+                self.__dict__ = self
+
+
+        BASE = Options(OPT="Adam", LR=0.1)
+    """, "run.py": ATTR_CONFIG["run.py"].replace("Pair(Options(LR=0.01))", "Pair(BASE)").replace(
+        "import Options", "import BASE")})
+    assert loud(project(tmp_path / "bad", files)) == [("lib/gan.py", 21, "GW501")]
+
+
+# a config module named by a literal to importlib, a registry filled by a decorator; torch raises
+# at the backward: "... output 0 of ReluBackward0, is at version 1; expected version 0"
+IMPORTED_CONFIG = {
+    "settings/small.py": """
+        net = {"kind": "Block", "width": 4, "act": {"kind": "ReLU", "inplace": True}}
+    """,
+    "core/__init__.py": "",
+    "core/registry.py": """
+        import torch.nn as nn
+
+        BLOCKS = {}
+
+
+        def register(cls):
+            BLOCKS[cls.__name__] = cls
+            return cls
+
+
+        def build(spec):
+            spec = dict(spec)
+            return BLOCKS[spec.pop("kind")](**spec)
+
+
+        def build_act(spec):
+            spec = dict(spec)
+            return getattr(nn, spec.pop("kind"))(**spec)
+    """,
+    "core/block.py": """
+        import torch.nn as nn
+
+        from core.registry import build_act, register
+
+
+        @register
+        class Block(nn.Module):
+            def __init__(self, width, act):
+                super().__init__()
+                self.conv = nn.Linear(width, width)
+                self.act = build_act(act)
+                self.out = nn.Linear(width, 1)
+                self.skip = nn.Linear(width, 1)
+
+            def forward(self, x):
+                h = self.conv(x)
+                return self.skip(h) + self.out(self.act(h))
+    """,
+    "main.py": """
+        import importlib
+
+        import torch
+
+        import core.block  # noqa: F401  (registers Block)
+        from core.registry import build
+
+
+        def main():
+            cfg = importlib.import_module("settings.small")
+            net = build(cfg.net)
+            net(torch.randn(2, 4)).sum().backward()
+
+
+        if __name__ == "__main__":
+            main()
+    """,
+}
+
+
+def test_a_config_module_loaded_by_import_module_with_a_literal_name(tmp_path):
+    assert loud(project(tmp_path / "bad", IMPORTED_CONFIG)) == [("core/block.py", 17, "GW201")]
+    fixed = dict(IMPORTED_CONFIG, **{"settings/small.py": IMPORTED_CONFIG["settings/small.py"].replace(
+        '"inplace": True', '"inplace": False')})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a box decode run under @torch.no_grad() and used in the loss: nothing raises, the predictions
+# get no gradient through it; the fix drops the decorator
+NO_GRAD_HELPER = {
+    "ops/boxes.py": """
+        import torch
+
+
+        @torch.no_grad()
+        def decode(raw):
+            return torch.cat((raw[:, :2].sigmoid(), raw[:, 2:].exp()), 1)
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+
+        from ops.boxes import decode
+
+        head = nn.Linear(3, 5)
+        opt = torch.optim.SGD(head.parameters(), lr=0.1)
+        for _ in range(2):
+            raw = head(torch.randn(5, 3))
+            loss = raw[:, 4].pow(2).mean() + (decode(raw[:, :4]) - 1).abs().mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+}
+
+
+def test_a_no_grad_helper_transforming_its_argument_is_reported_at_its_decorator(tmp_path):
+    assert loud(project(tmp_path / "bad", NO_GRAD_HELPER)) == [("ops/boxes.py", 4, "GW722")]
+    fixed = dict(NO_GRAD_HELPER, **{"ops/boxes.py": NO_GRAD_HELPER["ops/boxes.py"].replace(
+        "@torch.no_grad()\n        ", "")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a target kept from the previous iteration with its graph: torch raises at the second backward
+# ("Trying to backward through the graph a second time"); that is the one finding (GW402 where it
+# is kept), not also GW505 ("gradients flow into the target"), which never happens
+FREED_TARGET = {
+    "memory.py": """
+        import torch
+
+
+        class Memory:
+            def __init__(self):
+                self.last = torch.zeros(4, 3)
+
+            def keep(self, out):
+                self.last = out * 0.5
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        from memory import Memory
+
+        net = nn.Linear(3, 3)
+        mem = Memory()
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        x = torch.randn(4, 3)
+        for _ in range(2):
+            out = net(x)
+            loss = F.mse_loss(out, mem.last)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            mem.keep(out)
+    """,
+}
+
+
+def test_a_target_carrying_a_freed_graph_is_one_finding(tmp_path):
+    found = loud(project(tmp_path / "bad", FREED_TARGET))
+    assert [c for _, _, c in found] == ["GW402"], found
+
+
+# argparse defaults name the recurrent module (`getattr(nn, args.cell)`: an LSTM), and a helper that
+# detaches tensors and lists hands the LSTM's `(h, c)` tuple back unchanged; torch raises at the
+# second chunk's backward ("Trying to backward through the graph a second time")
+REPACKAGE = {
+    "lm/state.py": """
+        import torch
+
+
+        def cut_history(state):
+            if isinstance(state, torch.Tensor):
+                return state.detach()
+            if isinstance(state, list):
+                return [cut_history(s) for s in state]
+            return state
+    """,
+    "lm/net.py": """
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self, cell):
+                super().__init__()
+                self.rnn = getattr(nn, cell)(3, 5)
+                self.out = nn.Linear(5, 2)
+
+            def forward(self, x, state):
+                y, state = self.rnn(x, state)
+                return self.out(y), state
+    """,
+    "fit.py": """
+        import argparse
+
+        import torch
+
+        from lm.net import Net
+        from lm.state import cut_history
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--cell", default="LSTM")
+        parser.add_argument("--chunks", type=int, default="3")
+        args = parser.parse_args()
+
+        if __name__ == "__main__":
+            net = Net(args.cell)
+            state = (torch.zeros(1, 2, 5), torch.zeros(1, 2, 5))
+            for _ in range(args.chunks):
+                state = cut_history(state)
+                y, state = net(torch.randn(4, 2, 3), state)
+                y.sum().backward()
+    """,
+}
+
+
+def test_a_detaching_helper_that_returns_a_tuple_unchanged_is_where_the_graph_is_kept(tmp_path):
+    assert loud(project(tmp_path / "bad", REPACKAGE)) == [("lm/state.py", 9, "GW402")]
+    fixed = dict(REPACKAGE, **{"lm/state.py": REPACKAGE["lm/state.py"].replace(
+        "isinstance(state, list)", "isinstance(state, (list, tuple))").replace(
+        "[cut_history(s) for s in state]", "type(state)(cut_history(s) for s in state)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+    # a command-line value the code passes itself is not a default: unknown, silent
+    unknown = dict(REPACKAGE, **{"fit.py": REPACKAGE["fit.py"].replace(
+        "parser.parse_args()", 'parser.parse_args(["--cell", "GRU"])')})
+    assert loud(project(tmp_path / "given", unknown)) == []
+
+
+# a package whose `__init__` defines the registry and then imports the submodules that fill it
+# (`from . import register` runs while the package is still being imported); torch raises at the
+# backward: "... output 0 of SigmoidBackward0, is at version 1; expected version 0"
+LATE_REGISTRY = {
+    "heads/__init__.py": """
+        HEADS = {}
+
+
+        def register(name):
+            def add(cls):
+                HEADS[name] = cls
+                return cls
+            return add
+
+
+        from . import gate  # noqa: E402,F401
+    """,
+    "heads/gate.py": """
+        import torch
+        import torch.nn as nn
+
+        from . import register
+
+
+        @register("gate")
+        class Gate(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(3, 3)
+
+            def forward(self, x):
+                g = torch.sigmoid(self.lin(x))
+                g.mul_(2.0)
+                return g
+    """,
+    "main.py": """
+        import torch
+
+        from heads import HEADS
+
+        HEADS["gate"]()(torch.randn(2, 3)).sum().backward()
+    """,
+}
+
+
+def test_a_registry_filled_by_the_submodules_its_package_imports_at_its_end(tmp_path):
+    assert loud(project(tmp_path / "bad", LATE_REGISTRY)) == [("heads/gate.py", 15, "GW201")]
+    fixed = dict(LATE_REGISTRY, **{"heads/gate.py": LATE_REGISTRY["heads/gate.py"].replace(
+        "g.mul_(2.0)", "g = g * 2.0")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# `runpy.run_path` of a project config file whose path the code spells out; torch raises at the
+# backward: "... output 0 of SigmoidBackward0, is at version 1; expected version 0"
+RUN_PATH = {
+    "configs/base.py": """
+        act = dict(type="ReLU", inplace=True)
+    """,
+    "train.py": """
+        import runpy
+
+        import torch
+        import torch.nn as nn
+
+        cfg = runpy.run_path("configs/base.py")
+        spec = dict(cfg["act"])
+        act = getattr(nn, spec.pop("type"))(**spec)
+        x = torch.randn(3, requires_grad=True)
+        y = torch.sigmoid(x)
+        act(y).sum().backward()
+    """,
+}
+
+
+def test_a_config_file_run_by_runpy_run_path(tmp_path):
+    assert loud(project(tmp_path / "bad", RUN_PATH)) == [("train.py", 11, "GW201")]
+    fixed = dict(RUN_PATH, **{"configs/base.py": 'act = dict(type="ReLU", inplace=False)\n'})
+    assert loud(project(tmp_path / "ok", fixed)) == []
