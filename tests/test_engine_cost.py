@@ -261,6 +261,39 @@ def test_files_are_parsed_with_the_collector_held_back_and_its_thresholds_restor
     assert gc.get_threshold() == before
 
 
+def test_the_collector_is_off_during_an_analysis_and_a_files_garbage_cycles_are_freed_after_it(monkeypatch):
+    """Inside a run over many files (one window of fewer collections, as the runner's), the
+    automatic collector is off while a file is analysed and the youngest generation is
+    collected after it: a garbage cycle the analysis made is freed there, not held to the end
+    of the run; the collector's state is restored when the window closes."""
+    import gc
+    import weakref
+
+    from gradwarden.engine.entry import fewer_collections
+
+    class Cycle:
+        pass
+
+    enabled, cycles = [], []
+    real = ast.parse
+
+    def spying(*args, **kwargs):
+        enabled.append(gc.isenabled())
+        node = Cycle()
+        node.me = node  # garbage once the parse returns: only a collection frees it
+        cycles.append(weakref.ref(node))
+        return real(*args, **kwargs)
+
+    was_enabled, before = gc.isenabled(), gc.get_threshold()
+    monkeypatch.setattr(ast, "parse", spying)
+    with fewer_collections():
+        analyze_source("import torch\nx = torch.ones(2, requires_grad=True)\nx.add_(1)\n", "t.py")
+        assert enabled and not any(enabled)
+        assert cycles and all(ref() is None for ref in cycles)
+        assert not gc.isenabled()
+    assert gc.isenabled() == was_enabled and gc.get_threshold() == before
+
+
 def test_interest_through_a_name_called_by_many_functions_is_the_same_fixpoint():
     """Reverse edges are kept per called name: 300 functions calling `shared(` become
     interesting together when `shared` has a trigger, as with the rescanning fixpoint; a
