@@ -444,3 +444,36 @@ def test_call_sites_walk_only_statements_naming_no_grad_and_find_decorated_regio
     assert walked == ["decorated", "Evaluator", "later"]  # not `import torch`, not `plain`
     assert names == CallSites(tree).names_under_no_grad()
     assert {"copy_weights", "score"} <= names and "helper" not in names
+
+
+def test_an_analysis_run_is_freed_by_reference_counts_not_left_as_a_garbage_cycle(monkeypatch):
+    """The interpreter holds its roles and the tables they keep (the flow role's reach, modes,
+    hooks, zeros), each holding it back: ``Interpreter.release`` cuts those links when the run
+    ends, so the run (tree, states, records) is freed where it ends, with the collector off,
+    instead of waiting as one large cycle for a collection that must traverse it."""
+    import gc
+    import weakref
+
+    from gradwarden.engine.interp.interpreter import Interpreter
+
+    made = []
+    real_init = Interpreter.__init__
+
+    def init(self, *args, **kwargs):
+        made.append(weakref.ref(self))
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(Interpreter, "__init__", init)
+    src = ("import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n"
+           "        super().__init__()\n        self.fc = nn.Linear(4, 4)\n\n    def forward(self, x):\n"
+           "        return self.fc(x).relu()\n\n\ndef train(model, opt, loader):\n    for x in loader:\n"
+           "        loss = model(x).sum()\n        opt.zero_grad()\n        loss.backward()\n        opt.step()\n"
+           "        x.add_(1)\n")
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        analyze_source(src, "t.py")
+        assert made and all(ref() is None for ref in made)
+    finally:
+        if was_enabled:
+            gc.enable()
