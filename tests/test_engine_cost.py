@@ -261,6 +261,39 @@ def test_files_are_parsed_with_the_collector_held_back_and_its_thresholds_restor
     assert gc.get_threshold() == before
 
 
+def test_the_collector_is_off_during_an_analysis_and_a_files_garbage_cycles_are_freed_after_it(monkeypatch):
+    """Inside a run over many files (one window of fewer collections, as the runner's), the
+    automatic collector is off while a file is analysed and the youngest generation is
+    collected after it: a garbage cycle the analysis made is freed there, not held to the end
+    of the run; the collector's state is restored when the window closes."""
+    import gc
+    import weakref
+
+    from gradwarden.engine.entry import fewer_collections
+
+    class Cycle:
+        pass
+
+    enabled, cycles = [], []
+    real = ast.parse
+
+    def spying(*args, **kwargs):
+        enabled.append(gc.isenabled())
+        node = Cycle()
+        node.me = node  # garbage once the parse returns: only a collection frees it
+        cycles.append(weakref.ref(node))
+        return real(*args, **kwargs)
+
+    was_enabled, before = gc.isenabled(), gc.get_threshold()
+    monkeypatch.setattr(ast, "parse", spying)
+    with fewer_collections():
+        analyze_source("import torch\nx = torch.ones(2, requires_grad=True)\nx.add_(1)\n", "t.py")
+        assert enabled and not any(enabled)
+        assert cycles and all(ref() is None for ref in cycles)
+        assert not gc.isenabled()
+    assert gc.isenabled() == was_enabled and gc.get_threshold() == before
+
+
 def test_interest_through_a_name_called_by_many_functions_is_the_same_fixpoint():
     """Reverse edges are kept per called name: 300 functions calling `shared(` become
     interesting together when `shared` has a trigger, as with the rescanning fixpoint; a
@@ -411,3 +444,36 @@ def test_call_sites_walk_only_statements_naming_no_grad_and_find_decorated_regio
     assert walked == ["decorated", "Evaluator", "later"]  # not `import torch`, not `plain`
     assert names == CallSites(tree).names_under_no_grad()
     assert {"copy_weights", "score"} <= names and "helper" not in names
+
+
+def test_an_analysis_run_is_freed_by_reference_counts_not_left_as_a_garbage_cycle(monkeypatch):
+    """The interpreter holds its roles and the tables they keep (the flow role's reach, modes,
+    hooks, zeros), each holding it back: ``Interpreter.release`` cuts those links when the run
+    ends, so the run (tree, states, records) is freed where it ends, with the collector off,
+    instead of waiting as one large cycle for a collection that must traverse it."""
+    import gc
+    import weakref
+
+    from gradwarden.engine.interp.interpreter import Interpreter
+
+    made = []
+    real_init = Interpreter.__init__
+
+    def init(self, *args, **kwargs):
+        made.append(weakref.ref(self))
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(Interpreter, "__init__", init)
+    src = ("import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n"
+           "        super().__init__()\n        self.fc = nn.Linear(4, 4)\n\n    def forward(self, x):\n"
+           "        return self.fc(x).relu()\n\n\ndef train(model, opt, loader):\n    for x in loader:\n"
+           "        loss = model(x).sum()\n        opt.zero_grad()\n        loss.backward()\n        opt.step()\n"
+           "        x.add_(1)\n")
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        analyze_source(src, "t.py")
+        assert made and all(ref() is None for ref in made)
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -6,6 +6,7 @@ from typing import Dict, List, Optional, Tuple, Union
 
 from gradwarden.engine.diagnostic import Diagnostic
 from gradwarden.engine.entry import PARSE_ERROR_CODE
+from gradwarden.engine.entry import collect_between_files as _collect_between_files
 from gradwarden.engine.entry import fewer_collections as _fewer_collections
 from gradwarden.engine.entry import parse_error as _parse_error
 from gradwarden.engine.front.source import SourceText, analysed_in_parts, decode_source
@@ -19,7 +20,9 @@ def analyze_source(source: Union[str, bytes], filename: str = "<stdin>") -> List
     # the first allocation there scanned it and promoted it towards full collections of
     # everything the process holds (timm: 0.85 s of 10 s, spent creating SourceText).
     with _fewer_collections():
-        return _analyze_source(source, filename)
+        found = _analyze_source(source, filename)
+    _collect_between_files()
+    return found
 
 
 def _analyze_source(source: Union[str, bytes], filename: str) -> List[Diagnostic]:

@@ -171,9 +171,16 @@ class Interpreter:
         holds its roles and each role holds it: a cycle that only the cyclic collector frees,
         which an analysis keeps mostly off (engine/entry.py: fewer_collections), so everything
         the run built would outlive it and make each collection walk it. What the roles found
-        stays readable; they cannot run again."""
+        stays readable; they cannot run again. The tables a role keeps as attributes and that
+        hold the interpreter too (the ``flow`` role's ``reach``, ``modes``, ``hooks``, ``zeros``)
+        are cut the same way: one such link left kept the whole run (tree, states, records)
+        alive until a collection, as a cycle, after every file."""
         for name in self.roles:
-            getattr(self, name).it = None
+            role = getattr(self, name)
+            role.it = None
+            for held in vars(role).values():
+                if getattr(held, "it", None) is self:
+                    held.it = None
 
     # ------------------------------------------------------------------ entry
     def run(self) -> List[Event]:
