@@ -53,6 +53,20 @@ def test_size_and_file_count(vsix):
     assert len(names) <= MAX_FILES, len(names)
 
 
+def test_the_bundled_server_is_the_source_tree(unpacked):
+    """Every module of the bundled gradwarden is one of the source tree's, and every source
+    module is bundled: a build folder left from an earlier layout must not ship stale modules
+    (setuptools never empties ``build/``; the bundle builds from a clean copy)."""
+    bundled_pkg = unpacked / "vscode-client" / "bundled" / "libs" / "common" / "gradwarden"
+    source_pkg = REPO_ROOT / "server" / "gradwarden"
+    def modules(root):
+        return {p.relative_to(root).as_posix() for p in root.rglob("*.py") if "__pycache__" not in p.parts}
+    bundled, source = modules(bundled_pkg), modules(source_pkg)
+    assert bundled, f"no gradwarden modules under {bundled_pkg}"
+    assert not bundled - source, f"stale modules in the .vsix: {sorted(bundled - source)[:10]}"
+    assert not source - bundled, f"modules missing from the .vsix: {sorted(source - bundled)[:10]}"
+
+
 def test_one_platform_one_jedi_and_a_zip(unpacked):
     libs = unpacked / "vscode-client" / "bundled" / "libs"
     natives = [p for p in libs.rglob("*") if p.suffix in (".so", ".pyd", ".dylib")]

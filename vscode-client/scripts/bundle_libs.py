@@ -139,9 +139,30 @@ def _can_build_offline() -> bool:
     return version >= (70, 1) or importlib.util.find_spec("wheel") is not None
 
 
+# what the wheel is made of (pyproject.toml: the package under server/, its readme and license)
+WHEEL_SOURCES = ("pyproject.toml", "README.md", "LICENSE", "server")
+
+
+def wheel_source(project: Path, dest: Path) -> Path:
+    """A copy of what the wheel is built from, without build outputs. setuptools builds in the
+    project's own ``build/`` folder and never empties it, so a module moved or removed since an
+    earlier build there would ship in the wheel (a .vsix once carried the whole engine of before
+    its restructure beside the new one, and grew past its size limit)."""
+    junk = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "build")
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in WHEEL_SOURCES:
+        src = project / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=junk)
+        elif src.is_file():
+            shutil.copy2(src, dest / name)
+    return dest
+
+
 def build_wheel(project: Path, out: Path) -> Path:
     isolation: List[str] = ["--no-build-isolation"] if _can_build_offline() else []
-    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", *isolation, "-w", out, project])
+    source = wheel_source(project, out.parent / "wheel-source")
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", *isolation, "-w", out, source])
     wheels = sorted(out.glob("gradwarden-*.whl"))
     if not wheels:
         raise SystemExit(f"bundle-libs: no gradwarden wheel built in {out}")
