@@ -21,6 +21,7 @@ import weakref
 
 import torch
 
+from . import optwatch as _optwatch
 from .records import _mod_sites
 from .report import _finding, _internal_error, _state
 from .userfiles import _caller, _is_user, _site, _user_frame
@@ -175,8 +176,4 @@ def install():
 
     train.__wrapped__ = orig
     Module.train = train
-    try:
-        from torch.optim.optimizer import register_optimizer_step_pre_hook
-    except ImportError:
-        return
-    register_optimizer_step_pre_hook(on_step)
+    _optwatch.on_step(on_step)

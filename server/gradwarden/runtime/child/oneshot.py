@@ -16,6 +16,7 @@ import weakref
 
 import torch
 
+from . import optwatch as _optwatch
 from .report import _finding, _internal_error, _state
 from .userfiles import _caller, _display_file, _is_user, _site, _user_frame
 
@@ -125,19 +126,12 @@ def on_step(opt, args, kwargs):
 
 
 def install():
-    Optimizer = torch.optim.Optimizer
-    orig = Optimizer.__init__
+    def before(args, kwargs):
+        return _candidates(args, kwargs) if not _state.suspended else []
 
-    def __init__(self, *args, **kwargs):
-        candidates = _candidates(args, kwargs) if not _state.suspended else []
-        orig(self, *args, **kwargs)
+    def after(opt, candidates):
         if candidates:
-            after_init(self, candidates)
+            after_init(opt, candidates)
 
-    __init__.__wrapped__ = orig
-    Optimizer.__init__ = __init__
-    try:
-        from torch.optim.optimizer import register_optimizer_step_pre_hook
-    except ImportError:
-        return
-    register_optimizer_step_pre_hook(on_step)
+    _optwatch.on_build(after, before)
+    _optwatch.on_step(on_step)

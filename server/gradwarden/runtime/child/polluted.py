@@ -16,6 +16,7 @@ from collections import deque
 
 import torch
 
+from . import optwatch as _optwatch
 from .graphtags import _built_sites
 from .report import _finding, _internal_error, _state
 from .tensors import tensor_registry
@@ -241,20 +242,11 @@ def _report(opt, site, other, other_site, b, last):
 
 def install():
     """Remember every optimizer built from now on, and check every step."""
-    Optimizer = torch.optim.Optimizer
-    orig = Optimizer.__init__
-
-    def __init__(self, *args, **kwargs):
-        orig(self, *args, **kwargs)
+    def note(opt, _seen):
         try:
-            _optimizers.add(self)
+            _optimizers.add(opt)
         except Exception:  # noqa: BLE001
             pass
 
-    __init__.__wrapped__ = orig
-    Optimizer.__init__ = __init__
-    try:
-        from torch.optim.optimizer import register_optimizer_step_pre_hook
-    except ImportError:  # older torch: no global step hooks
-        return
-    register_optimizer_step_pre_hook(_on_step)
+    _optwatch.on_build(note)
+    _optwatch.on_step(_on_step)

@@ -20,6 +20,7 @@ import weakref
 
 import torch
 
+from . import optwatch as _optwatch
 from .records import _mod_sites
 from .report import _finding, _internal_error, _state
 from .userfiles import _caller, _site, _user_frame
@@ -164,17 +165,5 @@ def note_optimizer(opt):
 
 def install():
     """After untrained.install(), whose Optimizer.__init__ this one wraps."""
-    Optimizer = torch.optim.Optimizer
-    orig = Optimizer.__init__
-
-    def __init__(self, *args, **kwargs):
-        orig(self, *args, **kwargs)
-        note_optimizer(self)
-
-    __init__.__wrapped__ = orig
-    Optimizer.__init__ = __init__
-    try:
-        from torch.optim.optimizer import register_optimizer_step_pre_hook
-    except ImportError:
-        return
-    register_optimizer_step_pre_hook(on_step)
+    _optwatch.on_build(lambda opt, _seen: note_optimizer(opt))
+    _optwatch.on_step(on_step)

@@ -29,6 +29,7 @@ import weakref
 
 import torch
 
+from . import optwatch as _optwatch
 from . import polluted as _polluted
 from .graphtags import _walk
 from .paramnames import describe
@@ -430,17 +431,5 @@ def _report(kind, opt, cause, rec, params):
 
 def install():
     """After polluted.install(): note every optimizer built, check every step."""
-    Optimizer = torch.optim.Optimizer
-    orig = Optimizer.__init__
-
-    def __init__(self, *args, **kwargs):
-        orig(self, *args, **kwargs)
-        note_optimizer(self)
-
-    __init__.__wrapped__ = orig
-    Optimizer.__init__ = __init__
-    try:
-        from torch.optim.optimizer import register_optimizer_step_pre_hook
-    except ImportError:
-        return
-    register_optimizer_step_pre_hook(on_step)
+    _optwatch.on_build(lambda opt, _seen: note_optimizer(opt))
+    _optwatch.on_step(on_step)
