@@ -15,15 +15,13 @@ All cases run once, in parallel (two at a time), forked from one warm interprete
 """
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-from typing import Dict, List, Tuple
+from typing import Dict, List
 
 import pytest
 
 from case_support import Case, cases_dir_problem, load_cases, load_revealed, revealed_dir_problem
-from gradwarden.runtime import DebugOptions, DebugResult, DebugSession, Target
-from gradwarden.runtime.session import Zygote
+from gradwarden.runtime import DebugResult
+from runtime_runs import debug_runs
 
 VERSION_COUNTER = ("GW201", "GW202", "GW501")
 
@@ -49,7 +47,6 @@ SILENT_SEEN = {  # silent case -> the code the run reports at the case's line
 }
 
 CASES = load_cases()
-WORKERS = int(os.environ.get("GRADWARDEN_RUNTIME_JOBS", "2"))
 
 
 @pytest.fixture(scope="module")
@@ -57,20 +54,7 @@ def runs() -> Dict[str, DebugResult]:
     problem = cases_dir_problem()
     if problem:
         pytest.fail(problem)
-    results: Dict[str, DebugResult] = {}
-    with Zygote() as zygote:
-        def one(case: Case) -> Tuple[str, DebugResult]:
-            session = DebugSession(Target.script(str(case.path), cwd=str(case.path.parent)),
-                                   DebugOptions(output="discard", timeout=180), zygote=zygote)
-            session.start()
-            result = session.wait()
-            assert result is not None
-            return case.rel, result
-
-        with ThreadPoolExecutor(WORKERS) as pool:
-            for rel, result in pool.map(one, CASES):
-                results[rel] = result
-    return results
+    return debug_runs({case.rel: case.path for case in CASES})
 
 
 def test_cases_are_there():
@@ -170,20 +154,7 @@ def revealed_runs() -> Dict[str, DebugResult]:
     problem = revealed_dir_problem()
     if problem:
         pytest.fail(problem)
-    results: Dict[str, DebugResult] = {}
-    with Zygote() as zygote:
-        def one(case: Case) -> Tuple[str, DebugResult]:
-            session = DebugSession(Target.script(str(case.path), cwd=str(case.path.parent)),
-                                   DebugOptions(output="discard", timeout=180), zygote=zygote)
-            session.start()
-            result = session.wait()
-            assert result is not None
-            return case.rel, result
-
-        with ThreadPoolExecutor(WORKERS) as pool:
-            for rel, result in pool.map(one, REVEALED_SILENT):
-                results[rel] = result
-    return results
+    return debug_runs({case.rel: case.path for case in REVEALED_SILENT})
 
 
 @pytest.mark.parametrize("case", [c for c in REVEALED_SILENT if c.expect == "silent"], ids=lambda c: c.id)

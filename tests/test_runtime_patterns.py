@@ -7,15 +7,12 @@ at a time, forked from one warm interpreter.
 """
 from __future__ import annotations
 
-import os
-import textwrap
-from concurrent.futures import ThreadPoolExecutor
-from typing import Dict, List
+from typing import Dict
 
 import pytest
 
-from gradwarden.runtime import DebugOptions, DebugResult, DebugSession, Target
-from gradwarden.runtime.session import Zygote
+from gradwarden.runtime import DebugResult
+from runtime_runs import debug_runs, site_rows, write_programs
 
 PROGRAMS: Dict[str, str] = {
     # a tensor of a graph that backward #1 (line 4) freed is taken into a new graph (line 5)
@@ -766,27 +763,7 @@ PROGRAMS: Dict[str, str] = {
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> Dict[str, DebugResult]:
-    folder = tmp_path_factory.mktemp("patterns")
-    paths = {}
-    for name, text in PROGRAMS.items():
-        path = folder / (name + ".py")
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-        paths[name] = path
-    results: Dict[str, DebugResult] = {}
-    with Zygote() as zygote:
-        def one(name):
-            session = DebugSession(Target.script(str(paths[name]), cwd=str(folder)),
-                                   DebugOptions(output="discard", timeout=180, static=False), zygote=zygote)
-            session.start()
-            return name, session.wait()
-
-        with ThreadPoolExecutor(int(os.environ.get("GRADWARDEN_RUNTIME_JOBS", "2"))) as pool:
-            results.update(pool.map(one, PROGRAMS))
-    return results
-
-
-def _rows(f, kind) -> List[int]:
-    return [site.row for k, site in f.sites() if k == kind]
+    return debug_runs(write_programs(PROGRAMS, tmp_path_factory.mktemp("patterns")), static=False)
 
 
 def _one(result: DebugResult, code: str):
@@ -805,27 +782,27 @@ def test_correct_programs_have_no_finding(runs, name):
 def test_freed_graph_is_named_where_the_stale_tensor_is_reused(runs):
     f = _one(runs["freed_reuse"], "GW402")
     assert f.row == 5
-    assert _rows(f, "created") == [3] and _rows(f, "freed") == [4] and f.backward_site.row == 6
+    assert site_rows(f, "created") == [3] and site_rows(f, "freed") == [4] and f.backward_site.row == 6
 
 
 def test_backward_twice_names_where_the_graph_starts(runs):
     f = _one(runs["backward_twice"], "GW401")
-    assert f.row == 4 and _rows(f, "freed") == [7]
+    assert f.row == 4 and site_rows(f, "freed") == [7]
 
 
 def test_missing_detach_names_the_call_that_took_the_tensor_in(runs):
     f = _one(runs["missing_detach"], "GW402")
     assert f.row == 4  # the op (inside critic) that reuses fake
-    assert 9 in _rows(f, "reuse")  # ... called from here
-    assert 7 in _rows(f, "first-use")  # the D step that freed the generator's graph through fake
-    assert _rows(f, "freed") == [8] and 6 in _rows(f, "created")
+    assert 9 in site_rows(f, "reuse")  # ... called from here
+    assert 7 in site_rows(f, "first-use")  # the D step that freed the generator's graph through fake
+    assert site_rows(f, "freed") == [8] and 6 in site_rows(f, "created")
 
 
 def test_expanded_buffer_is_named_where_it_was_made(runs):
     f = _one(runs["expanded_buffer"], "GW301")
-    assert f.row == 5 and 7 in _rows(f, "write")
+    assert f.row == 5 and 7 in site_rows(f, "write")
     f = _one(runs["expanded_local"], "GW301")
-    assert f.row == 3 and _rows(f, "created") == [2]
+    assert f.row == 3 and site_rows(f, "created") == [2]
 
 
 def test_internal_write_is_named_at_the_call(runs):
@@ -836,25 +813,25 @@ def test_internal_write_is_named_at_the_call(runs):
 
 def test_write_hidden_from_autograd_before_a_use(runs):
     f = _one(runs["hidden_write"], "GW602")
-    assert f.row == 4 and f.severity == "warning" and 5 in _rows(f, "use")
+    assert f.row == 4 and f.severity == "warning" and 5 in site_rows(f, "use")
     assert runs["hidden_write"].status == "ok"  # nothing raises: silently wrong gradients
 
 
 def test_custom_backward_overwriting_a_shared_gradient(runs):
     f = _one(runs["shared_grad"], "GW303")
-    assert f.row == 8 and 12 in _rows(f, "use")
+    assert f.row == 8 and 12 in site_rows(f, "use")
 
 
 def test_retained_graph_used_after_a_step(runs):
     f = _one(runs["stale_retained"], "GW405")
-    assert f.row == 5 and set(_rows(f, "step")) == {10} and f.backward_site.row == 9
+    assert f.row == 5 and set(site_rows(f, "step")) == {10} and f.backward_site.row == 9
     assert any("stale gradient" in r.message for r in f.related), f.related
 
 
 def test_gradients_polluted_by_another_optimizers_loss(runs):
     f = _one(runs["polluted"], "GW503")
     assert f.row == 8 and f.severity == "warning"  # the loss that should have taken fake.detach()
-    assert sorted(set(_rows(f, "backward"))) == [9, 12] and _rows(f, "step") == [10, 13]
+    assert sorted(set(site_rows(f, "backward"))) == [9, 12] and site_rows(f, "step") == [10, 13]
     assert runs["polluted"].status == "ok"
 
 
@@ -866,12 +843,12 @@ def test_intermediate_kept_on_ctx_in_a_double_backward(runs):
 
 def test_stale_tensor_cached_on_a_distribution_names_where_it_was_built(runs):
     f = _one(runs["cached_distribution"], "GW402")
-    assert f.row == 6 and _rows(f, "holder") == [3] and "`logits`" in f.message + str(f.to_json())
+    assert f.row == 6 and site_rows(f, "holder") == [3] and "`logits`" in f.message + str(f.to_json())
 
 
 def test_a_stale_gradient_saved_and_put_back_is_still_reported(runs):
     f = _one(runs["stale_restored"], "GW405")
-    assert f.row == 4 and 13 in _rows(f, "step")
+    assert f.row == 4 and 13 in site_rows(f, "step")
 
 
 # --- silent hazards proven by the run (issue 24)
@@ -889,13 +866,13 @@ def test_shift_within_one_tensor_smears_silently(runs):
 def test_custom_backward_that_ignores_grad_output(runs):
     f = _one(runs["chain_rule_dropped"], "GW709")
     assert f.row == 11 and f.severity == "warning"  # the return that drops grad_output
-    assert 13 in _rows(f, "call") and f.backward_site.row == 13
+    assert 13 in site_rows(f, "call") and f.backward_site.row == 13
 
 
 def test_reentrant_checkpoint_without_grad_input_despite_the_filtered_warning(runs):
     f = _one(runs["checkpoint_no_grad"], "GW708")
     assert f.row == 13 and f.severity == "warning" and "2 trainable" in f.message
-    assert 8 in _rows(f, "created")
+    assert 8 in site_rows(f, "created")
 
 
 def test_non_finite_gradient_of_an_unselected_branch(runs):
@@ -912,12 +889,12 @@ def test_non_finite_branch_with_the_checks_gathered_on_the_device(runs):
 def test_parameter_cut_by_a_detach_never_trains(runs):
     f = _one(runs["untrained_detach"], "GW719")
     assert f.row == 9 and "`weight`" in f.message and ".detach()" in f.message
-    assert _rows(f, "optimizer") == [4] and _rows(f, "created") == [3] and _rows(f, "step") == [13]
+    assert site_rows(f, "optimizer") == [4] and site_rows(f, "created") == [3] and site_rows(f, "step") == [13]
 
 
 def test_parameter_behind_a_zero_derivative_op(runs):
     f = _one(runs["untrained_round"], "GW718")
-    assert f.row == 7 and "`round`" in f.message and "shape [4, 4]" in f.message and _rows(f, "optimizer") == [5]
+    assert f.row == 7 and "`round`" in f.message and "shape [4, 4]" in f.message and site_rows(f, "optimizer") == [5]
     assert f.backward_site.row == 10
     f = _one(runs["zero_via_grad"], "GW718")
     assert f.row == 4 and "`sign`" in f.message and f.backward_site.row == 5
@@ -930,7 +907,7 @@ def test_parameter_read_as_a_number(runs):
 
 def test_parameter_behind_a_custom_backward_that_returns_none_for_it(runs):
     f = _one(runs["untrained_none_return"], "GW719")
-    assert f.row == 12 and "returns None for its input 0" in f.message and _rows(f, "optimizer") == [15]
+    assert f.row == 12 and "returns None for its input 0" in f.message and site_rows(f, "optimizer") == [15]
 
 
 def test_parameter_rewrapped_as_a_new_leaf(runs):
@@ -944,5 +921,5 @@ def test_hook_slot_overwritten_within_a_step_is_only_a_premise(runs):
     assert result.runtime_findings == []  # no finding of its own: the run cannot know the intent
     [p] = [p for p in result.premises if p.code == "GW721"]
     assert p.row == 7 and sorted(s.row for k, s in p.sites() if k == "call") == [10, 11]
-    assert _rows(p, "created") == [3]
+    assert site_rows(p, "created") == [3]
     assert [p.code for p in runs["hook_per_call_ok"].premises] == []

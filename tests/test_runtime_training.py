@@ -3,17 +3,14 @@ in eval mode, an optimizer over a model instance the program re-created, a forwa
 (holding an input or a detached alias) overwritten by a second call of its module, and the
 correct programs that look like them. Each program runs under torch; the tests assert the
 finding's code and line, or that a correct twin gets none."""
-import os
-import textwrap
-from concurrent.futures import ThreadPoolExecutor
-from typing import Dict, List
+from typing import Dict
 
 import pytest
 
 pytest.importorskip("torch")
 
-from gradwarden.runtime import DebugOptions, DebugResult, DebugSession, Target  # noqa: E402
-from gradwarden.runtime.session import Zygote  # noqa: E402
+from gradwarden.runtime import DebugResult  # noqa: E402
+from runtime_runs import debug_runs, site_rows, write_programs  # noqa: E402
 
 PROGRAMS = {
     # a straight-through quantizer (`if self.training`, line 6) in a model put in training mode
@@ -230,27 +227,7 @@ PROGRAMS = {
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> Dict[str, DebugResult]:
-    folder = tmp_path_factory.mktemp("training")
-    paths = {}
-    for name, text in PROGRAMS.items():
-        path = folder / (name + ".py")
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-        paths[name] = path
-    results: Dict[str, DebugResult] = {}
-    with Zygote() as zygote:
-        def one(name):
-            session = DebugSession(Target.script(str(paths[name]), cwd=str(folder)),
-                                   DebugOptions(output="discard", timeout=180, static=False), zygote=zygote)
-            session.start()
-            return name, session.wait()
-
-        with ThreadPoolExecutor(int(os.environ.get("GRADWARDEN_RUNTIME_JOBS", "2"))) as pool:
-            results.update(pool.map(one, PROGRAMS))
-    return results
-
-
-def _rows(f, kind) -> List[int]:
-    return [site.row for k, site in f.sites() if k == kind]
+    return debug_runs(write_programs(PROGRAMS, tmp_path_factory.mktemp("training")), static=False)
 
 
 def _one(result: DebugResult, code: str):
@@ -274,29 +251,29 @@ def test_eval_switch_leaking_into_training_is_named_at_the_train_call(runs):
     assert sorted(f.row for f in result.runtime_findings if f.code == "GW718") == [8, 17]
     [f] = [f for f in result.runtime_findings if f.row == 17]
     assert f.code == "GW718" and "Quant" in f.message and "eval mode" in f.message
-    assert _rows(f, "eval") == [23] and _rows(f, "step") == [22]
+    assert site_rows(f, "eval") == [23] and site_rows(f, "step") == [22]
 
 
 def test_helper_switching_the_model_off_is_named_at_its_switch(runs):
     f = _one(runs["eval_helper_switches_gate"], "GW719")
     assert f.row == 14 and "Gate" in f.message
-    assert _rows(f, "eval") == []
+    assert site_rows(f, "eval") == []
 
 
 def test_optimizer_over_a_replaced_instance(runs):
     f = _one(runs["optimizer_over_replaced_instance"], "GW719")
     assert f.row == 11 and "Net" in f.message
-    assert _rows(f, "optimizer") == [10] and _rows(f, "created") == [9]
+    assert site_rows(f, "optimizer") == [10] and site_rows(f, "created") == [9]
 
 
 def test_hook_slot_of_an_input_alias_is_a_premise(runs):
     result = runs["hook_input_slot"]
     assert result.runtime_findings == []
     [p] = [p for p in result.premises if p.code == "GW721"]
-    assert p.row == 6 and sorted(_rows(p, "call")) == [9, 10]
+    assert p.row == 6 and sorted(site_rows(p, "call")) == [9, 10]
 
 
 def test_optimizer_rebuilt_from_an_emptied_iterator(runs):
     f = _one(runs["optimizer_rebuilt_from_emptied_iterator"], "GW719")
     assert f.row == 4 and "one-shot iterator" in f.message
-    assert sorted(_rows(f, "optimizer")) == [6, 6] and _rows(f, "step") == [11]
+    assert sorted(site_rows(f, "optimizer")) == [6, 6] and site_rows(f, "step") == [11]
