@@ -404,3 +404,54 @@ def test_a_config_file_run_by_runpy_run_path(tmp_path):
     assert loud(project(tmp_path / "bad", RUN_PATH)) == [("train.py", 11, "GW201")]
     fixed = dict(RUN_PATH, **{"configs/base.py": 'act = dict(type="ReLU", inplace=False)\n'})
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# PPO's two losses of a shared body with a step between them (p39): torch raises at the value
+# backward ("modified by an inplace operation", GW501 at the step); the value head's parameters get
+# their gradient from that backward once the step is moved, so they are not "never trained" (GW719)
+STEP_BETWEEN_LOSSES = {
+    "agents/model.py": """
+        import torch.nn as nn
+
+
+        class ActorCritic(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8), nn.Tanh())
+                self.pi = nn.Linear(8, 2)
+                self.v = nn.Linear(8, 1)
+
+            def forward(self, obs):
+                h = self.body(obs)
+                return self.pi(h), self.v(h).squeeze(-1)
+    """,
+    "main.py": """
+        import torch
+
+        from agents.model import ActorCritic
+
+        net = ActorCritic()
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+        for it in range(2):
+            obs = torch.randn(5, 4)
+            with torch.no_grad():
+                _, values = net(obs)
+            for _ in range(2):
+                logits, v = net(obs)
+                policy_loss = (logits.logsumexp(-1) * values).mean()
+                value_loss = (values - v).pow(2).mean()
+                opt.zero_grad()
+                policy_loss.backward(retain_graph=True)
+                opt.step()
+                value_loss.backward()
+                opt.step()
+    """,
+}
+
+
+def test_parameters_a_raising_backward_reaches_are_not_reported_untrained(tmp_path):
+    root = project(tmp_path / "p", STEP_BETWEEN_LOSSES)
+    assert loud(root) == [("main.py", 17, "GW501")]
+    fixed = dict(STEP_BETWEEN_LOSSES, **{"main.py": STEP_BETWEEN_LOSSES["main.py"].replace(
+        "                opt.step()\n                value_loss", "                value_loss")})
+    assert loud(project(tmp_path / "f", fixed)) == []
