@@ -4,7 +4,7 @@ import torch.nn.functional as F
 
 def normalize_prototypes(model):
     w = model.prototypes.weight.data.clone()
-    model.prototypes.weight.data = F.normalize(w, dim=1, p=2)
+    model.prototypes.weight.data.copy_(F.normalize(w, dim=1, p=2))
 
 
 @torch.no_grad()
