@@ -455,3 +455,58 @@ def test_parameters_a_raising_backward_reaches_are_not_reported_untrained(tmp_pa
     fixed = dict(STEP_BETWEEN_LOSSES, **{"main.py": STEP_BETWEEN_LOSSES["main.py"].replace(
         "                opt.step()\n                value_loss", "                value_loss")})
     assert loud(project(tmp_path / "f", fixed)) == []
+
+
+# pix2pix's model lookup (p34): `importlib.import_module("models." + name + "_model")`, then the class
+# whose lowercased name is `name.replace("_", "") + "model"` among the module's `__dict__` items;
+# torch raises at the backward ("modified by an inplace operation": the ReLU overwrote the input
+# the shortcut conv saved), the fix goes in `models/gan_model.py`
+NAME_SCAN = {
+    "models/__init__.py": """
+        import importlib
+
+
+        def find_model_using_name(model_name):
+            modellib = importlib.import_module("models." + model_name + "_model")
+            target = model_name.replace("_", "") + "model"
+            for name, cls in modellib.__dict__.items():
+                if name.lower() == target:
+                    return cls
+            raise ValueError(model_name)
+    """,
+    "models/gan_model.py": """
+        import torch.nn as nn
+
+
+        class GanModel(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.shortcut = nn.Conv2d(2, 2, 1)
+                self.act = nn.ReLU(inplace=True)
+                self.conv = nn.Conv2d(2, 2, 3, padding=1)
+
+            def forward(self, x):
+                s = self.shortcut(x)
+                return s + self.conv(self.act(x))
+    """,
+    "train.py": """
+        import torch
+
+        from models import find_model_using_name
+
+        if __name__ == "__main__":
+            stem = torch.nn.Conv2d(1, 2, 1)
+            model = find_model_using_name("gan")()
+            model(stem(torch.randn(1, 1, 4, 4))).sum().backward()
+    """,
+}
+
+
+def test_a_model_class_found_by_scanning_a_module_dict_with_string_methods(tmp_path):
+    assert loud(project(tmp_path / "p", NAME_SCAN)) == [("models/gan_model.py", 13, "GW201")]
+    fixed = dict(NAME_SCAN, **{"models/gan_model.py": NAME_SCAN["models/gan_model.py"].replace("inplace=True",
+                                                                                              "inplace=False")})
+    assert loud(project(tmp_path / "f", fixed)) == []
+    # a name no class matches: the lookup raises ValueError, nothing to report
+    other = dict(NAME_SCAN, **{"train.py": NAME_SCAN["train.py"].replace('"gan"', '"cycle_gan"')})
+    assert loud(project(tmp_path / "o", other)) == []

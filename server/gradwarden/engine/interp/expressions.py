@@ -134,6 +134,8 @@ class Expressions:
             return items[i] if i < len(items) else UNKNOWN  # torch.max(x, 1).values, eigh(...).eigenvectors
         if isinstance(obj, (SeqV, DictV)):
             return ref_value("boundseq", attr, None, obj)
+        if cls is ConstV and isinstance(obj.value, str) and attr in _STR_METHODS:  # type: ignore[attr-defined]
+            return ref_value("strmethod", attr, None, obj)
         return UNKNOWN
 
     def object_getattr(self, obj: ObjV, attr: str, st: State, node: ast.AST) -> Value:
@@ -607,6 +609,8 @@ class Expressions:
                 return self.it.modules.call_object_method(func.bound, func.name, args, kwargs, st, node)
             if k == "boundseq":
                 return self.it.builtins.call_seq_method(func.bound, func.name, args, kwargs, st, node)
+            if k == "strmethod":
+                return _str_method(func.bound, func.name, args, kwargs)
             if k == "partial":  # functools.partial(f, *bound, **bound_kw)(*args, **kwargs)
                 inner, bound, bound_kw = func.target
                 return self.call(inner, list(bound) + list(args), dict(bound_kw, **kwargs), st, node)
@@ -614,4 +618,23 @@ class Expressions:
         if isinstance(func, ObjV):
             return self.it.modules.call_object(func, args, kwargs, st, node)
         # Unknown callee: any tensor argument might be used; the result is unknown.
+        return UNKNOWN
+
+
+# methods of a known string that return a known string or truth value (a model class looked up by
+# `name.lower() == opt.model.replace("_", "") + "model"`, a config key normalized with `.upper()`)
+_STR_METHODS = frozenset({"lower", "upper", "casefold", "capitalize", "title", "strip", "lstrip", "rstrip",
+                          "replace", "startswith", "endswith", "removeprefix", "removesuffix", "isdigit",
+                          "isidentifier", "zfill"})
+
+
+def _str_method(recv: Value, name: str, args: List[Value], kwargs: Dict[str, Value]) -> Value:
+    """The method applied to constant arguments (strings, integers, tuples of strings); anything
+    else: unknown."""
+    if kwargs or not all(isinstance(a, ConstV) and isinstance(a.value, (str, int)) and not isinstance(a.value, bool)
+                         for a in args):
+        return UNKNOWN
+    try:
+        return ConstV(getattr(recv.value, name)(*[a.value for a in args]))  # type: ignore[attr-defined]
+    except (TypeError, ValueError, AttributeError):
         return UNKNOWN
