@@ -15,7 +15,7 @@ class DQNAgent:
         self.q = QHead(config["hidden"], config["n_actions"])
         self.target_q = QHead(config["hidden"], config["n_actions"])
         soft_update(self.target_q, self.q, 1.0)
-        params = list(self.encoder.parameters()) + list(self.q.parameters())
+        params = list(self.q.parameters())  # the encoder is pretrained, not fine-tuned
         self.optimizer = torch.optim.Adam(params, lr=config["lr"])
         self.memory = ReplayMemory(config["memory_size"])
 
