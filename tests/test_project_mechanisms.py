@@ -510,3 +510,44 @@ def test_a_model_class_found_by_scanning_a_module_dict_with_string_methods(tmp_p
     # a name no class matches: the lookup raises ValueError, nothing to report
     other = dict(NAME_SCAN, **{"train.py": NAME_SCAN["train.py"].replace('"gan"', '"cycle_gan"')})
     assert loud(project(tmp_path / "o", other)) == []
+
+
+# a `src/` layout whose script in `scripts/` puts `Path(__file__).resolve().parents[1] / "src"` on
+# sys.path (p36); the helper writes in place into a leaf that requires grad: torch raises at once
+# ("a leaf Variable that requires grad is being used in an in-place operation")
+SRC_LAYOUT = {
+    "pyproject.toml": """
+        [project]
+        name = "pkg"
+        version = "0.1"
+    """,
+    "src/pkg/__init__.py": "",
+    "src/pkg/ops.py": """
+        def shift_(w):
+            w.add_(1.0)
+    """,
+    "scripts/run.py": """
+        import sys
+        from pathlib import Path
+
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+        import torch  # noqa: E402
+
+        from pkg.ops import shift_  # noqa: E402
+
+        if __name__ == "__main__":
+            w = torch.zeros(3, requires_grad=True)
+            shift_(w)
+    """,
+}
+
+
+def test_a_src_folder_put_on_sys_path_through_path_parents(tmp_path):
+    assert loud(project(tmp_path / "p", SRC_LAYOUT)) == [("src/pkg/ops.py", 2, "GW101")]
+    fixed = dict(SRC_LAYOUT, **{"src/pkg/ops.py": SRC_LAYOUT["src/pkg/ops.py"].replace(
+        "    w.add_(1.0)", "    with torch.no_grad():\n                w.add_(1.0)").replace("def shift_", "import torch\n\n\n        def shift_")})
+    assert loud(project(tmp_path / "f", fixed)) == []
+    # an index the text does not spell out: not followed, nothing claimed
+    unknown = dict(SRC_LAYOUT, **{"scripts/run.py": SRC_LAYOUT["scripts/run.py"].replace("parents[1]", "parents[UP]")})
+    assert loud(project(tmp_path / "u", unknown)) == []
