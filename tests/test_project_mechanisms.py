@@ -551,3 +551,60 @@ def test_a_src_folder_put_on_sys_path_through_path_parents(tmp_path):
     # an index the text does not spell out: not followed, nothing claimed
     unknown = dict(SRC_LAYOUT, **{"scripts/run.py": SRC_LAYOUT["scripts/run.py"].replace("parents[1]", "parents[UP]")})
     assert loud(project(tmp_path / "u", unknown)) == []
+
+
+# a DQN replay memory as the PyTorch tutorial writes it (p35): `namedtuple` transitions in a
+# `deque(maxlen=capacity)`, a batch made by `Transition(*zip(*random.sample(memory, n)))`. The agent
+# pushes encoder features that still hold their graph: the next replayed batch goes through a graph
+# the previous backward freed ("Trying to backward through the graph a second time")
+REPLAY = {
+    "memory.py": """
+        import random
+        from collections import deque, namedtuple
+
+        Transition = namedtuple("Transition", ("state", "reward"))
+
+
+        class ReplayMemory:
+            def __init__(self, capacity):
+                self.memory = deque([], maxlen=capacity)
+
+            def push(self, *args):
+                self.memory.append(Transition(*args))
+
+            def sample(self, batch_size):
+                return random.sample(self.memory, min(batch_size, len(self.memory)))
+    """,
+    "main.py": """
+        import json
+
+        import torch
+        import torch.nn as nn
+
+        from memory import ReplayMemory, Transition
+
+        if __name__ == "__main__":
+            config = json.loads('{"capacity": 100}')
+            encoder, head = nn.Linear(4, 3), nn.Linear(3, 1)
+            opt = torch.optim.SGD(head.parameters(), lr=0.1)
+            memory = ReplayMemory(config["capacity"])
+            for step in range(3):
+                memory.push(encoder(torch.randn(4)), 1.0)
+                batch = Transition(*zip(*memory.sample(8)))
+                loss = head(torch.stack(batch.state)).sum()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+    """,
+}
+
+
+def test_a_replay_memory_of_namedtuples_in_a_deque_keeps_the_graph(tmp_path):
+    found = loud(project(tmp_path / "p", REPLAY))
+    assert [(f, line) for f, line, _ in found] == [("memory.py", 12)] and found[0][2] in ("GW402", "GW403"), found
+    fixed = dict(REPLAY, **{"main.py": REPLAY["main.py"].replace("memory.push(encoder(torch.randn(4)), 1.0)",
+                                                                 "memory.push(encoder(torch.randn(4)).detach(), 1.0)")})
+    assert loud(project(tmp_path / "f", fixed)) == []
+    # a deque that keeps one item: what it holds at the next step is not the previous step's
+    one = dict(REPLAY, **{"memory.py": REPLAY["memory.py"].replace("maxlen=capacity", "maxlen=1")})
+    assert loud(project(tmp_path / "o", one)) == []

@@ -128,6 +128,12 @@ class Expressions:
                     return ConstV(expr.value)
                 return UNKNOWN
             return UNKNOWN
+        if isinstance(obj, SeqV) and obj.kind == "tuple" and obj.lid in self.it.namedtuple_fields:
+            fields = self.it.namedtuple_fields[obj.lid]
+            items = st.lists.get(obj.lid, ())
+            if attr in fields and fields.index(attr) < len(items):
+                return items[fields.index(attr)]  # batch.state of a Transition(*zip(*transitions))
+            return UNKNOWN
         if isinstance(obj, SeqV) and obj.kind == "tuple" and attr in _NAMEDTUPLE_FIELDS:
             items = st.lists.get(obj.lid, ())
             i = _NAMEDTUPLE_FIELDS[attr]
@@ -555,6 +561,8 @@ class Expressions:
                 if items is not None:
                     args.extend(items)
                 else:
+                    if isinstance(v, SeqV) and len(node.args) == 1:
+                        self.it.starred_rest[id(node)] = v
                     args.append(UNKNOWN)
             else:
                 args.append(self.eval(a, st))
@@ -570,6 +578,17 @@ class Expressions:
             else:
                 kwargs[kw.arg] = v
         return args, kwargs
+
+    def _make_namedtuple(self, fields: Tuple[str, ...], args: List[Value], kwargs: Dict[str, Value],
+                         st: State) -> Value:
+        """An instance of a ``collections.namedtuple`` class: a tuple whose fields are read by name."""
+        items = list(args) + [kwargs[f] for f in fields[len(args):] if f in kwargs]
+        if len(items) != len(fields) or len(args) + len(kwargs) != len(fields) or \
+                any(a is UNKNOWN for a in args):
+            return UNKNOWN
+        seq = self.new_seq(items, st, kind="tuple")
+        self.it.namedtuple_fields[seq.lid] = fields
+        return seq
 
     def ex_Call(self, node: ast.Call, st: State) -> Value:
         func = self.eval(node.func, st)
@@ -609,6 +628,8 @@ class Expressions:
                 return self.it.modules.call_object_method(func.bound, func.name, args, kwargs, st, node)
             if k == "boundseq":
                 return self.it.builtins.call_seq_method(func.bound, func.name, args, kwargs, st, node)
+            if k == "namedtuple":
+                return self._make_namedtuple(func.target, args, kwargs, st)
             if k == "strmethod":
                 return _str_method(func.bound, func.name, args, kwargs)
             if k == "partial":  # functools.partial(f, *bound, **bound_kw)(*args, **kwargs)
