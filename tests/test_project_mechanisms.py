@@ -608,3 +608,14 @@ def test_a_replay_memory_of_namedtuples_in_a_deque_keeps_the_graph(tmp_path):
     # a deque that keeps one item: what it holds at the next step is not the previous step's
     one = dict(REPLAY, **{"memory.py": REPLAY["memory.py"].replace("maxlen=capacity", "maxlen=1")})
     assert loud(project(tmp_path / "o", one)) == []
+
+
+def test_the_import_graph_follows_import_module_with_a_built_name(tmp_path):
+    """The language server shows in `models/gan_model.py` what the analysis of `train.py` found
+    there: the graph links them through `import_module("models." + name + "_model")` (p34)."""
+    from gradwarden.engine.front.projectgraph import ProjectGraph
+
+    root = project(tmp_path / "p", dict(NAME_SCAN, **{"setup.py": "", "models/other.py": "X = 1\n"}))
+    graph = ProjectGraph(root.resolve())
+    assert graph.importers(root / "models" / "gan_model.py") == [(root / "train.py").resolve()]
+    assert graph.importers(root / "models" / "other.py") == []  # the name's ends do not allow it
