@@ -558,6 +558,7 @@ class Expressions:
             if isinstance(a, ast.Starred):
                 v = self.eval(a.value, st)
                 items = self.known_items(v, st)
+                self.it.starred_rest.pop(id(node), None)  # not the sequence of an earlier visit
                 if items is not None:
                     args.extend(items)
                 else:
