@@ -404,3 +404,218 @@ def test_a_config_file_run_by_runpy_run_path(tmp_path):
     assert loud(project(tmp_path / "bad", RUN_PATH)) == [("train.py", 11, "GW201")]
     fixed = dict(RUN_PATH, **{"configs/base.py": 'act = dict(type="ReLU", inplace=False)\n'})
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# PPO's two losses of a shared body with a step between them (p39): torch raises at the value
+# backward ("modified by an inplace operation", GW501 at the step); the value head's parameters get
+# their gradient from that backward once the step is moved, so they are not "never trained" (GW719)
+STEP_BETWEEN_LOSSES = {
+    "agents/model.py": """
+        import torch.nn as nn
+
+
+        class ActorCritic(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8), nn.Tanh())
+                self.pi = nn.Linear(8, 2)
+                self.v = nn.Linear(8, 1)
+
+            def forward(self, obs):
+                h = self.body(obs)
+                return self.pi(h), self.v(h).squeeze(-1)
+    """,
+    "main.py": """
+        import torch
+
+        from agents.model import ActorCritic
+
+        net = ActorCritic()
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+        for it in range(2):
+            obs = torch.randn(5, 4)
+            with torch.no_grad():
+                _, values = net(obs)
+            for _ in range(2):
+                logits, v = net(obs)
+                policy_loss = (logits.logsumexp(-1) * values).mean()
+                value_loss = (values - v).pow(2).mean()
+                opt.zero_grad()
+                policy_loss.backward(retain_graph=True)
+                opt.step()
+                value_loss.backward()
+                opt.step()
+    """,
+}
+
+
+def test_parameters_a_raising_backward_reaches_are_not_reported_untrained(tmp_path):
+    root = project(tmp_path / "p", STEP_BETWEEN_LOSSES)
+    assert loud(root) == [("main.py", 17, "GW501")]
+    fixed = dict(STEP_BETWEEN_LOSSES, **{"main.py": STEP_BETWEEN_LOSSES["main.py"].replace(
+        "                opt.step()\n                value_loss", "                value_loss")})
+    assert loud(project(tmp_path / "f", fixed)) == []
+
+
+# pix2pix's model lookup (p34): `importlib.import_module("models." + name + "_model")`, then the class
+# whose lowercased name is `name.replace("_", "") + "model"` among the module's `__dict__` items;
+# torch raises at the backward ("modified by an inplace operation": the ReLU overwrote the input
+# the shortcut conv saved), the fix goes in `models/gan_model.py`
+NAME_SCAN = {
+    "models/__init__.py": """
+        import importlib
+
+
+        def find_model_using_name(model_name):
+            modellib = importlib.import_module("models." + model_name + "_model")
+            target = model_name.replace("_", "") + "model"
+            for name, cls in modellib.__dict__.items():
+                if name.lower() == target:
+                    return cls
+            raise ValueError(model_name)
+    """,
+    "models/gan_model.py": """
+        import torch.nn as nn
+
+
+        class GanModel(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.shortcut = nn.Conv2d(2, 2, 1)
+                self.act = nn.ReLU(inplace=True)
+                self.conv = nn.Conv2d(2, 2, 3, padding=1)
+
+            def forward(self, x):
+                s = self.shortcut(x)
+                return s + self.conv(self.act(x))
+    """,
+    "train.py": """
+        import torch
+
+        from models import find_model_using_name
+
+        if __name__ == "__main__":
+            stem = torch.nn.Conv2d(1, 2, 1)
+            model = find_model_using_name("gan")()
+            model(stem(torch.randn(1, 1, 4, 4))).sum().backward()
+    """,
+}
+
+
+def test_a_model_class_found_by_scanning_a_module_dict_with_string_methods(tmp_path):
+    assert loud(project(tmp_path / "p", NAME_SCAN)) == [("models/gan_model.py", 13, "GW201")]
+    fixed = dict(NAME_SCAN, **{"models/gan_model.py": NAME_SCAN["models/gan_model.py"].replace("inplace=True",
+                                                                                              "inplace=False")})
+    assert loud(project(tmp_path / "f", fixed)) == []
+    # a name no class matches: the lookup raises ValueError, nothing to report
+    other = dict(NAME_SCAN, **{"train.py": NAME_SCAN["train.py"].replace('"gan"', '"cycle_gan"')})
+    assert loud(project(tmp_path / "o", other)) == []
+
+
+# a `src/` layout whose script in `scripts/` puts `Path(__file__).resolve().parents[1] / "src"` on
+# sys.path (p36); the helper writes in place into a leaf that requires grad: torch raises at once
+# ("a leaf Variable that requires grad is being used in an in-place operation")
+SRC_LAYOUT = {
+    "pyproject.toml": """
+        [project]
+        name = "pkg"
+        version = "0.1"
+    """,
+    "src/pkg/__init__.py": "",
+    "src/pkg/ops.py": """
+        def shift_(w):
+            w.add_(1.0)
+    """,
+    "scripts/run.py": """
+        import sys
+        from pathlib import Path
+
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+        import torch  # noqa: E402
+
+        from pkg.ops import shift_  # noqa: E402
+
+        if __name__ == "__main__":
+            w = torch.zeros(3, requires_grad=True)
+            shift_(w)
+    """,
+}
+
+
+def test_a_src_folder_put_on_sys_path_through_path_parents(tmp_path):
+    assert loud(project(tmp_path / "p", SRC_LAYOUT)) == [("src/pkg/ops.py", 2, "GW101")]
+    fixed = dict(SRC_LAYOUT, **{"src/pkg/ops.py": SRC_LAYOUT["src/pkg/ops.py"].replace(
+        "    w.add_(1.0)", "    with torch.no_grad():\n                w.add_(1.0)").replace("def shift_", "import torch\n\n\n        def shift_")})
+    assert loud(project(tmp_path / "f", fixed)) == []
+    # an index the text does not spell out: not followed, nothing claimed
+    unknown = dict(SRC_LAYOUT, **{"scripts/run.py": SRC_LAYOUT["scripts/run.py"].replace("parents[1]", "parents[UP]")})
+    assert loud(project(tmp_path / "u", unknown)) == []
+
+
+# a DQN replay memory as the PyTorch tutorial writes it (p35): `namedtuple` transitions in a
+# `deque(maxlen=capacity)`, a batch made by `Transition(*zip(*random.sample(memory, n)))`. The agent
+# pushes encoder features that still hold their graph: the next replayed batch goes through a graph
+# the previous backward freed ("Trying to backward through the graph a second time")
+REPLAY = {
+    "memory.py": """
+        import random
+        from collections import deque, namedtuple
+
+        Transition = namedtuple("Transition", ("state", "reward"))
+
+
+        class ReplayMemory:
+            def __init__(self, capacity):
+                self.memory = deque([], maxlen=capacity)
+
+            def push(self, *args):
+                self.memory.append(Transition(*args))
+
+            def sample(self, batch_size):
+                return random.sample(self.memory, min(batch_size, len(self.memory)))
+    """,
+    "main.py": """
+        import json
+
+        import torch
+        import torch.nn as nn
+
+        from memory import ReplayMemory, Transition
+
+        if __name__ == "__main__":
+            config = json.loads('{"capacity": 100}')
+            encoder, head = nn.Linear(4, 3), nn.Linear(3, 1)
+            opt = torch.optim.SGD(head.parameters(), lr=0.1)
+            memory = ReplayMemory(config["capacity"])
+            for step in range(3):
+                memory.push(encoder(torch.randn(4)), 1.0)
+                batch = Transition(*zip(*memory.sample(8)))
+                loss = head(torch.stack(batch.state)).sum()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+    """,
+}
+
+
+def test_a_replay_memory_of_namedtuples_in_a_deque_keeps_the_graph(tmp_path):
+    found = loud(project(tmp_path / "p", REPLAY))
+    assert [(f, line) for f, line, _ in found] == [("memory.py", 12)] and found[0][2] in ("GW402", "GW403"), found
+    fixed = dict(REPLAY, **{"main.py": REPLAY["main.py"].replace("memory.push(encoder(torch.randn(4)), 1.0)",
+                                                                 "memory.push(encoder(torch.randn(4)).detach(), 1.0)")})
+    assert loud(project(tmp_path / "f", fixed)) == []
+    # a deque that keeps one item: what it holds at the next step is not the previous step's
+    one = dict(REPLAY, **{"memory.py": REPLAY["memory.py"].replace("maxlen=capacity", "maxlen=1")})
+    assert loud(project(tmp_path / "o", one)) == []
+
+
+def test_the_import_graph_follows_import_module_with_a_built_name(tmp_path):
+    """The language server shows in `models/gan_model.py` what the analysis of `train.py` found
+    there: the graph links them through `import_module("models." + name + "_model")` (p34)."""
+    from gradwarden.engine.front.projectgraph import ProjectGraph
+
+    root = project(tmp_path / "p", dict(NAME_SCAN, **{"setup.py": "", "models/other.py": "X = 1\n"}))
+    graph = ProjectGraph(root.resolve())
+    assert graph.importers(root / "models" / "gan_model.py") == [(root / "train.py").resolve()]
+    assert graph.importers(root / "models" / "other.py") == []  # the name's ends do not allow it

@@ -68,9 +68,26 @@ def _imported(node: ast.AST, current: Path, mods: Dict[str, Path]) -> List[Path]
     elif isinstance(node, ast.Import):
         out += [mods[a.name] for a in node.names if a.name in mods]
     elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"
-          and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value in mods):
-        out.append(mods[node.args[0].value])
+          and node.args):
+        arg = node.args[0]
+        if isinstance(arg, ast.Constant) and arg.value in mods:
+            out.append(mods[arg.value])
+        elif isinstance(arg, ast.BinOp):
+            # `"models." + name + "_model"`: every module the literal ends allow (a diagnostic may
+            # over-include; the checked file only gets longer)
+            pieces = _concat(arg)
+            head = pieces[0] if isinstance(pieces[0], str) else ""
+            tail = pieces[-1] if isinstance(pieces[-1], str) else ""
+            if head:
+                out += [f for n, f in sorted(mods.items()) if n.startswith(head) and n.endswith(tail)]
     return out
+
+
+def _concat(node: ast.AST) -> list:
+    """The operands of a chain of ``+``: literal strings as themselves, anything else as None."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _concat(node.left) + _concat(node.right)
+    return [node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None]
 
 
 def flatten(root: Path, entry: str) -> Tuple[str, List[Tuple[str, int]]]:

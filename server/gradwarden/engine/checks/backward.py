@@ -77,6 +77,7 @@ class BackwardPass:
                         if p is via:
                             stale = nm
                 self.freed_graph_event(st, n, use, order, span, root_names, stale)
+                self.on_raising_backward(st, order)
                 raise Halt()
             for s in n.saved:
                 cur = st.version(s.counter)
@@ -91,6 +92,7 @@ class BackwardPass:
                     if culprit is not None:
                         self.version_event(st, n, s, culprit, span, backward_desc)
                     if not implicit:
+                        self.on_raising_backward(st, order)
                         raise Halt()
                 for w in st.data_writes.get(s.storage, ()):
                     if w.seq > s.seq and (w.kind != "data_assign" or w.tid == s.tid and not s.view):
@@ -210,6 +212,9 @@ class BackwardPass:
 
     def on_backward(self, st: State, order: Sequence[Node], span: Span, implicit: bool) -> None:
         """Hook for the hover recorder (engine/explain/recorder.py); nothing to do in a plain run."""
+
+    def on_raising_backward(self, st: State, order: Sequence[Node]) -> None:
+        """A backward that raises (reported): the flow layer notes what it would have reached."""
 
     def implicit_backward(self, ret: Value, st: State, span: Span, user_grad: bool = False) -> None:
         tensors: List[TensorV] = []

@@ -354,6 +354,9 @@ class FlowBackwardPass(BackwardPass):
             self.flow.reach.after_backward(st, roots, order, span)  # engine/checks/reach.py
         return order
 
+    def on_raising_backward(self, st: State, order: Sequence[Any]) -> None:
+        self.flow.reach.note_raising_backward(order)  # engine/checks/reach.py
+
     def check_stale_retained(self, st: State, order: Sequence[Any], span: Span) -> None:
         # `.to(device)` that may return the leaf itself: its copy node exists only if it copied,
         # and then the in-place update hits the copy, not the leaf the node was recorded from

@@ -62,8 +62,15 @@ class GradientReach:
         self.st_outputs: Dict[int, Tuple[Cut, Node]] = {}  # straight-through output -> (its cut, x's node)
         self._params_listed: Optional[bool] = None
         self.st_self_loss: Dict[Cut, Span] = {}  # a straight-through cut -> a loss of its output against x.detach()
+        # parameters a backward reaches that raises (reported as the error it is): once that error is
+        # fixed, this backward trains them, so the path ending there proves nothing about them
+        self.reached_by_raising: Set[int] = set()
 
     # ------------------------------------------------------------------ recording
+    def note_raising_backward(self, order: Sequence[Node]) -> None:
+        for n in order:
+            self.reached_by_raising.update(n.leaves)
+
     def note_cut(self, st: State, cut: Optional[Cut], sources: Sequence[TensorV], config: Optional[Span] = None) -> None:
         """A value was cut from ``sources``: remember the graphs it left (only those requiring grad).
         ``config``: the mode switch that made the code take this cut (an eval-mode ``argmax``)."""
@@ -496,7 +503,7 @@ class GradientReach:
     def finish(self) -> None:
         by_cut: Dict[Tuple[Cut, int], List[Tuple[int, Span, Span, str, str]]] = {}
         for (oid, tid), (cut, step, site, opt, name) in self.untrained.items():
-            if (oid, tid) in self.trained:
+            if (oid, tid) in self.trained or tid in self.reached_by_raising:
                 continue
             by_cut.setdefault((cut, oid), []).append((tid, step, site, opt, name))
         for (cut, _), params in by_cut.items():

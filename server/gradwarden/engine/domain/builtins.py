@@ -109,6 +109,15 @@ class Builtins:
                 # over truncated-BPTT chunks resets its state when `j == 0` and carries it after)
                 self.it.range_starts[seq.lid] = args[0]
             return seq
+        if name == "collections.deque":
+            # a replay memory or a queue: a list that drops its oldest items past `maxlen`. A known
+            # small `maxlen` is not modelled (what it keeps depends on the count); a capacity from a
+            # config (unknown) is a memory's size, which keeps the previous step's items
+            maxlen = kwargs.get("maxlen", args[1] if len(args) > 1 else NONE)
+            if isinstance(maxlen, ConstV) and maxlen.value is not None and (
+                    not isinstance(maxlen.value, int) or maxlen.value < 16):
+                return UNKNOWN
+            name = "list"
         if name in ("list", "tuple", "sorted", "reversed", "set", "iter"):
             if not args:
                 return self.it.ev.new_seq([], st)
@@ -150,6 +159,29 @@ class Builtins:
                 return self.it.ev.new_seq([self.it.ev.new_seq([ConstV(i), x], st, kind="tuple") for i, x in enumerate(items)], st)
             return self.it.ev.new_seq([self.it.ev.new_seq([UNKNOWN, self.it.ev.element_of(args[0], st)], st, kind="tuple")], st,
                                       kind="homogeneous")
+        if name == "collections.namedtuple" and len(args) >= 2 and isinstance(args[0], ConstV):
+            spec = args[1]
+            if isinstance(spec, ConstV) and isinstance(spec.value, str):
+                names = spec.value.replace(",", " ").split()
+            else:
+                got = self.it.ev.known_items(spec, st)
+                names = [x.value for x in got] if got is not None and all(
+                    isinstance(x, ConstV) and isinstance(x.value, str) for x in got) else []  # type: ignore[union-attr]
+            if names and all(n.isidentifier() for n in names) and len(set(names)) == len(names) and not kwargs:
+                return ref_value("namedtuple", str(args[0].value), tuple(names))
+            return UNKNOWN
+        if name == "zip" and len(args) == 1 and args[0] is UNKNOWN and id(node) in self.it.starred_rest:
+            # zip(*transitions): a sequence of unknown length of equal-length tuples, transposed into
+            # one sequence per field (each of unknown length, holding that field of every tuple)
+            src = self.it.starred_rest[id(node)]
+            rows = [self.it.ev.known_items(r, st) if isinstance(r, SeqV) and r.kind == "tuple" else None
+                    for r in st.lists.get(src.lid, ())]
+            if rows and all(r is not None for r in rows) and len({len(r) for r in rows}) == 1:  # type: ignore[arg-type]
+                width = len(rows[0])  # type: ignore[arg-type]
+                cols = [self.it.ev.new_seq([r[i] for r in rows], st, kind="homogeneous")  # type: ignore[index]
+                        for i in range(width)]
+                return self.it.ev.new_seq(cols, st)
+            return UNKNOWN
         if name == "zip" and args:
             lists = [self.it.ev.known_items(a, st) for a in args]
             if all(x is not None for x in lists):

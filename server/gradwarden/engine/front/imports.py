@@ -237,6 +237,14 @@ def path_insertions(tree: ast.Module, filename: str) -> List[Path]:
             if "__file__" in names:
                 steps = sum(1 for n in ast.walk(arg) if (isinstance(n, ast.Attribute) and n.attr in ("dirname", "parent"))
                             or (isinstance(n, ast.Name) and n.id == "dirname"))
+                # `Path(__file__).resolve().parents[1]`: the file's folder is `parents[0]`
+                ups = [n for n in ast.walk(arg) if isinstance(n, ast.Attribute) and n.attr == "parents"]
+                if ups:
+                    index = [n.slice for n in ast.walk(arg) if isinstance(n, ast.Subscript) and n.value in ups]
+                    if len(ups) != 1 or len(index) != 1 or not (isinstance(index[0], ast.Constant) and
+                                                                 type(index[0].value) is int and index[0].value >= 0):
+                        continue
+                    steps += index[0].value + 1
                 for _ in range(max(0, steps - 1)):
                     base = base.parent
             elif not parts:

@@ -69,6 +69,7 @@ class ProjectGraph:
                         target = resolver.find(module, level, name)
                         if target is not None:
                             found.append(target.resolve())
+                found.extend(_dynamic_imports(tree, resolver))
         known = self._files[path] = _FileImports(stamp, found, script)
         return known
 
@@ -153,3 +154,38 @@ def graph_for(filename: str) -> Optional[ProjectGraph]:
     if graph is None:
         graph = _GRAPHS[root] = ProjectGraph(root)
     return graph
+
+
+def _dynamic_imports(tree: ast.Module, resolver: ImportResolver) -> Iterator[Path]:
+    """The project files ``importlib.import_module(...)`` may load: a literal name, or a name built
+    as ``"models." + opt.model + "_model"`` (pix2pix's model lookup): every module of that package
+    the literal ends allow. An edge says only which files an analysis may read; what it finds is
+    decided by running the script."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and node.args and
+                getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"):
+            continue
+        pieces = _concat(node.args[0])
+        if len(pieces) == 1 and isinstance(pieces[0], str):
+            target = resolver.find(pieces[0], 0, None)
+            if target is not None:
+                yield target.resolve()
+            continue
+        head, tail = pieces[0], pieces[-1]
+        if not isinstance(head, str) or "." not in head:
+            continue
+        package, start = head.rsplit(".", 1)
+        tail = tail if isinstance(tail, str) else ""
+        pkg = resolver.find(package, 0, None)
+        folder = pkg.parent if pkg is not None and pkg.name == "__init__.py" else None
+        if folder is None:
+            continue
+        for f in sorted(folder.glob(start + "*" + tail + ".py")):
+            yield f.resolve()
+
+
+def _concat(node: ast.expr) -> List[Optional[str]]:
+    """The operands of a chain of ``+``: string literals as themselves, anything else as None."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _concat(node.left) + _concat(node.right)
+    return [node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None]

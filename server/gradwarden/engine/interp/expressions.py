@@ -128,12 +128,20 @@ class Expressions:
                     return ConstV(expr.value)
                 return UNKNOWN
             return UNKNOWN
+        if isinstance(obj, SeqV) and obj.kind == "tuple" and obj.lid in self.it.namedtuple_fields:
+            fields = self.it.namedtuple_fields[obj.lid]
+            items = st.lists.get(obj.lid, ())
+            if attr in fields and fields.index(attr) < len(items):
+                return items[fields.index(attr)]  # batch.state of a Transition(*zip(*transitions))
+            return UNKNOWN
         if isinstance(obj, SeqV) and obj.kind == "tuple" and attr in _NAMEDTUPLE_FIELDS:
             items = st.lists.get(obj.lid, ())
             i = _NAMEDTUPLE_FIELDS[attr]
             return items[i] if i < len(items) else UNKNOWN  # torch.max(x, 1).values, eigh(...).eigenvectors
         if isinstance(obj, (SeqV, DictV)):
             return ref_value("boundseq", attr, None, obj)
+        if cls is ConstV and isinstance(obj.value, str) and attr in _STR_METHODS:  # type: ignore[attr-defined]
+            return ref_value("strmethod", attr, None, obj)
         return UNKNOWN
 
     def object_getattr(self, obj: ObjV, attr: str, st: State, node: ast.AST) -> Value:
@@ -550,9 +558,12 @@ class Expressions:
             if isinstance(a, ast.Starred):
                 v = self.eval(a.value, st)
                 items = self.known_items(v, st)
+                self.it.starred_rest.pop(id(node), None)  # not the sequence of an earlier visit
                 if items is not None:
                     args.extend(items)
                 else:
+                    if isinstance(v, SeqV) and len(node.args) == 1:
+                        self.it.starred_rest[id(node)] = v
                     args.append(UNKNOWN)
             else:
                 args.append(self.eval(a, st))
@@ -568,6 +579,17 @@ class Expressions:
             else:
                 kwargs[kw.arg] = v
         return args, kwargs
+
+    def _make_namedtuple(self, fields: Tuple[str, ...], args: List[Value], kwargs: Dict[str, Value],
+                         st: State) -> Value:
+        """An instance of a ``collections.namedtuple`` class: a tuple whose fields are read by name."""
+        items = list(args) + [kwargs[f] for f in fields[len(args):] if f in kwargs]
+        if len(items) != len(fields) or len(args) + len(kwargs) != len(fields) or \
+                any(a is UNKNOWN for a in args):
+            return UNKNOWN
+        seq = self.new_seq(items, st, kind="tuple")
+        self.it.namedtuple_fields[seq.lid] = fields
+        return seq
 
     def ex_Call(self, node: ast.Call, st: State) -> Value:
         func = self.eval(node.func, st)
@@ -607,6 +629,10 @@ class Expressions:
                 return self.it.modules.call_object_method(func.bound, func.name, args, kwargs, st, node)
             if k == "boundseq":
                 return self.it.builtins.call_seq_method(func.bound, func.name, args, kwargs, st, node)
+            if k == "namedtuple":
+                return self._make_namedtuple(func.target, args, kwargs, st)
+            if k == "strmethod":
+                return _str_method(func.bound, func.name, args, kwargs)
             if k == "partial":  # functools.partial(f, *bound, **bound_kw)(*args, **kwargs)
                 inner, bound, bound_kw = func.target
                 return self.call(inner, list(bound) + list(args), dict(bound_kw, **kwargs), st, node)
@@ -614,4 +640,23 @@ class Expressions:
         if isinstance(func, ObjV):
             return self.it.modules.call_object(func, args, kwargs, st, node)
         # Unknown callee: any tensor argument might be used; the result is unknown.
+        return UNKNOWN
+
+
+# methods of a known string that return a known string or truth value (a model class looked up by
+# `name.lower() == opt.model.replace("_", "") + "model"`, a config key normalized with `.upper()`)
+_STR_METHODS = frozenset({"lower", "upper", "casefold", "capitalize", "title", "strip", "lstrip", "rstrip",
+                          "replace", "startswith", "endswith", "removeprefix", "removesuffix", "isdigit",
+                          "isidentifier", "zfill"})
+
+
+def _str_method(recv: Value, name: str, args: List[Value], kwargs: Dict[str, Value]) -> Value:
+    """The method applied to constant arguments (strings, integers, tuples of strings); anything
+    else: unknown."""
+    if kwargs or not all(isinstance(a, ConstV) and isinstance(a.value, (str, int)) and not isinstance(a.value, bool)
+                         for a in args):
+        return UNKNOWN
+    try:
+        return ConstV(getattr(recv.value, name)(*[a.value for a in args]))  # type: ignore[attr-defined]
+    except (TypeError, ValueError, AttributeError):
         return UNKNOWN

@@ -132,6 +132,11 @@ class Interpreter:
         # the ids of lists and of dicts, as the keys of the state's dicts then
         self.prefilled_lists: Any = {}
         self.prefilled_dicts: Any = {}
+        # tuples made by a `collections.namedtuple` class: list id -> its field names
+        self.namedtuple_fields: Dict[int, Tuple[str, ...]] = {}
+        # a call whose `*arg` is a sequence of unknown length (`zip(*random.sample(memory, n))`):
+        # call node id -> that sequence (the transposition of a replay memory's transitions)
+        self.starred_rest: Dict[int, Any] = {}
         self.resolver: Any = None  # follows imports from the user's project (script mode only)
         self.foreign_stack: List[Tuple[Any, Span]] = []  # (ForeignModule, call site in this file)
         self.foreign_defs: Dict[int, Any] = {}

@@ -146,6 +146,11 @@ class ProjectImports:
         fm = self.loaded(resolver, path, node, st) if path is not None else None
         if fm is None:
             return UNKNOWN
+        return self.globals_dict(fm, st)
+
+    @staticmethod
+    def globals_dict(fm: Any, st: State) -> DictV:
+        """A followed module's globals as a dict value (``run_path``'s result, ``module.__dict__``)."""
         d = DictV(fresh_id())
         st.own("dicts")[d.did] = tuple((("c", k), v) for k, v in fm.globals.items()
                                        if isinstance(k, str) and not k.startswith("__"))
@@ -193,6 +198,11 @@ class ProjectImports:
         if pm.path is not None:
             fm = self.loaded(resolver, pm.path, node, st)
             if fm is not None:
+                if attr == "__dict__":
+                    # a model class found by scanning a module's names (pix2pix's
+                    # `find_model_using_name`: `for name, cls in modellib.__dict__.items()`): its
+                    # globals in the order the module bound them (dunder names left out)
+                    return self.globals_dict(fm, st)
                 value = fm.globals.get(attr)
                 if value is not None:
                     return value

@@ -300,7 +300,7 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
             return ref_value("module", qual)
         if qual.startswith(("copy.", "math.", "itertools.", "functools.")) or qual in (
                 "dataclasses.replace", "importlib.import_module", "runpy.run_path", "runpy.run_module",
-                "argparse.ArgumentParser"):
+                "argparse.ArgumentParser", "collections.deque", "collections.namedtuple"):
             return ref_value("builtin", qual)
         return UNKNOWN
 

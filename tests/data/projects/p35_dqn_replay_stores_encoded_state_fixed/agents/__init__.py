@@ -1,0 +1,3 @@
+from .dqn_agent import DQNAgent
+
+AGENTS = {"dqn": DQNAgent}

@@ -1,0 +1,2 @@
+from .builder import build_head, build_loss
+from .registry import HEADS, LOSSES

@@ -1,0 +1,1 @@
+from . import heads, losses  # noqa: F401  (fills the registries)
