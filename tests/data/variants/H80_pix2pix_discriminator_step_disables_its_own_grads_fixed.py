@@ -1,0 +1,42 @@
+# source: junyanz/pytorch-CycleGAN-and-pix2pix models/pix2pix_model.py optimize_parameters (set_requires_grad(netD, True) before the discriminator step, False for the generator step; with that call copied as False nothing in the discriminator's loss requires grad - the fake is detached - and loss_D.backward() raises)
+# family: H
+# expect: ok
+# line: 27  (backward: 32)
+# fix: (fixed version of H80_pix2pix_discriminator_step_disables_its_own_grads.py) enable the discriminator's gradients before its own step: set_requires_grad(net_d, True)
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+
+
+def set_requires_grad(nets, requires_grad=False):
+    for net in nets if isinstance(nets, list) else [nets]:
+        for p in net.parameters():
+            p.requires_grad = requires_grad
+
+
+net_g = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 3, 3, padding=1), nn.Tanh())
+net_d = nn.Sequential(nn.Conv2d(6, 8, 4, stride=2, padding=1), nn.LeakyReLU(0.2), nn.Conv2d(8, 1, 4, padding=1))
+opt_g = torch.optim.Adam(net_g.parameters(), lr=2e-4, betas=(0.5, 0.999))
+opt_d = torch.optim.Adam(net_d.parameters(), lr=2e-4, betas=(0.5, 0.999))
+
+for it in range(3):
+    real_a, real_b = torch.randn(2, 3, 16, 16), torch.randn(2, 3, 16, 16)
+    fake_b = net_g(real_a)
+    set_requires_grad(net_d, True)  # D step
+    opt_d.zero_grad()
+    pred_fake = net_d(torch.cat([real_a, fake_b.detach()], 1))
+    pred_real = net_d(torch.cat([real_a, real_b], 1))
+    loss_d = 0.5 * (F.mse_loss(pred_fake, torch.zeros_like(pred_fake)) + F.mse_loss(pred_real, torch.ones_like(pred_real)))
+    loss_d.backward()
+    opt_d.step()
+    set_requires_grad(net_d, False)  # G step
+    opt_g.zero_grad()
+    pred_fake = net_d(torch.cat([real_a, fake_b], 1))
+    loss_g = F.mse_loss(pred_fake, torch.ones_like(pred_fake)) + 10 * F.l1_loss(fake_b, real_b)
+    loss_g.backward()
+    opt_g.step()
+    print("iter", it, "D %.4f G %.4f" % (loss_d.item(), loss_g.item()))
+
+print("D grads:", all(p.grad is not None for p in net_d.parameters()))
