@@ -125,3 +125,15 @@ def test_an_evaluation_only_script(tmp_path):
             print(evaluate(model, torch.randn(4, 6)))
     """}
     assert loud(project(tmp_path, files)) == []
+
+
+@pytest.mark.parametrize("name, row, code", [
+    ("H49_ste_quantizer_left_in_eval_after_validation", 57, "GW718"),  # the round branch: zero gradients
+    ("H50_freeze_bn_helper_switches_gumbel_gates_to_eval", 52, "GW719"),  # the gates' parameters: none
+])
+def test_one_finding_per_switch_when_gw718_or_gw719_names_it(name, row, code):
+    path = Path(__file__).parent / "data" / "variants" / (name + ".py")
+    proc = subprocess.run([sys.executable, "-m", "gradwarden", "check", "--no-cache", "--output-format", "json",
+                           str(path)], capture_output=True, text=True, timeout=300)
+    found = [(d["location"]["row"], d["code"]) for d in json.loads(proc.stdout) if d["severity"] == "warning"]
+    assert found == [(row, code)]

@@ -20,7 +20,7 @@ shows it meant train mode: a `.train()` of that model somewhere, or the switch m
 from __future__ import annotations
 
 import ast
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
@@ -35,6 +35,7 @@ class ModeFacts:
         # (call depth, the function running) -> the switch site, for a frame that read `self.training` False
         self.eval_frames: Dict[Tuple[int, int], Span] = {}
         self.sites: Dict[int, Span] = {}  # node id (a zero-derivative op) -> the switch site
+        self.pending: List[Event] = []  # GW724, emitted at the end unless GW718/GW719 names the same switch
 
     def note_training_read(self, st: State, obj: ObjV, value: Any) -> None:
         if not self.it.call_stack:
@@ -96,14 +97,25 @@ class ModeFacts:
             if site is None:
                 continue
             kind = _kind(st, ObjV(oid), layer, mods)
-            self.it.emit(Event("eval_mode_training", site, {
+            self.pending.append(Event("eval_mode_training", site, {
                 "step_line": span.row, "layer": kind,
                 "why": "this call switches it back on only once, before the loop, and the `.eval()` inside "
                        "the loop leaves the next iterations in eval mode; call `.train()` at the start of "
                        "every training iteration" if site != ev.value[0] else
                        "this call leaves it in eval mode; restore the mode the model had before (or call "
                        "`.train()` before the training step)"},
-                related=(Related(span, "this step trains the model in eval mode", "step"),)))
+                related=(Related(span, "this step trains the model in eval mode", "step"),)
+                + (self.it.call_chain() if site.file is not None and self.it.foreign_stack else ())))
+
+    def finish(self) -> None:
+        """Emit GW724 where no GW718/GW719 already names the same mode switch (a module reading
+        `self.training` whose parameters the switch cut off: that finding says more)."""
+        taken = {(k[1], k[4] if len(k) > 4 else None) for k in self.it.events
+                 if k[0] in ("zero_gradient", "untrained_parameter")}
+        for ev in self.pending:
+            if (ev.span.row, ev.span.file) not in taken:
+                self.it.emit(ev)
+        self.pending = []
 
     def _step_site(self, st: State, attrs: Dict[str, Any], span: Span) -> Optional[Span]:
         ev = attrs["__eval_at__"].value

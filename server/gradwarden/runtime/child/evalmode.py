@@ -33,6 +33,7 @@ from .userfiles import _caller, _is_user, _site, _user_frame
 _reads = {}  # module class -> its forward reads `self.training` (the user's code)
 _info = weakref.WeakKeyDictionary()  # watched module -> _Info
 _depth = [0]  # nesting of Module.train (it recurses into the children)
+_named = set()  # the switch sites a GW718/GW719 finding named
 
 
 class _Info(object):
@@ -119,6 +120,7 @@ def on_step(opt, args, kwargs):
     try:
         n = _state.bw_count
         held = None
+        later = []
         for module, info in list(_info.items()):
             if info.eval_call is None or info.eval_call >= n or module.training:
                 continue
@@ -136,9 +138,12 @@ def on_step(opt, args, kwargs):
             if code is not None:
                 _report(module, info, code, opt, _site(_user_frame(_caller(1))))
                 info.eval_call = None
-            elif _layer_step(module, info, root, opt):
-                # BatchNorm/Dropout, or a `self.training` branch whose parameters still got
-                # gradients: the step ran in eval mode all the same (GW724)
+            else:
+                later.append((module, info, root))
+        # BatchNorm/Dropout, or a `self.training` branch whose parameters still got gradients: the
+        # step ran in eval mode all the same (GW724), unless GW718/GW719 named that switch already
+        for module, info, root in later:
+            if _layer_step(module, info, root, opt):
                 info.eval_call = None
     except Exception:  # noqa: BLE001
         _internal_error("eval mode: step")
@@ -159,6 +164,9 @@ def _layer_step(module, info, root, opt):
                                             and eval_site[::2] != step_site[::2])
     if not asked:
         return False  # the stepping function keeps the whole model in eval itself: a choice
+    if tuple(info.train_site if info.trained_before_eval and info.train_site is not None else eval_site or ()) \
+            in _named:
+        return True  # GW718/GW719 names this switch (engine/checks/modes.py does the same)
     if info.trained_before_eval and info.train_site is not None:
         where = info.train_site
         how = ("the `.train()` here runs once, and the `.eval()` at %s:%s switched the model off before this "
@@ -198,6 +206,7 @@ def _report(module, info, code, opt, step_site):
         sites.append({"kind": "step", "site": step_site, "message": "%s.step() follows" % type(opt).__name__})
     got = ("its parameters get no gradient" if code == "GW719" else
            "a parameter before it gets an all-zero gradient")
+    _named.add(tuple(where or ()))
     _finding(("eval-mode", tuple(where or ()), name), code=code, kind="untrained-parameter" if code == "GW719"
              else "zero-gradient", severity="warning", site=where, sites=sites,
              message="a training step ran `%s` in eval mode: its forward reads `self.training` and took its "
