@@ -619,3 +619,36 @@ def test_the_import_graph_follows_import_module_with_a_built_name(tmp_path):
     graph = ProjectGraph(root.resolve())
     assert graph.importers(root / "models" / "gan_model.py") == [(root / "train.py").resolve()]
     assert graph.importers(root / "models" / "other.py") == []  # the name's ends do not allow it
+
+
+# a notebook export (no main block, no autograd call of its own) calling a project helper; torch
+# raises at the backward: "output 0 of SigmoidBackward0 ... modified by an inplace operation"
+NOTEBOOK_HELPER = """
+    import torch
+
+
+    def run(model):
+        y = model(torch.randn(4, 3)).sigmoid()
+        y.mul_(2)
+        y.sum().backward()
+"""
+
+
+def test_a_script_without_main_block_calling_a_project_helper_is_an_entry(tmp_path):
+    files = {"models/wrap2.py": NOTEBOOK_HELPER,
+             "nb_export.py": "import torch.nn as nn\nfrom models.wrap2 import run\n\nrun(nn.Linear(3, 1))\n"}
+    assert loud(project(tmp_path, files)) == [("models/wrap2.py", 6, "GW201")]
+
+
+def test_a_package_module_with_module_level_calls_is_not_run_as_a_program(tmp_path):
+    # the same call from a module of a regular package (a library's registration at import) is
+    # not an entry; the helper itself is never called, so nothing is reported
+    files = {"lib/__init__.py": "", "lib/wrap2.py": NOTEBOOK_HELPER,
+             "lib/registry.py": "import torch.nn as nn\nfrom lib.wrap2 import run\n\nrun(nn.Linear(3, 1))\n"}
+    assert loud(project(tmp_path, files)) == []
+
+
+def test_a_script_calling_only_site_packages_is_not_an_entry_for_them(tmp_path):
+    files = {"models/wrap2.py": NOTEBOOK_HELPER,
+             "setup_env.py": "import torch\nfrom models import wrap2\n\ntorch.manual_seed(0)\n"}
+    assert loud(project(tmp_path, files)) == []

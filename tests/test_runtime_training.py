@@ -222,6 +222,79 @@ PROGRAMS = {
         t2.zero_()
         print(w.grad.sum().item())
     """,
+    # GW724: BatchNorm trained in eval mode from the second epoch on (validation inside the loop,
+    # `.train()` once before it); the gradients differ from train mode's
+    "bn_eval_leaks_into_training": """
+        import torch
+        from torch import nn
+
+        def evaluate(net, x):
+            net.eval()
+            with torch.no_grad():
+                return net(x).mean().item()
+
+        model = nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model.train()
+        for epoch in range(3):
+            loss = model(torch.randn(8, 6)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            evaluate(model, torch.randn(4, 6))
+    """,
+    "bn_train_each_epoch_ok": """
+        import torch
+        from torch import nn
+
+        def evaluate(net, x):
+            net.eval()
+            with torch.no_grad():
+                return net(x).mean().item()
+
+        model = nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(3):
+            model.train()
+            loss = model(torch.randn(8, 6)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            evaluate(model, torch.randn(4, 6))
+    """,
+    # a frozen backbone deliberately in eval: the optimizer steps the head only
+    "bn_frozen_backbone_eval_ok": """
+        import torch
+        from torch import nn
+        backbone = nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.Dropout(0.2))
+        head = nn.Linear(8, 1)
+        backbone.eval()
+        opt = torch.optim.SGD(head.parameters(), lr=0.1)
+        for epoch in range(3):
+            loss = head(backbone(torch.randn(8, 6))).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # GW724: a helper leaves Dropout off before the training loop
+    "dropout_helper_eval": """
+        import torch
+        from torch import nn
+
+        def evaluate(net, x):
+            net.eval()
+            with torch.no_grad():
+                return net(x).mean().item()
+
+        model = nn.Sequential(nn.Linear(6, 8), nn.Dropout(0.5), nn.Linear(8, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        evaluate(model, torch.randn(4, 6))
+        for epoch in range(3):
+            loss = model(torch.randn(8, 6)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
 }
 
 
@@ -277,3 +350,15 @@ def test_optimizer_rebuilt_from_an_emptied_iterator(runs):
     f = _one(runs["optimizer_rebuilt_from_emptied_iterator"], "GW719")
     assert f.row == 4 and "one-shot iterator" in f.message
     assert sorted(site_rows(f, "optimizer")) == [6, 6] and site_rows(f, "step") == [11]
+
+
+def test_batchnorm_left_in_eval_by_validation_is_named_at_the_train_call(runs):
+    f = _one(runs["bn_eval_leaks_into_training"], "GW724")
+    assert f.row == 11 and "BatchNorm1d" in f.message and "running statistics" in f.message
+    assert site_rows(f, "step") == [16]
+
+
+def test_dropout_left_off_by_a_helper_is_named_at_its_eval(runs):
+    f = _one(runs["dropout_helper_eval"], "GW724")
+    assert f.row == 5 and "Dropout" in f.message
+    assert site_rows(f, "step") == [16]

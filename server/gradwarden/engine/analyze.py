@@ -56,10 +56,20 @@ def _analyze_source(source: Union[str, bytes], filename: str) -> List[Diagnostic
     return _analyze(tree, SourceText(text), filename)
 
 
+def _calls_project(tree: ast.Module, filename: str) -> bool:
+    """A script without a main block whose module-level code calls into the project's modules
+    (a notebook export calling ``fit()`` from ``utils/``): a program, whatever its own text holds."""
+    from gradwarden.engine.front.imports import ImportResolver, calls_project_code, imported_top_level_calls
+
+    return bool(imported_top_level_calls(tree, filename)) and \
+        calls_project_code(tree, ImportResolver(filename, tree=tree), filename)
+
+
 def _analyze(tree: ast.Module, src: SourceText, filename: str) -> List[Diagnostic]:
     from gradwarden.engine.front.triggers import nothing_to_analyse
 
-    if nothing_to_analyse(src.text) and not ("__main__" in src.text and "import" in src.text):
+    if nothing_to_analyse(src.text) and not ("__main__" in src.text and "import" in src.text) and \
+            not _calls_project(tree, filename):
         return []  # (a program's hazards may all lie in the modules it imports: the interpreter decides)
     from gradwarden.engine.assembly import analyze_module  # late: keeps import light
 

@@ -25,6 +25,7 @@ from gradwarden.rules.flow import (
 )
 from gradwarden.rules.flowterms import (
     UntrainedParameter, NonfiniteBranchGradient, HookOverwritesActivation, DeadLossTerm, GradientOrder,
+    EvalModeTraining,
 )
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
@@ -76,6 +77,7 @@ RULES: Tuple[Type[Rule], ...] = (
     InferenceTensorSaved,
     ZeroGradientOp,
     UntrainedParameter,
+    EvalModeTraining,
     NonfiniteBranchGradient,
     HookOverwritesActivation,
     DeadLossTerm,

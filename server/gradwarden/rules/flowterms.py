@@ -464,3 +464,116 @@ class GradientOrder(Rule):
         FiLM.apply(x, g, b).sum().backward()
         """,
     )
+
+
+class EvalModeTraining(Rule):
+    """A training step runs a model with BatchNorm or Dropout while it is in eval mode.
+
+    ``.eval()`` (or ``.train(False)``) is left on by an evaluation helper, or set inside the
+    training loop by a validation run while ``.train()`` runs only once, before the loop: the
+    next training steps normalise with BatchNorm's running statistics instead of the batch's
+    (which then stop updating) and Dropout drops nothing. Nothing raises; the model trains on
+    other gradients than in train mode. Reported at the mode switch the fix changes (the
+    helper's switch, or the ``.train()`` that belongs at the start of every iteration), only
+    when the model switched as a whole holds every parameter the optimizer steps (a frozen
+    backbone deliberately kept in eval is not reported) and the program asked for train mode
+    somewhere.
+    """
+
+    event = "eval_mode_training"
+    code = "GW724"
+    name = "eval-mode-training"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "A training step runs a model with BatchNorm/Dropout in eval mode."
+    message = ("the training step at line {step_line} runs the model in eval mode: its {layer}, and the gradients "
+               "differ from train mode's; {why}")
+    NO_FIX = (0, 1)
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 3))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        model.train()  # <-
+        for step in range(4):
+            x, y = torch.randn(8, 6), torch.randint(0, 3, (8,))
+            loss = nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            model.eval()
+            with torch.no_grad():
+                acc = (model(x).argmax(1) == y).float().mean()
+        """,
+        """
+        import torch
+        from torch import nn
+
+        def evaluate(net, x):
+            net.eval()  # <-
+            with torch.no_grad():
+                return net(x).mean().item()
+
+        model = nn.Sequential(nn.Linear(6, 8), nn.Dropout(0.3), nn.Linear(8, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        print(evaluate(model, torch.randn(4, 6)))
+        for step in range(3):
+            loss = model(torch.randn(8, 6)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU(), nn.Linear(8, 3))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(4):
+            model.train()
+            x, y = torch.randn(8, 6), torch.randint(0, 3, (8,))
+            loss = nn.functional.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            model.eval()
+            with torch.no_grad():
+                acc = (model(x).argmax(1) == y).float().mean()
+        """,
+        """
+        import torch
+        from torch import nn
+        backbone = nn.Sequential(nn.Linear(6, 8), nn.BatchNorm1d(8), nn.ReLU())
+        head = nn.Linear(8, 3)
+        backbone.eval()
+        for p in backbone.parameters():
+            p.requires_grad_(False)
+        opt = torch.optim.SGD(head.parameters(), lr=0.1)
+        for step in range(3):
+            x, y = torch.randn(8, 6), torch.randint(0, 3, (8,))
+            loss = nn.functional.cross_entropy(head(backbone(x)), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+
+        def evaluate(net, x):
+            net.eval()
+            with torch.no_grad():
+                return net(x).mean().item()
+
+        model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        print(evaluate(model, torch.randn(4, 6)))
+        for step in range(3):
+            loss = model(torch.randn(8, 6)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+    )

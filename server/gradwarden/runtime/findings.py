@@ -40,6 +40,9 @@ _GROUPS: Tuple[frozenset, ...] = (
     # GW722: a loss term cut from the graph; GW723: a custom backward that returns an input's gradient
     # elsewhere (or None): both static, both seen by the run as a parameter without a gradient
     frozenset({"GW718", "GW719", "GW708", "GW722", "GW723"}),
+    # a training step in eval mode: the run proves it for a module reading `self.training` as a
+    # parameter without a gradient (GW719/GW718), for BatchNorm/Dropout as GW724
+    frozenset({"GW718", "GW719", "GW724"}),
 )
 
 _KIND_OF_CODE = {
@@ -72,6 +75,7 @@ _KIND_OF_CODE = {
     "GW721": "hook-overwrite",
     "GW722": "dead-loss-term",
     "GW723": "gradient-order",
+    "GW724": "eval-mode-training",
 }
 
 

@@ -159,6 +159,7 @@ class FlowFacts:
                 self.it.emit(ev)
         self.pending_accum = []
         self.reach.finish()
+        self.modes.finish()  # after reach: GW724 yields to a GW718/GW719 at the same switch
 
     # ================================================================== helpers
     def _hides_tensor(self, v: Value, st: State, depth: int = 0) -> bool:

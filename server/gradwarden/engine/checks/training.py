@@ -307,6 +307,8 @@ class TrainingChecks:
     def check_step(self: Any, st: State, obj: ObjV, node: ast.AST) -> None:
         tids = _params_of(st, obj)
         span = self.it.span_of(node)
+        if tids and st.meta.get("mode_roots"):  # GW724: a step that trains BatchNorm/Dropout in eval mode
+            self.flow.modes.at_step(st, tids, span)
         if tids:  # GW719: which of them the losses reached (engine/checks/reach.py)
             self.flow.reach.at_step(st, obj.oid, tids, span, self.flow.opt_sites.get(obj.oid, span),
                                     self.it.tensors.receiver_text(node) or "optimizer")

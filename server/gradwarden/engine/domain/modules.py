@@ -404,6 +404,11 @@ class Modules:
             for _, m in self.submodules(obj, st):
                 st.set_attr(m.oid, "training", ConstV(mode))
                 st.set_attr(m.oid, "__train_at__" if mode else "__eval_at__", at)
+            # the receiver and the call depth of its last switch: a training step checks the
+            # modules switched as a whole (engine/checks/modes.py, GW724)
+            st.set_attr(obj.oid, "__mode_depth__", ConstV(len(self.it.call_stack)))
+            meta = st.own("meta")
+            meta["mode_roots"] = meta.get("mode_roots", frozenset()) | {obj.oid}
             return obj
         if name in ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "share_memory"):
             return obj

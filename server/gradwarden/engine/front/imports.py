@@ -280,6 +280,50 @@ def runs_project_code(tree: ast.Module, resolver: "ImportResolver") -> bool:
     return False
 
 
+def imported_top_level_calls(tree: ast.Module, filename: str) -> List[Tuple[str, int]]:
+    """A script without a main block (a notebook export, ``from models.wrap2 import run;
+    run(O())``): the modules (name, level 0) whose imported names its module-level code calls.
+    Empty for a module of a regular package (a folder with ``__init__.py``, a relative import):
+    a library's module-level calls (registrations, logging) run on import, not as a program."""
+    if not filename or os.path.exists(os.path.join(os.path.dirname(os.path.abspath(filename)), "__init__.py")):
+        return []
+    bound: Dict[str, str] = {}
+    for s in tree.body:
+        if isinstance(s, ast.ImportFrom):
+            if s.level:
+                return []
+            for a in s.names:
+                if a.name != "*" and s.module:
+                    bound[a.asname or a.name] = s.module
+        elif isinstance(s, ast.Import):
+            for a in s.names:
+                bound[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+    if not bound:
+        return []
+    out: List[Tuple[str, int]] = []
+    for s in tree.body:
+        if not (isinstance(s, (ast.For, ast.While, ast.With)) or
+                isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)):
+            continue
+        for node in ast.walk(s):
+            if isinstance(node, ast.Call):
+                f = node.func
+                while isinstance(f, ast.Attribute):
+                    f = f.value
+                if isinstance(f, ast.Name) and f.id in bound and (bound[f.id], 0) not in out:
+                    out.append((bound[f.id], 0))
+    return out
+
+
+def calls_project_code(tree: ast.Module, resolver: "ImportResolver", filename: str) -> bool:
+    """Does this script's module-level code call a name it imports from a module of the project
+    (found by ``resolver`` inside the analysed root, not a site package)?"""
+    if resolver.root is None:
+        return False
+    return any(resolver.find(name, level, None) is not None or bool(resolver.find_dir(name, level))
+               for name, level in imported_top_level_calls(tree, filename))
+
+
 def _path_calls(node: ast.stmt) -> Iterator[ast.Call]:
     """``sys.path.insert(...)`` / ``sys.path.append(...)`` calls at the top of a script (also
     inside a top-level ``if``/``try``)."""

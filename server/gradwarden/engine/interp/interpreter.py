@@ -198,13 +198,17 @@ class Interpreter:
         st = State()
         st.frame()["__name__"] = ConstV("__main__")
         body = self.tree.body
-        from gradwarden.engine.front.imports import ImportResolver, runs_project_code
+        from gradwarden.engine.front.imports import (ImportResolver, calls_project_code, imported_top_level_calls,
+                                                     runs_project_code)
 
         if self.triggers.script_mode(self.tree):
             self.resolver = ImportResolver(self.filename, tree=self.tree)
         elif self.filename and "__main__" in self.src.text and \
                 runs_project_code(self.tree, resolver := ImportResolver(self.filename, tree=self.tree)):
             self.resolver = resolver  # a script whose hazards lie in the modules it imports
+        elif self.filename and imported_top_level_calls(self.tree, self.filename) and \
+                calls_project_code(self.tree, resolver := ImportResolver(self.filename, tree=self.tree), self.filename):
+            self.resolver = resolver  # no main block (a notebook export): its module-level calls into the project
         else:
             # A library module: bind its names, skip evaluating what it computes at import
             # time (registries, config tables) that no hazard can come from.

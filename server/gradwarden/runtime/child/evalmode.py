@@ -14,8 +14,12 @@ It is shown where the static finding is (engine/checks/modes.py): the ``.train()
 before training and that a later ``.eval()`` (validation) undid, when the module had trained in
 training mode before that switch; else the ``.train(False)``/``.eval()`` itself (a helper that
 switches the whole model off). A ``.train()`` on the module forgets its eval-mode calls (a
-validation forward made with grad on, then training resumed in training mode). Batch norm and
-dropout are torch's code, not the user's: freezing them on purpose is not this.
+validation forward made with grad on, then training resumed in training mode). 
+BatchNorm (with running statistics) and Dropout (p > 0) change what they compute in eval mode too
+(GW724): when a training step runs them in eval mode it is reported only when the module switched
+as a whole holds every trainable parameter the optimizer steps (a frozen backbone kept in eval on
+purpose is a part of the model) and the program asked for training mode (a `.train()` of it, or
+the switch made by another function than the one that steps) -- the static check's conditions.
 """
 import weakref
 
@@ -29,6 +33,7 @@ from .userfiles import _caller, _is_user, _site, _user_frame
 _reads = {}  # module class -> its forward reads `self.training` (the user's code)
 _info = weakref.WeakKeyDictionary()  # watched module -> _Info
 _depth = [0]  # nesting of Module.train (it recurses into the children)
+_named = set()  # the switch sites a GW718/GW719 finding named
 
 
 class _Info(object):
@@ -69,9 +74,19 @@ def _pre_hook(module, args):
     return None
 
 
+def _mode_layer(m):
+    """torch's BatchNorm with running statistics, Dropout with p > 0: they compute otherwise in eval mode."""
+    nn = torch.nn.modules
+    if isinstance(m, nn.batchnorm._BatchNorm):
+        return bool(m.track_running_stats)
+    if isinstance(m, nn.dropout._DropoutNd):
+        return m.p > 0
+    return False
+
+
 def _switched(root, mode, site):
     for m in root.modules():
-        if not _reads_training(type(m)):
+        if not (_reads_training(type(m)) or _mode_layer(m)):
             continue
         info = _info.get(m)
         if info is None:
@@ -105,31 +120,71 @@ def on_step(opt, args, kwargs):
     try:
         n = _state.bw_count
         held = None
+        later = []
         for module, info in list(_info.items()):
             if info.eval_call is None or info.eval_call >= n or module.training:
                 continue
             if held is None:
                 held = {id(p) for g in opt.param_groups for p in g.get("params", ())}
             root = info.root() if info.root is not None else None
-            holder = _holder(module, root)
-            if holder is None:
-                continue
-            params = [p for p in holder.parameters() if p.requires_grad and id(p) in held]
-            if not params:
-                continue
-            if holder is module:
-                if any(p.grad is not None for p in params):
-                    continue
-                code = "GW719"
-            elif any(p.grad is not None and p.grad.numel() and not p.grad.any() for p in params):
-                code = "GW718"
+            code = None
+            holder = None if _mode_layer(module) else _holder(module, root)
+            params = [p for p in holder.parameters() if p.requires_grad and id(p) in held] if holder is not None else ()
+            if params:
+                if holder is module:
+                    code = None if any(p.grad is not None for p in params) else "GW719"
+                elif any(p.grad is not None and p.grad.numel() and not p.grad.any() for p in params):
+                    code = "GW718"
+            if code is not None:
+                _report(module, info, code, opt, _site(_user_frame(_caller(1))))
+                info.eval_call = None
             else:
-                continue
-            _report(module, info, code, opt, _site(_user_frame(_caller(1))))
-            info.eval_call = None
+                later.append((module, info, root))
+        # BatchNorm/Dropout, or a `self.training` branch whose parameters still got gradients: the
+        # step ran in eval mode all the same (GW724), unless GW718/GW719 named that switch already
+        for module, info, root in later:
+            if _layer_step(module, info, root, opt):
+                info.eval_call = None
     except Exception:  # noqa: BLE001
         _internal_error("eval mode: step")
     return None
+
+
+def _layer_step(module, info, root, opt):
+    """GW724: a mode-dependent module run in eval mode by this training step (True: reported)."""
+    if root is None or root.training:
+        return False
+    mine = {id(p) for p in root.parameters()}
+    stepped = [p for g in opt.param_groups for p in g.get("params", ()) if p.requires_grad]
+    if not stepped or not all(id(p) in mine for p in stepped) or all(p.grad is None for p in stepped):
+        return False
+    step_site = _site(_user_frame(_caller(2)))
+    eval_site = info.eval_site
+    asked = info.train_site is not None or (eval_site is not None and step_site is not None
+                                            and eval_site[::2] != step_site[::2])
+    if not asked:
+        return False  # the stepping function keeps the whole model in eval itself: a choice
+    if tuple(info.train_site if info.trained_before_eval and info.train_site is not None else eval_site or ()) \
+            in _named:
+        return True  # GW718/GW719 names this switch (engine/checks/modes.py does the same)
+    if info.trained_before_eval and info.train_site is not None:
+        where = info.train_site
+        how = ("the `.train()` here runs once, and the `.eval()` at %s:%s switched the model off before this "
+               "step; call `.train()` at the start of every training iteration" % tuple(eval_site[:2])
+               if eval_site else "call `.train()` at the start of every training iteration")
+    else:
+        where = eval_site
+        how = "this call left it in eval mode; restore the mode the model had before the training step"
+    name = type(module).__name__
+    sites = [{"kind": "step", "site": step_site, "message": "%s.step() follows" % type(opt).__name__}] \
+        if step_site is not None else []
+    what = ("takes its eval-mode branch (`self.training` is False)" if not _mode_layer(module) else
+            "normalises with its running statistics instead of the batch's" if "Norm" in name else "drops nothing")
+    _finding(("eval-mode-layer", tuple(where or ())), code="GW724", kind="eval-mode-training", severity="warning",
+             site=where, sites=sites,
+             message="a training step ran the model in eval mode: its `%s` %s, and the gradients differ from "
+                     "train mode's (%s)" % (name, what, how))
+    return True
 
 
 def _report(module, info, code, opt, step_site):
@@ -151,6 +206,7 @@ def _report(module, info, code, opt, step_site):
         sites.append({"kind": "step", "site": step_site, "message": "%s.step() follows" % type(opt).__name__})
     got = ("its parameters get no gradient" if code == "GW719" else
            "a parameter before it gets an all-zero gradient")
+    _named.add(tuple(where or ()))
     _finding(("eval-mode", tuple(where or ()), name), code=code, kind="untrained-parameter" if code == "GW719"
              else "zero-gradient", severity="warning", site=where, sites=sites,
              message="a training step ran `%s` in eval mode: its forward reads `self.training` and took its "
