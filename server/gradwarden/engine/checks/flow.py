@@ -132,6 +132,7 @@ class FlowFacts:
         self.manual_grads: Set[int] = set()  # `.grad = ...` assigned
         self.mod_ctor: Dict[int, Tuple[str, List[Any], Dict[str, Any]]] = {}
         self.opt_sites: Dict[int, Span] = {}
+        self.opt_built_id: Dict[int, int] = {}  # optimizer oid -> the next id when it was built
         self.with_stack: List[List[Any]] = []  # [span, disables grad]
         self.global_nograd: Optional[Span] = None  # torch.set_grad_enabled(False) as a statement
         self._cmp_stack: List[List[TensorV]] = []

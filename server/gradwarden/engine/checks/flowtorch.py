@@ -12,6 +12,7 @@ from gradwarden.engine.checks.branches import check_where
 from gradwarden.engine.checks.flowfacts import Cut, DATA, join_cuts
 from gradwarden.engine.checks.gradorder import check_gradient_order
 from gradwarden.engine.diagnostic import Span
+from gradwarden.engine.state.model import fresh_id
 from gradwarden.engine.domain import flowshape as fs, optable
 from gradwarden.engine.domain.builtins import Builtins
 from gradwarden.engine.domain.flowops import PAIR_METHODS, function_shape, method_shape, module_shape
@@ -669,6 +670,8 @@ class FlowOptimizers(Optimizers):
         obj = super().construct_optimizer(qual, args, kwargs, st, node)
         if isinstance(obj, ObjV):
             self.flow.opt_sites[obj.oid] = self.it.span_of(node)
+            # ids are handed out in order: a parameter with a larger id was made after this optimizer
+            self.flow.opt_built_id[obj.oid] = fresh_id()
             self.it.training.check_optimizer_params(st, obj, node)
         return obj
 
