@@ -654,7 +654,7 @@ class FlowModules(Modules):
             for _, p in self.module_params(obj, st):
                 self.flow._after_requires_grad(st, p, flag, span)
         elif name == "zero_grad":
-            self.flow.note_zeroed(st)
+            self.flow.note_zeroed(st, self.it.span_of(node), self.it.text_of(node.func) if isinstance(node, ast.Call) else "")
         return out
 
 
@@ -681,7 +681,7 @@ class FlowOptimizers(Optimizers):
             self.it.training.check_step(st, obj, node)
         out = super().optimizer_method(obj, name, args, kwargs, st, node)
         if name == "zero_grad":
-            self.flow.note_zeroed(st)
+            self.flow.note_zeroed(st, self.it.span_of(node), self.it.text_of(node.func) if isinstance(node, ast.Call) else "")
         return out
 
 
