@@ -198,6 +198,50 @@ PROGRAMS = {
         h = relu(conv2(h))
         head(h).sum().backward()
     """,
+    # the optimizer (line 5) is built over a deep copy of the model (line 4): the loss trains the
+    # original, whose parameters no optimizer holds; the copy's never get a gradient
+    "optimizer_over_deepcopy": """
+        import copy
+        import torch
+        from torch import nn
+        online = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)); target = copy.deepcopy(online)
+        opt = torch.optim.Adam(target.parameters(), lr=1e-3)
+        for _ in range(3):
+            x = torch.randn(6, 4)
+            with torch.no_grad():
+                goal = target(x).max(1).values
+            loss = (online(x).max(1).values - goal).pow(2).mean()
+            opt.zero_grad(); loss.backward(); opt.step()
+    """,
+    # the parameter list (line 5) is taken before the head is replaced (line 6); the optimizer built
+    # over it (line 7) holds the old head
+    "param_list_before_head_swap": """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 10))
+        model[0].requires_grad_(False)
+        params = [p for p in model.parameters() if p.requires_grad]
+        model[2] = nn.Linear(8, 3)
+        opt = torch.optim.SGD(params, lr=0.1)
+        for _ in range(3):
+            loss = nn.functional.cross_entropy(model(torch.randn(4, 5)), torch.randint(0, 3, (4,)))
+            opt.zero_grad(); loss.backward(); opt.step()
+    """,
+    # the same shapes, correct: the copy is a teacher that is not optimised (its grads stay None),
+    # and a layer left out of the optimizer unfrozen gets gradients while the optimizer's get theirs
+    "copy_teacher_and_unoptimised_layer_ok": """
+        import copy
+        import torch
+        from torch import nn
+        student = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)); teacher = copy.deepcopy(student)
+        opt = torch.optim.Adam(student[2].parameters(), lr=1e-3)
+        for _ in range(3):
+            x = torch.randn(6, 4)
+            with torch.no_grad():
+                soft = teacher(x).softmax(-1)
+            loss = -(soft * student(x).log_softmax(-1)).sum(-1).mean()
+            opt.zero_grad(); loss.backward(); opt.step()
+    """,
     # a hook that keeps one clone of the input per call (a list cleared per step): nothing replaced
     "hook_input_per_call_ok": """
         import torch
@@ -337,6 +381,17 @@ def test_optimizer_over_a_replaced_instance(runs):
     f = _one(runs["optimizer_over_replaced_instance"], "GW719")
     assert f.row == 11 and "Net" in f.message
     assert site_rows(f, "optimizer") == [10] and site_rows(f, "created") == [9]
+
+
+def test_optimizer_over_a_deep_copy_is_named_at_the_optimizer(runs):
+    f = _one(runs["optimizer_over_deepcopy"], "GW719")
+    assert f.row == 5 and "no optimizer holds" in f.message
+    assert site_rows(f, "step") == [11]
+
+
+def test_parameter_list_taken_before_a_module_swap_is_named_at_the_optimizer(runs):
+    f = _one(runs["param_list_before_head_swap"], "GW719")
+    assert f.row == 7 and "no optimizer holds" in f.message, (f.row, f.message)
 
 
 def test_hook_slot_of_an_input_alias_is_a_premise(runs):

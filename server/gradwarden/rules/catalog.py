@@ -19,7 +19,7 @@ from gradwarden.rules.optimizer import StepBeforeBackward, FusedStepBeforeBackwa
 from gradwarden.rules.data import AnchorAliasesParameter, DataWriteToSaved, HiddenWrite
 from gradwarden.rules.flow import (
     BackwardWithoutGrad, NonScalarBackward, GradInputNotInGraph, RequiresGradOnNonLeaf, GradOfNonLeaf, OptimizeNonLeaf,
-    OptimizerWithoutGrad, CheckpointWithoutGrad, BackwardIgnoresGradOutput, GradientsNeverZeroed,
+    OptimizerWithoutGrad, CheckpointWithoutGrad, BackwardIgnoresGradOutput, GradientsNeverZeroed, GradientsPartlyZeroed,
     InputGradAccumulates,
     ModuleRequiresGradAttribute, OptimizedPlainTensor, InferenceTensorSaved, ZeroGradientOp,
 )
@@ -72,6 +72,7 @@ RULES: Tuple[Type[Rule], ...] = (
     CheckpointWithoutGrad,
     BackwardIgnoresGradOutput,
     GradientsNeverZeroed,
+    GradientsPartlyZeroed,
     InputGradAccumulates,
     ModuleRequiresGradAttribute,
     InferenceTensorSaved,

@@ -628,6 +628,72 @@ class BackwardIgnoresGradOutput(Rule):
     )
 
 
+class GradientsPartlyZeroed(Rule):
+    """A loop's zeroing call clears only some of the gradients its optimizer steps.
+
+    ``model.zero_grad()`` clears the module's parameters; a tensor kept beside the model (a learnable
+    temperature, a loss weight, a second model) that the optimizer also steps keeps adding into its
+    ``.grad`` every backward, so each step uses the sum of every gradient so far for it, while the
+    model's parameters get one step's. Nothing raises. Reported at the zeroing call: zero what the
+    optimizer holds (``optimizer.zero_grad()``). Gradient accumulation that leaves every parameter
+    alike is not reported.
+    """
+
+    event = "grads_partly_zeroed"
+    code = "GW724"
+    name = "gradients-partly-zeroed"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "A zero_grad() call that misses some of the parameters the optimizer steps (their .grad accumulates)."
+    message = "`{call}` does not clear the gradients of {names}, which `{opt}` also steps: their `.grad` adds up " \
+              "over every iteration, so the step at line {step_line} uses the sum of every backward so far; " \
+              "clear what the optimizer holds (`{opt}.zero_grad()`)"
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 3)
+        log_t = nn.Parameter(torch.zeros(()))
+        opt = torch.optim.SGD([*model.parameters(), log_t], lr=0.1)
+        for step in range(5):
+            logits = model(torch.randn(8, 4)) / log_t.exp()
+            loss = nn.functional.cross_entropy(logits, torch.randint(0, 3, (8,)))
+            model.zero_grad()  # <-
+            loss.backward()
+            opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 3)
+        log_t = nn.Parameter(torch.zeros(()))
+        opt = torch.optim.SGD([*model.parameters(), log_t], lr=0.1)
+        for step in range(5):
+            logits = model(torch.randn(8, 4)) / log_t.exp()
+            loss = nn.functional.cross_entropy(logits, torch.randint(0, 3, (8,)))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 3)
+        log_t = nn.Parameter(torch.zeros(()))
+        opt = torch.optim.SGD([*model.parameters(), log_t], lr=0.1)
+        for step in range(5):
+            logits = model(torch.randn(8, 4)) / log_t.exp()
+            loss = nn.functional.cross_entropy(logits, torch.randint(0, 3, (8,)))
+            model.zero_grad()
+            log_t.grad = None
+            loss.backward()
+            opt.step()
+        """,
+    )
+
+
 class InputGradAccumulates(Rule):
     """A loop backwards into the same input (a leaf made to require grad: a saliency map, an
     adversarial example, an inverted latent no optimizer holds) and reads its ``.grad`` every

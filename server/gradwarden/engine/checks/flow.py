@@ -129,14 +129,18 @@ class FlowFacts:
         self.noncontig: Set[int] = set()
         self.grad_owner: Dict[int, int] = {}  # `.grad` tensor -> the tensor it belongs to
         self.zeroed_loops: Set[int] = set()  # loop ids inside which gradients were zeroed
+        self.zero_sites: Dict[int, Tuple[Span, str]] = {}  # loop id -> its latest zero_grad() call and its text
         self.manual_grads: Set[int] = set()  # `.grad = ...` assigned
         self.mod_ctor: Dict[int, Tuple[str, List[Any], Dict[str, Any]]] = {}
         self.opt_sites: Dict[int, Span] = {}
+        self.opt_built_id: Dict[int, int] = {}  # optimizer oid -> the next id when it was built
         self.with_stack: List[List[Any]] = []  # [span, disables grad]
         self.global_nograd: Optional[Span] = None  # torch.set_grad_enabled(False) as a statement
         self._cmp_stack: List[List[TensorV]] = []
         self._if_index: Optional[List[Tuple[str, Tuple[int, int], Tuple[int, int], int]]] = None
-        self.pending_accum: List[Tuple[int, Event]] = []  # (loop id, event) decided at the end
+        # (loop id, event) decided at the end; loop id None: already decided (GW724, one per zeroing call)
+        self.pending_accum: List[Tuple[Optional[int], Event]] = []
+        self.partly_zeroed: Set[Span] = set()  # zeroing calls GW724 was said of
         self.unknown_derived: Set[int] = set()  # tensors computed from an argument of unknown origin
         self.dtypes: Dict[int, str] = {}  # tid -> "bool" | "int" | "float", where the code says
         self.inference: Dict[int, Span] = {}  # tid -> the inference_mode region that made it
@@ -155,7 +159,7 @@ class FlowFacts:
         """At the end of the run: the reports decided then (gradients accumulated over the
         iterations of a loop that never zeroes them)."""
         for lid, ev in self.pending_accum:
-            if lid not in self.zeroed_loops:
+            if lid is None or lid not in self.zeroed_loops:
                 self.it.emit(ev)
         self.pending_accum = []
         self.reach.finish()
@@ -383,9 +387,11 @@ class FlowFacts:
         else:
             self.cuts.pop(t.tid, None)
 
-    def note_zeroed(self, st: State) -> None:
+    def note_zeroed(self, st: State, span: Optional[Span] = None, what: str = "") -> None:
         for lid, _ in st.loop_ctx:
             self.zeroed_loops.add(lid)
+            if span is not None:
+                self.zero_sites[lid] = (span, what)  # the latest zeroing call of the loop
 
     def basic_index(self, sl: ast.expr, st: State) -> Optional[Tuple[Any, ...]]:
         """A basic index as Python values (ints, slices with constant bounds, None, ...);

@@ -12,6 +12,7 @@ from gradwarden.engine.checks.branches import check_where
 from gradwarden.engine.checks.flowfacts import Cut, DATA, join_cuts
 from gradwarden.engine.checks.gradorder import check_gradient_order
 from gradwarden.engine.diagnostic import Span
+from gradwarden.engine.state.model import fresh_id
 from gradwarden.engine.domain import flowshape as fs, optable
 from gradwarden.engine.domain.builtins import Builtins
 from gradwarden.engine.domain.flowops import PAIR_METHODS, function_shape, method_shape, module_shape
@@ -653,7 +654,7 @@ class FlowModules(Modules):
             for _, p in self.module_params(obj, st):
                 self.flow._after_requires_grad(st, p, flag, span)
         elif name == "zero_grad":
-            self.flow.note_zeroed(st)
+            self.flow.note_zeroed(st, self.it.span_of(node), self.it.text_of(node.func) if isinstance(node, ast.Call) else "")
         return out
 
 
@@ -669,6 +670,8 @@ class FlowOptimizers(Optimizers):
         obj = super().construct_optimizer(qual, args, kwargs, st, node)
         if isinstance(obj, ObjV):
             self.flow.opt_sites[obj.oid] = self.it.span_of(node)
+            # ids are handed out in order: a parameter with a larger id was made after this optimizer
+            self.flow.opt_built_id[obj.oid] = fresh_id()
             self.it.training.check_optimizer_params(st, obj, node)
         return obj
 
@@ -678,7 +681,7 @@ class FlowOptimizers(Optimizers):
             self.it.training.check_step(st, obj, node)
         out = super().optimizer_method(obj, name, args, kwargs, st, node)
         if name == "zero_grad":
-            self.flow.note_zeroed(st)
+            self.flow.note_zeroed(st, self.it.span_of(node), self.it.text_of(node.func) if isinstance(node, ast.Call) else "")
         return out
 
 

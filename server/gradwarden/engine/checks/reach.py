@@ -52,6 +52,9 @@ class GradientReach:
         self.operand_cuts: Dict[int, Tuple[str, Tuple[Tuple[Cut, Span, bool], ...]]] = {}
         self.trained: Set[Tuple[int, int]] = set()  # (optimizer oid, param tid) reached at some step
         self.untrained: Dict[Tuple[int, int], Tuple[Cut, Span, Span, str, str]] = {}
+        # (optimizer, parameter) the loss reached at earlier steps and no longer does: the model was
+        # given a new tensor in its place after the optimizer was built
+        self.abandoned: Set[Tuple[int, int]] = set()
         self.reported: Set[Tuple[str, Span]] = set()
         self.used: Set[Cut] = set()  # cuts whose value a backwarded graph was computed from
         self.rewraps: Dict[int, Cut] = {}  # a new leaf made from a computed tensor -> that cut
@@ -312,15 +315,25 @@ class GradientReach:
                     self.untrained[key] = (cut, span, site, opt, info.name or "a parameter")  # type: ignore[union-attr]
             return
         replaced: Any = False  # not looked for yet
+        strays: Any = False
         for tid in tids:
             key = (oid, tid)
-            if key in self.trained:
-                continue
             info = st.t.get(tid)
+            if key in self.trained:
+                if key in self.abandoned or st.grads.get(tid) or info is None or info.rg is not True:
+                    continue
+                # trained at an earlier step: abandoned only if the model was given a new tensor since
+                if strays is False:
+                    strays = self._strays(st, oid, site)
+                if strays is not None and strays.kind == "stray_new":
+                    self.abandoned.add(key)
+                    self.untrained[key] = (strays, span, site, opt, info.name or "a parameter")
+                continue
             if st.grads.get(tid) or info is None or info.rg is not True or tid in self.flow.manual_grads \
                     or tid in self.flow.fake_leaves:
                 self.trained.add(key)
-                self.untrained.pop(key, None)
+                if key not in self.abandoned:
+                    self.untrained.pop(key, None)
                 continue
             first = meta.get("reach_first_backward", 0)
             if any(w.seq > first for w in st.writes.get(info.counter, ()) + st.data_writes.get(info.storage, ())):
@@ -331,7 +344,9 @@ class GradientReach:
                 continue
             if key in self.untrained:
                 continue
-            cut = self._cut_from(tid)
+            if strays is False:
+                strays = self._strays(st, oid, site)
+            cut = strays or self._cut_from(tid)
             if cut is None:
                 if replaced is False:
                     replaced = self._replaced(st, site, tids)
@@ -403,6 +418,38 @@ class GradientReach:
         if not later:
             return None
         return Cut("replaced", self.it.span_of(later[0]), f"`{name} = {ast.unparse(later[0].value)[:40]}`")
+
+    def _strays(self, st: State, oid: int, site: Span) -> Optional[Cut]:
+        """The backward gave gradients to parameters that no optimizer of the program holds, while
+        this one holds parameters that get none: the optimizer and the model hold different objects.
+        Either the optimizer was built over the wrong ones (a ``copy.deepcopy`` of the model, a list
+        of parameters taken before a module was replaced: the construction is the line to change), or
+        the model was given new ones after it was built (a weight re-wrapped as a new
+        ``nn.Parameter``: that re-wrap is the line to change)."""
+        held: Set[int] = set()
+        for other in self.flow.opt_sites:
+            p = st.attrs(other).get("__params__")
+            if isinstance(p, ConstV) and isinstance(p.value, tuple):
+                held.update(p.value)
+        stray = sorted(t for t, g in st.grads.items() if g and t not in held and t not in self.flow.manual_grads
+                       and t not in self.flow.fake_leaves and st.t.get(t) is not None and st.t[t].param
+                       and st.t[t].rg is True and st.t[t].leaf)
+        if not stray:
+            return None
+        names = sorted({st.t[t].name or "a parameter" for t in stray})
+        shown = ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        them = f"{len(stray)} parameters ({shown})" if len(stray) > 1 else shown
+        built = self.flow.opt_built_id.get(oid)
+        later = [t for t in stray if built is not None and t > built]
+        if not later:
+            p = st.attrs(oid).get("__params__")
+            copies = st.meta.get("copies", {})
+            copy = next((copies[t][1] for t in (p.value if isinstance(p, ConstV) else ()) if t in copies), None)
+            return Cut("stray", site, them, region=copy)
+        made = st.t[later[0]].created
+        if made is None:
+            return None
+        return Cut("stray_new", made, them)
 
     def _never_read(self, st: State, tid: int, strict: bool = False) -> Optional[Cut]:
         """A parameter a module of this file registers (``self.pos = nn.Parameter(...)``) and no
@@ -503,7 +550,7 @@ class GradientReach:
     def finish(self) -> None:
         by_cut: Dict[Tuple[Cut, int], List[Tuple[int, Span, Span, str, str]]] = {}
         for (oid, tid), (cut, step, site, opt, name) in self.untrained.items():
-            if (oid, tid) in self.trained or tid in self.reached_by_raising:
+            if (oid, tid) in self.trained and (oid, tid) not in self.abandoned or tid in self.reached_by_raising:
                 continue
             by_cut.setdefault((cut, oid), []).append((tid, step, site, opt, name))
         for (cut, _), params in by_cut.items():
@@ -526,6 +573,18 @@ class GradientReach:
             elif cut.kind == "unused" and cut.span is not None:
                 why = f"the module registers {cut.what} but no code of its class reads it: this forward never " \
                       f"uses it, so no loss reaches it (the step at line {step.row} leaves it unchanged)"
+            elif cut.kind == "stray":
+                whose = f"the parameters of the copy made at line {cut.region.row} (a deep copy is a new set of " \
+                        f"parameters; the loss never reaches them)" if cut.region is not None else \
+                    "parameters the model no longer uses"
+                why = f"this optimizer holds {whose}, while the loss trains {cut.what}, which no optimizer " \
+                      f"holds: build it over the parameters the model uses (the step at line {step.row} moves " \
+                      f"nothing the loss reaches)"
+            elif cut.kind == "stray_new":
+                why = f"this gives the model a new tensor after the optimizer was built at line {site.row}: the " \
+                      f"loss now trains {cut.what}, which no optimizer holds, and the tensor the optimizer holds " \
+                      f"never gets a gradient again (the step at line {step.row} leaves it unchanged); update the " \
+                      f"existing parameter in place instead"
             elif cut.kind == "replaced" and cut.span is not None:
                 why = f"the optimizer was built over the parameters of the instance the name held then, and " \
                       f"{cut.what} at line {cut.span.row} replaced it with a new one: the loss trains the new " \
@@ -540,10 +599,14 @@ class GradientReach:
                       f"graph by {cut.what or cut.kind}; no backwarded loss reaches {them} another way (the step at " \
                       f"line {step.row} leaves {them} unchanged)"
                 related = (Related(cut.span, "the flag chooses the cut here", "note"),) + related
+            fate = f"handed to `{opt}` at line {site.row}, never get a gradient"
+            shown = shown if len(params) < 2 else f"{len(params)} parameters ({shown})"
+            if cut.kind == "stray" and cut.region is not None:
+                shown = f"the copies of {shown}"
+            elif cut.kind == "stray_new":
+                fate = f"handed to `{opt}` at line {site.row}, get no gradient once the model is given the new tensor"
             self.it.emit(Event("untrained_parameter", where, {
-                "names": shown if len(params) < 2 else f"{len(params)} parameters ({shown})",
-                "opt": opt, "opt_line": site.row, "why": why,
-                "fate": f"handed to `{opt}` at line {site.row}, never get a gradient"},
+                "names": shown, "opt": opt, "opt_line": site.row, "why": why, "fate": fate},
                 related=related))
         self.untrained = {}
 

@@ -339,7 +339,10 @@ class TrainingChecks:
         if not st.loop_ctx:
             return
         lid, k = st.loop_ctx[-1]
-        if k < 2 or lid in self.flow.zeroed_loops:
+        if k < 2:
+            return
+        if lid in self.flow.zeroed_loops:
+            _partly_zeroed(self, st, lid, tids, node, span)
             return
         for tid in tids:
             recs = st.grads.get(tid, ())
@@ -457,3 +460,35 @@ class TrainingChecks:
                     "fn": info.name, "grad": params[0], "expr": self.it.text_of(e)},
                     fix_facts={"expr_span": self.it.span_of(e), "grad": params[0]}))
                 return
+
+
+def _partly_zeroed(self: Any, st: State, lid: int, tids: Sequence[int], node: ast.AST, span: Span) -> None:
+    """GW724: the loop zeroes gradients, but its zeroing call covers only some of what this optimizer
+    steps (``model.zero_grad()`` with a temperature or a loss weight kept beside the model): the
+    others' ``.grad`` holds two backwards of the loop by this step, while the covered ones hold one.
+    Gradient accumulation (every parameter alike) is not this. Reported at the zeroing call: it is
+    the line the fix changes (``optimizer.zero_grad()``)."""
+    site = self.flow.zero_sites.get(lid)
+    if site is None:
+        return
+    summed, cleared = [], 0
+    for tid in tids:
+        recs = [r[0] for r in st.grads.get(tid, ())]
+        if not recs:
+            continue
+        if len(recs) != len(set(recs)):
+            summed.append(tid)
+        else:
+            cleared += 1
+    if not summed or not cleared or any(t in self.flow.manual_grads for t in summed):
+        return
+    names = sorted({st.t[t].name or "a parameter" for t in summed if t in st.t})
+    opt = self.it.tensors.receiver_text(node) or "optimizer"
+    zspan, what = site
+    if zspan in self.flow.partly_zeroed:
+        return
+    self.flow.partly_zeroed.add(zspan)
+    self.flow.pending_accum.append((None, Event("grads_partly_zeroed", zspan, {
+        "call": f"{what}()" if what else "zero_grad()", "names": ", ".join(f"`{n}`" for n in names[:3]) +
+        (f" and {len(names) - 3} more" if len(names) > 3 else ""), "opt": opt, "step_line": span.row},
+        related=(Related(span, "this step uses their gradients summed over every iteration", "step"),))))

@@ -226,7 +226,7 @@ class Builtins:
         if name == "super":
             return self.super_proxy(args, st)
         if name in ("copy.deepcopy", "copy.copy") and args:
-            return self.deepcopy(args[0], st, {})
+            return self.deepcopy(args[0], st, {}, node)
         if name == "dataclasses.replace" and args and isinstance(args[0], ObjV) and not args[1:]:
             # a new instance with the same fields, the keywords changed (values are shared, not
             # copied): what the options object says stays known (`replace(inputs, q=1).best`)
@@ -305,10 +305,15 @@ class Builtins:
                 return False
         return None
 
-    def deepcopy(self, v: Value, st: State, memo: Dict[int, Value]) -> Value:
+    def deepcopy(self, v: Value, st: State, memo: Dict[int, Value], node: Optional[ast.AST] = None) -> Value:
         if isinstance(v, TensorV):
             info = st.t[v.tid]
-            out = self.it.graph.new_tensor(st, rg=info.rg if info.leaf else False, param=info.param, name=info.name)
+            out = self.it.graph.new_tensor(st, rg=info.rg if info.leaf else False, param=info.param, name=info.name,
+                                           node=node)
+            if node is not None and info.param:
+                # a parameter's copy carries the original's name: messages say whose copy it is
+                meta = st.own("meta")
+                meta["copies"] = {**meta.get("copies", {}), out.tid: (v.tid, self.it.span_of(node))}
             return out
         if isinstance(v, ObjV):
             if v.oid in memo:
@@ -316,10 +321,10 @@ class Builtins:
             new = ObjV(fresh_id())
             memo[v.oid] = new
             for k, x in st.attrs(v.oid).items():
-                st.set_attr(new.oid, k, self.deepcopy(x, st, memo))
+                st.set_attr(new.oid, k, self.deepcopy(x, st, memo, node))
             return new
         if isinstance(v, SeqV):
-            return self.it.ev.new_seq([self.deepcopy(x, st, memo) for x in st.lists.get(v.lid, ())], st, kind=v.kind)
+            return self.it.ev.new_seq([self.deepcopy(x, st, memo, node) for x in st.lists.get(v.lid, ())], st, kind=v.kind)
         return v
 
     def call_seq_method(self, seq: Value, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,

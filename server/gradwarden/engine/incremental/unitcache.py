@@ -384,7 +384,7 @@ class UnitSession:
         # names are its own), emitted after every statement, in statement order.
         left = interp.flow.pending_accum[pending_at:]
         del interp.flow.pending_accum[pending_at:]
-        deferred = [(_key(ev), ev) for lid, ev in left if lid not in interp.flow.zeroed_loops]
+        deferred = [(_key(ev), ev) for lid, ev in left if lid is None or lid not in interp.flow.zeroed_loops]
         self.deferred.extend(deferred)
         refs = self._refs(interp.reached.log, self.covered(index))
         interp.reached.log = None

@@ -29,6 +29,10 @@ _MAX_CHECKS = 4  # steps of one optimizer looked at while its parameters have no
 _seen = weakref.WeakKeyDictionary()  # optimizer -> steps checked (None: it got a gradient: done)
 _last = weakref.WeakKeyDictionary()  # optimizer -> backward count at its last step
 _found = weakref.WeakKeyDictionary()  # optimizer -> (new instance ref, step site)
+# id(optimizer) -> (its class name, its construction site, names, count, step site) of parameters the
+# backward reached that no optimizer holds, while none of this optimizer's has a gradient (see
+# _note_strays); by id, for the optimizer may be gone when the run ends (a script's globals)
+_strays = {}
 # optimizer -> (class, construction site) of the module instance whose parameters it was given:
 # taken when the optimizer is built, for the instance itself may be gone by the first step (the
 # name that held it was rebound, and only the optimizer keeps its parameters alive)
@@ -83,12 +87,14 @@ def on_step(opt, args, kwargs):
         if not params or any(p.grad is not None for p in params):
             _seen[opt] = None
             _found.pop(opt, None)
+            _strays.pop(id(opt), None)
             return None
         if opt in _found or state >= _MAX_CHECKS:
             return None
         _seen[opt] = state + 1
         owner = _owner.get(opt)
         if owner is None:
+            _note_strays(opt, params)
             return None
         cls = owner[0]
         held = None
@@ -104,11 +110,40 @@ def on_step(opt, args, kwargs):
                 continue
             if any(id(p) in {id(q) for q in params} for p in mine):
                 continue
+            if id(m) in owner[2]:
+                continue  # built before the optimizer: not a re-created instance
             _found[opt] = (weakref.ref(m), _site(_user_frame(_caller(1))))
             break
+        else:
+            _note_strays(opt, params)
     except Exception:  # noqa: BLE001
         _internal_error("stale optimizer: step")
     return None
+
+
+def _note_strays(opt, params):
+    """None of the optimizer's parameters has a gradient at this step, and no re-created instance of
+    its model explains it: the backward just gave gradients to parameters of modules the run built
+    that no optimizer holds (the optimizer was built over a deep copy of the model, or over a list
+    taken before a module was replaced). Counted for every checked step; reported when the run ends
+    if no step of this optimizer ever found a gradient."""
+    held = None
+    mine = {id(p) for p in params}
+    strays = {}
+    for m in list(_mod_sites.keys()):
+        for name, p in m.named_parameters(recurse=False):
+            if p.grad is None or not p.requires_grad or id(p) in mine or id(p) in strays:
+                continue
+            if held is None:
+                held = _held_by_any()
+            if id(p) not in held:
+                strays[id(p)] = "%s.%s" % (type(m).__name__, name)
+    from .untrained import _opt_sites
+
+    opt_site = _opt_sites.get(opt)
+    if strays and opt_site is not None and id(opt) not in _strays:
+        _strays[id(opt)] = (type(opt).__name__, opt_site, sorted(set(strays.values())), len(strays),
+                            _site(_user_frame(_caller(2))))
 
 
 def finish():
@@ -142,6 +177,18 @@ def finish():
                      message="the loss goes through the %s built here, whose parameters get gradients that no "
                              "optimizer holds, while %s steps the parameters of another %s, which never get one: "
                              "build the optimizer after this instance (or over it)" % (name, type(opt).__name__, name))
+        for key, (kind, opt_site, names, count, step_site) in list(_strays.items()):
+            shown = ", ".join(names[:3]) + (" and %d more" % (len(names) - 3) if len(names) > 3 else "")
+            sites = []
+            if step_site is not None:
+                sites.append({"kind": "step", "site": step_site,
+                              "message": "%s.step() finds no gradient" % kind})
+            _finding(("stray-parameters", tuple(opt_site), key), code="GW719", kind="untrained-parameter",
+                     severity="warning", site=opt_site, sites=sites,
+                     message="%s built here holds parameters that no backward ever reached, while the loss gave "
+                             "gradients to %d parameter(s) (%s) that no optimizer holds: it holds other tensors than "
+                             "the ones the model uses (a copy of the model, or parameters of a module replaced "
+                             "since); build it over the parameters the model uses" % (kind, count, shown))
     except Exception:  # noqa: BLE001
         _internal_error("stale optimizer: finish")
 
@@ -158,7 +205,9 @@ def note_optimizer(opt):
             return
         m = _instance_of(params, modules)
         if m is not None:
-            _owner[opt] = (type(m), _mod_sites.get(m))
+            # the instances of that class alive now: one of them is not re-created after the optimizer
+            # (a list taken before a swap made before it is a stray, reported at the optimizer)
+            _owner[opt] = (type(m), _mod_sites.get(m), {id(x) for x in modules if type(x) is type(m)})
     except Exception:  # noqa: BLE001
         _internal_error("stale optimizer: optimizer")
 
