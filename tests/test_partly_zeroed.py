@@ -1,4 +1,4 @@
-"""GW724: a loop's zeroing call that covers only part of what its optimizer steps
+"""GW725: a loop's zeroing call that covers only part of what its optimizer steps
 (engine/checks/training.py ``_partly_zeroed``): ``model.zero_grad()`` with a tensor kept beside the
 model in the optimizer. Each flagged program was run under torch 2.13 while it was written: the
 uncovered tensor's ``.grad`` at the last step is the sum of every step's gradient."""
@@ -36,7 +36,7 @@ WEIGHTED = """
 
 
 def test_a_module_zero_grad_that_misses_a_tensor_the_optimizer_steps_is_reported_at_the_call():
-    assert _found(WEIGHTED.format(zero="net.zero_grad()", step="opt.step()")) == [("GW724", 14)]
+    assert _found(WEIGHTED.format(zero="net.zero_grad()", step="opt.step()")) == [("GW725", 14)]
 
 
 def test_zeroing_everything_the_optimizer_holds_is_silent():

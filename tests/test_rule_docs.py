@@ -48,3 +48,15 @@ def test_catalog_is_well_formed():
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", r.name), r.name
         assert r.summary and "\n" not in r.summary, r.code
         assert r.doc(), f"{r.code} has no docstring"
+
+
+def test_rule_codes_and_names_are_unique():
+    """A code is what `# noqa: GW7xx`, SARIF and the docs' anchors key on: two rules must never
+    share one (two branches once both took GW724 for different rules and merged cleanly)."""
+    rules = list(all_rules())
+    for attr in ("code", "name"):
+        seen = {}
+        for rule in rules:
+            key = getattr(rule, attr)
+            assert key not in seen, f"{attr} {key} used by {seen[key].__name__} and {rule.__name__}"
+            seen[key] = rule

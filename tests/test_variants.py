@@ -79,7 +79,7 @@ class PendingBatch:
 # Batch 7 (H70-H81, C207, G240-G243: silent gradients written after the issue-24 engine work, from other
 # programs than batch 6) is the held-out check of that work: first contact 4/13 hits, 3 false alarms
 # (engine a7ad3e6, BATCHES.md); the stray-parameter work (optimizer over a deep copy, a list taken before a
-# module was replaced, a re-wrap after the optimizer was built) raised it to 7 hits, 2 false alarms, and GW724
+# module was replaced, a re-wrap after the optimizer was built) raised it to 7 hits, 2 false alarms, and GW725
 # (a zeroing call that misses a tensor the optimizer steps) to 8 hits, 2 false alarms: the floor now.
 PENDING_BATCHES: Tuple[PendingBatch, ...] = (
     PendingBatch("7 (issue 24, held out: silent gradients)",

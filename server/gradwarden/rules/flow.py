@@ -640,10 +640,11 @@ class GradientsPartlyZeroed(Rule):
     """
 
     event = "grads_partly_zeroed"
-    code = "GW724"
+    code = "GW725"
     name = "gradients-partly-zeroed"
     family = "H"
     severity = Severity.WARNING
+    NO_FIX = (0,)  # no automatic fix yet: which zeroing call covers the optimizer is written by hand
     summary = "A zero_grad() call that misses some of the parameters the optimizer steps (their .grad accumulates)."
     message = "`{call}` does not clear the gradients of {names}, which `{opt}` also steps: their `.grad` adds up " \
               "over every iteration, so the step at line {step_line} uses the sum of every backward so far; " \

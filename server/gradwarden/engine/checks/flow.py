@@ -138,9 +138,9 @@ class FlowFacts:
         self.global_nograd: Optional[Span] = None  # torch.set_grad_enabled(False) as a statement
         self._cmp_stack: List[List[TensorV]] = []
         self._if_index: Optional[List[Tuple[str, Tuple[int, int], Tuple[int, int], int]]] = None
-        # (loop id, event) decided at the end; loop id None: already decided (GW724, one per zeroing call)
+        # (loop id, event) decided at the end; loop id None: already decided (GW725, one per zeroing call)
         self.pending_accum: List[Tuple[Optional[int], Event]] = []
-        self.partly_zeroed: Set[Span] = set()  # zeroing calls GW724 was said of
+        self.partly_zeroed: Set[Span] = set()  # zeroing calls GW725 was said of
         self.unknown_derived: Set[int] = set()  # tensors computed from an argument of unknown origin
         self.dtypes: Dict[int, str] = {}  # tid -> "bool" | "int" | "float", where the code says
         self.inference: Dict[int, Span] = {}  # tid -> the inference_mode region that made it

@@ -463,7 +463,7 @@ class TrainingChecks:
 
 
 def _partly_zeroed(self: Any, st: State, lid: int, tids: Sequence[int], node: ast.AST, span: Span) -> None:
-    """GW724: the loop zeroes gradients, but its zeroing call covers only some of what this optimizer
+    """GW725: the loop zeroes gradients, but its zeroing call covers only some of what this optimizer
     steps (``model.zero_grad()`` with a temperature or a loss weight kept beside the model): the
     others' ``.grad`` holds two backwards of the loop by this step, while the covered ones hold one.
     Gradient accumulation (every parameter alike) is not this. Reported at the zeroing call: it is
