@@ -80,11 +80,12 @@ class PendingBatch:
 # programs than batch 6) is the held-out check of that work: first contact 4/13 hits, 3 false alarms
 # (engine a7ad3e6, BATCHES.md); the stray-parameter work (optimizer over a deep copy, a list taken before a
 # module was replaced, a re-wrap after the optimizer was built) raised it to 7 hits, 2 false alarms, and GW725
-# (a zeroing call that misses a tensor the optimizer steps) to 8 hits, 2 false alarms: the floor now.
+# (a zeroing call that misses a tensor the optimizer steps) to 8 hits, 2 false alarms, and GW724 (a
+# training step in eval mode: H72) to 9 hits, 2 false alarms: the floor now.
 PENDING_BATCHES: Tuple[PendingBatch, ...] = (
     PendingBatch("7 (issue 24, held out: silent gradients)",
                  re.compile(r"^(H(7\d|8[01])|C207|G24[0-3])_"),
-                 first_contact_hits=8, first_contact_alarms=2),
+                 first_contact_hits=9, first_contact_alarms=2),
 )
 
 
