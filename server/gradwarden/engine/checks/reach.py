@@ -347,10 +347,12 @@ class GradientReach:
             if strays is False:
                 strays = self._strays(st, oid, site)
             cut = strays or self._cut_from(tid)
-            if cut is None:
+            if cut is None or cut.kind == "stray_new":
+                # new tensors made inside a constructor: the instance the name now holds was built
+                # after the optimizer (a rebinding of the model), which is the line to change
                 if replaced is False:
                     replaced = self._replaced(st, site, tids)
-                cut = replaced or self._never_read(st, tid)
+                cut = replaced or cut or self._never_read(st, tid)
             if cut is None:
                 self.trained.add(key)  # no reason seen: unused on purpose, or reached where we cannot see
                 continue
