@@ -6,29 +6,7 @@ not two). Each hazard was run under torch 2.13 (the comment names what it does);
 twin must stay silent."""
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
-from typing import Dict, List
-
-
-def project(root: Path, files: Dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip())
-    return root
-
-
-def loud(root: Path) -> List[tuple]:
-    """The errors and warnings of ``gradwarden check --output-format json .`` from inside ``root``."""
-    proc = subprocess.run([sys.executable, "-m", "gradwarden", "check", "--no-cache", "--output-format", "json", "."],
-                          cwd=root, capture_output=True, text=True, timeout=300)
-    assert proc.returncode in (0, 1), proc.stderr
-    return sorted((d["filename"], d["location"]["row"], d["code"]) for d in json.loads(proc.stdout)
-                  if d["severity"] in ("error", "warning"))
+from project_runs import loud, project
 
 
 # an attribute-style config (``cfg.OPT`` reads ``self["OPT"]``); torch raises at the second backward:
