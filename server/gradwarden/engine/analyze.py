@@ -61,8 +61,8 @@ def _calls_project(tree: ast.Module, filename: str) -> bool:
     (a notebook export calling ``fit()`` from ``utils/``): a program, whatever its own text holds."""
     from gradwarden.engine.front.imports import ImportResolver, calls_project_code, imported_top_level_calls
 
-    return bool(imported_top_level_calls(tree, filename)) and \
-        calls_project_code(tree, ImportResolver(filename, tree=tree), filename)
+    calls = imported_top_level_calls(tree, filename)
+    return bool(calls) and calls_project_code(calls, ImportResolver(filename, tree=tree))
 
 
 def _analyze(tree: ast.Module, src: SourceText, filename: str) -> List[Diagnostic]:

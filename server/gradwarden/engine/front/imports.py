@@ -17,7 +17,7 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.front.source import SourceText, decode_source
 
@@ -315,13 +315,14 @@ def imported_top_level_calls(tree: ast.Module, filename: str) -> List[Tuple[str,
     return out
 
 
-def calls_project_code(tree: ast.Module, resolver: "ImportResolver", filename: str) -> bool:
+def calls_project_code(calls: Sequence[Tuple[str, int]], resolver: "ImportResolver") -> bool:
     """Does this script's module-level code call a name it imports from a module of the project
-    (found by ``resolver`` inside the analysed root, not a site package)?"""
+    (``calls``: what :func:`imported_top_level_calls` found; the module found by ``resolver``
+    inside the analysed root, not a site package)?"""
     if resolver.root is None:
         return False
     return any(resolver.find(name, level, None) is not None or bool(resolver.find_dir(name, level))
-               for name, level in imported_top_level_calls(tree, filename))
+               for name, level in calls)
 
 
 def _path_calls(node: ast.stmt) -> Iterator[ast.Call]:

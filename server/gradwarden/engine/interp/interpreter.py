@@ -206,8 +206,8 @@ class Interpreter:
         elif self.filename and "__main__" in self.src.text and \
                 runs_project_code(self.tree, resolver := ImportResolver(self.filename, tree=self.tree)):
             self.resolver = resolver  # a script whose hazards lie in the modules it imports
-        elif self.filename and imported_top_level_calls(self.tree, self.filename) and \
-                calls_project_code(self.tree, resolver := ImportResolver(self.filename, tree=self.tree), self.filename):
+        elif self.filename and (calls := imported_top_level_calls(self.tree, self.filename)) and \
+                calls_project_code(calls, resolver := ImportResolver(self.filename, tree=self.tree)):
             self.resolver = resolver  # no main block (a notebook export): its module-level calls into the project
         else:
             # A library module: bind its names, skip evaluating what it computes at import
