@@ -2,7 +2,7 @@
 # family: F
 # expect: error
 # raises: TypeError
-# line: 18
+# line: 18  (backward: 35)
 # fix: save only tensors and keep k on ctx: ctx.save_for_backward(idx); ctx.k = k
 import torch
 import torch.nn as nn

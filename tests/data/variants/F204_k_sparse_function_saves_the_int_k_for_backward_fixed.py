@@ -1,7 +1,7 @@
 # source: k-sparse autoencoders (Makhzani & Frey; top-k activation written as a custom autograd.Function) and the common error 'save_for_backward can only save variables, but argument 1 is of type int': the Function passes the Python int k to ctx.save_for_backward along with the indices
 # family: F
 # expect: ok
-# line: 17
+# line: 17  (backward: 34)
 # fix: (fixed version of F204_k_sparse_function_saves_the_int_k_for_backward.py) save only tensors and keep k on ctx: ctx.save_for_backward(idx); ctx.k = k
 import torch
 import torch.nn as nn
