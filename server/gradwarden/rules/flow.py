@@ -35,7 +35,7 @@ class BackwardWithoutGrad(Rule):
     message = "`{name}` {state}: {why}; {outcome}"
     # a loss through argmax, a fully frozen model, outputs marked non-differentiable: the fix
     # depends on what was meant
-    NO_FIX = (2, 3, 5)
+    NO_FIX = (2, 3, 5, 6)
     INVALID = (
         """
         import torch
@@ -94,6 +94,20 @@ class BackwardWithoutGrad(Rule):
         x = torch.randn(6, requires_grad=True)
         hard, _ = TopK.apply(x * 2, 3)
         hard.mean().backward()
+        """,
+        """
+        import torch
+        from torch import nn
+        def set_requires_grad(net, flag):
+            for p in net.parameters():
+                p.requires_grad = flag
+        gen, disc = nn.Linear(4, 4), nn.Linear(4, 1)
+        opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)
+        fake = gen(torch.randn(2, 4))
+        set_requires_grad(disc, False)  # <-
+        loss_d = disc(fake.detach()).mean() - disc(torch.randn(2, 4)).mean()
+        loss_d.backward()
+        opt_d.step()
         """,
     )
     VALID = (
@@ -193,6 +207,19 @@ class NonScalarBackward(Rule):
         z = torch.randn(2, 3, 8, 8, requires_grad=True)
         act = unit(nn.functional.interpolate(z, size=(6, 6)))[:, 1, 2, 2]
         grad_z = torch.autograd.grad(act, z)[0]  # <-
+        """,
+        """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        def per_sample_loss(pred, target, mu):
+            recon = F.mse_loss(pred, target, reduction="none").sum(dim=1)
+            return recon + mu.pow(2).sum(dim=1)  # <-
+        enc, dec = nn.Linear(6, 4), nn.Linear(2, 6)
+        x = torch.randn(8, 6)
+        mu, logvar = enc(x).chunk(2, dim=-1)
+        loss = per_sample_loss(dec(mu), x, mu)
+        loss.backward()
         """,
     )
     VALID = (

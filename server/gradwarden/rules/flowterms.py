@@ -240,7 +240,7 @@ class HookOverwritesActivation(Rule):
     severity = Severity.WARNING
     summary = "A forward hook keeps one slot per module, and the module runs several times per step."
     message = "the forward hook stores `{slot}` on every call of `{module}`, which runs {calls} times per step: each call overwrites the last, and the loss reads only the last call's activation"
-    NO_FIX = (0,)
+    NO_FIX = (0, 1)
     INVALID = (
         """
         import torch
@@ -256,6 +256,22 @@ class HookOverwritesActivation(Rule):
         loss = (a * b).sum() + 0.1 * sum(x.pow(2).mean() for x in acts.values())
         loss.backward()
         """,
+        """
+        import torch
+        from torch import nn
+        class Recorder:
+            def __init__(self, module):
+                self.out = {}
+                module.register_forward_hook(self)
+            def __call__(self, module, inputs, output):
+                self.out["z"] = output  # <-
+        proj = nn.Linear(4, 4)
+        rec = Recorder(proj)
+        for view in (torch.randn(2, 4), torch.randn(2, 4)):
+            proj(view)
+        loss = rec.out["z"].pow(2).mean()
+        loss.backward()
+        """,
     )
     VALID = (
         """
@@ -268,6 +284,23 @@ class HookOverwritesActivation(Rule):
         loss = (a * b).sum() + 0.1 * sum(x.pow(2).mean() for x in acts)
         loss.backward()
         acts.clear()
+        """,
+        """
+        import torch
+        from torch import nn
+        class Recorder:
+            def __init__(self, module):
+                self.out = {}
+                module.register_forward_hook(self)
+            def __call__(self, module, inputs, output):
+                self.out.setdefault("z", []).append(output)
+        proj = nn.Linear(4, 4)
+        rec = Recorder(proj)
+        for view in (torch.randn(2, 4), torch.randn(2, 4)):
+            proj(view)
+        z1, z2 = rec.out.pop("z")
+        loss = (z1 - z2).pow(2).mean()
+        loss.backward()
         """,
     )
 

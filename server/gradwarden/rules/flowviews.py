@@ -134,7 +134,8 @@ class SelfOverlappingWrite(Rule):
     performing the operation.`` Clone the source (``x[1:] = x[:-1].clone()``).
 
     The same shift along a later dimension (``frames[:, 1:] = frames[:, :-1]``, a temporal
-    shift ``x[:, 1:, :fold] = x[:, :-1, :fold]``) does not raise: PyTorch cannot see the overlap
+    shift ``x[:, 1:, :fold] = x[:, :-1, :fold]``, the last dim ``taps[..., 1:] = taps[..., :-1]``,
+    ``x.narrow(-1, 1, n - 1).copy_(x.narrow(-1, 0, n - 1))``) does not raise: PyTorch cannot see the overlap
     of these strided views and copies element by element in memory order, so each element reads
     a value this copy already overwrote, and the first slice is smeared over the whole window
     (measured, torch 2.13; the shift towards the front, ``x[:, :-1] = x[:, 1:]``, reads before it
@@ -182,6 +183,12 @@ class SelfOverlappingWrite(Rule):
         frames = torch.zeros(4, 3, 5)
         frames[:, 1:] = frames[:, :-1].clone()
         frames[:, :-1] = frames[:, 1:]  # towards the front: reads before it writes
+        """,
+        """
+        import torch
+        taps = torch.zeros(2, 5)
+        taps[..., 1:] = taps[..., :-1].clone()
+        taps.narrow(-1, 0, 4).copy_(taps.narrow(-1, 1, 4))  # towards the front
         """,
     )
 

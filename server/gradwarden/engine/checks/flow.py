@@ -17,6 +17,7 @@ from is accounted for; an argument the analysis cannot see into makes the cut un
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.checks.flowfacts import Cut, join_cuts, unsure
@@ -26,7 +27,7 @@ from gradwarden.engine.checks.modes import ModeFacts
 from gradwarden.engine.checks.reach import GradientReach
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import optable
-from gradwarden.engine.domain.flowops import T, UNK, pair_shape
+from gradwarden.engine.domain.flowops import T, UNK, pair_shape, parts_shapes
 from gradwarden.engine.events import Event
 from gradwarden.engine.state.model import ConstV, DictV, NumberV, ObjV, RefV, SeqV, State, TensorV, Value
 
@@ -150,6 +151,7 @@ class FlowFacts:
         self.own_requires_grad: Optional[bool] = None  # flowchecks._defines_requires_grad, once per file
         self.plain_reported: Set[int] = set()  # optimizers already reported by GW716
         self.attr_unfreeze: Dict[int, Span] = {}  # param tid -> `module.requires_grad = True` that missed it
+        self.frozen_tids: Dict[Any, Set[int]] = {}  # a freeze (Cut) -> the tensors it froze
         self.reach = GradientReach(self)  # which parameters the losses reach (engine/checks/reach.py)
         self.hooks = HookSlots(it)  # what forward hooks keep (engine/checks/hookslots.py)
         self.zeros = ExactZeros(it)  # -inf masks, the exact zeros softmax makes of them (engine/checks/branches.py)
@@ -336,6 +338,24 @@ class FlowFacts:
             if isinstance(x, TensorV) and x.tid not in self.shapes:
                 self.shapes[x.tid] = got
 
+    def _part_shapes(self, st: State, out: SeqV, name: str, shape: Any, args: Sequence[Value],
+                     kwargs: Dict[str, Value]) -> None:
+        """The shapes of the pieces ``chunk``/``split``/``unbind`` return (``mu, logvar = h.chunk(2, -1)``)."""
+        if self.it.standalone:
+            return
+        items = st.lists.get(out.lid, ())
+        one = len(items) == 1  # one view stands for every piece (a homogeneous sequence)
+        try:
+            got = parts_shapes(name, shape, [self._py(a, st) for a in args],
+                               {k: self._py(v, st) for k, v in kwargs.items()}, None if one else len(items))
+        except (TypeError, ValueError, IndexError):
+            got = None
+        if one and got:
+            got = got[:1] if all(s == got[0] for s in got) else None  # pieces of unequal sizes: no one shape
+        for x, s in zip(items, got or ()):
+            if isinstance(x, TensorV) and x.tid not in self.shapes and s is not None:
+                self.shapes[x.tid] = s
+
     def _with_numbers(self, st: State, t: TensorV, values: Sequence[Value]) -> None:
         """A Python number taken from a tensor (``loss.item()``) and folded into a tensor that
         has no graph: that number's cut is the most telling reason (``total += l.item()``)."""
@@ -372,13 +392,19 @@ class FlowFacts:
         if owner is not None:
             self.note_zeroed(st)
 
-    def _after_requires_grad(self, st: State, t: TensorV, flag: Value, span: Span) -> None:
+    def _after_requires_grad(self, st: State, t: TensorV, flag: Value, span: Span,
+                             flag_node: Optional[ast.AST] = None) -> None:
         info = st.t.get(t.tid)
         if info is None or info.grad_fn is not None:
             return
         b = self.it.ev.truth_of(flag)
         if b is False:
-            self.cuts[t.tid] = self._cut_here("frozen", span, "`requires_grad = False`")
+            cut = self._cut_here("frozen", span, "`requires_grad = False`")
+            if isinstance(flag_node, ast.Name) and self.it.call_spans:
+                # `p.requires_grad = requires_grad` in a helper: the caller chose to freeze (its call is the fix)
+                cut = replace(cut, flag_arg=True)
+            self.cuts[t.tid] = cut
+            self.frozen_tids.setdefault(cut, set()).add(t.tid)
         elif b is True:
             old = self.cuts.pop(t.tid, None)
             if old is not None and old.kind not in ("data", "frozen"):

@@ -101,6 +101,36 @@ def _missed_unfreeze(self: Any, st: State, cut: Cut) -> Optional[Span]:
     return None
 
 
+def _frozen_for_training(self: Any, st: State, freeze: Cut) -> bool:
+    """Does an optimizer hold a tensor this freeze froze?"""
+    frozen = self.flow.frozen_tids.get(freeze, set())
+    held = {t for tids in st.meta.get("optimizers", {}).values() for t in tids}
+    return bool(frozen & held)
+
+
+def _made_by_helper_called_here(self: Any, n: Any) -> bool:
+    """Was node ``n`` recorded by a function of this file that the running frame called directly?"""
+    depth = len(self.it.call_spans)
+    at = n.call_span or n.span
+    if at is None or self.it.foreign_stack or len(n.stack) != depth + 1 or \
+            tuple(n.stack[:depth]) != tuple(self.it.call_spans) or getattr(at, "file", None) is not None or \
+            getattr(n.stack[depth], "file", None) is not None:
+        return False
+    # a loss helper, not a model: a module's `forward` that returns per-sample values is called
+    # for its output, and the caller's backward is where the reduction is missing
+    fn = _innermost_def(self.it.tree, at.row)
+    return fn is not None and fn.name not in ("forward", "__call__")
+
+
+def _innermost_def(tree: ast.AST, row: int) -> Optional[ast.AST]:
+    best = None
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno <= row <= (n.end_lineno or n.lineno):
+            if best is None or n.lineno >= best.lineno:
+                best = n
+    return best
+
+
 def _in_callee(self: Any, cut: Cut) -> bool:
     """Was the gradient path cut inside a function the current frame called?"""
     return len(cut.stack) > len(self.it.call_spans)
@@ -114,7 +144,8 @@ def _cut_site(self: Any, st: State, root: TensorV, cut: Cut) -> Optional[Span]:
     non-differentiable op (a comparison, `argmax`, `round`): a helper that returns one
     (thresholded predictions, indices) is rarely wrong; the mistake is the loss built from
     it here, so the loss's own line (when it is made in this frame) is the one to change."""
-    if cut.span is None or not _in_callee(self, cut):
+    if cut.span is None or not _in_callee(self, cut) or cut.kind == "frozen" and cut.flag_arg:
+        # a helper freezing with the flag its caller passed (`set_requires_grad(net, False)`): that call is the fix
         return self.flow._frame_span(cut.stack, cut.span)
     if cut.kind == "nondiff":
         made = st.t[root.tid].created if root.tid in st.t else None
@@ -206,6 +237,14 @@ class LossChecks:
                     where = made
                     related[0] = Related(span, f"{API_TEXT.get(api, api)} raises here: a non-scalar needs `gradient=`",
                                          "backward")
+                elif api == "backward" and n is not None and _made_by_helper_called_here(self, n):
+                    # a per-sample loss a helper this frame called computed and returned as is
+                    # (`return recon + kld`): its last op is where the reduction belongs
+                    where = n.call_span or n.span
+                    related[0] = Related(span, f"{API_TEXT.get(api, api)} raises here: a non-scalar needs `gradient=`",
+                                         "backward")
+                    related.append(Related(made, f"`{info.name or 'it'}` is returned by this call with shape "
+                                                 f"{_shape_text(shape)}", "call"))
                 else:
                     related.insert(0, Related(made, f"`{info.name or 'it'}` is computed here with shape "
                                                     f"{_shape_text(shape)}", "created"))
@@ -222,6 +261,13 @@ class LossChecks:
 
     def report_no_grad(self: Any, st: State, root: TensorV, cut: Cut, span: Span, index: int, api: str) -> None:
         info = st.t[root.tid]
+        if cut.kind in ("detach", "data") and cut.freeze is not None and cut.freeze.sure and cut.sure and \
+                _frozen_for_training(self, st, cut.freeze):
+            # computed from parameters an optimizer trains, frozen, and from detached inputs or plain
+            # data: those parameters would carry a gradient whatever the input, so the freeze is what
+            # leaves the loss without a graph (a GAN's discriminator step with the discriminator frozen);
+            # a frozen feature extractor no optimizer holds is meant to stay frozen: the cut input is the fault
+            cut = cut.freeze
         if cut.kind == "data" and not cut.sure:
             return  # no cut to point at, and something unknown may bring a graph: say nothing
         if cut.kind == "data":

@@ -13,7 +13,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Span
@@ -34,6 +34,12 @@ class Cut:
     # no_grad: the region is a helper's decorator and the helper cut a graph-carrying argument it
     # was handed (a differentiable transform run under no_grad): the decorator is the fix
     at_region: bool = False
+    # a value computed from frozen parameters and from values cut another way (a detached input)
+    # keeps the most telling cut as its kind and the latest freeze here: when nothing else in a loss
+    # requires grad, the freeze is what makes its backward raise (report_no_grad)
+    # (not part of the cut's identity: tables keyed by the cut find it with or without)
+    freeze: Optional["Cut"] = field(default=None, compare=False)
+    flag_arg: bool = False  # frozen: the flag is a helper's argument (`set_requires_grad(net, False)`)
 
 
 DATA = Cut("data")
@@ -44,10 +50,15 @@ def join_cuts(cuts: Iterable[Optional[Cut]]) -> Optional[Cut]:
     grad): unknown if any is unknown; else the most telling one, unsure if any is."""
     best: Optional[Cut] = None
     sure = True
+    freeze: Optional[Cut] = None
     for c in cuts:
         if c is None:
             return None
         sure = sure and c.sure
+        for f in (c, c.freeze):
+            if f is not None and f.kind == "frozen" and f.span is not None and \
+                    (freeze is None or freeze.span is None or f.span.row >= freeze.span.row):
+                freeze = f
         if best is None or KINDS.index(c.kind) < KINDS.index(best.kind):
             best = c
         elif c.kind == best.kind == "frozen" and c.span is not None and best.span is not None \
@@ -55,6 +66,8 @@ def join_cuts(cuts: Iterable[Optional[Cut]]) -> Optional[Cut]:
             best = c  # of several freezes, the last one is what left nothing to train
     if best is None:
         return DATA
+    if best.kind != "frozen" and freeze is not None and best.freeze != freeze:
+        best = replace(best, freeze=freeze)
     return best if best.sure == sure else replace(best, sure=sure)
 
 

@@ -15,7 +15,7 @@ from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.state.model import fresh_id
 from gradwarden.engine.domain import flowshape as fs, optable
 from gradwarden.engine.domain.builtins import Builtins
-from gradwarden.engine.domain.flowops import PAIR_METHODS, function_shape, method_shape, module_shape
+from gradwarden.engine.domain.flowops import PAIR_METHODS, PART_METHODS, function_shape, method_shape, module_shape
 from gradwarden.engine.domain.functions import CustomFunctions
 from gradwarden.engine.domain.modules import Modules
 from gradwarden.engine.domain.optimizers import Optimizers
@@ -79,6 +79,26 @@ def _literal_kind(v: Any) -> Optional[str]:
         if kinds <= {"int", "float"}:
             return "float"
     return None
+
+
+def _narrow_index(shape: Optional[Tuple[Any, ...]], args: List[Any]) -> Optional[Tuple[Any, ...]]:
+    """The basic index ``x.narrow(dim, start, length)`` stands for, when all three are known ints
+    (a negative dim or start needs the rank or the length of that dim)."""
+    if len(args) < 3 or not all(isinstance(a, int) and not isinstance(a, bool) for a in args[:3]):
+        return None
+    dim, start, length = args[:3]
+    if dim < 0 or start < 0:
+        if shape is None or fs.ELL in shape:
+            return None
+        dim = dim + len(shape) if dim < 0 else dim
+        if not 0 <= dim < len(shape):
+            return None
+        if start < 0:
+            n = shape[dim]
+            if not isinstance(n, int):
+                return None
+            start += n
+    return (slice(None),) * dim + (slice(start, start + length),)
 
 
 def _leading_slice(index: Tuple[Any, ...]) -> bool:
@@ -399,13 +419,17 @@ class FlowTensors(Tensors):
             self.flow._after_inplace(st, t, tensors[1:], opaque, name)
             self.flow._with_numbers(st, t, values)
             if name == "requires_grad_":
-                self.flow._after_requires_grad(st, t, args[0] if args else kwargs.get("requires_grad", TRUE), span)
+                flag_node = node.args[0] if isinstance(node, ast.Call) and node.args else None
+                self.flow._after_requires_grad(st, t, args[0] if args else kwargs.get("requires_grad", TRUE), span,
+                                               flag_node)
             if name == "detach_":
                 self.flow.cuts[t.tid] = self.flow._cut_here("detach", span, "`.detach_()`") if rg0 is not False else \
                     self.flow.cuts.get(t.tid, DATA)
             return out
         if isinstance(out, SeqV) and name in PAIR_METHODS:
             self.flow._pair_shapes(st, out, name, self.flow.shapes.get(t.tid), args, kwargs)
+        elif isinstance(out, SeqV) and name in PART_METHODS:
+            self.flow._part_shapes(st, out, name, self.flow.shapes.get(t.tid), args, kwargs)
         if isinstance(out, TensorV) and out.tid != t.tid:
             oi = st.t.get(out.tid)
             if oi is not None and oi.rg is False and out.tid not in self.flow.cuts:
@@ -445,6 +469,10 @@ class FlowTensors(Tensors):
             self.flow.noncontig.add(out.tid)
         elif name in {"expand", "expand_as", "narrow", "diagonal", "as_strided"}:
             self.flow.noncontig.add(out.tid)
+        if name == "narrow" and t.tid not in self.flow.unknown_derived:
+            index = _narrow_index(self.flow.shapes.get(t.tid), [self.flow._py(a, st) for a in args])
+            if index is not None:  # `x.narrow(d, s, n)` is `x[:, ..., s:s + n]`: the overlap checks read it so
+                self.flow.slices[out.tid] = (t.tid, index)
         if name == "unfold":
             self.it.viewchecks.mark_unfold(st, t, out, args, kwargs, span)
         kind = _CAST_KIND.get(name)
@@ -523,7 +551,8 @@ class FlowTensors(Tensors):
             self.it.training.check_requires_grad_change(st, t, value, stmt, method=False)
         super().tensor_setattr(t, attr, value, st, target, stmt)
         if attr == "requires_grad":
-            self.flow._after_requires_grad(st, t, value, self.it.span_of(stmt))
+            self.flow._after_requires_grad(st, t, value, self.it.span_of(stmt),
+                                           stmt.value if isinstance(stmt, ast.Assign) else None)
         elif attr == "grad":
             if isinstance(value, TensorV):
                 self.flow.manual_grads.add(t.tid)

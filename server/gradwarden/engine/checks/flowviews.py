@@ -10,6 +10,7 @@ import ast
 from typing import Any, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.checks.flow import _const_int
+from gradwarden.engine.domain import flowshape as fs
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.state.halt import Halt
@@ -81,6 +82,77 @@ def _shift_smears(self: Any, target: ast.Subscript, source: ast.expr) -> bool:
         return False
     lo = _const_int(b.lower) if b.lower is not None else 0
     return lo == 0 and b.upper is not None and _const_int(b.upper) == -k
+
+
+def _spelled_out(index: Tuple[Any, ...], ndim: Optional[int]) -> Optional[Tuple[Any, ...]]:
+    """A basic index with its ``...`` expanded and trailing dims made explicit (full slices), when
+    the tensor's rank says how many dims ``...`` stands for; None when it cannot (a ``None`` that adds a
+    dim, an unknown rank with ``...``)."""
+    if any(i is None for i in index):
+        return None
+    items = list(index)
+    n_ell = sum(1 for i in items if i is ...)
+    if n_ell > 1 or (n_ell and ndim is None):
+        return None
+    if ndim is None:
+        return tuple(items)
+    explicit = len(items) - n_ell
+    if explicit > ndim:
+        return None
+    if n_ell:
+        k = next(j for j, i in enumerate(items) if i is ...)
+        items = items[:k] + [slice(None)] * (ndim - explicit) + items[k + 1:]
+    return tuple(items) + (slice(None),) * (ndim - len(items))
+
+
+def _whole(i: Any) -> bool:
+    return isinstance(i, slice) and i.start in (None, 0) and i.stop is None and i.step in (None, 1)
+
+
+def _smearing_shift(shape: Optional[Tuple[Any, ...]], dst: Tuple[Any, ...], src: Tuple[Any, ...]) -> bool:
+    """``dst`` and ``src`` index one contiguous tensor the same way but for one dim ``d`` after whole
+    leading dims, where ``dst`` is ``src`` moved forward and the two share elements: ``x[:, 1:] = x[:, :-1]``,
+    ``x[..., 1:] = x[..., :-1]``, ``x[:, :, 2:] = x[:, :, :-2]``, ``x.narrow(-1, 1, n - 1)``. Measured
+    (torch 2.13, CPU): such a view is not dense, torch's overlap check gives up on it, and the copy runs
+    in memory order, smearing the first slice over the window; the backward shift (``x[:, :-1] = x[:, 1:]``)
+    comes out right, and the same shift along the first non-trivial dim is dense and raises."""
+    known = shape is not None and fs.ELL not in shape
+    ndim = len(shape) if known else None
+    a, b = _spelled_out(dst, ndim), _spelled_out(src, ndim)
+    if a is None or b is None or len(a) != len(b):
+        return False
+    diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    if len(diff) != 1 or diff[0] == 0:
+        return False
+    d = diff[0]
+    if not all(_whole(a[i]) for i in range(d)):
+        return False
+    if known and all(shape[i] == 1 for i in range(d)):  # type: ignore[index]
+        return False  # the leading dims are all of size one: the views are dense and torch raises
+    sa, sb = a[d], b[d]
+    if not isinstance(sa, slice) or not isinstance(sb, slice) or sa.step not in (None, 1) or sb.step not in (None, 1):
+        return False
+    n = shape[d] if known else None  # type: ignore[index]
+    if isinstance(n, int):
+        ra, rb = range(*sa.indices(n)), range(*sb.indices(n))
+        return len(ra) == len(rb) > 0 and rb.start < ra.start < rb.stop
+    # an unknown length: two windows with known non-negative bounds, or `k:` against `:-k`
+    bounds = [0 if sa.start is None else sa.start, sa.stop, 0 if sb.start is None else sb.start, sb.stop]
+    if all(isinstance(v, int) and v >= 0 for v in bounds):
+        a0, a1, b0, b1 = bounds
+        return a1 - a0 == b1 - b0 > 0 and b0 < a0 < b1
+    k = sa.start
+    return isinstance(k, int) and k > 0 and sa.stop is None and sb.start in (None, 0) and sb.stop == -k
+
+
+def _emit_smear(self: Any, span: Span, name: str, src: Optional[ast.AST]) -> None:
+    self.it.emit(Event("self_overlap", span, {
+        "op": "copy_", "name": name,
+        "desc": "its source is the same tensor's window one shift earlier along a later dimension, which "
+                "PyTorch cannot see overlap: the copy runs in memory order and reads values it already overwrote",
+        "outcome": "nothing raises, and the first slice is smeared over the whole window (clone the source first)"},
+        fix_facts={"how": "slices", "stmt_span": span, "src_span": self.it.span_of(src) if src is not None else None},
+        severity=2))
 
 
 def _full(p: ast.expr) -> bool:
@@ -194,7 +266,9 @@ class ViewChecks:
             src = kwargs.get("src", args[0] if args else None)
             if isinstance(src, TensorV):
                 verdict = self.overlap_of(st, t, src)
-                if verdict is not None:
+                if verdict == "shift":
+                    _emit_smear(self, span, label, node.args[0] if isinstance(node, ast.Call) and node.args else None)
+                elif verdict is not None:
                     arg = node.args[0] if isinstance(node, ast.Call) and node.args else None
                     _report_overlap(self, st, span, label, "copy_", verdict, src=arg)
             return
@@ -393,13 +467,9 @@ class ViewChecks:
                     _report_overlap(self, st, span, name, "index_put_", "index", src=p)
                 elif kind is None and len(parts) == 1:
                     _report_overlap(self, st, span, name, "index_put_", "index", sure=False, src=p)
-        if isinstance(value, TensorV) and not advanced and _shift_smears(self, target, stmt.value):
-            self.it.emit(Event("self_overlap", span, {
-                "op": "copy_", "name": name,
-                "desc": "its source is the same tensor's window one shift earlier along a later dimension, which "
-                        "PyTorch cannot see overlap: the copy runs in memory order and reads values it already overwrote",
-                "outcome": "nothing raises, and the first slice is smeared over the whole window (clone the source first)"},
-                fix_facts={"how": "slices", "stmt_span": span, "src_span": self.it.span_of(stmt.value)}, severity=2))
+        recorded = isinstance(value, TensorV) and (self.flow.slices.get(value.tid) or (None,))[0] == t.tid
+        if isinstance(value, TensorV) and not advanced and not recorded and _shift_smears(self, target, stmt.value):
+            _emit_smear(self, span, name, stmt.value)
             return
         if not isinstance(value, TensorV) or value.tid == t.tid or not _is_view_of(self, value, t):
             return
@@ -409,6 +479,9 @@ class ViewChecks:
         index = self.flow.basic_index(target.slice, st)
         src = self.flow.slices.get(value.tid)
         if index is None or src is None or src[0] != t.tid:
+            return
+        if t.tid not in self.flow.noncontig and _smearing_shift(self.flow.shapes.get(t.tid), index, src[1]):
+            _emit_smear(self, span, name, stmt.value)
             return
         if _partial_overlap(self, st, t.tid, index, src[1]):
             _report_overlap(self, st, span, name, "copy_", "slices", src=stmt.value)
@@ -441,7 +514,8 @@ class ViewChecks:
     def overlap_of(self: Any, st: State, dst: TensorV, src: TensorV) -> Optional[str]:
         """How ``src`` provably overlaps ``dst`` in part (not identically): "layout" (a transposed
         or permuted view of it), "slices" (two slices of one contiguous tensor along its first
-        dim that share rows), or None."""
+        dim that share rows: torch raises), "shift" (the same window moved forward along a later
+        dim: torch copies anyway and smears, ``_smearing_shift``), or None."""
         if src.tid == dst.tid or not _same_storage(st, dst, src):
             return None
         if src.tid in self.flow.unknown_derived or dst.tid in self.flow.unknown_derived:
@@ -451,4 +525,6 @@ class ViewChecks:
         a, b = self.flow.slices.get(dst.tid), self.flow.slices.get(src.tid)
         if a is None or b is None or a[0] != b[0]:
             return None
+        if a[0] not in self.flow.noncontig and _smearing_shift(self.flow.shapes.get(a[0]), a[1], b[1]):
+            return "shift"
         return "slices" if _partial_overlap(self, st, a[0], a[1], b[1]) else None

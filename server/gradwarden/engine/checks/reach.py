@@ -56,6 +56,7 @@ class GradientReach:
         # given a new tensor in its place after the optimizer was built
         self.abandoned: Set[Tuple[int, int]] = set()
         self.reported: Set[Tuple[str, Span]] = set()
+        self.dead_terms: List[Cut] = []  # cuts reported as constant terms of a loss (GW722)
         self.used: Set[Cut] = set()  # cuts whose value a backwarded graph was computed from
         self.rewraps: Dict[int, Cut] = {}  # a new leaf made from a computed tensor -> that cut
         # a cut chosen by a module's flag (`w if self.learnable else w.detach()`) -> where the module was built
@@ -271,6 +272,7 @@ class GradientReach:
         if key in self.reported:
             return
         self.reported.add(key)
+        self.dead_terms.append(cut)
         how = cut.what or cut.kind
         if kind == "hook":
             why = f"a forward hook keeps the module's output as a copy cut from the graph by {how}"
@@ -534,6 +536,23 @@ class GradientReach:
                     best = n
         return best
 
+    def _leaves(self, cut: Cut) -> FrozenSet[int]:
+        nodes, leaves = self.sources.get(cut, ((), frozenset()))
+        got = self._leaves_of.get(cut)
+        if got is None:
+            got = frozenset(t for m in walk_nodes(list(nodes)) for t in m.leaves) if nodes else frozenset()
+            self._leaves_of[cut] = got
+        return got | leaves
+
+    def _told_as_term(self, cut: Cut, tids: Sequence[int]) -> bool:
+        """Was a loss term computed from these parameters, under the same ``no_grad`` block as
+        ``cut``, already reported as added to the loss as a constant (GW722)? Then that term is the
+        one cause: the values the block computed besides it (`values = critic(obs)`) are not another."""
+        if cut.kind != "nograd" or cut.region is None:
+            return False
+        return any(d.kind == "nograd" and d.region == cut.region and set(tids) <= self._leaves(d)
+                   for d in self.dead_terms)
+
     def _cut_from(self, tid: int) -> Optional[Cut]:
         # a cut whose value a backwarded loss went on to use first: that is where the path ended
         for cut, (nodes, leaves) in self.sources.items():
@@ -556,6 +575,8 @@ class GradientReach:
                 continue
             by_cut.setdefault((cut, oid), []).append((tid, step, site, opt, name))
         for (cut, _), params in by_cut.items():
+            if self._told_as_term(cut, [p[0] for p in params]):
+                continue
             _, step, site, opt, _ = params[0]
             names = sorted({p[4] for p in params})
             shown = ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")

@@ -359,6 +359,50 @@ def pair_shape(name: str, self_shape: Shape, args: Sequence[Any], kwargs: Dict[s
     return None
 
 
+PART_METHODS = frozenset({"chunk", "split", "unbind"})
+
+
+def parts_shapes(name: str, self_shape: Shape, args: Sequence[Any], kwargs: Dict[str, Any],
+                 count: Optional[int]) -> Optional[List[Shape]]:
+    """Shapes of the ``count`` tensors ``x.chunk(n, dim)``, ``x.split(size, dim)`` or ``x.unbind(dim)``
+    returns, when the split dim's size is known (counted from the end when leading dims are not);
+    ``count`` None: as many as there are."""
+    if self_shape is None or any(isinstance(a, T) for a in args):
+        return None
+    if name == "unbind":
+        dim = _int(kwargs.get("dim", args[0] if args else 0))
+        if dim is None:
+            return None
+        return [fs.reduce(self_shape, [dim], False)] * (count or 1)
+    dim = _int(kwargs.get("dim", args[1] if len(args) > 1 else 0))
+    first = args[0] if args else kwargs.get("chunks" if name == "chunk" else "split_size_or_sections")
+    if dim is None or _int(first) is None or first <= 0:
+        return None
+    rank = len(self_shape)
+    if ELL in self_shape:
+        if dim >= 0 or self_shape[0] is not ELL or -dim > rank - 1:
+            return None
+    elif not -rank <= dim < rank:
+        return None
+    size = self_shape[dim]
+    if not isinstance(size, int):
+        return None
+    piece = -(-size // first) if name == "chunk" else first  # chunk: ceil(size / n) each, the last the rest
+    sizes = []
+    left = size
+    while left > 0:
+        sizes.append(min(piece, left))
+        left -= piece
+    if count is not None and len(sizes) != count:
+        return None
+    out: List[Shape] = []
+    for n in sizes:
+        dims = list(self_shape)
+        dims[dim] = n
+        out.append(tuple(dims))
+    return out
+
+
 def _with_dim(shape: Shape, dim: int, n: Optional[int]) -> Shape:
     if shape is None or ELL in shape:
         return None

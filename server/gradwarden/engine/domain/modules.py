@@ -419,6 +419,9 @@ class Modules:
             return NONE
         if name in ("register_forward_hook", "register_forward_pre_hook"):
             fn = args[0] if args else kwargs.get("hook", UNKNOWN)
+            if isinstance(fn, ObjV) and not self.is_module_obj(fn, st):
+                # a hook object (`register_forward_hook(self)`): torch calls its `__call__`
+                fn = self.it.ev.object_getattr(fn, "__call__", st, node)
             if not isinstance(fn, RefV) or kwargs.get("with_kwargs") not in (None, FALSE):
                 return UNKNOWN
             entry = ("forward" if name == "register_forward_hook" else "pre", fn)
