@@ -239,7 +239,7 @@ class HookOverwritesActivation(Rule):
     family = "H"
     severity = Severity.WARNING
     summary = "A forward hook keeps one slot per module, and the module runs several times per step."
-    message = "the forward hook stores `{slot}` on every call of `{module}`, which runs {calls} times per step: each call overwrites the last, and the loss reads only the last call's activation"
+    message = "{lead}the forward hook stores `{slot}` on every call of `{module}`, which runs {calls} times per step: each call overwrites the last, and the loss reads only the last call's activation"
     NO_FIX = (0, 1)
     INVALID = (
         """
@@ -272,6 +272,18 @@ class HookOverwritesActivation(Rule):
         loss = rec.out["z"].pow(2).mean()
         loss.backward()
         """,
+        """
+        import torch
+        from torch import nn
+        gen, disc = nn.Linear(4, 4), nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+        feats = {}
+        disc[0].register_forward_hook(lambda m, i, o: feats.__setitem__("h", o))
+        disc(gen(torch.randn(3, 4)))
+        fake_feats = feats  # <- a second name for the dict, not a copy
+        disc(torch.randn(3, 4))
+        loss = (fake_feats["h"] - feats["h"].detach()).abs().mean()  # exactly 0: no gradient to gen
+        loss.backward()
+        """,
     )
     VALID = (
         """
@@ -300,6 +312,20 @@ class HookOverwritesActivation(Rule):
             proj(view)
         z1, z2 = rec.out.pop("z")
         loss = (z1 - z2).pow(2).mean()
+        loss.backward()
+        """,
+        """
+        import torch
+        from torch import nn
+        gen, disc = nn.Linear(4, 4), nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+        feats = {}
+        def keep(module, inputs, output):
+            feats["h"] = output
+        disc[0].register_forward_hook(keep)
+        disc(gen(torch.randn(3, 4)))
+        fake_feats = dict(feats)  # a copy: the next call overwrites `feats` only
+        disc(torch.randn(3, 4))
+        loss = (fake_feats["h"] - feats["h"].detach()).abs().mean()
         loss.backward()
         """,
     )

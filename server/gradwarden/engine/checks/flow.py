@@ -275,7 +275,8 @@ class FlowFacts:
         return False
 
     def _cut_here(self, kind: str, span: Optional[Span], what: str, sure: bool = True, origin: Optional[Cut] = None) -> Cut:
-        return Cut(kind, span, what, sure=sure, stack=tuple(self.it.call_spans), origin=origin)
+        return Cut(kind, span, what, sure=sure, stack=tuple(self.it.call_spans), origin=origin,
+                   in_hook=bool(getattr(self.it, "hook_depth", 0)))
 
     def _frame_span(self, stack: Tuple[Span, ...], span: Optional[Span]) -> Optional[Span]:
         """Where, in the frame now running, something recorded at ``span`` (reached through

@@ -40,6 +40,11 @@ class Cut:
     # (not part of the cut's identity: tables keyed by the cut find it with or without)
     freeze: Optional["Cut"] = field(default=None, compare=False)
     flag_arg: bool = False  # frozen: the flag is a helper's argument (`set_requires_grad(net, False)`)
+    # made inside a forward hook (`acts[k] = o.data`); a value computed from such a copy and from
+    # values cut another way (a teacher's no_grad features) keeps the copy's cut in ``hooked``: the
+    # hook's copy is reported wherever a loss uses it (engine/checks/reach.py)
+    in_hook: bool = field(default=False, compare=False)
+    hooked: Optional["Cut"] = field(default=None, compare=False)
 
 
 DATA = Cut("data")
@@ -51,10 +56,12 @@ def join_cuts(cuts: Iterable[Optional[Cut]]) -> Optional[Cut]:
     best: Optional[Cut] = None
     sure = True
     freeze: Optional[Cut] = None
+    hooked: Optional[Cut] = None
     for c in cuts:
         if c is None:
             return None
         sure = sure and c.sure
+        hooked = hooked or c.hooked or (c if c.in_hook else None)
         for f in (c, c.freeze):
             if f is not None and f.kind == "frozen" and f.span is not None and \
                     (freeze is None or freeze.span is None or f.span.row >= freeze.span.row):
@@ -68,6 +75,8 @@ def join_cuts(cuts: Iterable[Optional[Cut]]) -> Optional[Cut]:
         return DATA
     if best.kind != "frozen" and freeze is not None and best.freeze != freeze:
         best = replace(best, freeze=freeze)
+    if hooked is not None and hooked is not best and best.hooked is None:
+        best = replace(best, hooked=hooked)
     return best if best.sure == sure else replace(best, sure=sure)
 
 

@@ -129,6 +129,13 @@ class FlowExpressions(Expressions):
             return UnknownV()
         return super().load_attr(obj, attr, st, node)
 
+    def ex_Dict(self, node: ast.Dict, st: State) -> Value:
+        if self.flow.hooks.stored:
+            for k, v in zip(node.keys, node.values):
+                if k is None and isinstance(v, ast.Name):  # `{**feats}`: a copy of what a hook kept
+                    self.flow.hooks.note_read(st.lookup(v.id))
+        return super().ex_Dict(node, st)
+
     def ex_Subscript(self, node: ast.Subscript, st: State) -> Value:
         if self.flow.hooks.stored and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load):
             held = st.lookup(node.value.id)  # `acts["x"]` of a dict a hook fills: a read
@@ -161,6 +168,12 @@ class FlowStores(Stores):
             self.it.training.check_module_requires_grad(st, obj, value, target, stmt)
         super().store_attr(obj, attr, value, st, target, stmt)
 
+
+    def assign(self, target: ast.expr, value: Value, st: State, stmt: ast.AST) -> None:
+        if self.flow.hooks.stored and isinstance(target, ast.Name) and isinstance(stmt, ast.Assign) \
+                and isinstance(stmt.value, (ast.Name, ast.Attribute)):
+            self.flow.hooks.note_alias(value, stmt)  # `fake = feats`: a second name, not a copy
+        super().assign(target, value, st, stmt)
 
     def unpack(self, value: Value, n: int, st: State) -> List[Value]:
         if value.__class__ is NumberV:

@@ -737,6 +737,11 @@ class FlowCustomFunctions(CustomFunctions):
         check_gradient_order(self.it, info)  # GW723 (engine/checks/gradorder.py)
 
 
+# builtins whose result keeps the items of their argument: a copy made before a hook overwrites them
+COPYING_BUILTINS = frozenset(("dict", "list", "tuple", "sorted", "copy.copy", "copy.deepcopy",
+                              "collections.OrderedDict", "OrderedDict"))
+
+
 class FlowBuiltins(Builtins):
     """The flow layer over builtins: numbers taken from tensors (float(), sum() of numbers ...)."""
 
@@ -744,12 +749,21 @@ class FlowBuiltins(Builtins):
         super().__init__(it)
         self.flow = it.flow  # the flow facts (built first: engine/assembly.py)
 
+    def call_seq_method(self, seq: Value, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                        node: ast.AST) -> Value:
+        if name == "__setitem__" and len(args) == 2 and getattr(self.it, "hook_depth", 0) \
+                and isinstance(args[0], ConstV) and isinstance(args[0].value, (str, int)):
+            self.flow.hooks.note_store(st, seq, args[0].value, args[1], node)  # GW721, as `acts[k] = v`
+        return super().call_seq_method(seq, name, args, kwargs, st, node)
+
     def call_builtin(self, name: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
         if name in ("sum", "min", "max") and len(args) == 1 and isinstance(args[0], SeqV):
             items = st.lists.get(args[0].lid, ())
             if items and all(isinstance(x, NumberV) for x in items):
                 cuts = [x.cut for x in items if isinstance(x, NumberV) and x.cut is not None]
                 return NumberV(cuts[0] if cuts else None)  # numbers in, a number out
+        if self.flow.hooks.stored and name in COPYING_BUILTINS and args:
+            self.flow.hooks.note_read(args[0])  # `fake = dict(feats)`: the values a hook kept, copied
         out = super().call_builtin(name, args, kwargs, st, node)
         if isinstance(out, UnknownV) and not isinstance(out, NumberV):
             if name in ("float", "int", "bool", "round") and args and isinstance(args[0], TensorV):

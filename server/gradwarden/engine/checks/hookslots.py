@@ -9,7 +9,10 @@ computed from the slot silently covers one call only.
 Reported at the hook's store when the same slot (an attribute of one object, the entry of one
 dict under one key) is stored by the hooks of the same module twice, with grad on, without a
 backward in between, and without the slot's container being read outside a hook in between
-(reading it between the calls uses the first value: not lost).
+(reading it between the calls uses the first value: not lost; so does copying it, `dict(acts)`,
+`{**acts}`, `acts.copy()`). When the code bound a second name to the container between the
+calls (`fake = acts`), it meant to keep the first call's values and got the container itself:
+reported there, where the fix (a copy) goes.
 """
 from __future__ import annotations
 
@@ -26,10 +29,29 @@ class HookSlots:
 
     def __init__(self, it: Any) -> None:
         self.it = it
-        # slot -> (module oid, where stored, the backward count then, the container's read count then)
-        self.stored: Dict[Tuple[Any, ...], Tuple[int, Span, int, int]] = {}
+        # slot -> (module oid, where stored, the backward count then, the container's read count then, its order)
+        self.stored: Dict[Tuple[Any, ...], Tuple[int, Span, int, int, int]] = {}
         self.reads: Dict[Tuple[str, int], int] = {}  # container -> how often code outside hooks read it
+        # container -> (where a second name was bound to it outside hooks, how many stores came before)
+        self.aliases: Dict[Tuple[str, int], Tuple[Span, int]] = {}
+        self.stores = 0  # hook stores so far: orders an alias against the stores around it
         self.reported: set = set()
+
+    @staticmethod
+    def container_key(container: Value) -> Optional[Tuple[str, int]]:
+        if isinstance(container, ObjV):
+            return ("o", container.oid)
+        if isinstance(container, DictV):
+            return ("d", container.did)
+        return None
+
+    def note_alias(self, container: Value, stmt: ast.AST) -> None:
+        """``fake = acts`` outside a hook: a second name for the container a hook fills."""
+        if getattr(self.it, "hook_depth", 0):
+            return
+        key = self.container_key(container)
+        if key is not None and any(k[0] == key for k in self.stored):
+            self.aliases[key] = (self.it.span_of(stmt), self.stores)
 
     def note_read(self, container: Value) -> None:
         if getattr(self.it, "hook_depth", 0):
@@ -49,11 +71,8 @@ class HookSlots:
                 return
         elif not isinstance(value, TensorV):
             return
-        if isinstance(container, ObjV):
-            ckey = ("o", container.oid)
-        elif isinstance(container, DictV):
-            ckey = ("d", container.did)
-        else:
+        ckey = self.container_key(container)
+        if ckey is None:
             return
         if not isinstance(slot, (str, int)):
             return
@@ -62,18 +81,29 @@ class HookSlots:
         backwards = len(st.meta.get("backwards", ()))
         reads = self.reads.get(ckey, 0)
         old = self.stored.get(key)
-        self.stored[key] = (module, span, backwards, reads)
+        self.stores += 1
+        self.stored[key] = (module, span, backwards, reads, self.stores)
         if old is None or old[0] != module or old[2] != backwards or old[3] != reads:
             return
-        if key in self.reported or span in self.reported:
+        alias = self.aliases.get(ckey)
+        if alias is not None and alias[1] < old[4]:
+            alias = None  # bound before the first call's store: not a copy meant to keep it
+        where = alias[0] if alias is not None else span
+        if key in self.reported or span in self.reported or where in self.reported:
             return
-        self.reported.add(span)
+        self.reported.update((span, where))
         slot_text = self.it.text_of(stmt.targets[0]) if isinstance(stmt, ast.Assign) and stmt.targets else str(slot)
         call = self.it.span_of(self.it.hook_call) if getattr(self.it, "hook_call", None) is not None else None
-        self.it.emit(Event("hook_overwrite", span, {
-            "slot": slot_text, "module": self.it.hook_module_text or "the module", "calls": "several"},
-            related=(Related(call, "the second call of the module overwrites the first call's value here", "call"),)
-            if call is not None else ()))
+        related = [Related(call, "the second call of the module overwrites the first call's value here", "call")] \
+            if call is not None else []
+        facts = {"slot": slot_text, "module": self.it.hook_module_text or "the module", "calls": "several",
+                 "lead": ""}
+        if alias is not None:
+            # the code meant to keep the first call's values under a second name: the fix is a copy there
+            facts["lead"] = "this binds a second name to the container the forward hook fills, not a copy " \
+                "(copy it: `dict(...)`), so the first call's values it was meant to keep are overwritten: "
+            related.insert(0, Related(span, "the hook's store that overwrites the slot", "note"))
+        self.it.emit(Event("hook_overwrite", where, facts, related=tuple(related)))
 
 
 def slot_of(it: Any, target: ast.Subscript, st: State) -> Optional[Any]:

@@ -155,6 +155,8 @@ class GradientReach:
             c = self.flow.cuts.get(v.tid) if ti is not None and ti.rg is False else None  # type: ignore[attr-defined]
         else:
             return None
+        if c is not None and c.hooked is not None and c.hooked in self.hook_cuts:
+            return c.hooked  # a forward hook's copy, mixed with values cut another way: the copy is the cut
         return c if c is not None and c in self.sources else None
 
     def note_operands(self, st: State, opname: str, slots: Sequence[Value], outs: Sequence[TensorV], seq0: int) -> None:

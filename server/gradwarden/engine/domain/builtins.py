@@ -363,6 +363,12 @@ class Builtins:
                 if isinstance(v, UnknownV) and not any(k == self.it.ev.dict_key(args[0]) for k, _ in entries):
                     return args[1] if len(args) > 1 else NONE
                 return v
+            if name == "__setitem__" and len(args) == 2:  # `acts.__setitem__(k, v)` (a lambda's store)
+                self.it.stores.note_store(args[1], st, node, held=True)
+                self.it.ev.dict_set(seq, args[0], args[1], st)
+                return NONE
+            if name == "__getitem__" and len(args) == 1:
+                return self.it.ev.dict_get(seq, args[0], st)
             if name == "setdefault" and args:
                 key = self.it.ev.dict_key(args[0])
                 for k, v in entries:

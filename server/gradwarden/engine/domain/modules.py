@@ -483,9 +483,21 @@ class Modules:
                 for _, m in self.submodules(obj, st):
                     self.it.ev.call(args[0], [m], {}, st, node)
             return obj
-        if name in ("get_submodule",):
-            return UNKNOWN
+        if name == "get_submodule" and args and isinstance(args[0], ConstV) and isinstance(args[0].value, str):
+            return self.submodule_at(obj, args[0].value, st)
         return UNKNOWN
+
+    def submodule_at(self, obj: ObjV, target: str, st: State) -> Value:
+        """``model.get_submodule("blocks.0.attn")``: attributes and container entries, dot by dot."""
+        cur: Value = obj
+        for part in target.split(".") if target else ():
+            if not isinstance(cur, ObjV):
+                return UNKNOWN
+            nxt = st.attrs(cur.oid).get(part)
+            if not isinstance(nxt, ObjV):
+                nxt = self.object_getitem(cur, ConstV(int(part)) if part.isdigit() else ConstV(part), st)
+            cur = nxt
+        return cur if isinstance(cur, ObjV) else UNKNOWN
 
     def embedding_renorm(self, st: State, weight: Optional[Value], max_norm: Optional[Value], span: Span,
                          site: Optional[Span]) -> None:

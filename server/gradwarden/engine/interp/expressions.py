@@ -289,8 +289,12 @@ class Expressions:
         d = DictV(fresh_id())
         entries = []
         for k, v in zip(node.keys, node.values):
-            key = self.eval(k, st) if k is not None else UNKNOWN
-            entries.append((self.dict_key(key), self.eval(v, st)))
+            if k is None:  # `{**other}`: the other mapping's items
+                val = self.eval(v, st)
+                src = self.mapping(val, st)
+                entries.extend(st.dicts.get(src.did, ()) if src is not None else [(("?", None), UNKNOWN)])
+                continue
+            entries.append((self.dict_key(self.eval(k, st)), self.eval(v, st)))
         st.own("dicts")[d.did] = tuple(entries)
         return d
 

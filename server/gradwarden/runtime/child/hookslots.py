@@ -17,6 +17,7 @@ module's attributes, the globals it names.
 """
 import dis
 import functools
+import gc
 import weakref
 
 import torch
@@ -26,9 +27,12 @@ from .report import _finding, _internal_error, _state
 from .userfiles import _caller, _display_file, _is_user, _site, _user_frame
 
 _Tensor = torch.Tensor
-_slots = {}  # (id of container, key) -> (backward count, weakref to module, (data_ptr, shape, stride) stored, call site)
+_slots = {}  # (id of container, key) -> (backward count, weakref to module, (data_ptr, shape, stride) stored, call site,
+#               weakref to the value stored)
 _MAX_SLOTS = 4096
 _MAX_SCAN = 64  # entries looked at per container
+_MAX_SCANS = 64  # overwrites whose first value is looked for in the program's other dicts
+_scans = [0]
 
 
 def _holders(hook, module):
@@ -137,11 +141,20 @@ def after_hook(hook, module, output, inputs=()):
                 # the memory the slot holds, not the tensor: a detached alias that was replaced is
                 # freed with the call's own tensor, and a freed tensor's weakref tells nothing
                 memory = (held.data_ptr(), tuple(held.shape), held.stride())
-                _slots[slot] = (n, weakref.ref(module), memory, call)
+                _slots[slot] = (n, weakref.ref(module), memory, call, weakref.ref(value))
                 if len(_slots) > _MAX_SLOTS:
                     _slots.clear()
                 if prev is None or prev[0] != n or prev[1]() is not module or prev[2] == memory:
                     continue
+                # the first value still sits under the same key of another dict: the program copied
+                # the container before this call (`fake = dict(store)`), so nothing it meant to read
+                # was lost. Looked for only here, at an overwrite, and a bounded number of times.
+                first = prev[4]()
+                if first is not None and _scans[0] < _MAX_SCANS:
+                    _scans[0] += 1
+                    if any(r is not d and type(r) is dict and "__builtins__" not in r and r.get(key, None) is first
+                           for r in gc.get_referrers(first)):
+                        continue
                 _report(hook, module, key, prev[3], call)
     except Exception:  # noqa: BLE001
         _internal_error("hook slots")

@@ -1,0 +1,100 @@
+"""Static checks of the silent and gradient-flow kinds batch 8 (tests/data/variants/BATCHES.md)
+missed at first contact, written as other programs of the same kinds: a second name bound to the
+dict a forward hook fills, against the copies that keep the first call's values (GW721); a hook
+that keeps a detached copy through ``dict.__setitem__`` or ``setattr`` (GW722); overlapping
+``copy_`` between two windows of one tensor (GW713). Each case marks the line it must be reported
+at (``# <-``) or must stay clean; what torch does on each kind is measured by the rules' examples
+(tests/test_rule_examples_run.py)."""
+import textwrap
+
+import pytest
+
+from gradwarden.engine.analyze import analyze_source
+from gradwarden.engine.diagnostic import Severity
+
+
+def _findings(src: str):
+    return [(d.row, d.code, d.severity) for d in analyze_source(textwrap.dedent(src), "case.py")
+            if d.severity <= Severity.WARNING]
+
+
+def _marked(src: str):
+    return [n for n, line in enumerate(textwrap.dedent(src).splitlines(), 1) if line.rstrip().endswith("# <-")]
+
+
+HOOK_DICT = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+gen = nn.Linear(4, 4)
+disc = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+store = {}
+def keep(module, inputs, output):
+    store["h"] = output
+disc[0].register_forward_hook(keep)
+x, real = torch.randn(3, 4), torch.randn(3, 4)
+disc(gen(x))
+fake = KEEP
+disc(real)
+loss = F.l1_loss(fake["h"], store["h"].detach())
+loss.backward()
+"""
+
+KEEPS = {
+    # a second name for the dict: the real call overwrites what `fake` was meant to keep
+    "store  # <-": True,
+    "dict(store)": False,
+    "{**store}": False,
+    "store.copy()": False,
+    "copy.copy(store)": False,
+    "{k: v for k, v in store.items()}": False,
+}
+
+
+@pytest.mark.parametrize("keep", sorted(KEEPS))
+def test_hook_dict_aliased_or_copied_between_calls(keep):
+    src = HOOK_DICT.replace("KEEP", keep)
+    if "copy.copy" in keep:
+        src = "import copy\n" + src
+    found = [(row, code) for row, code, _ in _findings(src)]
+    if KEEPS[keep]:
+        assert found == [(n, "GW721") for n in _marked(src)]
+    else:
+        assert found == []
+
+
+def test_hook_dict_bound_before_the_first_call_is_reported_at_the_store():
+    # `fake = store` before anything was stored is not a copy meant to keep the first call
+    src = HOOK_DICT.replace("    store[\"h\"] = output", "    store[\"h\"] = output  # <-") \
+        .replace("fake = KEEP\n", "").replace("store = {}\n", "store = {}\nfake = store\n")
+    assert [(row, code) for row, code, _ in _findings(src)] == [(n, "GW721") for n in _marked(src)]
+
+
+HOOK_COPY = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+def net(width):
+    return nn.Sequential(nn.Sequential(nn.Linear(4, width), nn.ReLU()), nn.Linear(width, 2))
+teacher, student = net(8), net(3)
+t_maps, s_maps = {}, {}
+for name in ("0",):
+    teacher.get_submodule(name).register_forward_hook(lambda m, i, o, name=name: t_maps.__setitem__(name, o.detach()))
+    student.get_submodule(name).register_forward_hook(lambda m, i, o, name=name: s_maps.__setitem__(name, KEPT))
+x = torch.randn(5, 4)
+with torch.no_grad():
+    teacher(x)
+logits = student(x)
+term = sum((s_maps[k].mean(1) - t_maps[k].mean(1)).pow(2).mean() for k in s_maps)
+loss = logits.sum() + term
+loss.backward()
+"""
+
+
+@pytest.mark.parametrize("kept", ["o.data", "o.detach()", "o"])
+def test_lambda_hook_storing_a_cut_copy_beside_a_no_grad_teacher(kept):
+    # `dict.__setitem__` in a lambda is the hook's store; the term mixes the student's copy with the
+    # teacher's no_grad features, and the student's copy is the cut that loses the gradient
+    src = HOOK_COPY.replace("KEPT", kept)
+    found = [(row, code) for row, code, _ in _findings(src)]
+    assert found == ([] if kept == "o" else [(11, "GW722")])
