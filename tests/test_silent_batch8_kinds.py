@@ -98,3 +98,38 @@ def test_lambda_hook_storing_a_cut_copy_beside_a_no_grad_teacher(kept):
     src = HOOK_COPY.replace("KEPT", kept)
     found = [(row, code) for row, code, _ in _findings(src)]
     assert found == ([] if kept == "o" else [(11, "GW722")])
+
+
+NARROW = """
+import torch
+x = torch.arange(24.).reshape(2, 3, 4)
+T = x.shape[-1]
+x.narrow(-1, 1, T - 1).copy_(x.narrow(-1, 0, T - 1))  # <-
+b, c, t = x.shape
+x.narrow(2, 2, t - 2).copy_(x.narrow(2, 0, t - 2))
+x.narrow(1, 1, x.size(1) - 1).copy_(x.narrow(1, 0, x.size(1) - 1))  # <-
+x.narrow(-1, 0, T - 1).copy_(x.narrow(-1, 1, T - 1))
+y = x.reshape(6, 4)
+n = y.shape[0]
+"""
+
+
+def test_narrow_windows_sized_from_the_shape():
+    # measured (torch 2.13): lines 5 and 8 smear the first slice forward; line 7's windows do not
+    # share an element (t - 2 == 2); line 9 copies towards the front and comes out right
+    src = NARROW
+    assert [(row, code) for row, code, _ in _findings(src)] == [(n, "GW713") for n in _marked(src)]
+
+
+def test_narrow_shift_of_a_clone_in_a_helper():
+    # the size read from the argument, the window taken on its clone (same shape): still the shift
+    src = """
+import torch
+def shifted(spec):
+    T = spec.shape[-1]
+    prev = spec.clone()
+    prev.narrow(-1, 1, T - 1).copy_(prev.narrow(-1, 0, T - 1))  # <-
+    return prev
+shifted(torch.randn(4, 8, 20, requires_grad=True)).sum().backward()
+"""
+    assert [(row, code) for row, code, _ in _findings(src)] == [(n, "GW713") for n in _marked(src)]

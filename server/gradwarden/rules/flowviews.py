@@ -190,6 +190,13 @@ class SelfOverlappingWrite(Rule):
         taps[..., 1:] = taps[..., :-1].clone()
         taps.narrow(-1, 0, 4).copy_(taps.narrow(-1, 1, 4))  # towards the front
         """,
+        """
+        import torch
+        x = torch.zeros(2, 3, 4)
+        t = x.shape[-1]
+        x.narrow(-1, 2, t - 2).copy_(x.narrow(-1, 0, t - 2))  # side by side: no element shared
+        x.narrow(-1, 0, t - 1).copy_(x.narrow(-1, 1, t - 1))  # towards the front
+        """,
     )
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Span
+from gradwarden.engine.state.model import NumberV
 
 # kinds of cut, most telling first (the one a combination keeps)
 KINDS = ("nograd", "detach", "rewrap", "item", "data_attr", "marked", "nondiff", "checkpoint", "frozen", "data")
@@ -82,3 +83,24 @@ def join_cuts(cuts: Iterable[Optional[Cut]]) -> Optional[Cut]:
 
 def unsure(c: Optional[Cut]) -> Optional[Cut]:
     return None if c is None else (c if not c.sure else replace(c, sure=False))
+
+
+class ShapeV(NumberV):
+    """``x.shape``: numbers, known to be the sizes of tensor ``tid``'s dims (an index gives a ``SizeV``)."""
+
+    __slots__ = ("tid",)
+
+    def __init__(self, tid: int) -> None:
+        super().__init__(None)
+        self.tid = tid
+
+
+class SizeV(NumberV):
+    """``x.shape[d] + offset`` (``x.size(d) - 1``): a number the code ties to one dim of tensor ``tid``.
+    ``x.narrow(d, 1, x.size(d) - 1)`` is then ``x[..., 1:]`` whatever that size is (engine/checks/flowtorch.py)."""
+
+    __slots__ = ("tid", "dim", "offset")
+
+    def __init__(self, tid: int, dim: int, offset: int = 0) -> None:
+        super().__init__(None)
+        self.tid, self.dim, self.offset = tid, dim, offset

@@ -13,6 +13,7 @@ from gradwarden.engine.checks.autograd import Graph
 from gradwarden.engine.checks.hookslots import slot_of
 from gradwarden.engine.checks.zerograd import ZERO_DERIVATIVE
 from gradwarden.engine.checks.backward import BackwardPass
+from gradwarden.engine.checks.flowfacts import ShapeV, SizeV
 from gradwarden.engine.checks.writes import Writes
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import flowshape as fs
@@ -58,6 +59,9 @@ class FlowExpressions(Expressions):
         self.flow = it.flow  # the flow facts (built first: engine/assembly.py)
 
     def binop(self, left: Value, op: ast.operator, right: Value, st: State, node: ast.AST) -> Value:
+        if isinstance(left, SizeV) and isinstance(op, (ast.Add, ast.Sub)) and isinstance(right, ConstV) \
+                and type(right.value) is int:  # `x.size(-1) - 1`: still tied to that dim
+            return SizeV(left.tid, left.dim, left.offset + (right.value if isinstance(op, ast.Add) else -right.value))
         if not isinstance(left, TensorV) and not isinstance(right, TensorV) and (
                 isinstance(left, NumberV) or isinstance(right, NumberV)):
             if isinstance(left, (NumberV, ConstV)) and isinstance(right, (NumberV, ConstV)):
@@ -137,6 +141,13 @@ class FlowExpressions(Expressions):
         return super().ex_Dict(node, st)
 
     def ex_Subscript(self, node: ast.Subscript, st: State) -> Value:
+        if isinstance(node.ctx, ast.Load) and not isinstance(node.slice, ast.Slice):
+            obj = st.lookup(node.value.id) if isinstance(node.value, ast.Name) else \
+                self.eval(node.value, st) if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" else None
+            if isinstance(obj, ShapeV):  # `x.shape[-1]` kept in a name: one dim's size
+                idx = self.eval(node.slice, st)
+                if isinstance(idx, ConstV) and type(idx.value) is int:
+                    return SizeV(obj.tid, idx.value)
         if self.flow.hooks.stored and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load):
             held = st.lookup(node.value.id)  # `acts["x"]` of a dict a hook fills: a read
             if held.__class__ is DictV:
@@ -176,6 +187,8 @@ class FlowStores(Stores):
         super().assign(target, value, st, stmt)
 
     def unpack(self, value: Value, n: int, st: State) -> List[Value]:
+        if isinstance(value, ShapeV):  # `b, c, t = x.shape`: each the size of its dim
+            return [SizeV(value.tid, i) for i in range(n)]
         if value.__class__ is NumberV:
             # `b, c, h, w = x.shape` of a shape not known: numbers all the same (never tensors)
             return [NumberV(value.cut) for _ in range(n)]  # type: ignore[attr-defined]

@@ -9,7 +9,7 @@ import ast
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.checks.branches import check_where
-from gradwarden.engine.checks.flowfacts import Cut, DATA, join_cuts
+from gradwarden.engine.checks.flowfacts import Cut, DATA, ShapeV, SizeV, join_cuts
 from gradwarden.engine.checks.gradorder import check_gradient_order
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.state.model import fresh_id
@@ -399,6 +399,9 @@ class FlowTensors(Tensors):
             self.flow.zeros.after(st, name, t, out, node)  # GW720: log of a softmax over -inf
         if name in VALUE_METHODS or name in META_METHODS:
             if isinstance(out, UnknownV):
+                if name == "size" and len(args) == 1 and not kwargs and isinstance(args[0], ConstV) \
+                        and type(args[0].value) is int:
+                    return SizeV(t.tid, args[0].value)
                 if name in META_METHODS:
                     return PLAIN_NUMBER
                 cut = self.flow._cut_here("item", span, f"`.{name}()`") if rg0 is not False else self.flow.cuts.get(t.tid)
@@ -470,7 +473,8 @@ class FlowTensors(Tensors):
         elif name in {"expand", "expand_as", "narrow", "diagonal", "as_strided"}:
             self.flow.noncontig.add(out.tid)
         if name == "narrow" and t.tid not in self.flow.unknown_derived:
-            index = _narrow_index(self.flow.shapes.get(t.tid), [self.flow._py(a, st) for a in args])
+            index = _narrow_index(self.flow.shapes.get(t.tid), [self.flow._py(a, st) for a in args]) \
+                or self._narrow_by_size(t, args)
             if index is not None:  # `x.narrow(d, s, n)` is `x[:, ..., s:s + n]`: the overlap checks read it so
                 self.flow.slices[out.tid] = (t.tid, index)
         if name == "unfold":
@@ -515,12 +519,41 @@ class FlowTensors(Tensors):
         return False
 
     # ------------------------------------------------------------------ attributes, indexing, operators
+    def _narrow_by_size(self, t: TensorV, args: List[Value]) -> Optional[Tuple[Any, ...]]:
+        """``x.narrow(d, s, n + off)`` where ``n`` is the size of dim ``d`` of ``x`` (or of a tensor of
+        the same known shape, `prev = x.clone()`): the index ``x[..., s:]`` (``s + off == 0``) or
+        ``x[..., s:s + off]`` (``s + off < 0``), whatever ``n`` is."""
+        if len(args) < 3 or not isinstance(args[0], ConstV) or not isinstance(args[1], ConstV):
+            return None
+        dim, start, size = args[0].value, args[1].value, args[2]
+        if type(dim) is not int or type(start) is not int or start < 0 or not isinstance(size, SizeV):
+            return None
+        shape = self.flow.shapes.get(t.tid)
+        if shape is None or fs.ELL in shape:
+            return None
+        rank = len(shape)
+        d, sd = dim + rank if dim < 0 else dim, size.dim + rank if size.dim < 0 else size.dim
+        if not 0 <= d < rank or d != sd:
+            return None
+        if size.tid != t.tid and self.flow.shapes.get(size.tid) != shape:
+            return None
+        n = shape[d]
+        if isinstance(n, int):  # the size is known: the exact window
+            length = n + size.offset
+            return (slice(None),) * d + (slice(start, start + length),) if 0 < length and start + length <= n else None
+        end = start + size.offset
+        if end > 0:
+            return None  # longer than what is left of the dim: narrow raises
+        return (slice(None),) * d + (slice(start, end if end < 0 else None),)
+
     def tensor_getattr(self, t: TensorV, attr: str, st: State, node: ast.AST) -> Value:
         if attr == "grad":
             self.it.training.check_grad_read(st, t, node)
             self.it.training.check_grad_accumulated(st, t, node)
         out = super().tensor_getattr(t, attr, st, node)
         if attr in META_ATTRS:
+            if attr == "shape" and isinstance(out, UnknownV):
+                return ShapeV(t.tid)  # its items are the sizes of t's dims (`x.narrow(-1, 1, x.shape[-1] - 1)`)
             return PLAIN_NUMBER if isinstance(out, UnknownV) else out
         if not isinstance(out, TensorV) or out.tid == t.tid:
             return out
