@@ -133,3 +133,51 @@ def shifted(spec):
 shifted(torch.randn(4, 8, 20, requires_grad=True)).sum().backward()
 """
     assert [(row, code) for row, code, _ in _findings(src)] == [(n, "GW713") for n in _marked(src)]
+
+
+def test_new_leaf_made_in_a_helper_is_reported_where_it_is_made():
+    # the `.item()` and the re-wrap sit in a helper; the fix goes there, not at the caller's line
+    src = """
+import torch
+from torch import nn
+def score_loss(out, target):
+    s = (out - target).abs().mean().item()
+    return torch.tensor(s, requires_grad=True)  # <-
+net = nn.Linear(3, 1)
+loss = score_loss(net(torch.randn(4, 3)), torch.randn(4, 1))
+loss.backward()
+"""
+    assert [(row, code) for row, code, _ in _findings(src)] == [(n, "GW701") for n in _marked(src)]
+
+
+GETATTR_FREEZE = """
+import torch
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.trunk = nn.Linear(4, 4)
+        self.head = nn.Linear(4, 2)
+    def forward(self, x):
+        return self.head(self.trunk(x))
+def freeze_trunk(model):
+    part = getattr(model, NAME, model)
+    part.requires_grad_(False)  # MARK
+    return model
+model = freeze_trunk(Net())
+model(torch.randn(3, 4)).sum().backward()
+"""
+
+
+@pytest.mark.parametrize("name,raises", [('"backbone"', True), ('"trunk"', False)])
+def test_getattr_default_of_a_missing_submodule_freezes_everything(name, raises):
+    # measured: with "backbone" the default (the whole model) is frozen and the backward raises
+    # "element 0 of tensors does not require grad"; with "trunk" the head still trains
+    src = GETATTR_FREEZE.replace("NAME", name).replace("# MARK", "# <-" if raises else "")
+    assert [(row, code) for row, code, _ in _findings(src)] == [(n, "GW701") for n in _marked(src)]
+
+
+def test_getattr_default_stays_unknown_when_the_class_sets_attributes_by_name():
+    src = GETATTR_FREEZE.replace("NAME", '"backbone"').replace(
+        "        self.head = nn.Linear(4, 2)\n", "        self.head = nn.Linear(4, 2)\n        setattr(self, 'back' + 'bone', self.trunk)\n")
+    assert [code for _, code, _ in _findings(src)] == []

@@ -204,15 +204,21 @@ class LossChecks:
                 return
             if info.rg is True and info.grad_fn is None and r.tid in self.flow.rewrapped and api != "autograd.grad":
                 cut = self.flow.rewrapped[r.tid]
-                loc = self.flow._frame_span(cut.stack, cut.span) or span
-                if loc != span and self.branch_conflict(loc, span):
+                call = self.flow._frame_span(cut.stack, cut.span) or span
+                if call != span and self.branch_conflict(call, span):
                     return
+                # the new leaf is made (and the fix goes) where `torch.tensor(...)` is, in whichever
+                # function: a helper returning it is reached through the call
+                loc = cut.span if cut.span is not None and cut.span.file == span.file else call
+                related = [Related(span, "this backward computes a gradient for that new leaf only", "backward")]
+                if call not in (loc, span):
+                    related.append(Related(call, "reached through this call", "note"))
                 self.it.emit(Event("no_grad_backward", loc, {
                     "name": info.name or "tensor", "state": "is a new leaf made to require grad",
                     "why": why_no_grad(self, cut if cut.kind != "rewrap" else cut, loc),
                     "outcome": f"{API_TEXT.get(api, api)} at line {span.row} runs but reaches no parameter (their "
                                "gradients stay unchanged)"},
-                    related=(Related(span, "this backward computes a gradient for that new leaf only", "backward"),),
+                    related=tuple(related),
                     fix_facts={"cut_kind": "rewrap_rg", "backward_span": span}, severity=2))
         check_zero_gradient(self, st, roots, span)
         if given:

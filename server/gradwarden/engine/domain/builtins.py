@@ -215,6 +215,8 @@ class Builtins:
                 return ConstV(len(st.lists.get(args[0].lid, ())))
             return UNKNOWN
         if name == "getattr" and len(args) >= 2 and isinstance(args[1], ConstV) and isinstance(args[1].value, str):
+            if len(args) > 2 and self.it.modules.surely_lacks(args[0], args[1].value, st):
+                return args[2]  # `getattr(model, "backbone", model)` on a model with no `backbone`
             v = self.it.ev.load_attr(args[0], args[1].value, st, node)
             if isinstance(v, UnknownV) and len(args) > 2:
                 return args[2]

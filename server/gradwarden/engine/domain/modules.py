@@ -25,6 +25,42 @@ PARAM_SLOT = re.compile(r"^(weight|bias|in_proj_weight|in_proj_bias|q_proj_weigh
                         r"bias_hh.*|weight_hr.*|running_mean|running_var|num_batches_tracked)$")
 
 
+# what every nn.Module answers (dir(nn.Module()) on torch 2.13, without dunders)
+MODULE_API = frozenset((
+    "T_destination", "add_module", "apply", "bfloat16", "buffers", "call_super_init", "children", "compile",
+    "cpu", "cuda", "double", "dump_patches", "eval", "extra_repr", "float", "forward", "get_buffer",
+    "get_extra_state", "get_parameter", "get_submodule", "half", "ipu", "load_state_dict", "modules", "mtia",
+    "named_buffers", "named_children", "named_modules", "named_parameters", "parameters",
+    "register_backward_hook", "register_buffer", "register_forward_hook", "register_forward_pre_hook",
+    "register_full_backward_hook", "register_full_backward_pre_hook", "register_load_state_dict_post_hook",
+    "register_load_state_dict_pre_hook", "register_module", "register_parameter",
+    "register_state_dict_post_hook", "register_state_dict_pre_hook", "requires_grad_", "set_extra_state",
+    "set_submodule", "share_memory", "state_dict", "to", "to_empty", "train", "training", "type", "xpu",
+    "zero_grad"))
+# calls and names through which a class may hold attributes its code does not name
+_OPEN_NAMES = frozenset(("setattr", "__dict__", "__getattr__", "__getattribute__", "add_module", "register_module",
+                         "register_buffer", "register_parameter", "__setattr__", "vars", "__slots__"))
+
+
+def _closed_class(cls: Any, attr: str, depth: int) -> bool:
+    """Every attribute an instance of ``cls`` can hold is named in the code of ``cls`` and its bases,
+    the bases being the user's classes and ``nn.Module`` only."""
+    if depth > 8 or cls.class_attrs.get(attr) is not None or attr in cls.methods:
+        return False
+    for b in cls.bases:
+        if isinstance(b, RefV) and b.kind == "class":
+            if not _closed_class(b.target, attr, depth + 1):
+                return False
+        elif not (isinstance(b, RefV) and b.kind == "torch" and b.name in ("torch.nn.Module", "nn.Module")):
+            return False
+    for n in ast.walk(cls.node):
+        name = n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else \
+            n.value if isinstance(n, ast.Constant) and isinstance(n.value, str) else None
+        if name in _OPEN_NAMES or name == attr:
+            return False
+    return True
+
+
 class Modules:
     """The ``modules`` role: nn modules and the objects that hold them."""
 
@@ -34,6 +70,19 @@ class Modules:
     # ================================================================== modules
     def is_module_obj(self, v: Value, st: State) -> bool:
         return isinstance(v, ObjV) and "__module__" in st.attrs(v.oid)
+
+    def surely_lacks(self, obj: Value, attr: str, st: State) -> bool:
+        """``getattr(model, "backbone", model)`` on an instance of the user's module class that holds
+        no such attribute: its class and every base are the user's own (down to ``nn.Module``), none
+        sets attributes by computed names or answers ``__getattr__``, and ``attr`` is not one of
+        ``nn.Module``'s own. Then Python returns the default."""
+        if not isinstance(obj, ObjV) or attr.startswith("__") or attr in MODULE_API:
+            return False
+        attrs = st.attrs(obj.oid)
+        if "__module__" not in attrs or attr in attrs:
+            return False
+        cls = attrs.get("__class__")
+        return isinstance(cls, RefV) and cls.kind == "class" and _closed_class(cls.target, attr, 0)
 
     def construct_container(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
                             node: ast.AST) -> Value:
