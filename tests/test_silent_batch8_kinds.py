@@ -181,3 +181,51 @@ def test_getattr_default_stays_unknown_when_the_class_sets_attributes_by_name():
     src = GETATTR_FREEZE.replace("NAME", '"backbone"').replace(
         "        self.head = nn.Linear(4, 2)\n", "        self.head = nn.Linear(4, 2)\n        setattr(self, 'back' + 'bone', self.trunk)\n")
     assert [code for _, code, _ in _findings(src)] == []
+
+
+LATE_HEAD = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 6)
+        self.head = None
+    def forward(self, x):
+        h = self.body(x)
+        if self.head is None:
+            self.head = nn.Linear(h.shape[1], 3)  # LAZY
+        return self.head(h)
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+ATTACH
+x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+for _ in range(2):
+    loss = F.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+LATE_CASES = {
+    # the head is made by the first forward, after the optimizer: never stepped
+    "lazy": ("", "LAZY"),
+    # attached by the script after the optimizer: never stepped either
+    "script": ("model.head = nn.Linear(6, 3)  # <-", None),
+    # handed to the optimizer: trained
+    "param_group": ("model.head = nn.Linear(6, 3)\nopt.add_param_group({'params': model.head.parameters()})", None),
+    # built by one forward before the optimizer: trained (the optimizer is built after it)
+    "warmup": ("", None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LATE_CASES))
+def test_module_attached_after_the_optimizer(case):
+    attach, mark = LATE_CASES[case]
+    src = LATE_HEAD.replace("ATTACH", attach)
+    if mark:
+        src = src.replace("# " + mark, "# <-")
+    if case == "warmup":
+        src = src.replace("opt = torch.optim", "model(torch.randn(1, 4))\nopt = torch.optim")
+    assert [(row, code) for row, code, _ in _findings(src)] == [(n, "GW719") for n in _marked(src)]

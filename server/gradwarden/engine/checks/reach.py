@@ -318,6 +318,7 @@ class GradientReach:
                 else:
                     self.untrained[key] = (cut, span, site, opt, info.name or "a parameter")  # type: ignore[union-attr]
             return
+        self._attached_later(st, oid, span, site, opt)
         replaced: Any = False  # not looked for yet
         strays: Any = False
         for tid in tids:
@@ -424,6 +425,58 @@ class GradientReach:
         if not later:
             return None
         return Cut("replaced", self.it.span_of(later[0]), f"`{name} = {ast.unparse(later[0].value)[:40]}`")
+
+    def _attached_later(self, st: State, oid: int, span: Span, site: Span, opt: str) -> None:
+        """The optimizer was built over ``model.parameters()``, and a submodule was attached to that
+        model afterwards (a head built lazily in ``forward`` on the first batch, ``model.head =
+        nn.Linear(...)`` in the script): its parameters get gradients that no optimizer applies.
+        Reported where the module is made: building it before the optimizer (or adding it with
+        ``add_param_group``) is the fix."""
+        model = self._optimized_model(st, site)
+        built = self.flow.opt_built_id.get(oid)
+        if model is None or built is None:
+            return
+        held: Set[int] = set()
+        for other in self.flow.opt_sites:
+            p = st.attrs(other).get("__params__")
+            if isinstance(p, ConstV) and isinstance(p.value, tuple):
+                held.update(p.value)
+        late = [t for _, t in self.it.modules.module_params(model, st)
+                if t.tid > built and t.tid not in held and st.grads.get(t.tid) and st.t.get(t.tid) is not None
+                and st.t[t.tid].param and st.t[t.tid].rg is True and st.t[t.tid].leaf
+                and t.tid not in self.flow.manual_grads and st.t[t.tid].created is not None]
+        if not late:
+            return
+        made = st.t[late[0].tid].created
+        key = ("attached", made)
+        if key in self.reported:
+            return
+        self.reported.add(key)
+        names = sorted({st.t[t.tid].name or "a parameter" for t in late})
+        shown = ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        self.it.emit(Event("untrained_parameter", made, {
+            "names": shown if len(late) < 2 else f"{len(late)} parameters ({shown})",
+            "opt": opt, "opt_line": site.row,
+            "fate": f"made here after the `{opt}` at line {site.row} was built over the model's parameters, are "
+                    f"held by no optimizer",
+            "why": f"the optimizer took the parameters the model had when it was built; the loss gives these "
+                   f"gradients, and the step at line {span.row} never applies them (build the module before the "
+                   f"optimizer, or add it with `add_param_group`)"},
+            related=(Related(site, "the optimizer built before the module existed", "optimizer"),
+                     Related(span, "stepped without them", "step"))))
+
+    def _optimized_model(self, st: State, site: Span) -> Optional[ObjV]:
+        """The module whose ``.parameters()`` the optimizer built at ``site`` was given whole."""
+        call = next((n for n in ast.walk(self.it.tree) if isinstance(n, ast.Call) and n.lineno == site.row
+                     and n.col_offset + 1 == site.column), None) if site.file is None else None
+        if call is None or not call.args:
+            return None
+        arg = call.args[0]
+        if not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "parameters"
+                and not arg.args and isinstance(arg.func.value, ast.Name)):
+            return None
+        now = st.lookup(arg.func.value.id)
+        return now if isinstance(now, ObjV) and self.it.modules.is_module_obj(now, st) else None
 
     def _strays(self, st: State, oid: int, site: Span) -> Optional[Cut]:
         """The backward gave gradients to parameters that no optimizer of the program holds, while
