@@ -229,3 +229,38 @@ def test_module_attached_after_the_optimizer(case):
     if case == "warmup":
         src = src.replace("opt = torch.optim", "model(torch.randn(1, 4))\nopt = torch.optim")
     assert [(row, code) for row, code, _ in _findings(src)] == [(n, "GW719") for n in _marked(src)]
+
+
+VTP = """
+import torch
+import torch.nn as nn
+class Hyper(nn.Module):
+    def __init__(self, target):
+        super().__init__()
+        self.target = target
+        self.code = nn.Parameter(torch.randn(3))
+        self.make = nn.Linear(3, 4 * 2 + 2)
+    def forward(self, x):
+        LOAD
+        return self.target(x)
+hyper = Hyper(nn.Linear(4, 2))
+opt = torch.optim.SGD(hyper.parameters(), lr=0.1)
+for _ in range(2):
+    loss = hyper(torch.randn(6, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_vector_to_parameters_cuts_the_generator_off():
+    # measured: `make` and `code` get `.grad` None, the target's parameters train
+    src = VTP.replace("LOAD", "nn.utils.vector_to_parameters(self.make(self.code), self.target.parameters())  # <-")
+    assert [(row, code) for row, code, _ in _findings(src)] == [(n, "GW719") for n in _marked(src)]
+
+
+def test_vector_to_parameters_under_no_grad_is_a_plain_load():
+    # evolution strategies: candidates loaded without a graph, nothing meant to flow back
+    src = VTP.replace("LOAD", "with torch.no_grad():\n            nn.utils.vector_to_parameters(torch.randn(10), self.target.parameters())") \
+        .replace("hyper.parameters()", "hyper.target.parameters()")
+    assert _findings(src) == []

@@ -156,6 +156,18 @@ class FlowTorchCalls(TorchCalls):
             return self.it.graph.unknown_tensor(st, qual.rsplit(".", 1)[-1], rg=None)
         if qual in _FROM_PRETRAINED:
             return self._from_pretrained(qual, args, kwargs, st, node)
+        if short == "vector_to_parameters" and qual.startswith("torch.nn.utils") and args and isinstance(args[0], TensorV):
+            info = st.t.get(args[0].tid)
+            if info is not None and info.rg is not False and st.grad_enabled:
+                # it assigns each parameter's `.data` a slice of the vector: the parameters get its values
+                # and none of its graph, so what made the vector (a hypernetwork) gets no gradient
+                cut = self.flow._cut_here("data_attr", self.it.span_of(node),
+                                          "`vector_to_parameters` (it sets each parameter's `.data`)")
+                self.flow.reach.note_cut(st, cut, [args[0]])
+                targets = args[1] if len(args) > 1 else kwargs.get("parameters")
+                for p in self.it.ev.known_items(targets, st) or () if targets is not None else ():
+                    if isinstance(p, TensorV):
+                        self.flow.reach.note_leaf(p.tid, cut)  # a loss through these parameters uses the vector's values
         if qual in ("torch.autograd.Variable", "torch.autograd.variable.Variable") and args and \
                 isinstance(args[0], TensorV):
             if self.it.ev.truth_of(kwargs.get("requires_grad", ConstV(False))) is True:
