@@ -264,3 +264,33 @@ def test_vector_to_parameters_under_no_grad_is_a_plain_load():
     src = VTP.replace("LOAD", "with torch.no_grad():\n            nn.utils.vector_to_parameters(torch.randn(10), self.target.parameters())") \
         .replace("hyper.parameters()", "hyper.target.parameters()")
     assert _findings(src) == []
+
+
+SAVE = """
+import torch
+import torch.nn as nn
+class Gate(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, t):
+        ctx.save_for_backward(x, t)  # MARK
+        return x * (x > 0)
+    @staticmethod
+    def backward(ctx, g):
+        x = ctx.saved_tensors[0]
+        return g * (x > 0), None
+class Net(nn.Module):
+    def __init__(self, t=ARG):
+        super().__init__()
+        self.t = t
+        self.lin = nn.Linear(3, 3)
+    def forward(self, x):
+        return Gate.apply(self.lin(x), self.t)
+Net()(torch.randn(2, 3)).sum().backward()
+"""
+
+
+@pytest.mark.parametrize("arg,raises", [("0.5", True), ("3", True), ("None", False), ("torch.tensor(0.5)", False)])
+def test_non_tensor_given_to_save_for_backward(arg, raises):
+    # measured (torch 2.13): a float or an int raises TypeError at `apply`; None and tensors are saved
+    src = SAVE.replace("ARG", arg).replace("# MARK", "# <-" if raises else "")
+    assert [(row, code) for row, code, _ in _findings(src)] == [(n, "GW738") for n in _marked(src)]

@@ -13,7 +13,7 @@ from gradwarden.rules.base import Rule
 from gradwarden.rules.parse import AnalysisStopped, ParseError
 from gradwarden.rules.leaf import LeafInplace
 from gradwarden.rules.saved import SavedTensorModified, SavedTensorModifiedInBackward, CtxStashModified, DoubleBackwardConstant
-from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputInplace, ExpandedParameterData, CustomFunctionOutputInplace, MultiViewInplace, BackwardGradientCount, LegacyFunction, GradientForNonTensorInput
+from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputInplace, ExpandedParameterData, CustomFunctionOutputInplace, MultiViewInplace, BackwardGradientCount, LegacyFunction, GradientForNonTensorInput, SaveForBackwardNonTensor
 from gradwarden.rules.graph import BackwardFreesGraph, StaleGraphUse, GraphCarriedIntoLoop, StaleRetainedGraph, RunningLossKeepsGraph
 from gradwarden.rules.optimizer import StepBeforeBackward, FusedStepBeforeBackward, PollutedGradients, MissingDetachFreesGraph, TargetNotDetached, PolicyWeightNotDetached, PeerTargetNotDetached
 from gradwarden.rules.data import AnchorAliasesParameter, DataWriteToSaved, HiddenWrite
@@ -46,6 +46,7 @@ RULES: Tuple[Type[Rule], ...] = (
     BackwardGradientCount,
     LegacyFunction,
     GradientForNonTensorInput,
+    SaveForBackwardNonTensor,
     BackwardFreesGraph,
     StaleGraphUse,
     GraphCarriedIntoLoop,

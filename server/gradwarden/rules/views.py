@@ -423,3 +423,74 @@ class GradientForNonTensorInput(Rule):
         Scale.apply(x, k).sum().backward()
         """,
     )
+
+
+class SaveForBackwardNonTensor(Rule):
+    """A custom Function's ``forward`` passes a value that is not a tensor to ``ctx.save_for_backward``.
+
+    ``save_for_backward`` keeps tensors (and ``None``) only: an int, a float, a bool, a string or a
+    tuple handed to it (the ``k`` of a top-k, a scale, a flag that ``forward`` received as an
+    argument) makes ``Function.apply`` raise ``TypeError: save_for_backward can only save
+    variables, but argument N is of type int`` as soon as ``forward`` returns. Keep such values
+    on ``ctx`` as attributes (``ctx.k = k``) and save only the tensors. Checked with the values the
+    file actually passes to ``apply``.
+    """
+
+    event = "save_non_tensor"
+    code = "GW738"
+    name = "save-for-backward-non-tensor"
+    family = "F"
+    severity = Severity.ERROR
+    raises = "TypeError"
+    summary = "ctx.save_for_backward is given a value that is not a tensor."
+    message = ("`ctx.save_for_backward` gets {what} at position {position}, which is not a tensor: "
+               "`{fn}.apply` raises TypeError when `forward` returns (keep it on ctx: `ctx.{name} = {name}`)")
+    NO_FIX = (0,)
+    INVALID = (
+        """
+        import torch
+        class TopK(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                values, idx = x.topk(k, dim=-1)
+                ctx.save_for_backward(idx, k)  # <-
+                return torch.zeros_like(x).scatter(-1, idx, values)
+            @staticmethod
+            def backward(ctx, g):
+                idx, = ctx.saved_tensors[:1]
+                return torch.zeros_like(g).scatter(-1, idx, g.gather(-1, idx)), None
+        x = torch.randn(3, 6, requires_grad=True)
+        TopK.apply(x, 2).sum().backward()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        class TopK(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                values, idx = x.topk(k, dim=-1)
+                ctx.save_for_backward(idx)
+                ctx.k = k
+                return torch.zeros_like(x).scatter(-1, idx, values)
+            @staticmethod
+            def backward(ctx, g):
+                idx, = ctx.saved_tensors
+                return torch.zeros_like(g).scatter(-1, idx, g.gather(-1, idx)), None
+        x = torch.randn(3, 6, requires_grad=True)
+        TopK.apply(x, 2).sum().backward()
+        """,
+        """
+        import torch
+        class Scale(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, w=None):
+                ctx.save_for_backward(x, w)  # None is allowed
+                return x * 2 if w is None else x * w
+            @staticmethod
+            def backward(ctx, g):
+                x, w = ctx.saved_tensors
+                return g * 2, None
+        Scale.apply(torch.randn(3, requires_grad=True)).sum().backward()
+        """,
+    )

@@ -12,6 +12,7 @@ from gradwarden.engine.checks.branches import check_where
 from gradwarden.engine.checks.flowfacts import Cut, DATA, ShapeV, SizeV, join_cuts
 from gradwarden.engine.checks.gradorder import check_gradient_order
 from gradwarden.engine.diagnostic import Span
+from gradwarden.engine.events import Event
 from gradwarden.engine.state.model import fresh_id
 from gradwarden.engine.domain import flowshape as fs, optable
 from gradwarden.engine.domain.builtins import Builtins
@@ -766,6 +767,36 @@ class FlowCustomFunctions(CustomFunctions):
     def __init__(self, it: Any) -> None:
         super().__init__(it)
         self.flow = it.flow  # the flow facts (built first: engine/assembly.py)
+
+    def ctx_method(self, ctx: ObjV, name: str, args: List[Value], st: State, node: ast.AST) -> Value:
+        if name == "save_for_backward":
+            self.check_saved_values(args, node)
+        return super().ctx_method(ctx, name, args, st, node)
+
+    def check_saved_values(self, args: List[Value], node: ast.AST) -> None:
+        """GW738: a Python value (a number, a string, a tuple of them) given to ``save_for_backward``:
+        ``apply`` raises TypeError once ``forward`` returns (measured: None is accepted)."""
+        call = node if isinstance(node, ast.Call) else None
+        for i, v in enumerate(args):
+            what = None
+            if isinstance(v, ConstV) and v.value is not None and not isinstance(v.value, Span):
+                what = type(v.value).__name__
+            elif v.__class__ is NumberV:
+                what = "a Python number"
+            if what is None:
+                continue
+            arg = call.args[i] if call is not None and i < len(call.args) else None
+            if arg is None or isinstance(arg, ast.Starred):
+                return
+            fn = self.it.call_stack[-1].name if self.it.call_stack else "Function"
+            cls = next((c.name for c in ast.walk(self.it.tree) if isinstance(c, ast.ClassDef)
+                        and any(f is self.it.call_stack[-1] for f in c.body)), None) if self.it.call_stack else None
+            self.it.emit(Event("save_non_tensor", self.it.span_of(arg), {
+                "what": f"`{ast.unparse(arg)}` ({'an' if what[0] in 'aeiou' else 'a'} {what})"
+                        if what != "a Python number" else f"`{ast.unparse(arg)}` ({what})",
+                "position": i, "fn": cls or fn,
+                "name": arg.id if isinstance(arg, ast.Name) else "value"}))
+            return
 
     def output_marked_nondiff(self, st: State, out: TensorV, where: Span) -> None:
         self.flow.cuts[out.tid] = self.flow._cut_here("marked", where, "`ctx.mark_non_differentiable`")
