@@ -294,3 +294,30 @@ def test_non_tensor_given_to_save_for_backward(arg, raises):
     # measured (torch 2.13): a float or an int raises TypeError at `apply`; None and tensors are saved
     src = SAVE.replace("ARG", arg).replace("# MARK", "# <-" if raises else "")
     assert [(row, code) for row, code, _ in _findings(src)] == [(n, "GW738") for n in _marked(src)]
+
+
+ZERO_SQRT = """
+import torch
+import torch.nn as nn
+import some_lib
+class Rot(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.zeros(2, 3))
+    def forward(self, x):
+        INIT
+        n2 = (self.w * self.w).sum(dim=-1, keepdim=True)
+        n = torch.sqrt(n2)  # MARK
+        scale = torch.where(n2 < 1e-8, torch.ones_like(n), torch.sin(n) / n)
+        return x * scale
+Rot()(torch.randn(2, 3)).sum().backward()
+"""
+
+
+@pytest.mark.parametrize("init,nan", [("pass", True), ("nn.init.normal_(self.w)", False),
+                                      ("some_lib.init(self.w)", False), ("self.w.data = torch.randn(2, 3)", False)])
+def test_square_root_of_an_exact_zero(init, nan):
+    # measured (torch 2.13): with the zero-initialised weight the gradient of `w` is NaN (sqrt's derivative
+    # at 0 is infinite and the `where` multiplies it by 0); initialised otherwise it is finite
+    src = ZERO_SQRT.replace("INIT", init).replace("# MARK", "# <-" if nan else "")
+    assert [(row, code) for row, code, _ in _findings(src)] == [(n, "GW720") for n in _marked(src)]

@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Related
 from gradwarden.engine.events import Event
-from gradwarden.engine.state.model import State, TensorV, Value
+from gradwarden.engine.state.model import ConstV, State, TensorV, Value
 
 # singular at or below the guard's bound (0 for log and division)
 LOW_SINGULAR = frozenset({"log", "log2", "log10", "sqrt", "rsqrt", "reciprocal"})
@@ -132,6 +132,13 @@ def check_where(it: Any, st: State, node: ast.AST, args: List[Value]) -> None:
         return
 
 
+# ops whose output is exactly 0 wherever their input is (sizes and layouts, reductions of zeros)
+KEEP_ZERO = frozenset({"sum", "mean", "unsqueeze", "view", "reshape", "clone", "abs", "neg", "square", "flatten",
+                       "squeeze", "expand", "expand_as", "contiguous", "transpose", "t", "permute", "Parameter",
+                       "USub", "to", "float", "double"})
+# singular at 0: an infinite derivative there
+SINGULAR_AT_ZERO = frozenset({"sqrt", "rsqrt", "reciprocal", "log", "log2", "log10"})
+
 _NEG_INF = re.compile(r"^-\s*(?:math\.|torch\.|np\.|numpy\.)?inf$|^float\(\s*['\"]-inf(?:inity)?['\"]\s*\)$|"
                       r"^-\s*float\(\s*['\"]inf(?:inity)?['\"]\s*\)$", re.I)
 
@@ -146,6 +153,58 @@ class ExactZeros:
         self.it = it
         self.neginf: Dict[int, str] = {}  # tid -> the mask's text
         self.zeros: Dict[int, str] = {}
+        # tid -> (where the zeros were made, (version, data writes) then): a tensor every element of
+        # which is exactly 0 (`torch.zeros`, a parameter made of it, products, powers and sums of it),
+        # as long as nothing wrote it since
+        self.exact: Dict[int, Tuple[Any, Tuple[int, int]]] = {}
+
+    def _stamp(self, st: State, tid: int) -> Tuple[int, int]:
+        info = st.t.get(tid)
+        return (st.version(info.counter), len(st.data_writes.get(info.storage, ()))) if info is not None else (-1, -1)
+
+    def _exact(self, st: State, v: Any) -> bool:
+        return isinstance(v, TensorV) and v.tid in self.exact and self.exact[v.tid][1] == self._stamp(st, v.tid)
+
+    def track(self, st: State, name: str, inputs: List[Any], out: Any, node: ast.AST) -> None:
+        """Exact zeros through the ops that keep them; the square root (or log, reciprocal) of one
+        that requires grad has an infinite derivative there: its gradient is inf, or 0 x inf = NaN
+        where a `where`/mask drops it (GW720, reported at that op)."""
+        if not isinstance(out, TensorV):
+            return
+        if name in ("zeros", "zeros_like", "new_zeros"):
+            self.exact[out.tid] = (self.it.span_of(node), self._stamp(st, out.tid))
+            return
+        if not self.exact or not inputs:
+            return
+        src = inputs[0]
+        origin = None
+        if name in KEEP_ZERO and self._exact(st, src):
+            origin = self.exact[src.tid][0]
+        elif name in ("mul", "Mult", "matmul", "MatMult"):
+            hit = next((x for x in inputs[:2] if self._exact(st, x)), None)
+            origin = self.exact[hit.tid][0] if hit is not None else None
+        elif name in ("pow", "Pow") and self._exact(st, src) and len(inputs) > 1 and isinstance(inputs[1], ConstV) \
+                and isinstance(inputs[1].value, (int, float)) and not isinstance(inputs[1].value, bool) and inputs[1].value > 0:
+            origin = self.exact[src.tid][0]
+        elif name in SINGULAR_AT_ZERO and self._exact(st, src):
+            info = st.t.get(out.tid)
+            if info is None or info.rg is not True or not st.grad_enabled:
+                return
+            span, made = self.it.span_of(node), self.exact[src.tid][0]
+            arg = node.args[0] if isinstance(node, ast.Call) and node.args and not (
+                isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value) not in _MODULES) else \
+                node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+            subject = ast.unparse(arg) if arg is not None else "its input"
+            self.it.emit(Event("nonfinite_branch", span, {
+                "op": ast.unparse(node) if len(ast.unparse(node)) <= 40 else name, "line": span.row,
+                "mask": f"{subject} > 0",
+                "target": f"everything upstream: `{subject}` is exactly 0 here (it is made from the zeros of line "
+                          f"{made.row}), where the derivative of `{name}` is infinite, and a `where` or a mask after it "
+                          f"cannot remove that (keep the argument away from 0 before the op)"},
+                related=(Related(made, "the zeros it is made from", "note"),)))
+            return
+        if origin is not None:
+            self.exact[out.tid] = (origin, self._stamp(st, out.tid))
 
     def after(self, st: State, name: str, src: Optional[TensorV], out: Value, node: ast.AST) -> None:
         if not isinstance(out, TensorV) or src is None:

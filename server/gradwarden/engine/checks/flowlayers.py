@@ -7,7 +7,7 @@ engine/checks/flowtorch.py: observe, record, check.
 from __future__ import annotations
 
 import ast
-from typing import Any, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from gradwarden.engine.checks.autograd import Graph
 from gradwarden.engine.checks.hookslots import slot_of
@@ -20,7 +20,7 @@ from gradwarden.engine.domain import flowshape as fs
 from gradwarden.engine.interp.expressions import Expressions
 from gradwarden.engine.interp.statements import Statements
 from gradwarden.engine.interp.stores import Stores
-from gradwarden.engine.state.model import ConstV, DictV, NumberV, ObjV, State, TensorV, UnknownV, Value
+from gradwarden.engine.state.model import ConstV, DictV, NumberV, ObjV, RefV, SeqV, State, TensorV, UnknownV, Value
 
 
 class FlowStatements(Statements):
@@ -70,6 +70,8 @@ class FlowExpressions(Expressions):
             return super().binop(left, op, right, st, node)
         seq0 = st.seq
         out = super().binop(left, op, right, st, node)
+        if self.flow.zeros.exact and isinstance(out, TensorV):
+            self.flow.zeros.track(st, type(op).__name__, [left, right], out, node)  # exact zeros (checks/branches.py)
         if self.flow.reach.sources and isinstance(out, TensorV) and (left.__class__ is NumberV or right.__class__ is NumberV):
             # a number taken from a tensor, combined with the graph (engine/checks/reach.py)
             self.flow.reach.note_operands(st, type(op).__name__.lower(), [left, right], [out], seq0)
@@ -133,6 +135,13 @@ class FlowExpressions(Expressions):
             return UnknownV()
         return super().load_attr(obj, attr, st, node)
 
+    def call(self, func: Value, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        if self.flow.zeros.exact and not isinstance(func, ObjV) and not (isinstance(func, RefV) and (
+                func.kind in _MODELLED_CALLS or (func.kind == "builtin" and func.name in _PURE_BUILTINS))) and any(
+                isinstance(v, (TensorV, ObjV, SeqV, DictV)) for v in list(args) + list(kwargs.values())):
+            self.flow.zeros.exact.clear()  # code the analysis does not see may fill what it is handed
+        return super().call(func, args, kwargs, st, node)
+
     def ex_Dict(self, node: ast.Dict, st: State) -> Value:
         if self.flow.hooks.stored:
             for k, v in zip(node.keys, node.values):
@@ -165,6 +174,13 @@ class FlowExpressions(Expressions):
         return super().element_of(it, st)
 
 
+# calls whose effect the analysis models (a tensor method, a torch call, the user's own code)
+_MODELLED_CALLS = frozenset({"tmethod", "torch", "func", "lambda", "method", "class", "apply", "boundseq"})
+_PURE_BUILTINS = frozenset({"print", "len", "isinstance", "range", "zip", "enumerate", "list", "tuple", "dict", "sum",
+                            "min", "max", "float", "int", "str", "getattr", "hasattr", "sorted", "any", "all", "super",
+                            "type", "iter", "next", "repr", "format", "round", "abs", "bool", "id", "hash", "reversed"})
+
+
 class FlowStores(Stores):
     """The flow layer over stores: `module.requires_grad = ...` checked."""
 
@@ -175,6 +191,8 @@ class FlowStores(Stores):
     def store_attr(self, obj: Value, attr: str, value: Value, st: State, target: ast.Attribute,
                    stmt: ast.AST) -> None:
         self.flow.hooks.note_store(st, obj, attr, value, stmt)  # GW721 (engine/checks/hookslots.py)
+        if attr == "data" and isinstance(obj, TensorV):
+            self.flow.zeros.exact.pop(obj.tid, None)  # `p.data = ...`: new values, no version bump
         if attr == "requires_grad" and isinstance(obj, ObjV) and self.it.modules.is_module_obj(obj, st):
             self.it.training.check_module_requires_grad(st, obj, value, target, stmt)
         super().store_attr(obj, attr, value, st, target, stmt)

@@ -195,6 +195,8 @@ class FlowTorchCalls(TorchCalls):
             check_where(self.it, st, node, args)  # GW720 (engine/checks/branches.py)
         elif short in ZERO_TRACKED and args and isinstance(args[0], TensorV):
             self.flow.zeros.after(st, short, args[0], out, node)
+        if isinstance(out, TensorV) and (self.flow.zeros.exact or short in ("zeros", "zeros_like")):
+            self.flow.zeros.track(st, short, list(args), out, node)  # exact zeros (engine/checks/branches.py)
         if short == "Parameter" and args and isinstance(args[0], TensorV) and isinstance(out, TensorV):
             src = st.t.get(args[0].tid)
             if src is not None and src.grad_fn is not None and src.rg is True:
@@ -410,6 +412,8 @@ class FlowTensors(Tensors):
         span = self.it.span_of(node)
         if name in ZERO_TRACKED:
             self.flow.zeros.after(st, name, t, out, node)  # GW720: log of a softmax over -inf
+        if self.flow.zeros.exact or name == "new_zeros":
+            self.flow.zeros.track(st, name, [t] + list(args), out, node)  # GW720: sqrt of an exact zero
         if name in VALUE_METHODS or name in META_METHODS:
             if isinstance(out, UnknownV):
                 if name == "size" and len(args) == 1 and not kwargs and isinstance(args[0], ConstV) \
