@@ -240,7 +240,7 @@ class HookOverwritesActivation(Rule):
     severity = Severity.WARNING
     summary = "A forward hook keeps one slot per module, and the module runs several times per step."
     message = "{lead}the forward hook stores `{slot}` on every call of `{module}`, which runs {calls} times per step: each call overwrites the last, and the loss reads only the last call's activation"
-    NO_FIX = (0, 1)
+    NO_FIX = (0, 1, 2)
     INVALID = (
         """
         import torch
