@@ -5,7 +5,7 @@ libraries, and deep nests from a generator of its own (a measurement, not a test
     python benchmarks/bench_cost.py [--trees timm,kornia,monai,torch_geometric] [--rounds 3]
                                     [--depths 6,8,12,16,20,24,30,40] [--seeds 1,2,3]
                                     [--baseline-rev REV] [--instr] [--format text|json]
-                                    [--no-trees] [--no-nests]
+                                    [--no-trees] [--no-nests] [--phases]
 
 **Trees** (benchmarks/real_trees.py knows their pins and downloads them into its cache;
 ``GRADWARDEN_TREES_CACHE`` points elsewhere, e.g. a cache another checkout already filled).
@@ -22,6 +22,11 @@ and the ratio (target: ``check`` <= 3x ``ast.parse``). ``--baseline-rev REV`` me
 ``PYTHONPATH``) in the same rounds. ``--instr`` adds instruction counts (callgrind, as
 benchmarks/instr_timm.py measures them, workers counted from their fork): the steady figure
 on a noisy shared machine, but about fifty times slower than the program (minutes per tree).
+``--phases`` adds, per tree, where an in-process analysis of every file goes (the working
+tree's code, one core, the tree as project root as ``check`` makes it): the parse of the files
+and of the project modules they import, the trigger pre-pass, the module code, the project
+modules' code, the definitions analysed alone, jedi's look-ups, the rest; each phase charged
+for its own time only.
 
 **Nests** (``nest_program(depth, seed)``): a training function whose body nests ``depth``
 levels drawn from ``for``/``while``/``if``/``try``/``with``, with comprehensions, nested
@@ -97,6 +102,77 @@ print(json.dumps({"cpu_s": cpu, "statements": sum(w.statements for w in counters
                   "codes": sorted(d.code for d in diags),
                   "stopped": [d.message for d in diags if d.code == "GW002"]}))
 """
+
+
+# A process that analyses every file of a tree in-process, one core, as ``check --jobs 1`` does
+# (the tree is the project root hint), and splits its CPU by phase, each phase charged only
+# for its own time (a project module run inside a definition analysed alone is the project
+# modules'). Prints JSON.
+_PHASES = r"""
+import ast, json, sys, time
+from pathlib import Path
+from gradwarden.engine import analyze as _analyze_module, entry
+from gradwarden.engine.analyze import analyze_source, preload
+from gradwarden.engine.front import imports, triggers
+from gradwarden.rules import dispatch
+from gradwarden.engine.interp import interpreter, projects, unreached
+preload()
+clock = time.process_time
+spent, stack, mark = {}, ["rest"], [clock()]
+def charge():
+    now = clock()
+    spent[stack[-1]] = spent.get(stack[-1], 0.0) + now - mark[0]
+    mark[0] = now
+def phase(owner, name, label):
+    real = getattr(owner, name)
+    def timed(*a, **k):
+        charge()
+        # a parse inside a project module's load is that load's; an annotation's, its caller's
+        stack.append(stack[-1] if label == "parse: the files" and (
+            stack[-1] == "parse: project modules" or k.get("mode") == "eval") else label)
+        try:
+            return real(*a, **k)
+        finally:
+            charge(); stack.pop()
+    setattr(owner, name, timed)
+phase(ast, "parse", "parse: the files")
+phase(imports, "_parsed", "parse: project modules")
+phase(triggers.Triggers, "__init__", "trigger pre-pass")
+phase(interpreter.Interpreter, "__init__", "set-up and diagnostics")
+phase(dispatch, "events_to_diagnostics", "set-up and diagnostics")
+phase(interpreter.Interpreter, "run", "module code")
+phase(projects.ProjectImports, "run_module", "project modules' code")
+phase(unreached.Unreached, "analyse_unreached", "definitions alone")
+phase(imports.ImportResolver, "_jedi", "jedi look-ups")
+phase(_analyze_module, "_collect_between_files", "collector")
+tree = Path(sys.argv[1])
+imports.set_root_hints([str(tree)])
+srcs = [(str(p), p.read_bytes()) for p in sorted(tree.rglob("*.py")) if p.is_file()]
+mark[0] = clock()
+with entry.fewer_collections():  # as check's loop over files
+    for name, data in srcs:
+        analyze_source(data, name)
+charge()
+print(json.dumps(spent))
+"""
+
+
+def phases_table(names: Sequence[str]) -> None:
+    """Where ``check --jobs 1``'s analysis of each tree goes (this tree's code only)."""
+    order = ["parse: the files", "parse: project modules", "trigger pre-pass", "set-up and diagnostics",
+             "module code", "project modules' code", "definitions alone", "jedi look-ups", "collector", "rest"]
+    print("\nin-process analysis of every file (one core, this tree's code), CPU seconds by phase "
+          "(each phase its own time; x: multiple of ast.parse of the tree's files)")
+    print(f"{'tree':<18}{'ast.parse':>10}" + "".join(f"{n:>24}" for n in order) + f"{'all':>8}")
+    for name in names:
+        tree = tree_path(name)
+        parse = parse_cpu(tree)
+        out = subprocess.run([sys.executable, "-c", _PHASES, str(tree)], check=True, capture_output=True,
+                             text=True, env=_env(REPO / "server"), cwd=REPO)
+        spent = json.loads(out.stdout.strip().splitlines()[-1])
+        total = sum(spent.values())
+        cells = "".join(f"{f'{spent.get(n, 0.0):.2f} s {spent.get(n, 0.0) / parse:.2f}x':>24}" for n in order)
+        print(f"{name:<18}{parse:>8.2f} s" + cells + f"{total:>6.2f} s", flush=True)
 
 
 def _env(server: Path) -> Dict[str, str]:
@@ -391,6 +467,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--no-trees", action="store_true")
     ap.add_argument("--no-nests", action="store_true")
     ap.add_argument("--keep", type=Path, help="write the generated nests here")
+    ap.add_argument("--phases", action="store_true",
+                    help="also split an in-process analysis of each tree by phase (this tree's code)")
     args = ap.parse_args(argv)
     if args.instr and shutil.which("valgrind") is None:
         print("--instr needs valgrind (apt-get install valgrind)", file=sys.stderr)
@@ -410,6 +488,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if not args.no_trees:
             names = [n for n in args.trees.split(",") if n]
             ok &= trees_table(names, servers, max(1, args.rounds), args.format, args.instr)
+            if args.phases:
+                phases_table(names)
         if not args.no_nests:
             work = args.keep or Path(tmp) / "nests"
             work.mkdir(parents=True, exist_ok=True)
