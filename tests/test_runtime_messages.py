@@ -13,13 +13,15 @@ from runtime_examples.compare import debug, plain
 
 PROGRAMS = {
     # code: (program, the line where the run sees it, exception or warning)
+    # raised at the backward (line 5); the static engine puts the cause where the vector is made
+    # (line 4), and the run's finding is shown there too, the raise kept as its backward site
     "GW702": ("""\
         import torch
 
         w = torch.randn(3, requires_grad=True)
         out = w * 2
         out.backward()
-        """, 5, "RuntimeError"),
+        """, 4, "RuntimeError"),
     "GW706": ("""\
         import torch
 
@@ -59,6 +61,8 @@ def test_a_raised_message_confirms_its_rule(tmp_path, code):
     assert [f["status"] for f in found] == ["confirmed"], d.findings
     assert found[0]["runtime"]["row"] == row
     assert found[0]["runtime"]["evidence"]["exception"] == raised
+    if code == "GW702":
+        assert found[0]["runtime"]["backward_site"]["row"] == 5
 
 
 def test_unknown_messages_and_terminal_colours():

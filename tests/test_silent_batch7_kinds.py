@@ -47,6 +47,19 @@ import torch
 x = torch.randn(4, 6)
 x.narrow(-1, 1, 5).copy_(x.narrow(-1, 0, 5))  # <-
 """,
+    "bounds held by names": """
+import torch
+class History:
+    def __init__(self, k):
+        self.k = k
+        self.h = torch.zeros(5, 8)
+    def push(self, v):
+        self.h[:, self.k:] = self.h[:, :-self.k]  # <-
+        self.h[:, :self.k] = v
+hist = History(2)
+for t in range(3):
+    hist.push(torch.randn(5, 2))
+""",
     "copy_ between slices": """
 import torch
 x = torch.randn(4, 6)
@@ -78,6 +91,12 @@ import torch
 taps = torch.zeros(3, 8)
 taps[..., 1:] = taps[..., :-1].clone()
 taps[:, 1:].copy_(taps[:, :-1].clone())
+""",
+    "disjoint windows held by names": """
+import torch
+K = 4
+x = torch.randn(5, 8)
+x[:, K:] = x[:, :K]
 """,
     "disjoint windows": """
 import torch

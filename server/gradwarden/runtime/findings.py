@@ -76,6 +76,7 @@ _KIND_OF_CODE = {
     "GW722": "dead-loss-term",
     "GW723": "gradient-order",
     "GW724": "eval-mode-training",
+    "GW725": "partial-zero-grad",
 }
 
 
@@ -589,6 +590,33 @@ def classify(
         if id(f) not in used:
             out.append(f)
     return out
+
+
+# raised by a backward (or autograd.grad): the raise is the finding's backward site wherever it is shown
+_RAISED_AT_BACKWARD = frozenset({"GW701", "GW702"})
+
+
+def shown_at_static_cause(classified: Sequence[Finding]) -> Dict[int, Finding]:
+    """The run's findings seen only where torch raised (a non-scalar ``backward()``, a loss that
+    does not require grad) that confirm a static diagnostic placed where the fix goes (the helper
+    that returns a per-sample loss, the call that froze the model) and naming that raise: the
+    run's finding is shown at the static line too, the raise kept as its backward site. Returns
+    ``id(run's finding) -> the same finding shown there``; the static findings point at it."""
+    moved: Dict[int, Finding] = {}
+    for f in classified:
+        r = f.runtime
+        if f.source != "static" or r is None or f.filename is None or f.row is None or r.location is None or \
+                r.code not in _RAISED_AT_BACKWARD:
+            continue
+        if r.write_site is not None or r.save_site is not None or r.location.key() == f.location.key():  # type: ignore[union-attr]
+            continue
+        if f.location.key() in _finding_rows(r, True):  # type: ignore[union-attr]
+            continue  # the run names that line itself
+        new = moved.get(id(r))
+        if new is None:
+            new = moved[id(r)] = replace(r, filename=f.filename, row=f.row, backward_site=r.backward_site or r.location)
+        f.runtime = new
+    return moved
 
 
 def _static_sites(d: Diagnostic) -> Dict[str, Site]:

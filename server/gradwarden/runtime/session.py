@@ -34,7 +34,7 @@ from gradwarden.runtime.command import (
     run_environment,
 )
 from gradwarden.runtime.confirm import MAX_STATIC_FILES, confirm_static
-from gradwarden.runtime.findings import Finding, RunEvents
+from gradwarden.runtime.findings import Finding, RunEvents, shown_at_static_cause
 from gradwarden.runtime.options import (
     DEVICES,
     LAUNCHERS,
@@ -463,6 +463,9 @@ class DebugSession:
         if result.status != STATUS_ERROR and self.options.static:
             self._emit_progress("analyzing", "confirming the static diagnostics")
             result.findings, result.static_error = confirm_static(self.target, run)
+            moved = shown_at_static_cause(result.findings)
+            if moved:
+                result.runtime_findings = [moved.get(id(f), f) for f in result.runtime_findings]
         else:
             result.findings = list(run.findings)
         return result

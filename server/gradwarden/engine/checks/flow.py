@@ -420,6 +420,21 @@ class FlowFacts:
             if span is not None:
                 self.zero_sites[lid] = (span, what)  # the latest zeroing call of the loop
 
+    def _int_bound(self, b: ast.expr, st: State) -> Optional[int]:
+        """A slice bound: an int literal, or a name or attribute holding a known int (``x[:, K:]``,
+        ``x[:, :-self.k]``)."""
+        c = _const_int(b)
+        if c is not None:
+            return c
+        sign = 1
+        if isinstance(b, ast.UnaryOp) and isinstance(b.op, ast.USub):
+            sign, b = -1, b.operand
+        if isinstance(b, (ast.Name, ast.Attribute)):
+            v = self.it.ev.eval(b, st)
+            if isinstance(v, ConstV) and isinstance(v.value, int) and not isinstance(v.value, bool):
+                return sign * v.value
+        return None
+
     def basic_index(self, sl: ast.expr, st: State) -> Optional[Tuple[Any, ...]]:
         """A basic index as Python values (ints, slices with constant bounds, None, ...);
         None for advanced indexing or bounds we cannot compute."""
@@ -429,7 +444,7 @@ class FlowFacts:
             if isinstance(p, ast.Slice):
                 vals: List[Optional[int]] = []
                 for b in (p.lower, p.upper, p.step):
-                    c = None if b is None else _const_int(b)
+                    c = None if b is None else self._int_bound(b, st)
                     if b is not None and c is None:
                         return None
                     vals.append(c)

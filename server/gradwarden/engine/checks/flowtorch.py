@@ -730,8 +730,9 @@ class FlowModules(Modules):
         if name == "requires_grad_":
             flag = args[0] if args else kwargs.get("requires_grad", TRUE)
             span = self.it.span_of(node)
+            flag_node = node.args[0] if isinstance(node, ast.Call) and node.args else None
             for _, p in self.module_params(obj, st):
-                self.flow._after_requires_grad(st, p, flag, span)
+                self.flow._after_requires_grad(st, p, flag, span, flag_node)
         elif name == "zero_grad":
             self.flow.note_zeroed(st, self.it.span_of(node), self.it.text_of(node.func) if isinstance(node, ast.Call) else "")
         return out

@@ -178,19 +178,34 @@ def _report(hook, module, key, first_call, second_call):
                          type(module).__name__, key))
 
 
+def _hook_function(hook):
+    """The function a hook runs: the hook itself, or the bound ``__call__`` of a hook object
+    (``module.register_forward_hook(self)``), whose instance is where it stores."""
+    if getattr(hook, "__code__", None) is not None or isinstance(hook, functools.partial):
+        return hook
+    call = getattr(type(hook), "__call__", None)
+    if getattr(call, "__code__", None) is None:
+        return hook
+    try:
+        return hook.__call__
+    except Exception:  # noqa: BLE001
+        return hook
+
+
 def install():
     Module = torch.nn.Module
     orig = Module.register_forward_hook
 
     def register_forward_hook(self, hook, *args, **kwargs):
-        code = getattr(hook, "__code__", None)
+        runs = _hook_function(hook)
+        code = getattr(runs, "__code__", None)
         if code is not None and _is_user(code.co_filename):
             user_hook = hook
 
-            @functools.wraps(user_hook)
+            @functools.wraps(runs)
             def hook(*a, **k):
                 result = user_hook(*a, **k)
-                after_hook(user_hook, a[0], a[-1], a[1] if len(a) > 2 else ())
+                after_hook(runs, a[0], a[-1], a[1] if len(a) > 2 else ())
                 return result
 
         return orig(self, hook, *args, **kwargs)

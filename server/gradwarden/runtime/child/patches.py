@@ -111,6 +111,9 @@ def _patch_data_setter():
             _note_alias(self, out)
             if _untrained.watch[0]:
                 _untrained.cut(self, ".data", out)
+        elif _untrained.watch[0] and self.requires_grad:
+            # a parameter read through `.data` (`scale.data.exp()` in a loss): its value, no graph
+            _untrained.cut_leaf(self, ".data", out, _caller(1))
         return out
 
     def _set(self, value):

@@ -242,6 +242,21 @@ def cut(t, how, out=None, depth=2):
         _internal_error("untrained: cut")
 
 
+def cut_leaf(t, how, out, frame):
+    """``t`` is a leaf an optimizer holds and nothing has reached yet, and ``out`` is its value
+    without the graph (``t.data``): a loss built from ``out`` uses ``t`` through a copy."""
+    try:
+        if _pending.get(t) is None or not isinstance(out, _Tensor) or _cut_values is None:
+            return
+        frame = _user_frame(frame)
+        if frame is None:
+            return
+        _cut_values[out] = _Cut([t], _site(frame), how)
+        taint[0] = True
+    except Exception:  # noqa: BLE001
+        _internal_error("untrained: leaf cut")
+
+
 def carry(args, out):
     """The mode, while ``taint`` is on: a call that takes a copy in passes it on (``out``
     without graph) or marks the node it builds."""

@@ -1,0 +1,194 @@
+"""What an optimizer holds against what the model uses, seen over the steps: a parameter
+replaced by a new ``nn.Parameter`` after the optimizer took the old one (GW719), and a zeroing
+call that clears only part of what an optimizer steps (GW725).
+
+- **Re-wrapped.** ``layer.weight = nn.Parameter(snapshot)`` registers a new leaf in the module;
+  the optimizer still holds the old tensor. The run notes each such replacement of a parameter an
+  optimizer holds (``Module.register_parameter`` over a name that held another tensor), and at a
+  later step of that optimizer, after a backward, proves the hazard: the old tensor's ``.grad``
+  is None (nothing reached it since), the new one's is set, and no optimizer holds the new one.
+  A replacement followed by ``add_param_group`` or a new optimizer over it is not this.
+- **Partly zeroed.** ``model.zero_grad()`` with an optimizer built over ``[*model.parameters(),
+  log_tau]``: at a step, the optimizer's tensors fall in two sets, those whose ``.grad`` a zeroing
+  call cleared since the optimizer's previous step, and those whose ``.grad`` still holds
+  backward calls from before that step with the new ones added on top (polluted.py follows which
+  backward calls added to each ``.grad`` since it was last cleared). The zeroing call that
+  cleared the first set and none of the second is the line to change. Gradient accumulation
+  (a step every k backward calls, everything zeroed together) never splits the set.
+"""
+import weakref
+
+import torch
+
+from . import optwatch as _optwatch
+from . import polluted as _polluted
+from .paramnames import describe
+from .report import _finding, _internal_error, _state
+from .userfiles import _caller, _site, _user_frame
+
+_Tensor = torch.Tensor
+
+_MAX_REWRAPS = 64
+_MAX_ZEROINGS = 16
+
+_rewraps = []  # [weakref(old), weakref(new), site, name, backward count then]
+_zeroings = []  # (site, frozenset of ids of the tensors it cleared, backward count then)
+_prev_step = weakref.WeakKeyDictionary()  # optimizer -> backward count at its previous step
+
+
+def _held(p):
+    """Does an optimizer the run saw hold ``p``?"""
+    for opt in list(_polluted._optimizers):
+        if any(q is p for q in _polluted._params(opt)):
+            return True
+    return False
+
+
+def _patch_register_parameter():
+    Module = torch.nn.Module
+    orig = Module.register_parameter
+
+    def register_parameter(self, name, param):
+        old = None
+        try:
+            old = self._parameters.get(name) if "_parameters" in self.__dict__ else None
+        except Exception:  # noqa: BLE001
+            old = None
+        orig(self, name, param)
+        if old is None or param is None or old is param or len(_rewraps) >= _MAX_REWRAPS:
+            return
+        try:
+            if old.requires_grad and _held(old):
+                site = _site(_user_frame(_caller(1)))
+                if site is not None:
+                    _rewraps.append([weakref.ref(old), weakref.ref(param), site, name, _state.bw_count])
+        except Exception:  # noqa: BLE001
+            _internal_error("held grads: register_parameter")
+
+    register_parameter.__wrapped__ = orig
+    Module.register_parameter = register_parameter
+
+
+def _patch_zero_grad():
+    """Where each zeroing call ran and what it cleared (a module's, or an optimizer's)."""
+    for cls, params in ((torch.nn.Module, lambda self: list(self.parameters())),
+                        (torch.optim.Optimizer, _polluted._params)):
+        orig = cls.zero_grad
+
+        def zero_grad(self, *args, _orig=orig, _params=params, **kwargs):
+            out = _orig(self, *args, **kwargs)
+            try:
+                if _polluted._optimizers and not _state.suspended:
+                    site = _site(_user_frame(_caller(1)))
+                    if site is not None:
+                        _zeroings.append((site, frozenset(id(p) for p in _params(self)), _state.bw_count))
+                        del _zeroings[:-_MAX_ZEROINGS]
+            except Exception:  # noqa: BLE001
+                _internal_error("held grads: zero_grad")
+            return out
+
+        zero_grad.__wrapped__ = orig
+        cls.zero_grad = zero_grad
+
+
+def _on_step(opt, args, kwargs):
+    if _state.suspended:
+        return None
+    try:
+        n = _state.bw_count
+        prev = _prev_step.get(opt)
+        _prev_step[opt] = n
+        if prev is None or prev == n:
+            return None  # a first step, or no backward since the last one
+        site = _site(_user_frame(_caller(1)))
+        params = _polluted._params(opt)
+        if _rewraps:
+            _check_rewraps(opt, params, site)
+        if _zeroings and _polluted._grads is not None:
+            _check_partial_zeroing(opt, params, prev, site)
+    except Exception:  # noqa: BLE001
+        _internal_error("held grads: step")
+    return None
+
+
+def _check_rewraps(opt, params, step_site):
+    keep = []
+    for entry in _rewraps:
+        old, new, site, name, then = entry[0](), entry[1](), entry[2], entry[3], entry[4]
+        if old is None or new is None:
+            continue
+        if not any(p is old for p in params) or _state.bw_count == then:
+            keep.append(entry)
+            continue
+        if old.grad is not None or new.grad is None or _held(new):
+            continue  # the old tensor still trains, or the new one is stepped too: not this
+        pname, owner, _made = describe(new)
+        sites = []
+        opt_site = _optimizer_site(opt)
+        if opt_site is not None:
+            sites.append({"kind": "optimizer", "site": opt_site,
+                          "message": "%s is given the tensor the module held then" % type(opt).__name__})
+        if step_site is not None:
+            sites.append({"kind": "step", "site": step_site,
+                          "message": "%s.step() finds no gradient on the tensor it holds" % type(opt).__name__})
+        what = "`%s`" % pname if pname else "`%s`" % name
+        _finding(("rewrapped", tuple(site), id(opt)), code="GW719", kind="untrained-parameter", severity="warning",
+                 site=site, sites=sites,
+                 message="%s is replaced here by a new `nn.Parameter` after %s was built over the old one: backward "
+                         "now fills the new tensor, which no optimizer holds, and the old one gets no gradient at the "
+                         "steps after it (update the existing parameter in place: `.data.copy_(...)` under no_grad, "
+                         "or give the optimizer the new one)" % (what, type(opt).__name__))
+    _rewraps[:] = keep
+
+
+def _optimizer_site(opt):
+    try:
+        from . import untrained as _untrained
+        return _untrained._opt_sites.get(opt)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _check_partial_zeroing(opt, params, prev, step_site):
+    grads = _polluted._grads
+    fresh, stale = [], []
+    for p in params:
+        rec = grads.get(p)
+        if rec is None or not rec[2]:
+            continue
+        added = rec[2]
+        if added[0] > prev:
+            fresh.append(p)
+        elif added[-1] > prev:
+            stale.append(p)  # still holds backward calls from before the last step, new ones on top
+    if not fresh or not stale:
+        return
+    fresh_ids, stale_ids = {id(p) for p in fresh}, {id(p) for p in stale}
+    for site, cleared, then in reversed(_zeroings):
+        if then < prev:
+            break
+        if cleared & fresh_ids and not cleared & stale_ids:
+            names = []
+            for p in stale[:3]:
+                pname, _owner, _made = describe(p)
+                names.append("`%s`" % pname if pname else "a tensor of shape %s" % (list(p.shape),))
+            more = " and %d more" % (len(stale) - 3) if len(stale) > 3 else ""
+            sites = []
+            if step_site is not None:
+                sites.append({"kind": "step", "site": step_site,
+                              "message": "%s.step() uses the accumulated gradient" % type(opt).__name__})
+            _finding(("partial-zero", tuple(site), id(opt)), code="GW725", kind="partial-zero-grad",
+                     severity="warning", site=site, sites=sites,
+                     message="this call clears the gradients of %d of the tensors %s steps but not of %s%s: %s keep%s "
+                             "the gradients of the earlier steps and the next backward adds to them (zero every "
+                             "tensor the optimizer holds: `optimizer.zero_grad()`)" % (
+                                 len(fresh), type(opt).__name__, ", ".join(names), more,
+                                 "it" if len(stale) == 1 else "they", "s" if len(stale) == 1 else ""))
+            return
+
+
+def install():
+    """After polluted.install() and untrained.install() (their records are read here)."""
+    _patch_register_parameter()
+    _patch_zero_grad()
+    _optwatch.on_step(_on_step)
