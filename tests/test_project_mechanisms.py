@@ -630,3 +630,165 @@ def test_a_script_calling_only_site_packages_is_not_an_entry_for_them(tmp_path):
     files = {"models/wrap2.py": NOTEBOOK_HELPER,
              "setup_env.py": "import torch\nfrom models import wrap2\n\ntorch.manual_seed(0)\n"}
     assert loud(project(tmp_path, files)) == []
+
+
+# a ``@dataclass`` config whose list field comes from ``field(default_factory=...)`` names the
+# callbacks a trainer in another module runs; torch raises at once in the callback: "a leaf
+# Variable that requires grad is being used in an in-place operation"
+DATACLASS_CALLBACKS = {
+    "config.py": """
+        from dataclasses import dataclass, field
+        from typing import List
+
+
+        @dataclass
+        class Config:
+            lr: float = 0.1
+            scale: float = 0.5
+            callbacks: List[str] = field(default_factory=lambda: ["shrink"])
+    """,
+    "hooks/shrink.py": """
+        class Shrink:
+            def __init__(self, cfg):
+                self.cfg = cfg
+
+            def on_step_end(self, model):
+                for p in model.parameters():
+                    p.mul_(self.cfg.scale)
+    """,
+    "hooks/__init__.py": """
+        from .shrink import Shrink
+
+        HOOKS = {"shrink": Shrink}
+
+
+        def build(cfg):
+            return [HOOKS[name](cfg) for name in cfg.callbacks]
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from config import Config
+        from hooks import build
+
+
+        def main(cfg):
+            model = nn.Linear(3, 1)
+            opt = torch.optim.SGD(model.parameters(), lr=cfg.lr)
+            callbacks = build(cfg)
+            for _ in range(2):
+                opt.zero_grad()
+                model(torch.randn(4, 3)).sum().backward()
+                opt.step()
+                for cb in callbacks:
+                    cb.on_step_end(model)
+
+
+        if __name__ == "__main__":
+            main(Config())
+    """,
+}
+
+
+def test_a_dataclass_config_binds_its_fields_and_factories(tmp_path):
+    assert loud(project(tmp_path / "bad", DATACLASS_CALLBACKS)) == [("hooks/shrink.py", 7, "GW101")]
+    # the same config with no callback named: nothing runs the write
+    none = dict(DATACLASS_CALLBACKS, **{"config.py": DATACLASS_CALLBACKS["config.py"].replace('["shrink"]', "[]")})
+    assert loud(project(tmp_path / "none", none)) == []
+    # a keyword given to the constructor wins over the default
+    kw = dict(DATACLASS_CALLBACKS, **{"train.py": DATACLASS_CALLBACKS["train.py"].replace(
+        "main(Config())", "main(Config(callbacks=[]))")})
+    assert loud(project(tmp_path / "kw", kw)) == []
+
+
+# a gradient penalty taken without create_graph=True: nothing raises, and the penalty (a
+# constant) never reaches the critic's weights (torch: the critic's .grad equals that of the
+# loss without the penalty)
+GRADIENT_PENALTY = {
+    "losses/penalty.py": """
+        import torch
+
+
+        def gradient_penalty(critic, x):
+            x = x.requires_grad_(True)
+            out = critic(x)
+            g = torch.autograd.grad(out, x, torch.ones_like(out))[0]
+            return ((g.norm(2, dim=1) - 1) ** 2).mean()
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from losses.penalty import gradient_penalty
+
+        if __name__ == "__main__":
+            critic = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 1))
+            opt = torch.optim.Adam(critic.parameters())
+            for _ in range(2):
+                real, fake = torch.randn(4, 2), torch.randn(4, 2)
+                opt.zero_grad()
+                loss = critic(fake).mean() - critic(real).mean() + 10.0 * gradient_penalty(critic, real)
+                loss.backward()
+                opt.step()
+    """,
+}
+
+
+def test_a_gradient_taken_without_create_graph_is_a_dead_term_where_it_is_taken(tmp_path):
+    assert loud(project(tmp_path / "bad", GRADIENT_PENALTY)) == [("losses/penalty.py", 7, "GW722")]
+    fixed = dict(GRADIENT_PENALTY, **{"losses/penalty.py": GRADIENT_PENALTY["losses/penalty.py"].replace(
+        "torch.ones_like(out))", "torch.ones_like(out), create_graph=True)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a rollout buffer keeps the critic's values with their graph; the update stacks them once and
+# backwards through them in each epoch: "Trying to backward through the graph a second time"
+ROLLOUT_BUFFER = {
+    "rl/buffer.py": """
+        import torch
+
+
+        class Buffer:
+            def __init__(self):
+                self.values, self.rewards = [], []
+
+            def add(self, value, reward):
+                self.values.append(value)
+                self.rewards.append(reward)
+
+            def finish(self):
+                self.adv = torch.stack(self.rewards) - torch.stack(self.values)
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from rl.buffer import Buffer
+
+
+
+        def collect(buf, critic):
+            for _ in range(4):
+                buf.add(critic(torch.randn(3)).squeeze(), torch.randn(()))
+            buf.finish()
+
+
+        if __name__ == "__main__":
+            critic = nn.Linear(3, 1)
+            policy = nn.Linear(3, 1)
+            opt = torch.optim.SGD(policy.parameters(), lr=0.1)  # the critic is trained elsewhere
+            buf = Buffer()
+            collect(buf, critic)
+            obs = torch.randn(4, 3)
+            for epoch in range(2):
+                loss = -(policy(obs).squeeze(-1) * buf.adv).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+    """,
+}
+
+
+def test_a_graph_kept_in_a_buffer_is_reported_where_it_was_kept(tmp_path):
+    assert loud(project(tmp_path / "bad", ROLLOUT_BUFFER)) == [("rl/buffer.py", 9, "GW403")]
+    fixed = dict(ROLLOUT_BUFFER, **{"rl/buffer.py": ROLLOUT_BUFFER["rl/buffer.py"].replace(
+        "self.values.append(value)", "self.values.append(value.detach())")})
+    assert loud(project(tmp_path / "ok", fixed)) == []

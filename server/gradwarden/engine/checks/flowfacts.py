@@ -34,6 +34,9 @@ class Cut:
     # no_grad: the region is a helper's decorator and the helper cut a graph-carrying argument it
     # was handed (a differentiable transform run under no_grad): the decorator is the fix
     at_region: bool = False
+    # the fix goes where the cut is made, in whichever function (a gradient taken without
+    # ``create_graph=True``: the call is what changes), not at the call that reached it
+    at_cut: bool = False
 
 
 DATA = Cut("data")

@@ -10,6 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.events import Event
 from gradwarden.engine.interp.budget import BudgetExceeded, StopPoint
+from gradwarden.engine.interp.records import note_dataclass
 from gradwarden.engine.interp.interpreter import (
     ClassInfo, FuncNode, MAX_PATHS, MAX_PATHS_STANDALONE, MAX_UNROLL, MAX_UNROLL_MODULES, MAX_UNROLL_PRODUCT,
 )
@@ -299,7 +300,7 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
                     "importlib", "runpy", "argparse"):
             return ref_value("module", qual)
         if qual.startswith(("copy.", "math.", "itertools.", "functools.")) or qual in (
-                "dataclasses.replace", "importlib.import_module", "runpy.run_path", "runpy.run_module",
+                "dataclasses.replace", "dataclasses.dataclass", "dataclasses.field", "importlib.import_module", "runpy.run_path", "runpy.run_module",
                 "argparse.ArgumentParser", "collections.deque", "collections.namedtuple"):
             return ref_value("builtin", qual)
         return UNKNOWN
@@ -347,6 +348,7 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
                 self.it.functions.check_function_class(info)
         st.frame()[stmt.name] = ref_value("class", stmt.name, info)
         if stmt.decorator_list:
+            note_dataclass(self.it, stmt, info, st)
             self.it.projects.class_decorators(stmt, st.frame()[stmt.name], st)
         return [st]
 
