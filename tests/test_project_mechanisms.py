@@ -792,3 +792,84 @@ def test_a_graph_kept_in_a_buffer_is_reported_where_it_was_kept(tmp_path):
     fixed = dict(ROLLOUT_BUFFER, **{"rl/buffer.py": ROLLOUT_BUFFER["rl/buffer.py"].replace(
         "self.values.append(value)", "self.values.append(value.detach())")})
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a model zoo: ``from .zoo_mlp import *`` (its ``__all__``) and a factory looking the constructor up
+# in ``globals()``; the script clamps the sigmoid output in place: torch raises at the backward
+# ("output 0 of SigmoidBackward0 ... modified by an inplace operation")
+MODEL_ZOO = {
+    "models/__init__.py": """
+        from .zoo_mlp import *
+
+
+        def create_model(name, **kwargs):
+            if name not in globals():
+                raise ValueError(name)
+            return globals()[name](**kwargs)
+    """,
+    "models/zoo_mlp.py": """
+        import torch.nn as nn
+
+        __all__ = ["mlp_tiny"]
+
+
+        def mlp_tiny(in_dim=4):
+            return nn.Sequential(nn.Linear(in_dim, 8), nn.ReLU(), nn.Linear(8, 1))
+    """,
+    "train.py": """
+        import torch
+        import models
+
+        if __name__ == "__main__":
+            model = models.create_model("mlp_tiny", in_dim=4)
+            probs = torch.sigmoid(model(torch.randn(5, 4)))
+            probs.clamp_(1e-4, 1 - 1e-4)
+            probs.sum().backward()
+    """,
+}
+
+
+def test_a_star_import_and_a_globals_lookup_build_the_model(tmp_path):
+    assert loud(project(tmp_path / "bad", MODEL_ZOO)) == [("train.py", 7, "GW201")]
+    # a name the module's ``__all__`` leaves out is not bound by the star import: unknown, silent
+    hidden = dict(MODEL_ZOO, **{"models/zoo_mlp.py": MODEL_ZOO["models/zoo_mlp.py"].replace(
+        '["mlp_tiny"]', '["mlp_other"]')})
+    assert loud(project(tmp_path / "hidden", hidden)) == []
+    fixed = dict(MODEL_ZOO, **{"train.py": MODEL_ZOO["train.py"].replace(
+        "probs.clamp_(1e-4, 1 - 1e-4)", "probs = probs.clamp(1e-4, 1 - 1e-4)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a forward hook that is an object of the user's class (``__call__``), attached from another
+# module, scales the Tanh output in place: torch raises at the backward ("output 0 of Tanh ...
+# modified by an inplace operation")
+HOOK_OBJECT = {
+    "utils/hooks.py": """
+        class Scaler:
+            def __init__(self, factor):
+                self.factor = factor
+
+            def __call__(self, module, inputs, output):
+                output.mul_(self.factor)
+
+            def attach(self, module):
+                return module.register_forward_hook(self)
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from utils.hooks import Scaler
+
+        if __name__ == "__main__":
+            model = nn.Sequential(nn.Linear(6, 12), nn.Tanh(), nn.Linear(12, 3))
+            Scaler(0.5).attach(model[1])
+            model(torch.randn(4, 6)).sum().backward()
+    """,
+}
+
+
+def test_a_hook_object_with_call_runs_as_the_module_runs(tmp_path):
+    assert loud(project(tmp_path / "bad", HOOK_OBJECT)) == [("utils/hooks.py", 6, "GW201")]
+    fixed = dict(HOOK_OBJECT, **{"utils/hooks.py": HOOK_OBJECT["utils/hooks.py"].replace(
+        "output.mul_(self.factor)", "return output * self.factor")})
+    assert loud(project(tmp_path / "ok", fixed)) == []

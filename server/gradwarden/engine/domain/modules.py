@@ -419,7 +419,13 @@ class Modules:
             return NONE
         if name in ("register_forward_hook", "register_forward_pre_hook"):
             fn = args[0] if args else kwargs.get("hook", UNKNOWN)
-            if not isinstance(fn, RefV) or kwargs.get("with_kwargs") not in (None, FALSE):
+            if isinstance(fn, ObjV):  # an object of the user's class with ``__call__`` (a steering hook)
+                cls = st.attrs(fn.oid).get("__class__")
+                if not (isinstance(cls, RefV) and cls.kind == "class" and cls.target.find_method("__call__")):
+                    return UNKNOWN
+            elif not isinstance(fn, RefV):
+                return UNKNOWN
+            if kwargs.get("with_kwargs") not in (None, FALSE):
                 return UNKNOWN
             entry = ("forward" if name == "register_forward_hook" else "pre", fn)
             hooks = st.attrs(obj.oid).get("__hooks__")

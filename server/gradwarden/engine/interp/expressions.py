@@ -42,7 +42,7 @@ _DICT_METHODS = {"__init__": "update", "update": "update", "get": "get", "pop": 
 BUILTINS = frozenset("""
 len range enumerate zip list tuple dict set isinstance issubclass next iter sum min max abs float int
 bool str print getattr setattr hasattr super sorted reversed map filter any all round type id callable
-repr format vars
+repr format vars globals
 """.split())
 
 

@@ -286,6 +286,8 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         mod = stmt.module or ""
         for alias in stmt.names:
             if alias.name == "*":
+                # a module of the project: its public names (its ``__all__`` when it spells it out)
+                st.frame().update(self.it.projects.star_names(mod, stmt.level, stmt, st))
                 continue
             value = self.module_ref(f"{mod}.{alias.name}" if mod else alias.name) if not stmt.level else UNKNOWN
             if isinstance(value, UnknownV):
