@@ -418,6 +418,7 @@ class BackwardPass:
             held = st.t[stale_tid].held_at if stale_tid in st.t else None
             if held is not None and held.row != where.row and len(origin.stack) > depth:
                 where = held  # kept on an object by the code that built it (``self.bias = table[idx]``)
+                facts["built"] = f"`{facts['name']}` is kept here"  # a store (a replay memory's push), not where it is built
                 # computed from tensors kept on an object before (a rollout buffer's
                 # ``self.values.append(value)``, stacked later): the graph entered the object there
                 kept = self.first_keep(st, stale_tid)
