@@ -873,3 +873,47 @@ def test_a_hook_object_with_call_runs_as_the_module_runs(tmp_path):
     fixed = dict(HOOK_OBJECT, **{"utils/hooks.py": HOOK_OBJECT["utils/hooks.py"].replace(
         "output.mul_(self.factor)", "return output * self.factor")})
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# the model module named by an f-string over an argparse default; the script doubles the sigmoid
+# output in place: torch raises at the backward ("output 0 of SigmoidBackward0 ... modified")
+FSTRING_IMPORT = {
+    "models/__init__.py": "",
+    "models/tiny_gate.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+
+            def forward(self, x):
+                return torch.sigmoid(self.fc(x))
+    """,
+    "train.py": """
+        import argparse
+        import importlib
+
+        import torch
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--arch", default="tiny_gate")
+        args = parser.parse_args()
+
+        if __name__ == "__main__":
+            model = importlib.import_module(f"models.{args.arch}").Model()
+            out = model(torch.randn(2, 4))
+            out.mul_(2)
+            out.sum().backward()
+    """,
+}
+
+
+def test_an_fstring_of_known_strings_names_the_module(tmp_path):
+    assert loud(project(tmp_path / "bad", FSTRING_IMPORT)) == [("train.py", 13, "GW201")]
+    # a part that is not a known string (a number formatted with a spec) leaves the name unknown
+    spec = dict(FSTRING_IMPORT, **{"train.py": FSTRING_IMPORT["train.py"].replace(
+        'f"models.{args.arch}"', 'f"models.{args.arch}{1:d}"')})
+    assert loud(project(tmp_path / "spec", spec)) == []

@@ -401,6 +401,9 @@ class Builtins:
                 for k, v in kwargs.items():
                     self.it.ev.dict_set(seq, ConstV(k), v, st)
                 return NONE
+            if name == "clear" and not args:
+                st.own("dicts")[seq.did] = ()
+                return NONE
             if name == "pop" and args:
                 v = self.it.ev.dict_get(seq, args[0], st)
                 key = self.it.ev.dict_key(args[0])
