@@ -630,3 +630,290 @@ def test_a_script_calling_only_site_packages_is_not_an_entry_for_them(tmp_path):
     files = {"models/wrap2.py": NOTEBOOK_HELPER,
              "setup_env.py": "import torch\nfrom models import wrap2\n\ntorch.manual_seed(0)\n"}
     assert loud(project(tmp_path, files)) == []
+
+
+# a ``@dataclass`` config whose list field comes from ``field(default_factory=...)`` names the
+# callbacks a trainer in another module runs; torch raises at once in the callback: "a leaf
+# Variable that requires grad is being used in an in-place operation"
+DATACLASS_CALLBACKS = {
+    "config.py": """
+        from dataclasses import dataclass, field
+        from typing import List
+
+
+        @dataclass
+        class Config:
+            lr: float = 0.1
+            scale: float = 0.5
+            callbacks: List[str] = field(default_factory=lambda: ["shrink"])
+    """,
+    "hooks/shrink.py": """
+        class Shrink:
+            def __init__(self, cfg):
+                self.cfg = cfg
+
+            def on_step_end(self, model):
+                for p in model.parameters():
+                    p.mul_(self.cfg.scale)
+    """,
+    "hooks/__init__.py": """
+        from .shrink import Shrink
+
+        HOOKS = {"shrink": Shrink}
+
+
+        def build(cfg):
+            return [HOOKS[name](cfg) for name in cfg.callbacks]
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from config import Config
+        from hooks import build
+
+
+        def main(cfg):
+            model = nn.Linear(3, 1)
+            opt = torch.optim.SGD(model.parameters(), lr=cfg.lr)
+            callbacks = build(cfg)
+            for _ in range(2):
+                opt.zero_grad()
+                model(torch.randn(4, 3)).sum().backward()
+                opt.step()
+                for cb in callbacks:
+                    cb.on_step_end(model)
+
+
+        if __name__ == "__main__":
+            main(Config())
+    """,
+}
+
+
+def test_a_dataclass_config_binds_its_fields_and_factories(tmp_path):
+    assert loud(project(tmp_path / "bad", DATACLASS_CALLBACKS)) == [("hooks/shrink.py", 7, "GW101")]
+    # the same config with no callback named: nothing runs the write
+    none = dict(DATACLASS_CALLBACKS, **{"config.py": DATACLASS_CALLBACKS["config.py"].replace('["shrink"]', "[]")})
+    assert loud(project(tmp_path / "none", none)) == []
+    # a keyword given to the constructor wins over the default
+    kw = dict(DATACLASS_CALLBACKS, **{"train.py": DATACLASS_CALLBACKS["train.py"].replace(
+        "main(Config())", "main(Config(callbacks=[]))")})
+    assert loud(project(tmp_path / "kw", kw)) == []
+
+
+# a gradient penalty taken without create_graph=True: nothing raises, and the penalty (a
+# constant) never reaches the critic's weights (torch: the critic's .grad equals that of the
+# loss without the penalty)
+GRADIENT_PENALTY = {
+    "losses/penalty.py": """
+        import torch
+
+
+        def gradient_penalty(critic, x):
+            x = x.requires_grad_(True)
+            out = critic(x)
+            g = torch.autograd.grad(out, x, torch.ones_like(out))[0]
+            return ((g.norm(2, dim=1) - 1) ** 2).mean()
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from losses.penalty import gradient_penalty
+
+        if __name__ == "__main__":
+            critic = nn.Sequential(nn.Linear(2, 8), nn.Tanh(), nn.Linear(8, 1))
+            opt = torch.optim.Adam(critic.parameters())
+            for _ in range(2):
+                real, fake = torch.randn(4, 2), torch.randn(4, 2)
+                opt.zero_grad()
+                loss = critic(fake).mean() - critic(real).mean() + 10.0 * gradient_penalty(critic, real)
+                loss.backward()
+                opt.step()
+    """,
+}
+
+
+def test_a_gradient_taken_without_create_graph_is_a_dead_term_where_it_is_taken(tmp_path):
+    assert loud(project(tmp_path / "bad", GRADIENT_PENALTY)) == [("losses/penalty.py", 7, "GW722")]
+    fixed = dict(GRADIENT_PENALTY, **{"losses/penalty.py": GRADIENT_PENALTY["losses/penalty.py"].replace(
+        "torch.ones_like(out))", "torch.ones_like(out), create_graph=True)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a rollout buffer keeps the critic's values with their graph; the update stacks them once and
+# backwards through them in each epoch: "Trying to backward through the graph a second time"
+ROLLOUT_BUFFER = {
+    "rl/buffer.py": """
+        import torch
+
+
+        class Buffer:
+            def __init__(self):
+                self.values, self.rewards = [], []
+
+            def add(self, value, reward):
+                self.values.append(value)
+                self.rewards.append(reward)
+
+            def finish(self):
+                self.adv = torch.stack(self.rewards) - torch.stack(self.values)
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from rl.buffer import Buffer
+
+
+
+        def collect(buf, critic):
+            for _ in range(4):
+                buf.add(critic(torch.randn(3)).squeeze(), torch.randn(()))
+            buf.finish()
+
+
+        if __name__ == "__main__":
+            critic = nn.Linear(3, 1)
+            policy = nn.Linear(3, 1)
+            opt = torch.optim.SGD(policy.parameters(), lr=0.1)  # the critic is trained elsewhere
+            buf = Buffer()
+            collect(buf, critic)
+            obs = torch.randn(4, 3)
+            for epoch in range(2):
+                loss = -(policy(obs).squeeze(-1) * buf.adv).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+    """,
+}
+
+
+def test_a_graph_kept_in_a_buffer_is_reported_where_it_was_kept(tmp_path):
+    assert loud(project(tmp_path / "bad", ROLLOUT_BUFFER)) == [("rl/buffer.py", 9, "GW403")]
+    fixed = dict(ROLLOUT_BUFFER, **{"rl/buffer.py": ROLLOUT_BUFFER["rl/buffer.py"].replace(
+        "self.values.append(value)", "self.values.append(value.detach())")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a model zoo: ``from .zoo_mlp import *`` (its ``__all__``) and a factory looking the constructor up
+# in ``globals()``; the script clamps the sigmoid output in place: torch raises at the backward
+# ("output 0 of SigmoidBackward0 ... modified by an inplace operation")
+MODEL_ZOO = {
+    "models/__init__.py": """
+        from .zoo_mlp import *
+
+
+        def create_model(name, **kwargs):
+            if name not in globals():
+                raise ValueError(name)
+            return globals()[name](**kwargs)
+    """,
+    "models/zoo_mlp.py": """
+        import torch.nn as nn
+
+        __all__ = ["mlp_tiny"]
+
+
+        def mlp_tiny(in_dim=4):
+            return nn.Sequential(nn.Linear(in_dim, 8), nn.ReLU(), nn.Linear(8, 1))
+    """,
+    "train.py": """
+        import torch
+        import models
+
+        if __name__ == "__main__":
+            model = models.create_model("mlp_tiny", in_dim=4)
+            probs = torch.sigmoid(model(torch.randn(5, 4)))
+            probs.clamp_(1e-4, 1 - 1e-4)
+            probs.sum().backward()
+    """,
+}
+
+
+def test_a_star_import_and_a_globals_lookup_build_the_model(tmp_path):
+    assert loud(project(tmp_path / "bad", MODEL_ZOO)) == [("train.py", 7, "GW201")]
+    # a name the module's ``__all__`` leaves out is not bound by the star import: unknown, silent
+    hidden = dict(MODEL_ZOO, **{"models/zoo_mlp.py": MODEL_ZOO["models/zoo_mlp.py"].replace(
+        '["mlp_tiny"]', '["mlp_other"]')})
+    assert loud(project(tmp_path / "hidden", hidden)) == []
+    fixed = dict(MODEL_ZOO, **{"train.py": MODEL_ZOO["train.py"].replace(
+        "probs.clamp_(1e-4, 1 - 1e-4)", "probs = probs.clamp(1e-4, 1 - 1e-4)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a forward hook that is an object of the user's class (``__call__``), attached from another
+# module, scales the Tanh output in place: torch raises at the backward ("output 0 of Tanh ...
+# modified by an inplace operation")
+HOOK_OBJECT = {
+    "utils/hooks.py": """
+        class Scaler:
+            def __init__(self, factor):
+                self.factor = factor
+
+            def __call__(self, module, inputs, output):
+                output.mul_(self.factor)
+
+            def attach(self, module):
+                return module.register_forward_hook(self)
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from utils.hooks import Scaler
+
+        if __name__ == "__main__":
+            model = nn.Sequential(nn.Linear(6, 12), nn.Tanh(), nn.Linear(12, 3))
+            Scaler(0.5).attach(model[1])
+            model(torch.randn(4, 6)).sum().backward()
+    """,
+}
+
+
+def test_a_hook_object_with_call_runs_as_the_module_runs(tmp_path):
+    assert loud(project(tmp_path / "bad", HOOK_OBJECT)) == [("utils/hooks.py", 6, "GW201")]
+    fixed = dict(HOOK_OBJECT, **{"utils/hooks.py": HOOK_OBJECT["utils/hooks.py"].replace(
+        "output.mul_(self.factor)", "return output * self.factor")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# the model module named by an f-string over an argparse default; the script doubles the sigmoid
+# output in place: torch raises at the backward ("output 0 of SigmoidBackward0 ... modified")
+FSTRING_IMPORT = {
+    "models/__init__.py": "",
+    "models/tiny_gate.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 3)
+
+            def forward(self, x):
+                return torch.sigmoid(self.fc(x))
+    """,
+    "train.py": """
+        import argparse
+        import importlib
+
+        import torch
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--arch", default="tiny_gate")
+        args = parser.parse_args()
+
+        if __name__ == "__main__":
+            model = importlib.import_module(f"models.{args.arch}").Model()
+            out = model(torch.randn(2, 4))
+            out.mul_(2)
+            out.sum().backward()
+    """,
+}
+
+
+def test_an_fstring_of_known_strings_names_the_module(tmp_path):
+    assert loud(project(tmp_path / "bad", FSTRING_IMPORT)) == [("train.py", 13, "GW201")]
+    # a part that is not a known string (a number formatted with a spec) leaves the name unknown
+    spec = dict(FSTRING_IMPORT, **{"train.py": FSTRING_IMPORT["train.py"].replace(
+        'f"models.{args.arch}"', 'f"models.{args.arch}{1:d}"')})
+    assert loud(project(tmp_path / "spec", spec)) == []

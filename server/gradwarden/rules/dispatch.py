@@ -297,6 +297,9 @@ def fixes_for(code: str, ev: Event, src: SourceText) -> List[Fix]:
                      preferred=not bumped and bool(can_detach),
                      target=ff.get("use_span") or ev.span, params=_p(mode="stale_use", name=name))
         fixes += [detach, recompute] if (can_detach and not bumped) else [recompute] + ([detach] if can_detach else [])
+    elif code in ("GW403", "GW405") and facts.get("kept"):
+        pass  # reported at the store that kept its source (``buffer.append(value)``): detaching
+        # the stored value is the fix, and which argument that is the text must say: by hand
     elif code in ("GW403", "GW405"):
         untrained = bool(facts.get("untrained")) and facts.get("fresh", True)
         name = facts.get("name", "tensor")

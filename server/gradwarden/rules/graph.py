@@ -103,7 +103,7 @@ class GraphCarriedIntoLoop(Rule):
     family = "D"
     severity = Severity.ERROR
     summary = "A graph built before a loop is backwarded in every iteration."
-    message = "`{name}` is built here once, with a graph that the backward at line {freed_line} frees in the first iteration; the next iteration goes through it again and raises"
+    message = "{built}, with a graph that the backward at line {freed_line} frees in the first iteration; the next iteration goes through it again and raises"
     INVALID = (
         """
         import torch

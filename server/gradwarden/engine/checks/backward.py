@@ -318,6 +318,35 @@ class BackwardPass:
         items.sort(key=lambda r: (r.span.row, r.span.column))
         return tuple(items)
 
+    @staticmethod
+    def first_keep(st: State, tid: Optional[int], limit: int = 8) -> Optional[Span]:
+        """The first store onto an object (``held_at``) of a graph-carrying tensor that ``tid``
+        was computed from (through tensors kept on an object, or a chain of temporaries): where a
+        graph kept across calls first entered the object's state. None when none was kept."""
+        found: Optional[Span] = None
+        seen: Set[int] = set()
+        while tid is not None and tid not in seen and limit > 0:
+            seen.add(tid)
+            limit -= 1
+            info = st.t.get(tid)
+            node = info.grad_fn if info is not None else None
+            if node is None:
+                break
+            nxt = None
+            graphed = []
+            for p, t in zip(node.inputs, node.input_tids):
+                ti = st.t.get(t)
+                if ti is None or ti.grad_fn is not p:
+                    continue
+                graphed.append(t)
+                if ti.held_at is not None and nxt is None:
+                    nxt = t
+                    found = ti.held_at
+            # through a temporary only along a chain (one input with a graph), never into a
+            # computation that joins several graphs
+            tid = nxt if nxt is not None else (graphed[0] if len(graphed) == 1 else None)
+        return found
+
     def freed_graph_event(self, st: State, n: Node, use: Optional[Node], order: Sequence[Node], span: Span,
                           root_names: Sequence[str], stale: str = "") -> None:
         first: Backward = st.freed[n.id]
@@ -359,7 +388,8 @@ class BackwardPass:
         untrained = self.untrained_leaves(st, n)
         name = stale or n.label or (use.label if use is not None else "")
         again = first.span.row == span.row
-        facts = {"freed_line": first.span.row, "backward_line": span.row, "root": next((r for r in root_names if r), "loss"),
+        facts = {"built": f"`{name or 'tensor'}` is built here once",
+                 "freed_line": first.span.row, "backward_line": span.row, "root": next((r for r in root_names if r), "loss"),
                  "freed": f"the backward at line {first.span.row}" + (" (in the previous iteration)" if again else ""),
                  "later": "the next iteration's backward" if again else f"the backward at line {span.row}",
                  "name": name or "tensor", "op": n.op, "bumped": bumped or stepped, "carried": carried,
@@ -388,6 +418,14 @@ class BackwardPass:
             held = st.t[stale_tid].held_at if stale_tid in st.t else None
             if held is not None and held.row != where.row and len(origin.stack) > depth:
                 where = held  # kept on an object by the code that built it (``self.bias = table[idx]``)
+                facts["built"] = f"`{facts['name']}` is kept here"  # a store (a replay memory's push), not where it is built
+                # computed from tensors kept on an object before (a rollout buffer's
+                # ``self.values.append(value)``, stacked later): the graph entered the object there
+                kept = self.first_keep(st, stale_tid)
+                if kept is not None:
+                    where = kept
+                    facts["kept"] = True
+                    facts["built"] = f"`{facts['name']}` is computed once from a tensor kept here"
             self.it.emit(Event("graph_carried", where, facts, tuple(related), fix_facts={"node_span": where}))
         elif across and use is not None:
             # carried over from the previous iteration: report where it was stored for the next one

@@ -46,6 +46,9 @@ class Cut:
     # hook's copy is reported wherever a loss uses it (engine/checks/reach.py)
     in_hook: bool = field(default=False, compare=False)
     hooked: Optional["Cut"] = field(default=None, compare=False)
+    # the fix goes where the cut is made, in whichever function (a gradient taken without
+    # ``create_graph=True``: the call is what changes), not at the call that reached it
+    at_cut: bool = False
 
 
 DATA = Cut("data")

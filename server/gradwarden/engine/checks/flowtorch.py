@@ -6,6 +6,7 @@ gradient flow where a call needs them (a backward, a ``requires_grad`` change, a
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.checks.branches import check_where
@@ -365,8 +366,13 @@ class FlowTorchCalls(TorchCalls):
                 if self.it.ev.truth_of(create) is True if create is not None else False:
                     self.flow.fake_leaves.add(x.tid)
                 else:
-                    self.flow.cuts[x.tid] = self.flow._cut_here(
-                        "detach", span, "`torch.autograd.grad` (without `create_graph=True`)")
+                    cut = dataclasses.replace(self.flow._cut_here(
+                        "detach", span, "`torch.autograd.grad` (without `create_graph=True`)"), at_cut=True)
+                    self.flow.cuts[x.tid] = cut
+                    # the gradient is a function of the graph it was taken through (a gradient
+                    # penalty's norm depends on the critic's weights): without create_graph it
+                    # leaves that graph, and a loss it is added to gets nothing through it
+                    self.flow.reach.note_cut(st, cut, roots)
         return out
 
     def grad_mode_of(self, ctx: Value, st: State) -> Optional[bool]:

@@ -178,7 +178,7 @@ class GradientReach:
                     scalar = x.__class__ is NumberV or self.flow.shapes.get(x.tid) == ()  # type: ignore[attr-defined]
                     # a re-wrap (`torch.tensor(per_level)`) is changed where it is made, in whichever
                     # function; other cuts where the current code reaches them (a no_grad helper's call)
-                    used = c.span if c.kind == "rewrap" and c.span is not None else \
+                    used = c.span if (c.kind == "rewrap" or c.at_cut) and c.span is not None else \
                         self.flow._frame_span(c.stack, c.span) or c.span
                     found.append((c, used, scalar))
         if found:
@@ -280,6 +280,9 @@ class GradientReach:
             why = f"a forward hook keeps the module's output as a copy cut from the graph by {how}"
         else:
             why = f"this value is cut from the graph by {how}, and it is added to the loss as a constant"
+        if cut.at_cut:
+            why = f"this gradient is taken by {how}: it is a constant, not a function of the weights it " \
+                  f"depends on, and a term of the loss is computed from it"
         related = (Related(bspan, "the backward that gets no gradient through it", "backward"),)
         if where is not used and where == cut.region:
             why = f"this helper runs under {how} and cuts the graph of the tensor it is given; its result " \

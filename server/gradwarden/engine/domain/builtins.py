@@ -229,6 +229,16 @@ class Builtins:
             return self.super_proxy(args, st)
         if name in ("copy.deepcopy", "copy.copy") and args:
             return self.deepcopy(args[0], st, {}, node)
+        if name == "globals" and not args:
+            # the running module's names (``globals()[name](**kw)``: a model zoo's factory); a
+            # function of another project module reads that module's
+            frame = st.frames[st.fi]
+            names = frame.get("__gw_globals__") if st.fi != 0 else None
+            names = names if isinstance(names, dict) else st.frames[0]
+            d = DictV(fresh_id())
+            st.own("dicts")[d.did] = tuple((("c", k), v) for k, v in names.items()
+                                           if isinstance(k, str) and not k.startswith("__"))
+            return d
         if name == "dataclasses.replace" and args and isinstance(args[0], ObjV) and not args[1:]:
             # a new instance with the same fields, the keywords changed (values are shared, not
             # copied): what the options object says stays known (`replace(inputs, q=1).best`)

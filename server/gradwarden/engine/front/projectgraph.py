@@ -188,4 +188,6 @@ def _concat(node: ast.expr) -> List[Optional[str]]:
     """The operands of a chain of ``+``: string literals as themselves, anything else as None."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return _concat(node.left) + _concat(node.right)
+    if isinstance(node, ast.JoinedStr):  # f"models.{name}_model": the literal parts, None between
+        return [v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else None for v in node.values]
     return [node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None]

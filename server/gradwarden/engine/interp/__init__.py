@@ -2,7 +2,7 @@
 path-sensitively, with calls inlined. ``interpreter`` holds one run and what its roles share;
 the roles of Python semantics are here (``statements``, ``stores``, ``expressions``, ``calls``,
 ``unreached``: the functions the module's own code never ran; ``annotations``: what an
-argument's annotation or default says it is; ``projects``: what an import of a module of the
+argument's annotation or default says it is; ``records``: the ``__init__`` a ``@dataclass`` generates; ``projects``: what an import of a module of the
 user's project binds), with a per-definition work budget (``budget``:
 where it ran out is named by the note that says so).
 

@@ -12,6 +12,7 @@ from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.front.body import own_nodes as _own_nodes
 from gradwarden.engine.interp.annotations import numbers_annotation
 from gradwarden.engine.interp.budget import RETRY_SHARE, BudgetExceeded, StopPoint
+from gradwarden.engine.interp.records import init_dataclass
 from gradwarden.engine.interp.interpreter import (
     ClassInfo, MAX_CALL_DEPTH, MAX_SAME_FUNCTION_DEPTH, MAX_STANDALONE_DEPTH, _SpanNode,
 )
@@ -339,6 +340,8 @@ class Calls:
                 self.call_function(init[1], [obj] + args, kwargs, st, span, bound_self=True)
             finally:
                 self.it.init_depth -= 1
+        elif run_init and init_dataclass(self.it, info, obj, args, kwargs, st, span, _SpanNode(span)):
+            pass  # ``@dataclass``: the generated ``__init__`` binds the fields
         elif run_init and info.is_module and _concrete_torch_module(info.torch_base):
             # ``class QuantLinear(nn.Linear)`` without an ``__init__``: nn.Linear's own builds
             # the parameters from the constructor's arguments

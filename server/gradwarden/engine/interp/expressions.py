@@ -42,7 +42,7 @@ _DICT_METHODS = {"__init__": "update", "update": "update", "get": "get", "pop": 
 BUILTINS = frozenset("""
 len range enumerate zip list tuple dict set isinstance issubclass next iter sum min max abs float int
 bool str print getattr setattr hasattr super sorted reversed map filter any all round type id callable
-repr format vars
+repr format vars globals
 """.split())
 
 
@@ -430,10 +430,23 @@ class Expressions:
         return ref_value("lambda", "<lambda>", (node, st.fi))
 
     def ex_JoinedStr(self, node: ast.JoinedStr, st: State) -> Value:
+        """An f-string whose parts are all known strings (``f"models.{name}"`` with ``name`` an
+        argparse default) is that string; anything else (a number, a format spec, a conversion,
+        an unknown part) leaves it unknown."""
+        parts: Optional[List[str]] = []
         for v in node.values:
             if isinstance(v, ast.FormattedValue):
-                self.eval(v.value, st)
-        return UNKNOWN
+                x = self.eval(v.value, st)
+                if parts is not None and v.conversion == -1 and v.format_spec is None and \
+                        isinstance(x, ConstV) and isinstance(x.value, str):
+                    parts.append(x.value)
+                else:
+                    parts = None
+            elif parts is not None and isinstance(v, ast.Constant) and isinstance(v.value, str):
+                parts.append(v.value)
+            else:
+                parts = None
+        return ConstV("".join(parts)) if parts is not None else UNKNOWN
 
     def ex_Starred(self, node: ast.Starred, st: State) -> Value:
         return self.eval(node.value, st)

@@ -70,6 +70,8 @@ class ClassInfo:
     torch_base: str = ""  # e.g. "torch.nn.Module"
     parents: List["ClassInfo"] = field(default_factory=list)
     dict_base: bool = False  # a subclass of ``dict`` (an attribute-style config): instances hold items
+    # ``@dataclass``: its fields in order, each (name, "value"/"factory"/"required"/"unknown", default)
+    dataclass_fields: Optional[List[Tuple[str, str, Any]]] = None
 
     def find_method(self, name: str) -> Optional[Tuple["ClassInfo", ast.FunctionDef]]:
         if name in self.methods:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.state.halt import Halt
 from gradwarden.engine.state.model import (
-    ConstV, DictV, RefV, State, UNKNOWN, UnknownV, Value, fresh_id, join_states, ref_value,
+    ConstV, DictV, RefV, SeqV, State, UNKNOWN, UnknownV, Value, fresh_id, join_states, ref_value,
 )
 
 # imports followed this many modules away from the analysed file (a script -> its package's
@@ -188,6 +188,26 @@ class ProjectImports:
         if resolver.find_dir(f"{mod}.{name}" if mod else name, level):
             return ref_value("project", name, ProjectModule(None, f"{mod}.{name}" if mod else name, resolver.filename))
         return UNKNOWN
+
+    def star_names(self, mod: str, level: int, stmt: ast.AST, st: State) -> Dict[str, Value]:
+        """``from mod import *`` of a module of the project: the names it lists in ``__all__``
+        (a list or tuple of literal strings), else its names without a leading underscore, as
+        Python binds them; nothing for a module outside the project."""
+        if not self.active() or not (mod or level):
+            return {}
+        resolver = self._resolver()
+        path = resolver.find(mod, level, None)
+        fm = self.loaded(resolver, path, stmt, st) if path is not None else None
+        if fm is None:
+            return {}
+        names = fm.globals
+        listed = names.get("__all__")
+        if isinstance(listed, SeqV):
+            items = st.lists.get(listed.lid)
+            if items is None or not all(isinstance(x, ConstV) and isinstance(x.value, str) for x in items):
+                return {}  # an ``__all__`` the analysis cannot read: which names it binds is unknown
+            return {x.value: names[x.value] for x in items if x.value in names}  # type: ignore[union-attr]
+        return {k: v for k, v in names.items() if isinstance(k, str) and not k.startswith("_")}
 
     def attr(self, ref: RefV, attr: str, st: State, node: ast.AST) -> Value:
         """``module.attr`` of a project module: its value, else its submodule."""

@@ -10,6 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.events import Event
 from gradwarden.engine.interp.budget import BudgetExceeded, StopPoint
+from gradwarden.engine.interp.records import note_dataclass
 from gradwarden.engine.interp.interpreter import (
     ClassInfo, FuncNode, MAX_PATHS, MAX_PATHS_STANDALONE, MAX_UNROLL, MAX_UNROLL_MODULES, MAX_UNROLL_PRODUCT,
 )
@@ -285,6 +286,8 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         mod = stmt.module or ""
         for alias in stmt.names:
             if alias.name == "*":
+                # a module of the project: its public names (its ``__all__`` when it spells it out)
+                st.frame().update(self.it.projects.star_names(mod, stmt.level, stmt, st))
                 continue
             value = self.module_ref(f"{mod}.{alias.name}" if mod else alias.name) if not stmt.level else UNKNOWN
             if isinstance(value, UnknownV):
@@ -299,7 +302,7 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
                     "importlib", "runpy", "argparse"):
             return ref_value("module", qual)
         if qual.startswith(("copy.", "math.", "itertools.", "functools.")) or qual in (
-                "dataclasses.replace", "importlib.import_module", "runpy.run_path", "runpy.run_module",
+                "dataclasses.replace", "dataclasses.dataclass", "dataclasses.field", "importlib.import_module", "runpy.run_path", "runpy.run_module",
                 "argparse.ArgumentParser", "collections.deque", "collections.namedtuple"):
             return ref_value("builtin", qual)
         return UNKNOWN
@@ -347,6 +350,7 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
                 self.it.functions.check_function_class(info)
         st.frame()[stmt.name] = ref_value("class", stmt.name, info)
         if stmt.decorator_list:
+            note_dataclass(self.it, stmt, info, st)
             self.it.projects.class_decorators(stmt, st.frame()[stmt.name], st)
         return [st]
 

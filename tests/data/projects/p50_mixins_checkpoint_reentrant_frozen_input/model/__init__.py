@@ -1,0 +1,3 @@
+from .backbone import BackboneMixin
+from .heads import ClassificationHeadMixin
+from .classifier import Classifier
