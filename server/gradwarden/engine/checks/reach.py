@@ -48,6 +48,7 @@ class GradientReach:
         self.sources: Dict[Cut, Tuple[Tuple[Node, ...], FrozenSet[int]]] = {}
         self.hook_cuts: Set[Cut] = set()  # cuts made inside a forward hook
         self._leaves_of: Dict[Cut, FrozenSet[int]] = {}
+        self._own_classes: Optional[Set[int]] = None  # ids of the analysed file's ClassDef nodes
         # node id -> (op, the cut operands it was computed from, where each was used)
         self.operand_cuts: Dict[int, Tuple[str, Tuple[Tuple[Cut, Span, bool], ...]]] = {}
         self.trained: Set[Tuple[int, int]] = set()  # (optimizer oid, param tid) reached at some step
@@ -527,7 +528,9 @@ class GradientReach:
                 cls = attrs.get("__class__")
                 info = getattr(cls, "target", None)
                 node = getattr(info, "node", None)
-                if not isinstance(node, ast.ClassDef):
+                if not isinstance(node, ast.ClassDef) or not self._defined_here(node):
+                    # a class of another module (reached through an import): which code reads the
+                    # attribute is that module's text, and a span here would name this file's rows
                     return None
                 scope = self.it.tree if strict else node
                 for n in ast.walk(scope):
@@ -546,6 +549,12 @@ class GradientReach:
                     site = rets[0]
                 return Cut("unused", self.it.span_of(site), f"`self.{attr}`")
         return None
+
+    def _defined_here(self, node: ast.ClassDef) -> bool:
+        """Is ``node`` a class of the analysed file's own text (not of a module it imports)?"""
+        if self._own_classes is None:
+            self._own_classes = {id(n) for n in ast.walk(self.it.tree) if isinstance(n, ast.ClassDef)}
+        return id(node) in self._own_classes
 
     def _sibling_use(self, cls: ast.ClassDef, attr: str) -> Optional[ast.stmt]:
         """The first statement outside ``__init__`` that reads the attribute ``__init__`` sets just
