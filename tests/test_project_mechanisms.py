@@ -923,8 +923,8 @@ def test_an_fstring_of_known_strings_names_the_module(tmp_path):
 # torch's own constructor (which the analysis does not follow): the backward goes where the analysis
 # cannot see, and the training file never names `log_scale`, read only in the head's module. Under
 # torch 2.13 `log_scale` gets a gradient (0.1 at the first step), so it is not "never trained"
-# (GW719; the program runs as `python -m gausspkg.fit`); the old scan looked for reads in the training file's text and put the warning at
-# `gausspkg/fit.py` with the row of `head.py`'s return
+# (GW719; the program runs as `python -m gausspkg.fit`); the old scan looked for reads in the
+# training file's text and put the warning at `gausspkg/fit.py` with the row of `head.py`'s return
 DISTRIBUTION_HEAD = {
     "gausspkg/__init__.py": "",
     "gausspkg/head.py": """
