@@ -154,6 +154,38 @@ PROGRAMS: Dict[str, str] = {
         a, b = head(torch.randn(3, 4)), head(torch.randn(3, 4))
         (tap.seen["out"].pow(2).mean() + (a * b).mean()).backward()
     """,
+    # the hook is a `functools.partial` (line 8) storing into the dict it was given (line 5):
+    # `first` is the same dict, the second call replaces its entry, the loss compares the
+    # second call's output with itself (zero, no gradient from the first call)
+    "hook_partial": """
+        import functools
+        import torch
+        from torch import nn
+        def save(module, inputs, output, store, key):
+            store[key] = output
+        feats = {}
+        head = nn.Linear(4, 4)
+        head.register_forward_hook(functools.partial(save, store=feats, key="out"))
+        a = head(torch.randn(3, 4))
+        first = feats
+        b = head(torch.randn(3, 4))
+        (first["out"] - feats["out"].detach()).pow(2).mean().backward()
+    """,
+    # the first call's entries are copied before the second call: nothing is lost
+    "hook_partial_ok": """
+        import functools
+        import torch
+        from torch import nn
+        def save(module, inputs, output, store, key):
+            store[key] = output
+        feats = {}
+        head = nn.Linear(4, 4)
+        head.register_forward_hook(functools.partial(save, store=feats, key="out"))
+        a = head(torch.randn(3, 4))
+        first = dict(feats)
+        b = head(torch.randn(3, 4))
+        (first["out"] - feats["out"].detach()).pow(2).mean().backward()
+    """,
 }
 
 # raises at the backward; the static engine names the line the fix changes
@@ -242,3 +274,12 @@ def test_hook_object_overwriting_its_slot_is_a_premise(runs):
     assert result.runtime_findings == []
     [p] = [p for p in result.premises if p.code == "GW721"]
     assert p.row == 8 and sorted(s.row for k, s in p.sites() if k == "call") == [11, 11]
+
+
+def test_partial_hook_overwriting_its_slot_is_a_premise(runs):
+    """A hook given as ``functools.partial(fn, store=...)`` is watched like a plain function."""
+    result = runs["hook_partial"]
+    assert result.runtime_findings == []
+    [p] = [p for p in result.premises if p.code == "GW721"]
+    assert p.row == 5 and sorted(s.row for k, s in p.sites() if k == "call") == [9, 11]
+    assert [p for p in runs["hook_partial_ok"].premises if p.code == "GW721"] == []
