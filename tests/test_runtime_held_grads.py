@@ -219,6 +219,35 @@ RAISING: Dict[str, str] = {
     """,
 }
 
+# a non-finite gradient the run sees first at one op (the division of line 8, nearest the loss)
+# while the static engine names a singular op below it on the same backward (the `sqrt` of line 7,
+# at an exact zero): the run's finding is shown at the static line. The twin keeps the square
+# root's argument away from zero on both branches: the gradient is finite (-0).
+NONFINITE: Dict[str, str] = {
+    "sqrt_under_where": """
+        import torch
+        from torch import nn
+        w = nn.Parameter(torch.zeros(3))
+        def sinc_norm(w):
+            t2 = (w * w).sum()
+            near = t2 < 1e-8
+            t = torch.sqrt(t2)
+            return torch.where(near, 1 - t2 / 6, torch.sin(t) / t)
+        sinc_norm(w).backward()
+    """,
+    "sqrt_under_where_ok": """
+        import torch
+        from torch import nn
+        w = nn.Parameter(torch.zeros(3))
+        def sinc_norm(w):
+            t2 = (w * w).sum()
+            near = t2 < 1e-8
+            t = torch.sqrt(torch.where(near, torch.ones_like(t2), t2))
+            return torch.where(near, 1 - t2 / 6, torch.sin(t) / t)
+        sinc_norm(w).backward()
+    """,
+}
+
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> Dict[str, DebugResult]:
@@ -228,6 +257,11 @@ def runs(tmp_path_factory) -> Dict[str, DebugResult]:
 @pytest.fixture(scope="module")
 def raising(tmp_path_factory) -> Dict[str, DebugResult]:
     return debug_runs(write_programs(RAISING, tmp_path_factory.mktemp("raising")), static=True)
+
+
+@pytest.fixture(scope="module")
+def nonfinite(tmp_path_factory) -> Dict[str, DebugResult]:
+    return debug_runs(write_programs(NONFINITE, tmp_path_factory.mktemp("nonfinite")), static=True)
 
 
 def _one(result: DebugResult, code: str):
@@ -283,3 +317,15 @@ def test_partial_hook_overwriting_its_slot_is_a_premise(runs):
     [p] = [p for p in result.premises if p.code == "GW721"]
     assert p.row == 5 and sorted(s.row for k, s in p.sites() if k == "call") == [9, 11]
     assert [p for p in runs["hook_partial_ok"].premises if p.code == "GW721"] == []
+
+
+def test_nonfinite_gradient_is_shown_at_the_static_singular_op_below(nonfinite):
+    result = nonfinite["sqrt_under_where"]
+    f = _one(result, "GW720")
+    assert f.row == 7 and f.backward_site is not None and f.backward_site.row == 9
+    assert site_rows(f, "note") == [8]  # the division the run saw first, kept as a note
+    [s] = [s for s in result.findings if s.source == "static" and s.code == "GW720"]
+    assert s.status == "confirmed" and s.row == 7 and s.runtime is f
+    ok = nonfinite["sqrt_under_where_ok"]
+    assert ok.status == "ok" and ok.runtime_findings == []
+    assert [s.status for s in ok.findings if s.source == "static"] == []
