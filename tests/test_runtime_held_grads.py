@@ -186,6 +186,65 @@ PROGRAMS: Dict[str, str] = {
         b = head(torch.randn(3, 4))
         (first["out"] - feats["out"].detach()).pow(2).mean().backward()
     """,
+    # the head is made in the first forward (line 10), after the optimizer was built over the
+    # encoder (line 13): backward fills the head's gradients, no optimizer holds them, the head
+    # never moves
+    "late_head": """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(4, 6)
+                self.head = None
+            def forward(self, x):
+                if self.head is None:
+                    self.head = nn.Linear(6, 2)
+                return self.head(self.enc(x))
+        net = Net()
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for step in range(3):
+            loss = net(torch.randn(5, 4)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # a dry forward before the optimizer: it holds the head too
+    "late_head_ok": """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(4, 6)
+                self.head = None
+            def forward(self, x):
+                if self.head is None:
+                    self.head = nn.Linear(6, 2)
+                return self.head(self.enc(x))
+        net = Net()
+        net(torch.randn(1, 4))
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for step in range(3):
+            loss = net(torch.randn(5, 4)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # attached late, then handed to the optimizer: it trains
+    "late_head_added_ok": """
+        import torch
+        from torch import nn
+        net = nn.Sequential(nn.Linear(4, 6))
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        net.add_module("head", nn.Linear(6, 2))
+        opt.add_param_group({"params": net.head.parameters()})
+        for step in range(3):
+            loss = net(torch.randn(5, 4)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
 }
 
 # raises at the backward; the static engine names the line the fix changes
@@ -329,3 +388,9 @@ def test_nonfinite_gradient_is_shown_at_the_static_singular_op_below(nonfinite):
     ok = nonfinite["sqrt_under_where_ok"]
     assert ok.status == "ok" and ok.runtime_findings == []
     assert [s.status for s in ok.findings if s.source == "static"] == []
+
+
+def test_module_attached_after_the_optimizer_was_built(runs):
+    f = _one(runs["late_head"], "GW719")
+    assert f.row == 10 and "`head`" in f.message and "`head.weight`" in f.message
+    assert site_rows(f, "optimizer") == [13] and site_rows(f, "step") == [18]
