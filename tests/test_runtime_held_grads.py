@@ -245,6 +245,37 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # the generated vector is loaded with `vector_to_parameters` (line 7), which sets each target
+    # parameter's `.data`: the loss uses the target's leaves (they train), the generator that
+    # the same optimizer holds gets no gradient
+    "vector_loaded": """
+        import torch
+        from torch import nn
+        target = nn.Linear(3, 1)
+        gen = nn.Linear(2, 4)
+        opt = torch.optim.SGD([*gen.parameters(), *target.parameters()], lr=0.1)
+        for step in range(3):
+            nn.utils.vector_to_parameters(gen(torch.ones(2)), target.parameters())
+            loss = target(torch.randn(5, 3)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # the generated vector is used functionally: the generator trains
+    "vector_loaded_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        target = nn.Linear(3, 1)
+        gen = nn.Linear(2, 4)
+        opt = torch.optim.SGD([*gen.parameters(), *target.parameters()], lr=0.1)
+        for step in range(3):
+            flat = gen(torch.ones(2))
+            loss = F.linear(torch.randn(5, 3), flat[:3].view(1, 3), flat[3:]).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
 }
 
 # raises at the backward; the static engine names the line the fix changes
@@ -394,3 +425,9 @@ def test_module_attached_after_the_optimizer_was_built(runs):
     f = _one(runs["late_head"], "GW719")
     assert f.row == 10 and "`head`" in f.message and "`head.weight`" in f.message
     assert site_rows(f, "optimizer") == [13] and site_rows(f, "step") == [18]
+
+
+def test_parameters_loaded_from_a_generated_vector_through_data(runs):
+    f = _one(runs["vector_loaded"], "GW719")
+    assert f.row == 7 and "(.data)" in f.message and site_rows(f, "step") == [11]
+
