@@ -154,6 +154,128 @@ PROGRAMS: Dict[str, str] = {
         a, b = head(torch.randn(3, 4)), head(torch.randn(3, 4))
         (tap.seen["out"].pow(2).mean() + (a * b).mean()).backward()
     """,
+    # the hook is a `functools.partial` (line 8) storing into the dict it was given (line 5):
+    # `first` is the same dict, the second call replaces its entry, the loss compares the
+    # second call's output with itself (zero, no gradient from the first call)
+    "hook_partial": """
+        import functools
+        import torch
+        from torch import nn
+        def save(module, inputs, output, store, key):
+            store[key] = output
+        feats = {}
+        head = nn.Linear(4, 4)
+        head.register_forward_hook(functools.partial(save, store=feats, key="out"))
+        a = head(torch.randn(3, 4))
+        first = feats
+        b = head(torch.randn(3, 4))
+        (first["out"] - feats["out"].detach()).pow(2).mean().backward()
+    """,
+    # the first call's entries are copied before the second call: nothing is lost
+    "hook_partial_ok": """
+        import functools
+        import torch
+        from torch import nn
+        def save(module, inputs, output, store, key):
+            store[key] = output
+        feats = {}
+        head = nn.Linear(4, 4)
+        head.register_forward_hook(functools.partial(save, store=feats, key="out"))
+        a = head(torch.randn(3, 4))
+        first = dict(feats)
+        b = head(torch.randn(3, 4))
+        (first["out"] - feats["out"].detach()).pow(2).mean().backward()
+    """,
+    # the head is made in the first forward (line 10), after the optimizer was built over the
+    # encoder (line 13): backward fills the head's gradients, no optimizer holds them, the head
+    # never moves
+    "late_head": """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(4, 6)
+                self.head = None
+            def forward(self, x):
+                if self.head is None:
+                    self.head = nn.Linear(6, 2)
+                return self.head(self.enc(x))
+        net = Net()
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for step in range(3):
+            loss = net(torch.randn(5, 4)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # a dry forward before the optimizer: it holds the head too
+    "late_head_ok": """
+        import torch
+        from torch import nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(4, 6)
+                self.head = None
+            def forward(self, x):
+                if self.head is None:
+                    self.head = nn.Linear(6, 2)
+                return self.head(self.enc(x))
+        net = Net()
+        net(torch.randn(1, 4))
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for step in range(3):
+            loss = net(torch.randn(5, 4)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # attached late, then handed to the optimizer: it trains
+    "late_head_added_ok": """
+        import torch
+        from torch import nn
+        net = nn.Sequential(nn.Linear(4, 6))
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        net.add_module("head", nn.Linear(6, 2))
+        opt.add_param_group({"params": net.head.parameters()})
+        for step in range(3):
+            loss = net(torch.randn(5, 4)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # the generated vector is loaded with `vector_to_parameters` (line 7), which sets each target
+    # parameter's `.data`: the loss uses the target's leaves (they train), the generator that
+    # the same optimizer holds gets no gradient
+    "vector_loaded": """
+        import torch
+        from torch import nn
+        target = nn.Linear(3, 1)
+        gen = nn.Linear(2, 4)
+        opt = torch.optim.SGD([*gen.parameters(), *target.parameters()], lr=0.1)
+        for step in range(3):
+            nn.utils.vector_to_parameters(gen(torch.ones(2)), target.parameters())
+            loss = target(torch.randn(5, 3)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # the generated vector is used functionally: the generator trains
+    "vector_loaded_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        target = nn.Linear(3, 1)
+        gen = nn.Linear(2, 4)
+        opt = torch.optim.SGD([*gen.parameters(), *target.parameters()], lr=0.1)
+        for step in range(3):
+            flat = gen(torch.ones(2))
+            loss = F.linear(torch.randn(5, 3), flat[:3].view(1, 3), flat[3:]).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
 }
 
 # raises at the backward; the static engine names the line the fix changes
@@ -187,6 +309,35 @@ RAISING: Dict[str, str] = {
     """,
 }
 
+# a non-finite gradient the run sees first at one op (the division of line 8, nearest the loss)
+# while the static engine names a singular op below it on the same backward (the `sqrt` of line 7,
+# at an exact zero): the run's finding is shown at the static line. The twin keeps the square
+# root's argument away from zero on both branches: the gradient is finite (-0).
+NONFINITE: Dict[str, str] = {
+    "sqrt_under_where": """
+        import torch
+        from torch import nn
+        w = nn.Parameter(torch.zeros(3))
+        def sinc_norm(w):
+            t2 = (w * w).sum()
+            near = t2 < 1e-8
+            t = torch.sqrt(t2)
+            return torch.where(near, 1 - t2 / 6, torch.sin(t) / t)
+        sinc_norm(w).backward()
+    """,
+    "sqrt_under_where_ok": """
+        import torch
+        from torch import nn
+        w = nn.Parameter(torch.zeros(3))
+        def sinc_norm(w):
+            t2 = (w * w).sum()
+            near = t2 < 1e-8
+            t = torch.sqrt(torch.where(near, torch.ones_like(t2), t2))
+            return torch.where(near, 1 - t2 / 6, torch.sin(t) / t)
+        sinc_norm(w).backward()
+    """,
+}
+
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> Dict[str, DebugResult]:
@@ -196,6 +347,11 @@ def runs(tmp_path_factory) -> Dict[str, DebugResult]:
 @pytest.fixture(scope="module")
 def raising(tmp_path_factory) -> Dict[str, DebugResult]:
     return debug_runs(write_programs(RAISING, tmp_path_factory.mktemp("raising")), static=True)
+
+
+@pytest.fixture(scope="module")
+def nonfinite(tmp_path_factory) -> Dict[str, DebugResult]:
+    return debug_runs(write_programs(NONFINITE, tmp_path_factory.mktemp("nonfinite")), static=True)
 
 
 def _one(result: DebugResult, code: str):
@@ -242,3 +398,36 @@ def test_hook_object_overwriting_its_slot_is_a_premise(runs):
     assert result.runtime_findings == []
     [p] = [p for p in result.premises if p.code == "GW721"]
     assert p.row == 8 and sorted(s.row for k, s in p.sites() if k == "call") == [11, 11]
+
+
+def test_partial_hook_overwriting_its_slot_is_a_premise(runs):
+    """A hook given as ``functools.partial(fn, store=...)`` is watched like a plain function."""
+    result = runs["hook_partial"]
+    assert result.runtime_findings == []
+    [p] = [p for p in result.premises if p.code == "GW721"]
+    assert p.row == 5 and sorted(s.row for k, s in p.sites() if k == "call") == [9, 11]
+    assert [p for p in runs["hook_partial_ok"].premises if p.code == "GW721"] == []
+
+
+def test_nonfinite_gradient_is_shown_at_the_static_singular_op_below(nonfinite):
+    result = nonfinite["sqrt_under_where"]
+    f = _one(result, "GW720")
+    assert f.row == 7 and f.backward_site is not None and f.backward_site.row == 9
+    assert site_rows(f, "note") == [8]  # the division the run saw first, kept as a note
+    [s] = [s for s in result.findings if s.source == "static" and s.code == "GW720"]
+    assert s.status == "confirmed" and s.row == 7 and s.runtime is f
+    ok = nonfinite["sqrt_under_where_ok"]
+    assert ok.status == "ok" and ok.runtime_findings == []
+    assert [s.status for s in ok.findings if s.source == "static"] == []
+
+
+def test_module_attached_after_the_optimizer_was_built(runs):
+    f = _one(runs["late_head"], "GW719")
+    assert f.row == 10 and "`head`" in f.message and "`head.weight`" in f.message
+    assert site_rows(f, "optimizer") == [13] and site_rows(f, "step") == [18]
+
+
+def test_parameters_loaded_from_a_generated_vector_through_data(runs):
+    f = _one(runs["vector_loaded"], "GW719")
+    assert f.row == 7 and "(.data)" in f.message and site_rows(f, "step") == [11]
+

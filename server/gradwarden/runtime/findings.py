@@ -616,7 +616,27 @@ def shown_at_static_cause(classified: Sequence[Finding]) -> Dict[int, Finding]:
         if new is None:
             new = moved[id(r)] = replace(r, filename=f.filename, row=f.row, backward_site=r.backward_site or r.location)
         f.runtime = new
+    for f in classified:
+        r = f.runtime
+        if f.source != "static" or r is None or f.filename is None or f.row is None or r.location is None or \
+                r.code not in _CONFIRMED_UPSTREAM or id(r) in moved:
+            continue
+        if r.location.key() == f.location.key() or f.code != r.code:  # type: ignore[union-attr]
+            continue
+        if f.location.key() not in {s.key() for k, s in r.sites() if k == "note"}:  # type: ignore[union-attr]
+            continue
+        # the run saw the op nearest the loss turn a zero into NaN; the static line is a singular
+        # op below it on the same backward (the fix goes there): shown there, the run's op kept
+        moved[id(r)] = f.runtime = replace(
+            r, filename=f.filename, row=f.row,
+            related=tuple(x for x in r.related if x.site.key() != f.location.key()) + (  # type: ignore[union-attr]
+                RelatedSite("note", r.location, "the op whose backward the run saw turn a zero gradient into NaN"),))
     return moved
+
+
+# a non-finite gradient: the run names the first singular op on the backward, its notes the
+# singular ops below it; a static diagnostic at one of those is where the finding is shown
+_CONFIRMED_UPSTREAM = frozenset({"GW720"})
 
 
 def _static_sites(d: Diagnostic) -> Dict[str, Site]:

@@ -8,6 +8,12 @@ call that clears only part of what an optimizer steps (GW725).
   later step of that optimizer, after a backward, proves the hazard: the old tensor's ``.grad``
   is None (nothing reached it since), the new one's is set, and no optimizer holds the new one.
   A replacement followed by ``add_param_group`` or a new optimizer over it is not this.
+- **Attached late.** ``self.head = nn.Linear(...)`` in the first ``forward``, after the optimizer
+  was built over the model's parameters: the module (or a bare ``nn.Parameter``) is attached to
+  a module whose other parameters an optimizer holds, and its own parameters are held by none.
+  At a later step of an optimizer, after a backward, the run proves the hazard: backward gave
+  the new parameters a ``.grad`` and still no optimizer holds them (``add_param_group`` or an
+  optimizer built over the model afterwards is not this).
 - **Partly zeroed.** ``model.zero_grad()`` with an optimizer built over ``[*model.parameters(),
   log_tau]``: at a step, the optimizer's tensors fall in two sets, those whose ``.grad`` a zeroing
   call cleared since the optimizer's previous step, and those whose ``.grad`` still holds
@@ -31,6 +37,9 @@ _Tensor = torch.Tensor
 _MAX_REWRAPS = 64
 _MAX_ZEROINGS = 16
 
+_MAX_LATE = 64
+
+_late = []  # [[weakrefs of the new parameters], site, attribute name, backward count then, owner class name]
 _rewraps = []  # [weakref(old), weakref(new), site, name, backward count then]
 _zeroings = []  # (site, frozenset of ids of the tensors it cleared, backward count then)
 _prev_step = weakref.WeakKeyDictionary()  # optimizer -> backward count at its previous step
@@ -69,6 +78,35 @@ def _patch_register_parameter():
     Module.register_parameter = register_parameter
 
 
+def _patch_setattr():
+    """A module or parameter attached to a module whose parameters an optimizer already holds."""
+    Module = torch.nn.Module
+    Parameter = torch.nn.Parameter
+    orig = Module.__setattr__
+
+    def __setattr__(self, name, value):
+        orig(self, name, value)
+        if not _polluted._optimizers or _state.suspended or not isinstance(value, (Module, Parameter)) or \
+                len(_late) >= _MAX_LATE:
+            return
+        try:
+            new = [value] if isinstance(value, Parameter) else list(value.parameters())
+            new = [p for p in new if p.requires_grad and not _held(p)]
+            if not new:
+                return
+            ids = {id(p) for p in new}
+            if not any(_held(q) for q in self.parameters() if id(q) not in ids):
+                return  # a module no optimizer trains yet (being built, or trained by none)
+            site = _site(_user_frame(_caller(1)))
+            if site is not None:
+                _late.append([[weakref.ref(p) for p in new], site, name, _state.bw_count, type(self).__name__])
+        except Exception:  # noqa: BLE001
+            _internal_error("held grads: setattr")
+
+    __setattr__.__wrapped__ = orig
+    Module.__setattr__ = __setattr__
+
+
 def _patch_zero_grad():
     """Where each zeroing call ran and what it cleared (a module's, or an optimizer's)."""
     for cls, params in ((torch.nn.Module, lambda self: list(self.parameters())),
@@ -104,6 +142,8 @@ def _on_step(opt, args, kwargs):
         params = _polluted._params(opt)
         if _rewraps:
             _check_rewraps(opt, params, site)
+        if _late:
+            _check_late(opt, site)
         if _zeroings and _polluted._grads is not None:
             _check_partial_zeroing(opt, params, prev, site)
     except Exception:  # noqa: BLE001
@@ -139,6 +179,46 @@ def _check_rewraps(opt, params, step_site):
                          "steps after it (update the existing parameter in place: `.data.copy_(...)` under no_grad, "
                          "or give the optimizer the new one)" % (what, type(opt).__name__))
     _rewraps[:] = keep
+
+
+def _check_late(opt, step_site):
+    keep = []
+    for entry in _late:
+        new = [r() for r in entry[0]]
+        new = [p for p in new if p is not None]
+        site, name, then, owner = entry[1], entry[2], entry[3], entry[4]
+        if not new:
+            continue
+        if _state.bw_count == then:
+            keep.append(entry)
+            continue
+        if any(_held(p) for p in new):
+            continue  # handed to an optimizer since: it trains
+        got = [p for p in new if p.grad is not None]
+        if not got:
+            keep.append(entry)  # not used by a loss yet
+            continue
+        names = []
+        for p in got[:3]:
+            pname, _owner, _made = describe(p)
+            names.append("`%s`" % pname if pname else "a tensor of shape %s" % (list(p.shape),))
+        more = " and %d more" % (len(got) - 3) if len(got) > 3 else ""
+        sites = []
+        opt_site = _optimizer_site(opt)
+        if opt_site is not None:
+            sites.append({"kind": "optimizer", "site": opt_site,
+                          "message": "%s was built before `%s` existed" % (type(opt).__name__, name)})
+        if step_site is not None:
+            sites.append({"kind": "step", "site": step_site,
+                          "message": "%s.step() steps the other parameters, not these" % type(opt).__name__})
+        _finding(("attached-late", tuple(site)), code="GW719", kind="untrained-parameter", severity="warning",
+                 site=site, sites=sites,
+                 message="`%s` is attached to the %s here after %s was built over its other parameters: backward "
+                         "gives %s%s a gradient, but no optimizer holds %s, so the steps never apply it (build "
+                         "the module before the optimizer, or add it with `add_param_group`)" % (
+                             name, owner, type(opt).__name__, ", ".join(names), more,
+                             "it" if len(got) == 1 else "them"))
+    _late[:] = keep
 
 
 def _optimizer_site(opt):
@@ -190,5 +270,6 @@ def _check_partial_zeroing(opt, params, prev, step_site):
 def install():
     """After polluted.install() and untrained.install() (their records are read here)."""
     _patch_register_parameter()
+    _patch_setattr()
     _patch_zero_grad()
     _optwatch.on_step(_on_step)

@@ -62,6 +62,8 @@ def _holders(hook, module):
     while isinstance(fn, functools.partial):
         for a in fn.args:
             add(a)
+        for a in (fn.keywords or {}).values():
+            add(a)
         fn = fn.func
     add(getattr(fn, "__self__", None))
     for cell in getattr(fn, "__closure__", None) or ():
@@ -80,12 +82,22 @@ def _holders(hook, module):
     return out
 
 
+def _code_of(hook):
+    """The code object a hook runs, through ``functools.partial`` layers and bound methods."""
+    fn = hook
+    for _ in range(8):
+        if isinstance(fn, functools.partial):
+            fn = fn.func
+        elif getattr(fn, "__code__", None) is None and getattr(fn, "__func__", None) is not None:
+            fn = fn.__func__
+        else:
+            break
+    return getattr(fn, "__code__", None)
+
+
 def _store_line(hook):
     """[file, line, function] of the hook's first store into a subscript or an attribute."""
-    fn = hook
-    while isinstance(fn, functools.partial):
-        fn = fn.func
-    code = getattr(fn, "__code__", None)
+    code = _code_of(hook)
     if code is None:
         return None
     line = code.co_firstlineno
@@ -198,7 +210,9 @@ def install():
 
     def register_forward_hook(self, hook, *args, **kwargs):
         runs = _hook_function(hook)
-        code = getattr(runs, "__code__", None)
+        # a partial (``functools.partial(save, store=feats)``) or a bound method runs the user's
+        # code too: its code is found through the wrapper
+        code = _code_of(runs)
         if code is not None and _is_user(code.co_filename):
             user_hook = hook
 

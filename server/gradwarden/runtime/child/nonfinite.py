@@ -40,6 +40,9 @@ _POWER = frozenset(("pow", "__pow__"))
 
 _singular = {}  # torch function -> 0 (not singular), 1 (always), 2 (a division), 3 (a power)
 
+_SINGULAR_TAG = "gradwarden.singular"  # node metadata: this node's op can have an infinite derivative
+_MAX_UPSTREAM = 8  # singular ops below the reported one named in its finding
+
 _found = []  # [(node, n_bad)] recorded by the hooks of the running backward
 _deferred = []  # [(node, flag tensor, count tensor)]: CUDA checks read when the backward returns
 defer = [False]  # True: the CUDA path (gathered flags) on CPU too; the tests take it through sys.modules
@@ -70,6 +73,7 @@ def watch(kind, args, out):
             if not isinstance(e, (int, float)) or e >= 1 or e == 0:
                 return  # x ** 2: finite derivative everywhere
         out.grad_fn.register_hook(_hook)
+        out.grad_fn.metadata[_SINGULAR_TAG] = True
     except Exception:  # noqa: BLE001
         _internal_error("nonfinite watch")
 
@@ -163,6 +167,29 @@ def _reached(node, kind, outputs):
     return None
 
 
+def _upstream_singular(node, site):
+    """Sites of the singular ops below ``node`` (toward the leaves), other than ``site``."""
+    out = []
+    with torch._C.DisableTorchFunction():
+        nodes, _, _ = _walk([node], limit=20000)
+        for n in nodes.values():
+            if n is node:
+                continue
+            try:
+                if not n.metadata.get(_SINGULAR_TAG):
+                    continue
+            except Exception:  # noqa: BLE001
+                continue
+            built = _built_sites(n)
+            if built is None or built[0] is None or list(built[0][:2]) == list(site[:2]):
+                continue
+            if all(list(built[0][:2]) != list(o[:2]) for o in out):
+                out.append(built[0])
+            if len(out) >= _MAX_UPSTREAM:
+                break
+    return out
+
+
 def _report(node, n_bad, reached, bw_site):
     built = _built_sites(node)
     if built is None or built[0] is None:
@@ -172,6 +199,12 @@ def _report(node, n_bad, reached, bw_site):
     sites = []
     if built[1] is not None:
         sites.append({"kind": "call", "site": built[1], "message": "called here"})
+    # the other singular ops the non-finite values flowed through on their way to the leaves
+    # (`theta = sqrt(theta2)` below `(1 - cos(theta)) / theta**2`): the first node to turn a zero
+    # into NaN is the one nearest the loss, while the fix may go into any of them (a static
+    # diagnostic naming one of those lines is confirmed by this finding)
+    sites.extend({"kind": "note", "site": s, "message": "a singular op the non-finite gradient went through"}
+                 for s in _upstream_singular(node, site))
     _finding(("nonfinite", tuple(site)), code="GW720", kind="nonfinite-gradient", severity="warning", site=site,
              backward_site=bw_site, sites=sites,
              message="backward of %s (made here) turned a zero incoming gradient into NaN/inf at %d position(s): "

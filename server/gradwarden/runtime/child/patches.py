@@ -118,6 +118,8 @@ def _patch_data_setter():
 
     def _set(self, value):
         base.__set__(self, value)
+        if _untrained.taint[0]:  # some copy that left the graph is alive
+            _untrained.set_data(self, value)
         try:
             if _internal_overlap(value):
                 _data_sites[self] = _site(_user_frame(_caller(1)))

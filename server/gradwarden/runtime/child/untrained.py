@@ -257,6 +257,21 @@ def cut_leaf(t, how, out, frame):
         _internal_error("untrained: leaf cut")
 
 
+def set_data(t, value):
+    """``t.data = value`` where ``value`` is a copy that left the graph (what
+    ``nn.utils.vector_to_parameters`` does with a generated vector): ``t`` now holds the copy, and
+    a loss built from ``t`` uses the parameters the copy was computed from without their graph."""
+    try:
+        if _cut_values is None or not isinstance(value, _Tensor) or not isinstance(t, _Tensor):
+            return
+        c = _cut_values.get(value)
+        if c is not None:
+            _cut_values[t] = c
+            taint[0] = True
+    except Exception:  # noqa: BLE001
+        _internal_error("untrained: set data")
+
+
 def carry(args, out):
     """The mode, while ``taint`` is on: a call that takes a copy in passes it on (``out``
     without graph) or marks the node it builds."""
