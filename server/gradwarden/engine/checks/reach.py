@@ -445,7 +445,14 @@ class GradientReach:
             p = st.attrs(other).get("__params__")
             if isinstance(p, ConstV) and isinstance(p.value, tuple):
                 held.update(p.value)
-        late = [t for _, t in self.it.modules.module_params(model, st)
+        now = self.it.modules.module_params(model, st)
+        mine = st.attrs(oid).get("__params__")
+        if isinstance(mine, ConstV) and isinstance(mine.value, tuple) and \
+                set(mine.value) - {t.tid for _, t in now}:
+            # the optimizer holds tensors the model no longer has: a parameter was replaced (a
+            # re-wrap), not added — the stray-parameter check says that, at the same line
+            return
+        late = [t for _, t in now
                 if t.tid > built and t.tid not in held and st.grads.get(t.tid) and st.t.get(t.tid) is not None
                 and st.t[t.tid].param and st.t[t.tid].rg is True and st.t[t.tid].leaf
                 and t.tid not in self.flow.manual_grads and st.t[t.tid].created is not None]
