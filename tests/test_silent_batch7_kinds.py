@@ -4,21 +4,11 @@ any later dim (GW713), hook objects storing into one slot (GW721), per-sample lo
 (GW702), a helper freezing a whole module (GW701). Each case marks the line it must be reported at
 (``# <-``) or must stay clean; what torch does on each kind is measured by the rules' examples
 (tests/test_rule_examples_run.py)."""
-import textwrap
 
 import pytest
 
-from gradwarden.engine.analyze import analyze_source
 from gradwarden.engine.diagnostic import Severity
-
-
-def _findings(src: str):
-    return [(d.row, d.code, d.severity) for d in analyze_source(textwrap.dedent(src), "case.py")
-            if d.severity <= Severity.WARNING]
-
-
-def _marked(src: str):
-    return [n for n, line in enumerate(textwrap.dedent(src).splitlines(), 1) if line.rstrip().endswith("# <-")]
+from marked_cases import findings as _findings, marked as _marked
 
 
 SHIFTS = {

@@ -5,21 +5,10 @@ that keeps a detached copy through ``dict.__setitem__`` or ``setattr`` (GW722); 
 ``copy_`` between two windows of one tensor (GW713). Each case marks the line it must be reported
 at (``# <-``) or must stay clean; what torch does on each kind is measured by the rules' examples
 (tests/test_rule_examples_run.py)."""
-import textwrap
 
 import pytest
 
-from gradwarden.engine.analyze import analyze_source
-from gradwarden.engine.diagnostic import Severity
-
-
-def _findings(src: str):
-    return [(d.row, d.code, d.severity) for d in analyze_source(textwrap.dedent(src), "case.py")
-            if d.severity <= Severity.WARNING]
-
-
-def _marked(src: str):
-    return [n for n, line in enumerate(textwrap.dedent(src).splitlines(), 1) if line.rstrip().endswith("# <-")]
+from marked_cases import findings as _findings, marked as _marked
 
 
 HOOK_DICT = """

@@ -198,11 +198,7 @@ def _check_late(opt, step_site):
         if not got:
             keep.append(entry)  # not used by a loss yet
             continue
-        names = []
-        for p in got[:3]:
-            pname, _owner, _made = describe(p)
-            names.append("`%s`" % pname if pname else "a tensor of shape %s" % (list(p.shape),))
-        more = " and %d more" % (len(got) - 3) if len(got) > 3 else ""
+        names, more = _named(got)
         sites = []
         opt_site = _optimizer_site(opt)
         if opt_site is not None:
@@ -219,6 +215,16 @@ def _check_late(opt, step_site):
                              name, owner, type(opt).__name__, ", ".join(names), more,
                              "it" if len(got) == 1 else "them"))
     _late[:] = keep
+
+
+def _named(params):
+    """The names of the first three of ``params`` (a shape where a tensor has none) and the
+    " and N more" that follows them in a message."""
+    names = []
+    for p in params[:3]:
+        pname, _owner, _made = describe(p)
+        names.append("`%s`" % pname if pname else "a tensor of shape %s" % (list(p.shape),))
+    return names, (" and %d more" % (len(params) - 3) if len(params) > 3 else "")
 
 
 def _optimizer_site(opt):
@@ -248,11 +254,7 @@ def _check_partial_zeroing(opt, params, prev, step_site):
         if then < prev:
             break
         if cleared & fresh_ids and not cleared & stale_ids:
-            names = []
-            for p in stale[:3]:
-                pname, _owner, _made = describe(p)
-                names.append("`%s`" % pname if pname else "a tensor of shape %s" % (list(p.shape),))
-            more = " and %d more" % (len(stale) - 3) if len(stale) > 3 else ""
+            names, more = _named(stale)
             sites = []
             if step_site is not None:
                 sites.append({"kind": "step", "site": step_site,
