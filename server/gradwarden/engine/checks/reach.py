@@ -49,6 +49,7 @@ class GradientReach:
         self.hook_cuts: Set[Cut] = set()  # cuts made inside a forward hook
         self._leaves_of: Dict[Cut, FrozenSet[int]] = {}
         self._own_classes: Optional[Set[int]] = None  # ids of the analysed file's ClassDef nodes
+        self._calls_at: Dict[Tuple[int, int], Optional[ast.Call]] = {}  # (row, column) -> the call there
         # node id -> (op, the cut operands it was computed from, where each was used)
         self.operand_cuts: Dict[int, Tuple[str, Tuple[Tuple[Cut, Span, bool], ...]]] = {}
         self.trained: Set[Tuple[int, int]] = set()  # (optimizer oid, param tid) reached at some step
@@ -384,7 +385,7 @@ class GradientReach:
                 continue
             self.reported.add(key)
             names = sorted({st.t[t].name or "a parameter" for t in missed})
-            shown = ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            shown = _listed(names)
             self.it.emit(Event("untrained_parameter", rec.made, {
                 "names": shown if len(missed) < 2 else f"{len(missed)} parameters ({shown})",
                 "opt": opt, "opt_line": site.row,
@@ -397,12 +398,21 @@ class GradientReach:
                 related=(Related(site, "the optimizer rebuilt here gets nothing from the iterator", "optimizer"),
                          Related(span, "stepped without them", "step"))))
 
+    def _call_at(self, site: Span) -> Optional[ast.Call]:
+        """The call of the analysed file's text that starts at ``site`` (an optimizer's construction),
+        looked up once per site: the checks of every step ask for it."""
+        key = (site.row, site.column)
+        if key not in self._calls_at:
+            self._calls_at[key] = next((n for n in ast.walk(self.it.tree) if isinstance(n, ast.Call)
+                                        and n.lineno == site.row and n.col_offset + 1 == site.column),
+                                       None)  # spans count columns from 1
+        return self._calls_at[key]
+
     def _replaced(self, st: State, site: Span, tids: Sequence[int]) -> Optional[Cut]:
         """The optimizer was built over ``name.parameters()`` and ``name`` was bound to a new
         instance after that: the loss trains the new one (some of its parameters got a gradient),
         the optimizer steps the old one. The rebinding is the line to change."""
-        call = next((n for n in ast.walk(self.it.tree) if isinstance(n, ast.Call) and n.lineno == site.row
-                     and n.col_offset + 1 == site.column), None)  # spans count columns from 1
+        call = self._call_at(site)
         if call is None or not call.args:
             return None
         holders = {ast.unparse(n.func.value): n.func.value for n in ast.walk(call.args[0]) if isinstance(n, ast.Call)
@@ -430,6 +440,10 @@ class GradientReach:
             return None
         return Cut("replaced", self.it.span_of(later[0]), f"`{name} = {ast.unparse(later[0].value)[:40]}`")
 
+    def _held(self, st: State) -> Set[int]:
+        """The tensors any optimizer of the program holds."""
+        return {t for other in self.flow.opt_sites for t in _params_of(st, other)}
+
     def _attached_later(self, st: State, oid: int, span: Span, site: Span, opt: str) -> None:
         """The optimizer was built over ``model.parameters()``, and a submodule was attached to that
         model afterwards (a head built lazily in ``forward`` on the first batch, ``model.head =
@@ -440,15 +454,9 @@ class GradientReach:
         built = self.flow.opt_built_id.get(oid)
         if model is None or built is None:
             return
-        held: Set[int] = set()
-        for other in self.flow.opt_sites:
-            p = st.attrs(other).get("__params__")
-            if isinstance(p, ConstV) and isinstance(p.value, tuple):
-                held.update(p.value)
+        held = self._held(st)
         now = self.it.modules.module_params(model, st)
-        mine = st.attrs(oid).get("__params__")
-        if isinstance(mine, ConstV) and isinstance(mine.value, tuple) and \
-                set(mine.value) - {t.tid for _, t in now}:
+        if set(_params_of(st, oid)) - {t.tid for _, t in now}:
             # the optimizer holds tensors the model no longer has: a parameter was replaced (a
             # re-wrap), not added — the stray-parameter check says that, at the same line
             return
@@ -464,7 +472,7 @@ class GradientReach:
             return
         self.reported.add(key)
         names = sorted({st.t[t.tid].name or "a parameter" for t in late})
-        shown = ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        shown = _listed(names)
         self.it.emit(Event("untrained_parameter", made, {
             "names": shown if len(late) < 2 else f"{len(late)} parameters ({shown})",
             "opt": opt, "opt_line": site.row,
@@ -478,8 +486,7 @@ class GradientReach:
 
     def _optimized_model(self, st: State, site: Span) -> Optional[ObjV]:
         """The module whose ``.parameters()`` the optimizer built at ``site`` was given whole."""
-        call = next((n for n in ast.walk(self.it.tree) if isinstance(n, ast.Call) and n.lineno == site.row
-                     and n.col_offset + 1 == site.column), None) if site.file is None else None
+        call = self._call_at(site) if site.file is None else None
         if call is None or not call.args:
             return None
         arg = call.args[0]
@@ -496,25 +503,20 @@ class GradientReach:
         of parameters taken before a module was replaced: the construction is the line to change), or
         the model was given new ones after it was built (a weight re-wrapped as a new
         ``nn.Parameter``: that re-wrap is the line to change)."""
-        held: Set[int] = set()
-        for other in self.flow.opt_sites:
-            p = st.attrs(other).get("__params__")
-            if isinstance(p, ConstV) and isinstance(p.value, tuple):
-                held.update(p.value)
+        held = self._held(st)
         stray = sorted(t for t, g in st.grads.items() if g and t not in held and t not in self.flow.manual_grads
                        and t not in self.flow.fake_leaves and st.t.get(t) is not None and st.t[t].param
                        and st.t[t].rg is True and st.t[t].leaf)
         if not stray:
             return None
         names = sorted({st.t[t].name or "a parameter" for t in stray})
-        shown = ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        shown = _listed(names)
         them = f"{len(stray)} parameters ({shown})" if len(stray) > 1 else shown
         built = self.flow.opt_built_id.get(oid)
         later = [t for t in stray if built is not None and t > built]
         if not later:
-            p = st.attrs(oid).get("__params__")
             copies = st.meta.get("copies", {})
-            copy = next((copies[t][1] for t in (p.value if isinstance(p, ConstV) else ()) if t in copies), None)
+            copy = next((copies[t][1] for t in _params_of(st, oid) if t in copies), None)
             return Cut("stray", site, them, region=copy)
         made = st.t[later[0]].created
         if made is None:
@@ -653,7 +655,7 @@ class GradientReach:
                 continue
             _, step, site, opt, _ = params[0]
             names = sorted({p[4] for p in params})
-            shown = ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            shown = _listed(names)
             where = self.config.get(cut) or self.st_self_loss.get(cut) or cut.span or site
             them = "them" if len(params) > 1 else "it"
             why = f"the only values computed from {'them' if len(params) > 1 else 'it'} that the program uses " \
@@ -725,3 +727,14 @@ def _plain_ref(node: ast.expr) -> bool:
 # optimizer classes a construction can name without the `optim.` prefix (`from torch.optim import Adam`)
 _OPTIMIZERS = frozenset({"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
                          "ASGD", "LBFGS", "Rprop", "SparseAdam", "Adafactor"})
+
+
+def _params_of(st: State, oid: int) -> Tuple[int, ...]:
+    """The tensors the optimizer ``oid`` was built over (empty when the analysis does not know)."""
+    p = st.attrs(oid).get("__params__")
+    return p.value if isinstance(p, ConstV) and isinstance(p.value, tuple) else ()
+
+
+def _listed(names: Sequence[str]) -> str:
+    """The first three names of a message, quoted, and how many more there are."""
+    return ", ".join(f"`{n}`" for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
