@@ -28,7 +28,7 @@ import torch
 
 from . import optwatch as _optwatch
 from . import polluted as _polluted
-from .paramnames import describe
+from .paramnames import describe, quoted
 from .report import _finding, _internal_error, _state
 from .userfiles import _caller, _site, _user_frame
 
@@ -223,7 +223,7 @@ def _named(params):
     names = []
     for p in params[:3]:
         pname, _owner, _made = describe(p)
-        names.append("`%s`" % pname if pname else "a tensor of shape %s" % (list(p.shape),))
+        names.append(quoted(p, pname))
     return names, (" and %d more" % (len(params) - 3) if len(params) > 3 else "")
 
 

@@ -34,3 +34,9 @@ def describe(param):
         best = (full, type(m).__name__, _mod_sites.get(m))
         break
     return best if best is not None else (None, None, None)
+
+
+def quoted(param, name):
+    """How a report names ``param``: its qualified name (from :func:`describe`) in backquotes, else
+    its shape."""
+    return "`%s`" % name if name else "a tensor of shape %s" % (list(param.shape),)

@@ -32,7 +32,7 @@ import torch
 from . import optwatch as _optwatch
 from . import polluted as _polluted
 from .graphtags import _walk
-from .paramnames import describe
+from .paramnames import describe, quoted
 from .report import _finding, _internal_error, _state
 from .tensors import tensor_registry
 from .userfiles import _caller, _display_file, _site, _user_frame
@@ -430,7 +430,7 @@ def _report(kind, opt, cause, rec, params):
     modules = []
     for p in params[:5]:
         name, owner, built = describe(p)
-        names.append("`%s`" % name if name else "a tensor of shape %s" % (list(p.shape),))
+        names.append(quoted(p, name))
         if built is not None and built not in [m[0] for m in modules]:
             modules.append((built, owner))
     more = " and %d more" % (len(params) - 5) if len(params) > 5 else ""

@@ -17,7 +17,7 @@ from collections import deque
 import torch
 
 from .graphtags import _built_sites, _walk
-from .paramnames import describe
+from .paramnames import describe, quoted
 from .records import _node_name
 from .report import _finding, _internal_error
 
@@ -134,7 +134,7 @@ def _report(node, name, built, leaves, bw_site, optimizer_sites):
     names, sites = [], []
     for leaf in leaves[:5]:
         pname, owner, made = describe(leaf)
-        names.append("`%s`" % pname if pname else "a tensor of shape %s" % (list(leaf.shape),))
+        names.append(quoted(leaf, pname))
         if made is not None and all(s["site"] != made for s in sites):
             sites.append({"kind": "created", "site": made, "message": "the %s holding it is built here" % owner})
         opt = optimizer_sites(leaf)
