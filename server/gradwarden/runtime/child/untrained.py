@@ -47,10 +47,13 @@ _NUMBER = frozenset(("item", "tolist", "numpy", "__float__", "__int__", "__index
 
 
 class _Rec(object):
-    __slots__ = ("opt", "none", "cuts", "steps")
+    __slots__ = ("opt", "kept", "none", "cuts", "steps")
 
     def __init__(self, opt):
         self.opt = weakref.ref(opt)
+        # the optimizer itself once it stepped this parameter without a gradient: the finding is
+        # made when the run ends, and a training function's optimizer is freed before that
+        self.kept = None
         self.none = 0
         self.cuts = []  # [(site, how)]
         self.steps = []  # step sites
@@ -121,6 +124,7 @@ def on_step(opt, args, kwargs):
                 if not _clean(p, g):
                     continue
                 rec.none += 1
+                rec.kept = opt
                 if site is not None and len(rec.steps) < 2 and site not in rec.steps:
                     rec.steps.append(site)
     except Exception:  # noqa: BLE001
