@@ -582,6 +582,27 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # the same cut inside a training function: its modules and optimizer are freed when it
+    # returns, before the run ends and the findings are made; the report still names `weight`
+    "untrained_detach_in_function": """
+        import torch
+        from torch import nn
+        def train():
+            enc, codebook, dec = nn.Linear(4, 3), nn.Embedding(6, 3), nn.Linear(3, 4)
+            opt = torch.optim.SGD([*enc.parameters(), *codebook.parameters(), *dec.parameters()], lr=0.1)
+            for _ in range(2):
+                x = torch.randn(8, 4)
+                z = enc(x)
+                q = codebook(torch.cdist(z, codebook.weight).argmin(-1))
+                z_q = z + (q - z).detach()
+                loss = (dec(z_q) - x).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        train()
+        import gc
+        gc.collect()
+    """,
     # fake quantization without a straight-through estimator (line 7): round's derivative is 0
     "untrained_round": """
         import torch
@@ -890,6 +911,9 @@ def test_parameter_cut_by_a_detach_never_trains(runs):
     f = _one(runs["untrained_detach"], "GW719")
     assert f.row == 9 and "`weight`" in f.message and ".detach()" in f.message
     assert site_rows(f, "optimizer") == [4] and site_rows(f, "created") == [3] and site_rows(f, "step") == [13]
+    f = _one(runs["untrained_detach_in_function"], "GW719")
+    assert f.row == 10 and "`weight`" in f.message and ".detach()" in f.message, f.message
+    assert site_rows(f, "optimizer") == [5] and site_rows(f, "created") == [4] and site_rows(f, "step") == [14]
 
 
 def test_parameter_behind_a_zero_derivative_op(runs):

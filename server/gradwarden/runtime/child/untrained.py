@@ -43,17 +43,21 @@ _WALK_NODES = 5000
 _WALKS_PER_STEP = 16
 _WALKS_PER_SITE = 4  # a line whose cuts reach no untrained parameter is not walked again
 _MAX_TRACKED = 20000  # parameters followed, over all optimizers
+_MAX_NAMED = 64  # parameters named when first stepped without a gradient (a report quotes 5)
+_named_count = [0]
 _NUMBER = frozenset(("item", "tolist", "numpy", "__float__", "__int__", "__index__", "__complex__"))
 
 
 class _Rec(object):
-    __slots__ = ("opt", "kept", "none", "cuts", "steps")
+    __slots__ = ("opt", "kept", "named", "none", "cuts", "steps")
 
     def __init__(self, opt):
         self.opt = weakref.ref(opt)
         # the optimizer itself once it stepped this parameter without a gradient: the finding is
         # made when the run ends, and a training function's optimizer is freed before that
         self.kept = None
+        # its describe() while its modules are alive: they may be freed before the run ends too
+        self.named = None
         self.none = 0
         self.cuts = []  # [(site, how)]
         self.steps = []  # step sites
@@ -125,6 +129,9 @@ def on_step(opt, args, kwargs):
                     continue
                 rec.none += 1
                 rec.kept = opt
+                if rec.named is None and _named_count[0] < _MAX_NAMED:
+                    _named_count[0] += 1
+                    rec.named = describe(p)
                 if site is not None and len(rec.steps) < 2 and site not in rec.steps:
                     rec.steps.append(site)
     except Exception:  # noqa: BLE001
@@ -433,7 +440,11 @@ def _report(kind, opt, cause, rec, params):
     names = []
     modules = []
     for p in params[:5]:
-        name, owner, built = describe(p)
+        rec_p = _pending.get(p)
+        named = rec_p.named if rec_p is not None and rec_p.named is not None else None
+        if named is None or named[0] is None:
+            named = describe(p)
+        name, owner, built = named
         names.append(quoted(p, name))
         if built is not None and built not in [m[0] for m in modules]:
             modules.append((built, owner))
