@@ -91,9 +91,10 @@ class PendingBatch:
 # floor applies to it.
 # Batch 9 (H94-H105, A102, B102, C210, D124, E112, F205, G249-G253: written after batches 7 and 8 were tuned
 # on, from programs no earlier batch uses) is held here from its first contact (10/18 hits, 3 false alarms,
-# engine ab6cc1b; BATCHES.md).
+# engine ab6cc1b; BATCHES.md); vector_norm shapes and Python numbers made in a helper reported where they are
+# made brought it to 12/18 with 2 false alarms.
 PENDING_BATCHES: Tuple[PendingBatch, ...] = (
-    PendingBatch("9", re.compile(r"^(H(9[4-9]|10[0-5])|A102|B102|C210|D124|E112|F205|G(249|25[0-3]))_"), 10, 3),
+    PendingBatch("9", re.compile(r"^(H(9[4-9]|10[0-5])|A102|B102|C210|D124|E112|F205|G(249|25[0-3]))_"), 12, 2),
 )
 
 

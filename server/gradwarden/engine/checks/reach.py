@@ -178,9 +178,10 @@ class GradientReach:
                     # a number, or a tensor known to be one (a reduced term): `x + y.detach()` of whole
                     # tensors is a shift the code may mean (a baseline, a residual of another model)
                     scalar = x.__class__ is NumberV or self.flow.shapes.get(x.tid) == ()  # type: ignore[attr-defined]
-                    # a re-wrap (`torch.tensor(per_level)`) is changed where it is made, in whichever
+                    # a re-wrap (`torch.tensor(per_level)`) or a tensor turned into Python numbers
+                    # (`.item()`, `.tolist()`, `float(t)`) is changed where it is made, in whichever
                     # function; other cuts where the current code reaches them (a no_grad helper's call)
-                    used = c.span if (c.kind == "rewrap" or c.at_cut) and c.span is not None else \
+                    used = c.span if (c.kind in ("rewrap", "item") or c.at_cut) and c.span is not None else \
                         self.flow._frame_span(c.stack, c.span) or c.span
                     found.append((c, used, scalar))
         if found:

@@ -326,6 +326,9 @@ def function_shape(short: str, args: Sequence[Any], kwargs: Dict[str, Any], func
         return _spatial_out(args[0].shape, n, out)
     if short == "where" and len(args) == 3:
         return fs.broadcast([_shape_of(a) if isinstance(a, T) else () for a in args])
+    if short == "vector_norm" and args and isinstance(args[0], T):
+        # torch.linalg.vector_norm(x, ord, dim, keepdim): the positions of x.norm(p, dim, keepdim)
+        return method_shape("norm", args[0].shape, list(args[1:]), kwargs)
     if args and isinstance(args[0], T):
         # torch.f(x, ...) behaves like x.f(...) for the methods we know
         return method_shape(short, args[0].shape, list(args[1:]), kwargs)

@@ -1,0 +1,112 @@
+"""Static checks of the kinds batch 9 (tests/data/variants/BATCHES.md) missed at first contact,
+written as other programs of the same kinds, one hazard and its correct twin per mechanism, each
+also run under torch to show the hazard is what torch does: a loss vector made with
+``torch.linalg.vector_norm`` (GW702 at the loss); a tensor turned into Python numbers inside a
+helper and added back by the caller (GW722 where the numbers are made). A line ending in ``# <-``
+is where a finding must be reported; a twin must stay clean."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from marked_cases import findings as _findings, marked as _marked
+
+
+def _run(src: str, probe: str = "") -> subprocess.CompletedProcess:
+    """Run ``src`` (plus a probe that prints what it measured) under torch, in a fresh interpreter."""
+    code = textwrap.dedent(src) + textwrap.dedent(probe)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+
+
+def _codes(src: str):
+    return [(row, code) for row, code, _ in _findings(src)]
+
+
+# --- a per-point error from torch.linalg.vector_norm, reduced over the batch only -----------------
+VECTOR_NORM = """
+import torch
+import torch.nn as nn
+net = nn.Linear(6, 8)
+x = torch.randn(4, 6)
+pts = net(x).view(4, 4, 2)
+err = NORM
+err.backward()
+"""
+
+NORMS = {
+    "torch.linalg.vector_norm(pts, dim=-1).mean(dim=0)  # <-": True,
+    "torch.linalg.vector_norm(pts, 2, -1).sum(0)  # <-": True,
+    "torch.linalg.vector_norm(pts, dim=(1, 2))  # <-": True,
+    "torch.linalg.vector_norm(pts, dim=-1).mean()": False,
+    "torch.linalg.vector_norm(pts)": False,
+    "torch.linalg.vector_norm(pts, dim=-1, keepdim=True).mean()": False,
+}
+
+
+@pytest.mark.parametrize("norm", sorted(NORMS))
+def test_vector_norm_loss_shape(norm):
+    src = VECTOR_NORM.replace("NORM", norm)
+    if NORMS[norm]:
+        assert _codes(src) == [(n, "GW702") for n in _marked(src)]
+    else:
+        assert _codes(src) == []
+
+
+@pytest.mark.parametrize("norm", ["torch.linalg.vector_norm(pts, dim=-1).mean(dim=0)",
+                                  "torch.linalg.vector_norm(pts, dim=-1).mean()"])
+def test_vector_norm_loss_shape_under_torch(norm):
+    res = _run(VECTOR_NORM.replace("NORM", norm))
+    if norm.endswith("mean()"):
+        assert res.returncode == 0, res.stderr[-2000:]
+    else:
+        assert res.returncode != 0 and "only for scalar outputs" in res.stderr, res.stderr[-2000:]
+
+
+# --- a tensor turned into Python numbers in a helper, added back by the caller --------------------
+NUMBERS_IN_A_HELPER = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+enc = nn.Linear(5, 7)
+def penalty(codes):
+    return PENALTY
+opt = torch.optim.SGD(enc.parameters(), lr=0.1)
+for step in range(2):
+    codes = torch.relu(enc(torch.randn(4, 5)))
+    loss = codes.pow(2).mean() + 0.5 * penalty(codes)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+PENALTIES = {
+    "sum(abs(v) for v in codes.mean(0).tolist())  # <-": True,
+    "float(codes.abs().mean())  # <-": True,
+    "codes.abs().mean().item()  # <-": True,
+    "codes.mean(0).abs().sum()": False,
+}
+
+# the penalty's share of the encoder's gradient: zero when the penalty is made of Python numbers
+PROBE = """
+codes = torch.relu(enc(torch.randn(4, 5)))
+with_term = torch.autograd.grad(codes.pow(2).mean() + 0.5 * penalty(codes), enc.weight, retain_graph=True)[0]
+without = torch.autograd.grad(codes.pow(2).mean(), enc.weight)[0]
+print("SAME" if torch.equal(with_term, without) else "DIFFERENT")
+"""
+
+
+@pytest.mark.parametrize("penalty", sorted(PENALTIES))
+def test_python_numbers_made_in_a_helper_are_reported_where_they_are_made(penalty):
+    src = NUMBERS_IN_A_HELPER.replace("PENALTY", penalty)
+    if PENALTIES[penalty]:
+        assert _codes(src) == [(n, "GW722") for n in _marked(src)]
+    else:
+        assert _codes(src) == []
+
+
+@pytest.mark.parametrize("penalty", ["sum(abs(v) for v in codes.mean(0).tolist())", "codes.mean(0).abs().sum()"])
+def test_python_numbers_made_in_a_helper_under_torch(penalty):
+    res = _run(NUMBERS_IN_A_HELPER.replace("PENALTY", penalty), PROBE)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("SAME" if "tolist" in penalty else "DIFFERENT")
