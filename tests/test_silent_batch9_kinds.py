@@ -110,3 +110,38 @@ def test_python_numbers_made_in_a_helper_under_torch(penalty):
     res = _run(NUMBERS_IN_A_HELPER.replace("PENALTY", penalty), PROBE)
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split()[-1] == ("SAME" if "tolist" in penalty else "DIFFERENT")
+
+
+# --- a view of a view made by a @torch.no_grad() helper, written in place by the caller -----------
+NOGRAD_HELPER_VIEW = """
+import torch
+import torch.nn as nn
+DECORATOR
+def split_heads(x, n_heads):
+    return x.view(2, 5, n_heads, 8)VIEW
+lin = nn.Linear(32, 32)
+q = split_heads(lin(torch.randn(2, 5, 32)), 4)
+q.mul_(0.5)WRITE
+q.sum().backward()
+"""
+
+VIEWS = [".transpose(1, 2)", ".permute(0, 2, 1, 3)", ".transpose(1, 2)[:, :2]", ""]
+
+
+@pytest.mark.parametrize("view", VIEWS)
+@pytest.mark.parametrize("decorated", [True, False])
+def test_view_of_a_view_made_by_a_no_grad_helper(view, decorated):
+    src = NOGRAD_HELPER_VIEW.replace("DECORATOR", "@torch.no_grad()" if decorated else "") \
+        .replace("VIEW", view).replace("WRITE", "  # <-" if decorated else "")
+    assert _codes(src) == [(n, "GW711") for n in _marked(src)]
+
+
+@pytest.mark.parametrize("decorated", [True, False])
+def test_view_of_a_view_made_by_a_no_grad_helper_under_torch(decorated):
+    src = NOGRAD_HELPER_VIEW.replace("DECORATOR", "@torch.no_grad()" if decorated else "") \
+        .replace("VIEW", ".transpose(1, 2)").replace("WRITE", "")
+    res = _run(src)
+    if decorated:
+        assert res.returncode != 0 and "A view was created in no_grad mode" in res.stderr, res.stderr[-2000:]
+    else:
+        assert res.returncode == 0, res.stderr[-2000:]

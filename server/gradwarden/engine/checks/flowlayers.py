@@ -323,7 +323,12 @@ class FlowGraph(Graph):
             if not st.grad_enabled and si.rg is not None and span is not None:
                 # only where the user disabled grad: inside a custom Function's forward the
                 # view is a custom-Function view instead (GW305)
-                if self.flow._region(st) is not None:
+                region = self.flow._region(st)
+                if region is not None and src.tid in self.flow.nograd_views:
+                    # a view of a view made under no_grad (`x.view(...).transpose(1, 2)`): the base is the first's
+                    vs, sure, base_rg, what = self.flow.nograd_views[src.tid]
+                    self.flow.nograd_views[out.tid] = (vs, sure and view_kind, base_rg, what)
+                elif region is not None:
                     self.flow.nograd_views[out.tid] = (span, view_kind, si.rg is True, "")
             elif src.tid in self.flow.nograd_views:
                 vs, sure, base_rg, what = self.flow.nograd_views[src.tid]
