@@ -145,3 +145,66 @@ def test_view_of_a_view_made_by_a_no_grad_helper_under_torch(decorated):
         assert res.returncode != 0 and "A view was created in no_grad mode" in res.stderr, res.stderr[-2000:]
     else:
         assert res.returncode == 0, res.stderr[-2000:]
+
+
+# --- two optimizers stepped after one backward; the zeroing calls clear only one of them ---------
+TWO_OPTIMIZERS = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+enc, dec = nn.Linear(4, 6), nn.Linear(6, 3)
+opt_enc = torch.optim.SGD(enc.parameters(), lr=0.1)
+opt_dec = torch.optim.SGD(dec.parameters(), lr=0.1)
+seen = []
+dec.weight.register_hook(lambda g: seen.append(g.clone()))
+for step in range(3):
+    opt_enc.zero_grad()
+ZERO
+    loss = dec(torch.relu(enc(torch.randn(5, 4)))).pow(2).mean()
+    loss.backward()
+    opt_enc.step()
+    opt_dec.step()
+"""
+
+ZEROING = {
+    "    opt_enc.zero_grad()  # <-": True,  # the second call meant for the decoder
+    "    enc.zero_grad()  # <-": True,
+    "    opt_dec.zero_grad()": False,
+    "    dec.zero_grad(set_to_none=True)": False,
+}
+
+PROBE_ACCUMULATED = """
+print("SUMMED" if not torch.allclose(dec.weight.grad, seen[-1]) else "ONE")
+"""
+
+
+@pytest.mark.parametrize("zero", sorted(ZEROING))
+def test_zeroing_calls_that_miss_a_second_optimizer(zero):
+    src = TWO_OPTIMIZERS.replace("ZERO", zero)
+    if ZEROING[zero]:
+        assert _codes(src) == [(n, "GW725") for n in _marked(src)]
+    else:
+        assert _codes(src) == []
+
+
+@pytest.mark.parametrize("zero", ["    opt_enc.zero_grad()", "    opt_dec.zero_grad()"])
+def test_zeroing_calls_that_miss_a_second_optimizer_under_torch(zero):
+    res = _run(TWO_OPTIMIZERS.replace("ZERO", zero), PROBE_ACCUMULATED)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("ONE" if "dec" in zero else "SUMMED")
+
+
+def test_gradient_accumulation_of_one_optimizer_is_not_reported():
+    src = """
+    import torch
+    import torch.nn as nn
+    net = nn.Linear(4, 2)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    for step in range(4):
+        loss = net(torch.randn(3, 4)).pow(2).mean() / 2
+        loss.backward()
+        if step % 2 == 1:
+            opt.step()
+            opt.zero_grad()
+    """
+    assert _codes(src) == []

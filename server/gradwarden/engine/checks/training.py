@@ -462,6 +462,19 @@ class TrainingChecks:
                 return
 
 
+def _others_cleared(st: State, tids: Sequence[int]) -> bool:
+    """Another optimizer's parameters got one backward's gradient each since their last clearing,
+    while this optimizer's add up: the loop's zeroing calls clear the other optimizer and miss this one
+    (``encoder_optimizer.zero_grad()`` written twice, the decoder's never)."""
+    ours = set(tids)
+    for other in st.meta.get("optimizers", {}).values():
+        rest = [t for t in other if t not in ours]
+        recs = [[r[0] for r in st.grads.get(t, ())] for t in rest]
+        if any(recs) and all(len(r) == len(set(r)) for r in recs if r):
+            return True
+    return False
+
+
 def _partly_zeroed(self: Any, st: State, lid: int, tids: Sequence[int], node: ast.AST, span: Span) -> None:
     """GW725: the loop zeroes gradients, but its zeroing call covers only some of what this optimizer
     steps (``model.zero_grad()`` with a temperature or a loss weight kept beside the model): the
@@ -480,8 +493,10 @@ def _partly_zeroed(self: Any, st: State, lid: int, tids: Sequence[int], node: as
             summed.append(tid)
         else:
             cleared += 1
-    if not summed or not cleared or any(t in self.flow.manual_grads for t in summed):
+    if not summed or any(t in self.flow.manual_grads for t in summed):
         return
+    if not cleared and not _others_cleared(st, tids):
+        return  # every parameter alike and no other optimizer's cleared: accumulation, not a slip
     names = sorted({st.t[t].name or "a parameter" for t in summed if t in st.t})
     opt = self.it.tensors.receiver_text(node) or "optimizer"
     zspan, what = site

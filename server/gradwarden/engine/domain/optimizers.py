@@ -142,6 +142,8 @@ class Optimizers:
             if len(recs) < 2:
                 continue
             first_span, first_seq, first_roots = recs[0]
+            if any(o == obj.oid and first_seq < seq < recs[-1][1] for o, seq, _ in steps):
+                continue  # this optimizer already stepped on the first backward: never zeroed, not polluted
             last_leaves = set()
             for root in recs[-1][2]:
                 last_leaves |= self.it.graph.leaves_under(root)
