@@ -208,3 +208,56 @@ def test_gradient_accumulation_of_one_optimizer_is_not_reported():
             opt.zero_grad()
     """
     assert _codes(src) == []
+
+
+# --- a shift register filled by a loop running towards the slots it reads -------------------------
+LOOP_SHIFT = """
+import torch
+import torch.nn as nn
+enc = nn.Linear(3, 4)
+frames = enc(torch.randn(2, 6, 3))
+lagged = frames.clone()
+LOOP
+    lagged[:, t] = lagged[:, SRC]
+lagged[:, 0] = 0.0
+"""
+
+LOOPS = {
+    ("for t in range(1, lagged.shape[1]):  # <-", "t - 1"): True,
+    ("for t in range(2, 6):  # <-", "t - 2"): True,
+    ("for t in range(4, -1, -1):  # <-", "t + 1"): True,
+    ("for t in range(lagged.shape[1] - 1, 0, -1):", "t - 1"): False,  # downwards: a correct shift
+    ("for t in range(0, 5):", "t + 1"): False,  # a left shift reads slots not yet written
+}
+
+# compare with a shift of an untouched copy
+PROBE_SHIFT = """
+ref = torch.cat([torch.zeros_like(frames[:, :1]), frames[:, :-1]], dim=1).detach()
+print("SAME" if torch.allclose(lagged.detach()[:, 1:2], ref[:, 1:2]) and torch.allclose(lagged.detach()[:, 3], ref[:, 3]) else "SMEARED")
+"""
+
+
+@pytest.mark.parametrize("loop,src", sorted(LOOPS))
+def test_shift_register_loop_direction(loop, src):
+    code = LOOP_SHIFT.replace("LOOP", loop).replace("SRC", src)
+    if LOOPS[(loop, src)]:
+        assert _codes(code) == [(n, "GW713") for n in _marked(code)]
+    else:
+        assert _codes(code) == []
+
+
+@pytest.mark.parametrize("loop", ["for t in range(1, lagged.shape[1]):", "for t in range(lagged.shape[1] - 1, 0, -1):"])
+def test_shift_register_loop_direction_under_torch(loop):
+    res = _run(LOOP_SHIFT.replace("LOOP", loop).replace("SRC", "t - 1"), PROBE_SHIFT)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("SAME" if "-1)" in loop else "SMEARED")
+
+
+def test_python_list_shifted_upwards_is_not_a_tensor_write():
+    src = """
+    import torch
+    hist = [torch.zeros(2) for _ in range(4)]
+    for t in range(1, 4):
+        hist[t] = hist[t - 1]
+    """
+    assert _codes(src) == []

@@ -10,6 +10,7 @@ import ast
 from typing import Any, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.checks.flow import _const_int
+from gradwarden.engine.checks.loopshift import smearing_loops
 from gradwarden.engine.domain import flowshape as fs
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
@@ -155,6 +156,29 @@ def _emit_smear(self: Any, span: Span, name: str, src: Optional[ast.AST]) -> Non
         severity=2))
 
 
+def _loop_smear(self: Any, stmt: ast.stmt, span: Span, name: str) -> bool:
+    """``x[:, t] = x[:, t - 1]`` in a loop running upwards (engine/checks/loopshift.py): reported once,
+    at the ``for`` line, as a silent smear."""
+    if self._smear_loops is None:
+        self._smear_loops = smearing_loops(self.it.tree) if "range(" in self.it.src.text else {}
+    loop = self._smear_loops.get(id(stmt))
+    if loop is None:
+        return False
+    where = self.it.span_of(loop)
+    if where in self._smears_said:
+        return True
+    self._smears_said.add(where)
+    self.it.emit(Event("self_overlap", where, {
+        "op": "slice assignment", "name": name,
+        "desc": f"the loop runs towards the slots it reads: each iteration reads `{self.it.text_of(stmt.value)}` "
+                f"(line {span.row}), which the iteration before it just wrote",
+        "outcome": "nothing raises, and the first slot is copied into every later one (values and gradients "
+                   "smeared); run the loop the other way or read from a copy"},
+        related=(Related(span, "each slot is copied from the one written just before", "write"),),
+        fix_facts={"how": "loop", "stmt_span": span, "src_span": None}, severity=2))
+    return True
+
+
 def _full(p: ast.expr) -> bool:
     return isinstance(p, ast.Slice) and p.lower is None and p.upper is None and p.step is None
 
@@ -241,6 +265,8 @@ class ViewChecks:
     def __init__(self, it: Any) -> None:
         self.it = it
         self.flow = it.flow  # the flow facts (built first: engine/assembly.py)
+        self._smear_loops: Optional[dict] = None  # id(stmt) -> its upward shift loop (loopshift.py)
+        self._smears_said: set = set()
 
     # --------------------------------------------------------------------------- GW712 / GW713
     def check_view_method(self: Any, st: State, t: TensorV, name: str, args: List[Value], kwargs: dict,
@@ -447,6 +473,8 @@ class ViewChecks:
             return
         span = self.it.span_of(stmt)
         name = self.it.text_of(target.value)
+        if _loop_smear(self, stmt, span, name):
+            return
         parts = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
         advanced = False
         for p in parts:
