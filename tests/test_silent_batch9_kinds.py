@@ -261,3 +261,61 @@ def test_python_list_shifted_upwards_is_not_a_tensor_write():
         hist[t] = hist[t - 1]
     """
     assert _codes(src) == []
+
+
+# --- a module's own method decorated @torch.no_grad(), used for a term of the loss ----------------
+NOGRAD_METHOD = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(6, 8)
+        self.proj = nn.Linear(8, 4)
+        self.cls = nn.Linear(8, 3)
+    def forward(self, x):
+        return self.cls(self.body(x))
+DECORATOR
+    def embed(self, x):
+        return F.normalize(self.proj(self.body(x)), dim=-1)
+model = Encoder()
+a, b, y = torch.randn(5, 6), torch.randn(5, 6), torch.randint(0, 3, (5,))
+loss = F.cross_entropy(model(a), y) + (model.embed(a) - model.embed(b)).pow(2).sum(-1).mean()USE
+loss.backward()
+"""
+
+PROBE_PROJ = """
+print("NONE" if model.proj.weight.grad is None else "GRAD")
+"""
+
+
+@pytest.mark.parametrize("decorated", [True, False])
+def test_module_method_decorated_no_grad_is_reported_at_the_decorator(decorated):
+    src = NOGRAD_METHOD.replace("DECORATOR", "    @torch.no_grad()  # <-" if decorated else "").replace("USE", "")
+    assert _codes(src) == [(n, "GW722") for n in _marked(src)]
+
+
+def test_statistics_helper_decorated_no_grad_stays_reported_at_the_use():
+    # a free function reading a model (policy statistics for a log) is not a forward path: the use is the slip
+    src = """
+    import torch
+    import torch.nn as nn
+    policy = nn.Linear(4, 3)
+    @torch.no_grad()
+    def stats(policy, obs):
+        return torch.distributions.Categorical(logits=policy(obs)).entropy().mean()
+    obs, actions, adv = torch.randn(8, 4), torch.randint(0, 3, (8,)), torch.randn(8)
+    logp = torch.distributions.Categorical(logits=policy(obs)).log_prob(actions)
+    loss = -(logp * adv).mean() - 0.01 * stats(policy, obs)  # <-
+    loss.backward()
+    """
+    assert _codes(src) == [(n, "GW722") for n in _marked(src)]
+
+
+@pytest.mark.parametrize("decorated", [True, False])
+def test_module_method_decorated_no_grad_under_torch(decorated):
+    src = NOGRAD_METHOD.replace("DECORATOR", "    @torch.no_grad()" if decorated else "").replace("USE", "")
+    res = _run(src, PROBE_PROJ)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("NONE" if decorated else "GRAD")

@@ -271,7 +271,13 @@ class FlowFacts:
         for i in range(len(stack) - 1, -1, -1):
             if _nograd_decorator(stack[i]) is not None:
                 passed = args[i] if i < len(args) else frozenset()
-                return any(t.tid in passed and st.t[t.tid].rg is True for t in tensors if t.tid in st.t)
+                if any(t.tid in passed and st.t[t.tid].rg is True for t in tensors if t.tid in st.t):
+                    return True
+                # a module's own method (`def encode(self, x)`) computing from the module's parameters:
+                # a forward path the decorator turns off for every caller, not a statistics helper
+                fargs = getattr(getattr(stack[i], "args", None), "args", ())
+                return bool(fargs) and fargs[0].arg == "self" and any(
+                    st.t[t.tid].param and st.t[t.tid].rg is True for t in tensors if t.tid in st.t)
         return False
 
     def _cut_here(self, kind: str, span: Optional[Span], what: str, sure: bool = True, origin: Optional[Cut] = None) -> Cut:

@@ -288,8 +288,8 @@ class GradientReach:
                   f"depends on, and a term of the loss is computed from it"
         related = (Related(bspan, "the backward that gets no gradient through it", "backward"),)
         if where is not used and where == cut.region:
-            why = f"this helper runs under {how} and cuts the graph of the tensor it is given; its result " \
-                  f"is added to the loss as a constant"
+            why = f"this helper runs under {how}, which cuts what it computes from the graph (the tensor it is " \
+                  f"given, or its module's parameters); its result is added to the loss as a constant"
             related = (Related(used, "its result is added to the loss here", "note"),) + related
         if cut in self.config and cut.span is not None:
             why = f"this object's configuration (a flag its constructor sets) picks, at line {cut.span.row}, a " \
