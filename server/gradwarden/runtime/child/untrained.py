@@ -29,6 +29,7 @@ import weakref
 
 import torch
 
+from . import deadterms as _deadterms
 from . import optwatch as _optwatch
 from . import polluted as _polluted
 from .graphtags import _walk
@@ -184,16 +185,31 @@ class _Cut(object):
     carries it into a graph: when a backwarded loss goes through such a node, the parameters
     were used through the cut."""
 
-    __slots__ = ("params", "site", "how", "backwarded")
+    __slots__ = ("params", "site", "how", "backwarded", "term", "trains")
 
-    def __init__(self, params, site, how):
+    def __init__(self, params, site, how, trains=True):
         self.params = [weakref.ref(p) for p in params]
         self.site = site
         self.how = how
         self.backwarded = False  # a number's source was itself backwarded: no cut
+        # where a value carrying the copy was last computed under no_grad (the loss term made in
+        # the block), else None: the line a dead term of the loss is shown at (deadterms.py)
+        self.term = None
+        # False: a cut only a dead term can show (parameters used under no_grad: a frozen teacher
+        # an optimizer happens to hold is not proven untrained by it)
+        self.trains = trains
+
+    def at(self, term):
+        """This cut, carried by a value computed under no_grad at ``term``."""
+        c = _Cut((), self.site, self.how, self.trains)
+        c.params = self.params
+        c.term = term
+        return c
 
     def used(self, reached=()):
         """The loss used the copy: a cause for the parameters it did not reach directly."""
+        if not self.trains:
+            return
         for ref in self.params:
             p = ref()
             if p is None or id(p) in reached:
@@ -285,26 +301,41 @@ def set_data(t, value):
 
 def carry(args, out):
     """The mode, while ``taint`` is on: a call that takes a copy in passes it on (``out``
-    without graph) or marks the node it builds."""
+    without graph) or marks the node it builds (and, when the copy is an operand of a sum, the
+    sum: a term of the loss, deadterms.py)."""
     try:
         c = None
+        term = False
         for a in args[:6]:
             if isinstance(a, _Tensor):
                 c = _cut_values.get(a)
+                term = c is not None and not a.requires_grad
             elif isinstance(a, (list, tuple)) and len(a) < 16:
-                c = next((_cut_values.get(x) for x in a if isinstance(x, _Tensor) and _cut_values.get(x)), None)
+                x = next((x for x in a if isinstance(x, _Tensor) and _cut_values.get(x)), None)
+                c = _cut_values.get(x) if x is not None else None
             if c is not None:
                 break
         if c is None:
             return
+        moved = None
         for o in (out if isinstance(out, (tuple, list)) else (out,)):
             if isinstance(o, _Tensor):
                 g = o.grad_fn
                 if g is not None:
                     g.metadata[_CUT] = c
+                    if term and _deadterms.is_sum(g):
+                        g.metadata[_deadterms.TERM] = c
                     _tagged[0] += 1
                 elif o.is_floating_point():
-                    _cut_values[o] = c
+                    if moved is None:
+                        # computed under no_grad: the copy now is this line's value (the loss term
+                        # written in the block); with grad on, only scaled or reshaped constants
+                        moved = c
+                        if not torch.is_grad_enabled():
+                            site = _site(_user_frame(_caller(1)))
+                            if site is not None:
+                                moved = c.at(site)
+                    _cut_values[o] = moved
     except Exception:  # noqa: BLE001
         _internal_error("untrained: carry")
 
@@ -336,6 +367,8 @@ def _uses_of_cuts(roots):
             number.backwarded = True
     for c in used:
         c.used(reached)
+    if tagged:
+        _deadterms.after_uses(roots)
 
 
 def none_returned(node, out):
@@ -403,10 +436,22 @@ def after_call(func, args, out):
             return
         # under no_grad: a value computed from a graph tensor is a constant
         if isinstance(out, _Tensor) and out.is_floating_point():
+            leaves = None
             for a in args[:3]:
-                if isinstance(a, _Tensor) and a.grad_fn is not None:
-                    cut(a, "no_grad", out, depth=3)
-                    return
+                if isinstance(a, _Tensor):
+                    if a.grad_fn is not None:
+                        cut(a, "no_grad", out, depth=3)
+                        return
+                    if a.requires_grad and _pending.get(a) is not None:
+                        leaves = (leaves or []) + [a]
+            if leaves and _cut_values is not None and _cut_values.get(out) is None:
+                # computed from parameters that have not trained yet, e.g. a critic called in the
+                # block that makes the targets: its value is a constant; only a dead term of the
+                # loss shows it (a frozen teacher an optimizer holds is used the same way)
+                site = _site(_user_frame(_caller(1)))
+                if site is not None:
+                    _cut_values[out] = _Cut(leaves, site, "no_grad", trains=False)
+                    taint[0] = True
     except Exception:  # noqa: BLE001
         _internal_error("untrained: call")
 
