@@ -36,7 +36,7 @@ from .graphtags import _walk
 from .paramnames import describe, quoted
 from .report import _finding, _internal_error, _state
 from .tensors import tensor_registry
-from .userfiles import _caller, _display_file, _site, _user_frame
+from .userfiles import _caller, _display_file, _library_call, _site, _user_frame
 
 _Tensor = torch.Tensor
 
@@ -236,7 +236,8 @@ def cut(t, how, out=None, depth=2):
     if node is None or id(node) in _walked or _walks[0] >= _WALKS_PER_STEP:
         return
     try:
-        frame = _user_frame(_caller(depth))
+        inner = _caller(depth)
+        frame = _user_frame(inner)
         if frame is None:
             return
         where = (frame.f_code, frame.f_lineno)
@@ -255,6 +256,11 @@ def cut(t, how, out=None, depth=2):
         if not hits:
             return
         _site_walks[where] = 0  # this line does cut an untrained parameter: keep looking there
+        called = _library_call(inner, frame)
+        if called is not None:
+            # the program called a library function that cut it (``nn.utils.vector_to_parameters``
+            # sets each parameter's ``.data``): named as the program wrote it
+            how = "`%s(...)`, through %s" % (called, how)
         c = _Cut(hits, _site(frame), how)
         if out is None:
             # a number cannot be followed into the loss; but when the tensor it was read from is
@@ -509,7 +515,7 @@ def _report(kind, opt, cause, rec, params):
     site, how = cause
     where = site
     steps = "%s get%s no gradient at any of the %d steps after a backward" % (it, "s" if one else "", rec.none)
-    if how.startswith("`"):  # a custom backward's None
+    if ".backward` returns None" in how:  # a custom backward's None
         why = "%s: the loss reaches %s only through here, where %s" % (steps, "it" if one else "them", how)
     else:
         why = ("%s, and the graph %s enter%s is cut here (%s): the loss uses %s values through a copy that carries "

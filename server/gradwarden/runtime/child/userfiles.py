@@ -88,6 +88,26 @@ def _user_frame(f):
     return None
 
 
+def _library_call(inner, user):
+    """The name of the library function the user's frame ``user`` called for ``inner`` (a frame
+    at or inside it) to run: ``vector_to_parameters`` when the ``.data`` read is torch's, not the
+    program's. None when ``inner`` is the user's frame, or the function is a module call or
+    private (the program spelt the operation itself, or named nothing else)."""
+    prev = None
+    f = inner
+    while f is not None and f is not user:
+        prev = f
+        f = f.f_back
+    if f is None or prev is None:
+        return None
+    code = prev.f_code
+    name = code.co_name
+    if name.startswith("_") or name in ("forward", "<lambda>", "<module>") or \
+            os.path.abspath(code.co_filename).startswith(_HERE + os.sep):
+        return None
+    return name
+
+
 def _site(f):
     if f is None:
         return None
