@@ -44,13 +44,14 @@ _WALK_NODES = 5000
 _WALKS_PER_STEP = 16
 _WALKS_PER_SITE = 4  # a line whose cuts reach no untrained parameter is not walked again
 _MAX_TRACKED = 20000  # parameters followed, over all optimizers
+_SNAP_NUMEL = 1 << 16  # parameters whose value is kept to tell one the program updates itself
 _MAX_NAMED = 64  # parameters named when first stepped without a gradient (a report quotes 5)
 _named_count = [0]
 _NUMBER = frozenset(("item", "tolist", "numpy", "__float__", "__int__", "__index__", "__complex__"))
 
 
 class _Rec(object):
-    __slots__ = ("opt", "kept", "named", "none", "cuts", "steps")
+    __slots__ = ("opt", "kept", "named", "none", "cuts", "steps", "snap")
 
     def __init__(self, opt):
         self.opt = weakref.ref(opt)
@@ -62,6 +63,9 @@ class _Rec(object):
         self.none = 0
         self.cuts = []  # [(site, how)]
         self.steps = []  # step sites
+        # its value when first stepped without a gradient (small parameters): one the program
+        # moves by other means (a running mean of prototypes) is not untrained
+        self.snap = None
 
 
 _pending = tensor_registry()  # parameter -> _Rec, until backward reaches it
@@ -130,6 +134,9 @@ def on_step(opt, args, kwargs):
                     continue
                 rec.none += 1
                 rec.kept = opt
+                if rec.none == 1 and p.numel() <= _SNAP_NUMEL:
+                    with torch.no_grad():
+                        rec.snap = p.detach().clone()
                 if rec.named is None and _named_count[0] < _MAX_NAMED:
                     _named_count[0] += 1
                     rec.named = describe(p)
@@ -233,7 +240,12 @@ def cut(t, how, out=None, depth=2):
     no gradient: proven when a backwarded loss goes through a node built from ``out`` (a
     number cannot be followed: taken as used)."""
     node = t.grad_fn
-    if node is None or id(node) in _walked or _walks[0] >= _WALKS_PER_STEP:
+    if node is None:
+        if out is not None and t.requires_grad and _pending.get(t) is not None:
+            # a parameter itself detached (`self.prototypes.detach()` in forward): its value, no graph
+            cut_leaf(t, how, out, _caller(depth))
+        return
+    if id(node) in _walked or _walks[0] >= _WALKS_PER_STEP:
         return
     try:
         inner = _caller(depth)
@@ -475,7 +487,7 @@ def finish():
             opt = rec.opt()
             if opt is None:
                 continue
-            if rec.none and rec.cuts:
+            if rec.none and rec.cuts and not _moved(p, rec):
                 cause = rec.cuts[0]
                 key = ("cut", id(opt), tuple(cause[0]))
             else:
@@ -485,6 +497,19 @@ def finish():
             _report(key[0], opt, cause, rec, params)
     except Exception:  # noqa: BLE001
         _internal_error("untrained: finish")
+
+
+def _moved(p, rec):
+    """The parameter's value changed although its optimizer never had a gradient for it: the
+    program updates it itself (under no_grad, through ``.data``)."""
+    snap = rec.snap
+    if snap is None:
+        return False
+    try:
+        with torch.no_grad():
+            return snap.shape != p.shape or not torch.equal(snap, p.detach())
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def _report(kind, opt, cause, rec, params):
