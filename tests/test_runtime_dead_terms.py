@@ -112,6 +112,47 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # `encode` runs under its decorator (line 8) at every call: the contrastive term of line 15
+    # is a constant, `proj` never gets a gradient; the fix removes the decorator
+    "decorated": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body, self.proj, self.cls = nn.Linear(6, 8), nn.Linear(8, 8), nn.Linear(8, 3)
+            @torch.no_grad()
+            def encode(self, x):
+                return F.normalize(self.proj(self.body(x)), dim=-1)
+        model = Encoder()
+        opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+        for step in range(2):
+            a, b, y = torch.randn(5, 6), torch.randn(5, 6), torch.randint(0, 3, (5,))
+            loss = F.cross_entropy(model.cls(model.body(a)), y) + (model.encode(a) * model.encode(b)).sum(-1).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    "decorated_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        class Encoder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body, self.proj, self.cls = nn.Linear(6, 8), nn.Linear(8, 8), nn.Linear(8, 3)
+            def encode(self, x):
+                return F.normalize(self.proj(self.body(x)), dim=-1)
+        model = Encoder()
+        opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+        for step in range(2):
+            a, b, y = torch.randn(5, 6), torch.randn(5, 6), torch.randint(0, 3, (5,))
+            loss = F.cross_entropy(model.cls(model.body(a)), y) + (model.encode(a) * model.encode(b)).sum(-1).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
     # copies that are factors, not terms: a TD target from a network no optimizer holds inside a
     # squared error, an advantage weighting log-probabilities, detached real features matched by
     # the generator's: every term changes the gradient
@@ -177,6 +218,14 @@ def test_term_added_in_place_is_followed(runs):
     assert result.status == "ok", result.message
     [p] = [p for p in result.premises if p.code == "GW722"]
     assert p.row == 11 and site_rows(p, "backward") == [16]
+
+
+def test_term_made_by_a_decorated_function_is_shown_at_the_decorator(runs):
+    result = runs["decorated"]
+    assert result.status == "ok", result.message
+    assert result.runtime_findings == []
+    [p] = [p for p in result.premises if p.code == "GW722"]
+    assert p.row == 8 and site_rows(p, "backward") == [17]
 
 
 @pytest.mark.parametrize("name,row", [("hook_data", 6), ("nograd_term", 11)])

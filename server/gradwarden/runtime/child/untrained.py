@@ -36,7 +36,7 @@ from .graphtags import _walk
 from .paramnames import describe, quoted
 from .report import _finding, _internal_error, _state
 from .tensors import tensor_registry
-from .userfiles import _caller, _display_file, _library_call, _site, _user_frame
+from .userfiles import _caller, _display_file, _grad_off_decorator, _library_call, _site, _user_frame
 
 _Tensor = torch.Tensor
 
@@ -350,7 +350,7 @@ def carry(args, out):
                         # written in the block); with grad on, only scaled or reshaped constants
                         moved = c
                         if not torch.is_grad_enabled():
-                            site = _site(_user_frame(_caller(1)))
+                            site = _nograd_site(_user_frame(_caller(1)))
                             if site is not None:
                                 moved = c.at(site)
                     _cut_values[o] = moved
@@ -434,6 +434,15 @@ def _return_line(cls):
     return [_display_file(code.co_filename), last, code.co_name]
 
 
+def _nograd_site(frame):
+    """Where a value computed under no_grad in ``frame`` was made: the ``@torch.no_grad()``
+    decorator of the user's function that turned grad off (every call of it is a cut: the fix
+    removes the decorator), else the line."""
+    if frame is None:
+        return None
+    return _grad_off_decorator(frame) or _site(frame)
+
+
 _number_kind = {}
 
 
@@ -466,7 +475,7 @@ def after_call(func, args, out):
                 # computed from parameters that have not trained yet, e.g. a critic called in the
                 # block that makes the targets: its value is a constant; only a dead term of the
                 # loss shows it (a frozen teacher an optimizer holds is used the same way)
-                site = _site(_user_frame(_caller(1)))
+                site = _nograd_site(_user_frame(_caller(1)))
                 if site is not None:
                     _cut_values[out] = _Cut(leaves, site, "no_grad", trains=False)
                     taint[0] = True

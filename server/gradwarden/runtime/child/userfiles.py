@@ -108,6 +108,47 @@ def _library_call(inner, user):
     return name
 
 
+_GRAD_OFF = frozenset(("no_grad", "inference_mode", "set_grad_enabled"))
+
+
+def _grad_off_decorator(user):
+    """[file, line, function] of the ``@torch.no_grad()`` (``inference_mode``) decorator of a
+    function of the user's that runs at or around frame ``user`` (the call that turned grad off:
+    the line a fix removes), else None."""
+    f = user
+    for _ in range(64):
+        if f is None:
+            return None
+        code = f.f_code
+        if code.co_name == "decorate_context" and code.co_filename.endswith("_contextlib.py"):
+            try:
+                local = f.f_locals
+                ctx = getattr(local.get("ctx_factory"), "__self__", None)
+                func = local.get("func")
+            except Exception:  # noqa: BLE001
+                return None
+            inner = getattr(func, "__code__", None)
+            if type(ctx).__name__ in _GRAD_OFF and inner is not None and _is_user(inner.co_filename):
+                return [_display_file(inner.co_filename), _decorator_line(inner, type(ctx).__name__), inner.co_name]
+        f = f.f_back
+    return None
+
+
+def _decorator_line(code, name):
+    """The line of the decorator naming ``name`` above ``code``'s ``def`` (``co_firstlineno`` is
+    the first decorator's line)."""
+    import linecache
+
+    first = code.co_firstlineno
+    for row in range(first, first + 16):
+        text = linecache.getline(code.co_filename, row).strip()
+        if text.startswith("@") and name in text:
+            return row
+        if text.startswith(("def ", "async def ")):
+            break
+    return first
+
+
 def _site(f):
     if f is None:
         return None
