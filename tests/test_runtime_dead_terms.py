@@ -153,6 +153,59 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # the penalty is summed in Python over `.tolist()` (line 5): a float, the encoder gets nothing
+    # from it; the value it was read from reaches no backward
+    "number_term": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        def l1_activity(codes):
+            return sum(abs(v) for v in codes.mean(0).tolist())
+        enc, dec = nn.Linear(6, 10), nn.Linear(10, 6)
+        opt = torch.optim.SGD([*enc.parameters(), *dec.parameters()], lr=0.1)
+        for step in range(2):
+            x = torch.randn(8, 6)
+            codes = torch.relu(enc(x))
+            loss = F.mse_loss(dec(codes), x) + 0.5 * l1_activity(codes)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    "number_term_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        def l1_activity(codes):
+            return codes.mean(0).abs().sum()
+        enc, dec = nn.Linear(6, 10), nn.Linear(10, 6)
+        opt = torch.optim.SGD([*enc.parameters(), *dec.parameters()], lr=0.1)
+        for step in range(2):
+            x = torch.randn(8, 6)
+            codes = torch.relu(enc(x))
+            loss = F.mse_loss(dec(codes), x) + 0.5 * l1_activity(codes)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # numbers read from the live terms to weight them (balancing) and to log: those terms are
+    # backwarded themselves
+    "number_weights_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        enc, dec = nn.Linear(6, 10), nn.Linear(10, 6)
+        opt = torch.optim.SGD([*enc.parameters(), *dec.parameters()], lr=0.1)
+        for step in range(2):
+            x = torch.randn(8, 6)
+            codes = torch.relu(enc(x))
+            rec, l1 = F.mse_loss(dec(codes), x), codes.abs().mean()
+            w = rec.item() / (l1.item() + 1e-8)
+            loss = rec + 0.1 * w * l1
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            print("loss %.4f" % loss.item())
+    """,
     # copies that are factors, not terms: a TD target from a network no optimizer holds inside a
     # squared error, an advantage weighting log-probabilities, detached real features matched by
     # the generator's: every term changes the gradient
@@ -226,6 +279,14 @@ def test_term_made_by_a_decorated_function_is_shown_at_the_decorator(runs):
     assert result.runtime_findings == []
     [p] = [p for p in result.premises if p.code == "GW722"]
     assert p.row == 8 and site_rows(p, "backward") == [17]
+
+
+def test_number_read_from_a_value_no_backward_reaches(runs):
+    result = runs["number_term"]
+    assert result.status == "ok", result.message
+    assert result.runtime_findings == []
+    [p] = [p for p in result.premises if p.code == "GW722"]
+    assert p.row == 5 and ".tolist()" in p.message
 
 
 @pytest.mark.parametrize("name,row", [("hook_data", 6), ("nograd_term", 11)])

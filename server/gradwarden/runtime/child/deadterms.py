@@ -11,6 +11,11 @@ sum to the backwarded root only adds, subtracts, reduces, reshapes or scales by 
 used as a factor (an advantage, a TD target inside a squared error, a weight) changes the
 gradient and is not this.
 
+A number read from such a value (``.item()``, ``.tolist()``, ``float()``) cannot be followed into
+the loss; when the value it was read from never reached any backward and a loss was backwarded
+after the read, the number (or what the program computed from it) was at most a constant of that
+loss: the same premise, at the read.
+
 What the run cannot show is that the term was meant to train anything (a constant added to a
 logged total is harmless), so the event only confirms a static GW722 diagnostic at the same line
 (``confirm_only``: the parent drops it when nothing matches it). The line is where the term was
@@ -98,3 +103,14 @@ def _report(c):
              sites=sites, confirm_only=True,
              message="this term of the loss is computed from a copy that left the graph (%s%s) and is added to "
                      "the loss as a constant: the backward gets no gradient through it" % (c.how, made))
+
+
+def number_read(c):
+    """When the run ends: a number read at ``c.site`` from a value computed from parameters
+    that no backward went through, with a loss backwarded after the read."""
+    if c.site is None:
+        return
+    _finding(("dead-term", tuple(c.site)), code="GW722", kind="dead-loss-term", severity="warning", site=c.site,
+             sites=[], confirm_only=True,
+             message="a number is read here (%s) from a value computed from parameters that no backward goes "
+                     "through: a term of the loss made from it is a constant (no gradient)" % c.how)

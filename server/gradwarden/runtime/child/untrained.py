@@ -192,7 +192,7 @@ class _Cut(object):
     carries it into a graph: when a backwarded loss goes through such a node, the parameters
     were used through the cut."""
 
-    __slots__ = ("params", "site", "how", "backwarded", "term", "trains")
+    __slots__ = ("params", "site", "how", "backwarded", "term", "trains", "bw")
 
     def __init__(self, params, site, how, trains=True):
         self.params = [weakref.ref(p) for p in params]
@@ -205,6 +205,7 @@ class _Cut(object):
         # False: a cut only a dead term can show (parameters used under no_grad: a frozen teacher
         # an optimizer happens to hold is not proven untrained by it)
         self.trains = trains
+        self.bw = _state.bw_count  # backward calls made before the copy
 
     def at(self, term):
         """This cut, carried by a value computed under no_grad at ``term``."""
@@ -485,12 +486,17 @@ def after_call(func, args, out):
 
 def finish():
     """When the run ends: one finding per optimizer and cause."""
-    if _pending is None or not _count[0]:
+    if _pending is None:
         return
     try:
         for c in _number_cuts:
             if not c.backwarded:
-                c.used()
+                if _state.bw_count > c.bw:  # a loss was backwarded after the number was read
+                    _deadterms.number_read(c)
+                if _count[0]:
+                    c.used()
+        if not _count[0]:
+            return
         groups = {}
         for p, rec in list(_pending.items()):
             opt = rec.opt()
