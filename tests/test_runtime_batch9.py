@@ -2,7 +2,8 @@
 as other programs of the kind with a correct twin on which the run finds nothing: a parameter
 used only through its own ``.detach()`` (GW719 at the detach; one the program moves by a running
 mean is not untrained), a probe leaf made with ``feats.detach().requires_grad_()`` beside the live
-loss (no write: ``requires_grad_`` moves no version). The comments say what torch does (ground
+loss (no write: ``requires_grad_`` moves no version), an optimizer whose gradients nothing clears
+between its steps (GW710 at a zeroing call repeated in its place, else at the step). The comments say what torch does (ground
 truth: run the file plainly)."""
 from __future__ import annotations
 
@@ -113,6 +114,70 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # the encoder's optimizer is zeroed twice (lines 6-7), the decoder's never: at the second step
+    # its .grad holds both steps' gradients
+    "zeroed_twice": """
+        import torch
+        from torch import nn
+        enc, dec = nn.Linear(4, 4), nn.Linear(4, 2)
+        opt_e, opt_d = torch.optim.SGD(enc.parameters(), lr=0.1), torch.optim.SGD(dec.parameters(), lr=0.1)
+        for step in range(3):
+            opt_e.zero_grad()
+            opt_e.zero_grad()
+            loss = dec(enc(torch.randn(5, 4))).pow(2).mean()
+            loss.backward()
+            opt_e.step()
+            opt_d.step()
+    """,
+    "zeroed_twice_ok": """
+        import torch
+        from torch import nn
+        enc, dec = nn.Linear(4, 4), nn.Linear(4, 2)
+        opt_e, opt_d = torch.optim.SGD(enc.parameters(), lr=0.1), torch.optim.SGD(dec.parameters(), lr=0.1)
+        for step in range(3):
+            opt_e.zero_grad()
+            opt_d.zero_grad()
+            loss = dec(enc(torch.randn(5, 4))).pow(2).mean()
+            loss.backward()
+            opt_e.step()
+            opt_d.step()
+    """,
+    # the encoder's optimizer is zeroed, the decoder's never: shown at the decoder's step (line 10)
+    "zeroed_other": """
+        import torch
+        from torch import nn
+        enc, dec = nn.Linear(4, 4), nn.Linear(4, 2)
+        opt_e, opt_d = torch.optim.SGD(enc.parameters(), lr=0.1), torch.optim.SGD(dec.parameters(), lr=0.1)
+        for step in range(3):
+            opt_e.zero_grad()
+            loss = dec(enc(torch.randn(5, 4))).pow(2).mean()
+            loss.backward()
+            opt_e.step()
+            opt_d.step()
+    """,
+    # a loop that zeroes nothing: the run cannot tell it from accumulation meant over the whole run
+    "never_zeroed_ok": """
+        import torch
+        from torch import nn
+        net = nn.Linear(4, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for step in range(3):
+            loss = net(torch.randn(5, 4)).pow(2).mean()
+            loss.backward()
+            opt.step()
+    """,
+    # gradient accumulation: two backward calls per step, zeroed after each step
+    "accumulated_ok": """
+        import torch
+        from torch import nn
+        net = nn.Linear(4, 1)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for step in range(6):
+            net(torch.randn(5, 4)).pow(2).mean().backward()
+            if step % 2 == 1:
+                opt.step()
+                opt.zero_grad()
+    """,
 }
 
 
@@ -143,3 +208,15 @@ def test_parameter_read_only_through_its_own_detach_never_trains(runs):
 def test_write_through_the_detached_copy_is_still_seen(runs):
     f = _one(runs["probe_written"], "GW602")
     assert f.row == 8
+
+
+def test_optimizer_zeroed_twice_while_another_is_never_zeroed(runs):
+    f = _one(runs["zeroed_twice"], "GW710")
+    assert f.row == 7 and site_rows(f, "note") == [6] and site_rows(f, "step") == [11]
+    assert "`opt_d.zero_grad()`" in f.message
+    assert [x.code for x in runs["zeroed_twice"].runtime_findings] == ["GW710"]  # not another optimizer's loss
+
+
+def test_optimizer_never_zeroed_beside_a_zeroed_one_is_shown_at_its_step(runs):
+    f = _one(runs["zeroed_other"], "GW710")
+    assert f.row == 10 and site_rows(f, "note") == []
