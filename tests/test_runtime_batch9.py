@@ -3,7 +3,9 @@ as other programs of the kind with a correct twin on which the run finds nothing
 used only through its own ``.detach()`` (GW719 at the detach; one the program moves by a running
 mean is not untrained), a probe leaf made with ``feats.detach().requires_grad_()`` beside the live
 loss (no write: ``requires_grad_`` moves no version), an optimizer whose gradients nothing clears
-between its steps (GW710 at a zeroing call repeated in its place, else at the step). The comments say what torch does (ground
+between its steps (GW710 at a zeroing call repeated in its place, else at the step), parameter
+groups that leave out one parameter of a module whose others they hold (GW719 at the list that
+holds its sibling; a whole module or every weight left out is meant). The comments say what torch does (ground
 truth: run the file plainly)."""
 from __future__ import annotations
 
@@ -178,6 +180,68 @@ PROGRAMS: Dict[str, str] = {
                 opt.step()
                 opt.zero_grad()
     """,
+    # weight-decay groups by `dim() >= 2` and `.bias`: the LayerNorm's weight (1-D, not a bias) is in
+    # no group (line 7 took its bias); backward fills its .grad, nothing applies it
+    "groups_hole": """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(6, 8), nn.LayerNorm(8), nn.Linear(8, 2))
+        def configure(model):
+            named = list(model.named_parameters())
+            decay = [p for n, p in named if p.dim() >= 2]
+            no_decay = [p for n, p in named if n.endswith(".bias")]
+            return torch.optim.AdamW([{"params": decay}, {"params": no_decay, "weight_decay": 0.0}], lr=0.01)
+        opt = configure(model)
+        for step in range(2):
+            loss = model(torch.randn(5, 6)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    "groups_hole_ok": """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(6, 8), nn.LayerNorm(8), nn.Linear(8, 2))
+        def configure(model):
+            named = list(model.named_parameters())
+            decay = [p for n, p in named if p.dim() >= 2]
+            no_decay = [p for n, p in named if p.dim() < 2]
+            return torch.optim.AdamW([{"params": decay}, {"params": no_decay, "weight_decay": 0.0}], lr=0.01)
+        opt = configure(model)
+        for step in range(2):
+            loss = model(torch.randn(5, 6)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # BitFit without freezing the rest: every weight is left out on purpose (they get gradients
+    # nobody applies); and a head-only fine-tune whose backbone keeps requires_grad
+    "biases_only_ok": """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(6, 8), nn.LayerNorm(8), nn.Linear(8, 2))
+        biases = [p for n, p in model.named_parameters() if n.endswith(".bias")]
+        opt = torch.optim.SGD(biases, lr=0.1)
+        head_opt = torch.optim.SGD(model[2].parameters(), lr=0.1)
+        for step in range(2):
+            loss = model(torch.randn(5, 6)).pow(2).mean()
+            opt.zero_grad()
+            head_opt.zero_grad()
+            loss.backward()
+            opt.step()
+            head_opt.step()
+    """,
+    "head_only_ok": """
+        import torch
+        from torch import nn
+        model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 2))
+        opt = torch.optim.SGD(model[2].parameters(), lr=0.1)
+        for step in range(2):
+            loss = model(torch.randn(5, 6)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
 }
 
 
@@ -220,3 +284,9 @@ def test_optimizer_zeroed_twice_while_another_is_never_zeroed(runs):
 def test_optimizer_never_zeroed_beside_a_zeroed_one_is_shown_at_its_step(runs):
     f = _one(runs["zeroed_other"], "GW710")
     assert f.row == 10 and site_rows(f, "note") == []
+
+
+def test_parameter_groups_that_leave_a_parameter_out(runs):
+    f = _one(runs["groups_hole"], "GW719")
+    assert f.row == 7 and "`1.weight`" in f.message and "`no_decay`" in f.message and "`1.bias`" in f.message
+    assert site_rows(f, "optimizer") == [8] and site_rows(f, "step") == [14]
