@@ -5,7 +5,9 @@ mean is not untrained), a probe leaf made with ``feats.detach().requires_grad_()
 loss (no write: ``requires_grad_`` moves no version), an optimizer whose gradients nothing clears
 between its steps (GW710 at a zeroing call repeated in its place, else at the step), parameter
 groups that leave out one parameter of a module whose others they hold (GW719 at the list that
-holds its sibling; a whole module or every weight left out is meant). The comments say what torch does (ground
+holds its sibling; a whole module or every weight left out is meant), a shift written as an
+ascending loop of slot copies (GW713 at the loop; the same loop from the end, or a forward fill,
+is not). The comments say what torch does (ground
 truth: run the file plainly)."""
 from __future__ import annotations
 
@@ -242,6 +244,33 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # a one-step delay written as an ascending loop (line 5): every column ends up holding column 0
+    "shift_loop": """
+        import torch
+        from torch import nn
+        feats = nn.Linear(3, 6)(torch.randn(4, 3))
+        lagged = feats.clone()
+        for t in range(1, lagged.shape[1]):
+            lagged[:, t] = lagged[:, t - 1]
+        lagged[:, 0] = 0.0
+        (lagged * feats).sum().backward()
+    """,
+    # the same shift from the end backwards, and a forward fill of the missing columns only
+    "shift_loop_ok": """
+        import torch
+        from torch import nn
+        feats = nn.Linear(3, 6)(torch.randn(4, 3))
+        lagged = feats.clone()
+        for t in range(lagged.shape[1] - 1, 0, -1):
+            lagged[:, t] = lagged[:, t - 1]
+        lagged[:, 0] = 0.0
+        missing = [False, True, True, False, True, False]
+        filled = feats.clone()
+        for t in range(1, filled.shape[1]):
+            if missing[t]:
+                filled[:, t] = filled[:, t - 1]
+        (lagged * feats + filled).sum().backward()
+    """,
 }
 
 
@@ -290,3 +319,8 @@ def test_parameter_groups_that_leave_a_parameter_out(runs):
     f = _one(runs["groups_hole"], "GW719")
     assert f.row == 7 and "`1.weight`" in f.message and "`no_decay`" in f.message and "`1.bias`" in f.message
     assert site_rows(f, "optimizer") == [8] and site_rows(f, "step") == [14]
+
+
+def test_shift_loop_in_the_order_that_reads_what_it_wrote(runs):
+    f = _one(runs["shift_loop"], "GW713")
+    assert f.row == 5 and site_rows(f, "write") == [6]
