@@ -108,6 +108,16 @@ def test_fixed_example_runs_under_torch(runs, code, index):
     assert not res["exc"], f"{code} example {index} still raises {res['exc']}: {res['msg']}"
 
 
+def test_per_sample_loss_of_a_helper_is_reduced_at_its_return():
+    """GW702's example of a helper's per-sample loss: the diagnostic names the helper's `return`
+    (the line the fix changes), and the fix edits that line only; the caller's backward is left
+    as written (the fixed program runs: test_fixed_example_runs_under_torch)."""
+    [(before, after)] = [(b, a) for c, _, b, a in FIXED if c == "GW702" and "def per_sample_loss" in b]
+    changed = [(x, y) for x, y in zip(before.splitlines(), after.splitlines()) if x != y]
+    assert changed == [("    return recon + mu.pow(2).sum(dim=1)  # <-",
+                        "    return (recon + mu.pow(2).sum(dim=1)).mean()  # <-")]
+
+
 def test_fixes_refuse_code_they_do_not_understand():
     src = "import torch\nx = torch.randn(3)\nprint(x)\n"
     diags = analyze_source("import torch\nw = torch.randn(3, requires_grad=True) * 2\nprint(w.grad)\n", "e.py")

@@ -429,5 +429,7 @@ def test_module_attached_after_the_optimizer_was_built(runs):
 
 def test_parameters_loaded_from_a_generated_vector_through_data(runs):
     f = _one(runs["vector_loaded"], "GW719")
-    assert f.row == 7 and "(.data)" in f.message and site_rows(f, "step") == [11]
+    # named as the program wrote it: the library call, and how it cuts
+    assert f.row == 7 and "(`vector_to_parameters(...)`, through .data)" in f.message
+    assert site_rows(f, "step") == [11]
 

@@ -8,6 +8,8 @@
   the function that computes the loss;
 - ``reduce_loss``: ``loss.backward()`` -> ``loss.mean().backward()`` (or ``.sum()``); the
   outputs of ``torch.autograd.grad(outputs, ...)`` likewise (``.sum()``: every element's gradient);
+  a per-sample loss a helper returns, where the diagnostic is shown: ``return recon + kld`` ->
+  ``return (recon + kld).mean()``;
 - ``allow_unused``: ``torch.autograd.grad(..., allow_unused=True)``;
 - ``requires_grad_after``: ``x = <value>`` -> ``x = <value>.requires_grad_()`` for an input of
   ``autograd.grad`` that does not require grad, or a plain tensor handed to an optimizer;
@@ -196,10 +198,12 @@ def reduce_loss(ctx: FixContext) -> List[TextEdit]:
     ``torch.autograd.grad(y.mean(), xs, ...)`` (not when ``grad_outputs`` is given: that is the
     explicit gradient)."""
     doc = ctx.doc
-    call = doc.find(ctx.target, cst.Call)
     reduce = ctx.param("reduce", "mean")
     if reduce not in ("mean", "sum"):
         raise CannotFix("unknown reduction")
+    if ctx.param("at") == "return":
+        return _reduce_returned(doc, ctx.target, reduce)
+    call = doc.find(ctx.target, cst.Call)
     if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "backward":
         return doc.append_call(call.func.value, f".{reduce}()")
     if isinstance(call, cst.Call) and (dotted(call.func) or "") in ("torch.autograd.grad", "autograd.grad", "grad"):
@@ -212,6 +216,18 @@ def reduce_loss(ctx: FixContext) -> List[TextEdit]:
             raise CannotFix("not a single output tensor")
         return doc.append_call(first.value, f".{reduce}()")
     raise CannotFix("not a .backward() or autograd.grad call")
+
+
+def _reduce_returned(doc: Doc, target, reduce: str) -> List[TextEdit]:
+    """``return recon + kld`` -> ``return (recon + kld).mean()``: the whole value a ``return``
+    gives back (a helper's per-sample loss), nothing inside it."""
+    node = doc.find(target, cst.BaseExpression)
+    parent = doc.parent(node) if node is not None else None
+    if not isinstance(parent, cst.Return) or parent.value is not node:
+        raise CannotFix("not the value of a return")
+    if isinstance(node, (cst.Tuple, cst.List, cst.Dict, cst.Set)):
+        raise CannotFix("returns several values")
+    return doc.append_call(node, f".{reduce}()")
 
 
 def _set_keyword(doc: Doc, call: cst.Call, key: str, value: str) -> List[TextEdit]:

@@ -51,6 +51,14 @@ def flow_fixes(code: str, ev: Event) -> List[Fix]:
         bw = ff.get("backward_span")
         out.append(Fix("reduce_loss", "Differentiate the sum of the outputs: `torch.autograd.grad(out.sum(), ...)`",
                        safe=False, preferred=True, target=bw, params=_p(reduce="sum")))
+    elif code == "GW702" and ff.get("api") == "backward" and ff.get("backward_span") not in (None, ev.span) and \
+            any(r.kind == "call" for r in ev.related):
+        # shown at the last op of a per-sample loss a helper returns (`return recon + kld`): the
+        # reduction goes there, the line the diagnostic names, not at the caller's backward
+        out.append(Fix("reduce_loss", "Reduce the returned loss: `return (...).mean()`", safe=False, preferred=True,
+                       target=ev.span, params=_p(reduce="mean", at="return")))
+        out.append(Fix("reduce_loss", "Reduce the returned loss: `return (...).sum()`", safe=False, target=ev.span,
+                       params=_p(reduce="sum", at="return")))
     elif code == "GW702" and ff.get("api") == "backward":
         bw = ff.get("backward_span")
         out.append(Fix("reduce_loss", "Reduce the loss: `.mean().backward()`", safe=False, preferred=True,

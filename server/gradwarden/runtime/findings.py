@@ -43,6 +43,8 @@ _GROUPS: Tuple[frozenset, ...] = (
     # a training step in eval mode: the run proves it for a module reading `self.training` as a
     # parameter without a gradient (GW719/GW718), for BatchNorm/Dropout as GW724
     frozenset({"GW718", "GW719", "GW724"}),
+    # an optimizer steps with gradients its zeroing calls leave: none cleared (GW710), part (GW725)
+    frozenset({"GW710", "GW725"}),
 )
 
 _KIND_OF_CODE = {
@@ -76,6 +78,7 @@ _KIND_OF_CODE = {
     "GW722": "dead-loss-term",
     "GW723": "gradient-order",
     "GW724": "eval-mode-training",
+    "GW710": "gradients-never-zeroed",
     "GW725": "partial-zero-grad",
 }
 

@@ -21,6 +21,14 @@ call that clears only part of what an optimizer steps (GW725).
   backward calls added to each ``.grad`` since it was last cleared). The zeroing call that
   cleared the first set and none of the second is the line to change. Gradient accumulation
   (a step every k backward calls, everything zeroed together) never splits the set.
+- **Never zeroed** (GW710). At a step, every tensor of the optimizer with a gradient still holds
+  backward calls from before its previous step, with new ones on top: nothing cleared them (the
+  seq2seq tutorial's two optimizers with `encoder_optimizer.zero_grad()` written twice). Shown
+  at a zeroing call that repeats the one before it (the same tensors, no backward between: the
+  slip the fix changes), else at the step. Only when the program zeroed other tensors between the
+  two steps (a loop that zeroes nothing may mean to accumulate: the static GW710 says so). A
+  `.grad` cleared or set outside backward restarts the count, so accumulation over k backward
+  calls between zeroed steps is never this.
 """
 import weakref
 
@@ -146,6 +154,8 @@ def _on_step(opt, args, kwargs):
             _check_late(opt, site)
         if _zeroings and _polluted._grads is not None:
             _check_partial_zeroing(opt, params, prev, site)
+        if _polluted._grads is not None:
+            _check_never_zeroed(opt, params, prev, site)
     except Exception:  # noqa: BLE001
         _internal_error("held grads: step")
     return None
@@ -267,6 +277,66 @@ def _check_partial_zeroing(opt, params, prev, step_site):
                                  len(fresh), type(opt).__name__, ", ".join(names), more,
                                  "it" if len(stale) == 1 else "they", "s" if len(stale) == 1 else ""))
             return
+
+
+def _check_never_zeroed(opt, params, prev, step_site):
+    """Every tensor of ``opt`` with a gradient holds backward calls from before its previous step
+    (at ``prev``) and new ones: its gradients were never cleared between the two steps."""
+    grads = _polluted._grads
+    stale = 0
+    for p in params:
+        rec = grads.get(p)
+        if rec is None or not rec[2]:
+            continue
+        added = rec[2]
+        if added[0] > prev or added[-1] <= prev:
+            return  # cleared since the previous step, or nothing new: not this
+        stale += 1
+    if not stale:
+        return
+    ids = {id(p) for p in params}
+    site, how = step_site, None
+    last = None
+    zeroed = False
+    for z_site, cleared, then in _zeroings:
+        if then < prev:
+            last = None
+            continue
+        zeroed = True
+        if last is not None and last[1] == cleared and last[2] == then and not cleared & ids and z_site != last[0]:
+            site, how = z_site, last[0]  # the same tensors cleared again, nothing in between
+        last = (z_site, cleared, then)
+    if not zeroed:
+        return  # the program zeroes nothing between the steps: whether it means to accumulate is its intent
+    name = type(opt).__name__
+    sites = []
+    opt_site = _optimizer_site(opt)
+    if opt_site is not None:
+        sites.append({"kind": "optimizer", "site": opt_site, "message": "%s is built here" % name})
+    if step_site is not None and step_site != site:
+        sites.append({"kind": "step", "site": step_site, "message": "%s.step() uses the accumulated gradient" % name})
+    if how is not None:
+        sites.append({"kind": "note", "site": how, "message": "the same tensors were just cleared here"})
+        why = ("this zeroing call repeats the one at line %s (the same tensors, no backward in between), and nothing "
+               "clears the gradients of the tensors %s steps: " % (how[1], name))
+    else:
+        why = "nothing clears the gradients of the tensors %s steps between two of its steps: " % name
+    _finding(("never-zeroed", id(opt)), code="GW710", kind="gradients-never-zeroed", severity="warning", site=site,
+             sites=sites,
+             message=why + "each backward adds to what the earlier steps left, and the step applies the sum (zero "
+                           "them before each backward: `%s.zero_grad()`)" % (_opt_name(opt) or "optimizer"))
+
+
+def _opt_name(opt):
+    """The name the frame of the user's code that steps gives the optimizer, else None."""
+    f = _user_frame(_caller(3))
+    try:
+        for k, v in (f.f_locals.items() if f is not None else ()):
+            if v is opt and not k.startswith("_") and k != "self":
+                return k
+    except Exception:  # noqa: BLE001
+        pass
+    return None
 
 
 def install():

@@ -3,6 +3,7 @@ import torch
 
 from . import ctxstash as _cs
 from . import evalmode as _evalmode
+from . import groups as _groups
 from . import heldgrads as _heldgrads
 from . import hookslots as _hookslots
 from . import mode as _md
@@ -31,6 +32,7 @@ def install(config):
     _untrained.install()
     _state.finalizers.append(_untrained.finish)
     _heldgrads.install()
+    _groups.install()
     _staleopt.install()
     _state.finalizers.append(_staleopt.finish)
     _oneshot.install()

@@ -107,6 +107,8 @@ def _make_mode():
                     return out
             out = _on_write(func, kind, args, kwargs)
             _tag_built(out)
+            if untrained_taint[0]:  # `loss += term` of a copy that left the graph
+                untrained_carry(args, out)
             try:
                 zk = zero_kind.get(func)
             except TypeError:

@@ -22,6 +22,7 @@ overlap, or a source in the destination's storage), and only up to ``_MAX_NUMEL`
 """
 import torch
 
+from . import smear as _smear
 from .records import _make_write, _op_name, _write_sites
 from .report import _finding, _internal_error
 from .tensors import _describe, _overlaps, _storage_key
@@ -128,6 +129,8 @@ def before_write(func, args, kwargs, target):
             elif any(not _same_view(a, dest) and _common_elements(a, dest) for a in shared):
                 code = "GW713"
             if code is None:
+                if len(shared) == 1:  # a copy between two slots: one step of a shift loop? (smear.py)
+                    _smear.after_disjoint_copy(key, dest, shared[0], target)
                 return None
             copy = target.clone()
             rest = tuple(a.clone() if any(a is s for s in shared) else a for a in args[1:])

@@ -191,9 +191,21 @@ def _check_step(opt, params, site):
             # backward #b filled the other optimizer's parameters too, and that optimizer stepped
             # after it and before the last backward that added to these: #b was its loss
             for b in added[:-1]:
+                if _stepped_with(opt, b):
+                    # this optimizer already stepped with #b: its own gradients were never cleared
+                    # (heldgrads.py's GW710), not another optimizer's loss
+                    return
                 if b in counts and b <= count < last and _reached(other, last):
                     _report(opt, site, other, other_site, b, last)
                     return
+
+
+def _stepped_with(opt, b):
+    """True when ``opt`` stepped after backward #b with #b in its gradients."""
+    for ref, count, counts, _site in _steps:
+        if ref() is opt and b in counts and count >= b:
+            return True
+    return False
 
 
 def _filled_by(params):

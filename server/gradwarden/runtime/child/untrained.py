@@ -29,13 +29,14 @@ import weakref
 
 import torch
 
+from . import deadterms as _deadterms
 from . import optwatch as _optwatch
 from . import polluted as _polluted
 from .graphtags import _walk
 from .paramnames import describe, quoted
 from .report import _finding, _internal_error, _state
 from .tensors import tensor_registry
-from .userfiles import _caller, _display_file, _site, _user_frame
+from .userfiles import _caller, _display_file, _grad_off_decorator, _library_call, _site, _user_frame
 
 _Tensor = torch.Tensor
 
@@ -43,13 +44,14 @@ _WALK_NODES = 5000
 _WALKS_PER_STEP = 16
 _WALKS_PER_SITE = 4  # a line whose cuts reach no untrained parameter is not walked again
 _MAX_TRACKED = 20000  # parameters followed, over all optimizers
+_SNAP_NUMEL = 1 << 16  # parameters whose value is kept to tell one the program updates itself
 _MAX_NAMED = 64  # parameters named when first stepped without a gradient (a report quotes 5)
 _named_count = [0]
 _NUMBER = frozenset(("item", "tolist", "numpy", "__float__", "__int__", "__index__", "__complex__"))
 
 
 class _Rec(object):
-    __slots__ = ("opt", "kept", "named", "none", "cuts", "steps")
+    __slots__ = ("opt", "kept", "named", "none", "cuts", "steps", "snap")
 
     def __init__(self, opt):
         self.opt = weakref.ref(opt)
@@ -61,6 +63,9 @@ class _Rec(object):
         self.none = 0
         self.cuts = []  # [(site, how)]
         self.steps = []  # step sites
+        # its value when first stepped without a gradient (small parameters): one the program
+        # moves by other means (a running mean of prototypes) is not untrained
+        self.snap = None
 
 
 _pending = tensor_registry()  # parameter -> _Rec, until backward reaches it
@@ -129,6 +134,9 @@ def on_step(opt, args, kwargs):
                     continue
                 rec.none += 1
                 rec.kept = opt
+                if rec.none == 1 and p.numel() <= _SNAP_NUMEL:
+                    with torch.no_grad():
+                        rec.snap = p.detach().clone()
                 if rec.named is None and _named_count[0] < _MAX_NAMED:
                     _named_count[0] += 1
                     rec.named = describe(p)
@@ -184,16 +192,32 @@ class _Cut(object):
     carries it into a graph: when a backwarded loss goes through such a node, the parameters
     were used through the cut."""
 
-    __slots__ = ("params", "site", "how", "backwarded")
+    __slots__ = ("params", "site", "how", "backwarded", "term", "trains", "bw")
 
-    def __init__(self, params, site, how):
+    def __init__(self, params, site, how, trains=True):
         self.params = [weakref.ref(p) for p in params]
         self.site = site
         self.how = how
         self.backwarded = False  # a number's source was itself backwarded: no cut
+        # where a value carrying the copy was last computed under no_grad (the loss term made in
+        # the block), else None: the line a dead term of the loss is shown at (deadterms.py)
+        self.term = None
+        # False: a cut only a dead term can show (parameters used under no_grad: a frozen teacher
+        # an optimizer happens to hold is not proven untrained by it)
+        self.trains = trains
+        self.bw = _state.bw_count  # backward calls made before the copy
+
+    def at(self, term):
+        """This cut, carried by a value computed under no_grad at ``term``."""
+        c = _Cut((), self.site, self.how, self.trains)
+        c.params = self.params
+        c.term = term
+        return c
 
     def used(self, reached=()):
         """The loss used the copy: a cause for the parameters it did not reach directly."""
+        if not self.trains:
+            return
         for ref in self.params:
             p = ref()
             if p is None or id(p) in reached:
@@ -217,10 +241,16 @@ def cut(t, how, out=None, depth=2):
     no gradient: proven when a backwarded loss goes through a node built from ``out`` (a
     number cannot be followed: taken as used)."""
     node = t.grad_fn
-    if node is None or id(node) in _walked or _walks[0] >= _WALKS_PER_STEP:
+    if node is None:
+        if out is not None and t.requires_grad and _pending.get(t) is not None:
+            # a parameter itself detached (`self.prototypes.detach()` in forward): its value, no graph
+            cut_leaf(t, how, out, _caller(depth))
+        return
+    if id(node) in _walked or _walks[0] >= _WALKS_PER_STEP:
         return
     try:
-        frame = _user_frame(_caller(depth))
+        inner = _caller(depth)
+        frame = _user_frame(inner)
         if frame is None:
             return
         where = (frame.f_code, frame.f_lineno)
@@ -239,6 +269,11 @@ def cut(t, how, out=None, depth=2):
         if not hits:
             return
         _site_walks[where] = 0  # this line does cut an untrained parameter: keep looking there
+        called = _library_call(inner, frame)
+        if called is not None:
+            # the program called a library function that cut it (``nn.utils.vector_to_parameters``
+            # sets each parameter's ``.data``): named as the program wrote it
+            how = "`%s(...)`, through %s" % (called, how)
         c = _Cut(hits, _site(frame), how)
         if out is None:
             # a number cannot be followed into the loss; but when the tensor it was read from is
@@ -285,26 +320,41 @@ def set_data(t, value):
 
 def carry(args, out):
     """The mode, while ``taint`` is on: a call that takes a copy in passes it on (``out``
-    without graph) or marks the node it builds."""
+    without graph) or marks the node it builds (and, when the copy is an operand of a sum, the
+    sum: a term of the loss, deadterms.py)."""
     try:
         c = None
+        term = False
         for a in args[:6]:
             if isinstance(a, _Tensor):
                 c = _cut_values.get(a)
+                term = c is not None and not a.requires_grad
             elif isinstance(a, (list, tuple)) and len(a) < 16:
-                c = next((_cut_values.get(x) for x in a if isinstance(x, _Tensor) and _cut_values.get(x)), None)
+                x = next((x for x in a if isinstance(x, _Tensor) and _cut_values.get(x)), None)
+                c = _cut_values.get(x) if x is not None else None
             if c is not None:
                 break
         if c is None:
             return
+        moved = None
         for o in (out if isinstance(out, (tuple, list)) else (out,)):
             if isinstance(o, _Tensor):
                 g = o.grad_fn
                 if g is not None:
                     g.metadata[_CUT] = c
+                    if term and _deadterms.is_sum(g):
+                        g.metadata[_deadterms.TERM] = c
                     _tagged[0] += 1
                 elif o.is_floating_point():
-                    _cut_values[o] = c
+                    if moved is None:
+                        # computed under no_grad: the copy now is this line's value (the loss term
+                        # written in the block); with grad on, only scaled or reshaped constants
+                        moved = c
+                        if not torch.is_grad_enabled():
+                            site = _nograd_site(_user_frame(_caller(1)))
+                            if site is not None:
+                                moved = c.at(site)
+                    _cut_values[o] = moved
     except Exception:  # noqa: BLE001
         _internal_error("untrained: carry")
 
@@ -336,6 +386,8 @@ def _uses_of_cuts(roots):
             number.backwarded = True
     for c in used:
         c.used(reached)
+    if tagged:
+        _deadterms.after_uses(roots)
 
 
 def none_returned(node, out):
@@ -383,6 +435,15 @@ def _return_line(cls):
     return [_display_file(code.co_filename), last, code.co_name]
 
 
+def _nograd_site(frame):
+    """Where a value computed under no_grad in ``frame`` was made: the ``@torch.no_grad()``
+    decorator of the user's function that turned grad off (every call of it is a cut: the fix
+    removes the decorator), else the line."""
+    if frame is None:
+        return None
+    return _grad_off_decorator(frame) or _site(frame)
+
+
 _number_kind = {}
 
 
@@ -403,28 +464,45 @@ def after_call(func, args, out):
             return
         # under no_grad: a value computed from a graph tensor is a constant
         if isinstance(out, _Tensor) and out.is_floating_point():
+            leaves = None
             for a in args[:3]:
-                if isinstance(a, _Tensor) and a.grad_fn is not None:
-                    cut(a, "no_grad", out, depth=3)
-                    return
+                if isinstance(a, _Tensor):
+                    if a.grad_fn is not None:
+                        cut(a, "no_grad", out, depth=3)
+                        return
+                    if a.requires_grad and _pending.get(a) is not None:
+                        leaves = (leaves or []) + [a]
+            if leaves and _cut_values is not None and _cut_values.get(out) is None:
+                # computed from parameters that have not trained yet, e.g. a critic called in the
+                # block that makes the targets: its value is a constant; only a dead term of the
+                # loss shows it (a frozen teacher an optimizer holds is used the same way)
+                site = _nograd_site(_user_frame(_caller(1)))
+                if site is not None:
+                    _cut_values[out] = _Cut(leaves, site, "no_grad", trains=False)
+                    taint[0] = True
     except Exception:  # noqa: BLE001
         _internal_error("untrained: call")
 
 
 def finish():
     """When the run ends: one finding per optimizer and cause."""
-    if _pending is None or not _count[0]:
+    if _pending is None:
         return
     try:
         for c in _number_cuts:
             if not c.backwarded:
-                c.used()
+                if _state.bw_count > c.bw:  # a loss was backwarded after the number was read
+                    _deadterms.number_read(c)
+                if _count[0]:
+                    c.used()
+        if not _count[0]:
+            return
         groups = {}
         for p, rec in list(_pending.items()):
             opt = rec.opt()
             if opt is None:
                 continue
-            if rec.none and rec.cuts:
+            if rec.none and rec.cuts and not _moved(p, rec):
                 cause = rec.cuts[0]
                 key = ("cut", id(opt), tuple(cause[0]))
             else:
@@ -434,6 +512,19 @@ def finish():
             _report(key[0], opt, cause, rec, params)
     except Exception:  # noqa: BLE001
         _internal_error("untrained: finish")
+
+
+def _moved(p, rec):
+    """The parameter's value changed although its optimizer never had a gradient for it: the
+    program updates it itself (under no_grad, through ``.data``)."""
+    snap = rec.snap
+    if snap is None:
+        return False
+    try:
+        with torch.no_grad():
+            return snap.shape != p.shape or not torch.equal(snap, p.detach())
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def _report(kind, opt, cause, rec, params):
@@ -464,7 +555,7 @@ def _report(kind, opt, cause, rec, params):
     site, how = cause
     where = site
     steps = "%s get%s no gradient at any of the %d steps after a backward" % (it, "s" if one else "", rec.none)
-    if how.startswith("`"):  # a custom backward's None
+    if ".backward` returns None" in how:  # a custom backward's None
         why = "%s: the loss reaches %s only through here, where %s" % (steps, "it" if one else "them", how)
     else:
         why = ("%s, and the graph %s enter%s is cut here (%s): the loss uses %s values through a copy that carries "

@@ -88,6 +88,67 @@ def _user_frame(f):
     return None
 
 
+def _library_call(inner, user):
+    """The name of the library function the user's frame ``user`` called for ``inner`` (a frame
+    at or inside it) to run: ``vector_to_parameters`` when the ``.data`` read is torch's, not the
+    program's. None when ``inner`` is the user's frame, or the function is a module call or
+    private (the program spelt the operation itself, or named nothing else)."""
+    prev = None
+    f = inner
+    while f is not None and f is not user:
+        prev = f
+        f = f.f_back
+    if f is None or prev is None:
+        return None
+    code = prev.f_code
+    name = code.co_name
+    if name.startswith("_") or name in ("forward", "<lambda>", "<module>") or \
+            os.path.abspath(code.co_filename).startswith(_HERE + os.sep):
+        return None
+    return name
+
+
+_GRAD_OFF = frozenset(("no_grad", "inference_mode", "set_grad_enabled"))
+
+
+def _grad_off_decorator(user):
+    """[file, line, function] of the ``@torch.no_grad()`` (``inference_mode``) decorator of a
+    function of the user's that runs at or around frame ``user`` (the call that turned grad off:
+    the line a fix removes), else None."""
+    f = user
+    for _ in range(64):
+        if f is None:
+            return None
+        code = f.f_code
+        if code.co_name == "decorate_context" and code.co_filename.endswith("_contextlib.py"):
+            try:
+                local = f.f_locals
+                ctx = getattr(local.get("ctx_factory"), "__self__", None)
+                func = local.get("func")
+            except Exception:  # noqa: BLE001
+                return None
+            inner = getattr(func, "__code__", None)
+            if type(ctx).__name__ in _GRAD_OFF and inner is not None and _is_user(inner.co_filename):
+                return [_display_file(inner.co_filename), _decorator_line(inner, type(ctx).__name__), inner.co_name]
+        f = f.f_back
+    return None
+
+
+def _decorator_line(code, name):
+    """The line of the decorator naming ``name`` above ``code``'s ``def`` (``co_firstlineno`` is
+    the first decorator's line)."""
+    import linecache
+
+    first = code.co_firstlineno
+    for row in range(first, first + 16):
+        text = linecache.getline(code.co_filename, row).strip()
+        if text.startswith("@") and name in text:
+            return row
+        if text.startswith(("def ", "async def ")):
+            break
+    return first
+
+
 def _site(f):
     if f is None:
         return None

@@ -264,8 +264,11 @@ def _grad_output_finding(func, severity, reason=None):
              write_site=site, sites=extra, write_op=_op_name(func))
 
 # Tensor methods whose name ends in "_" that do not write data (no version bump)
+# calls named like in-place ops that write no element: a flag (``requires_grad_`` moves no version:
+# `feats.detach().requires_grad_()` makes a probe leaf, it does not write `feats`), a name, a storage
+# placement
 _NOT_WRITES = frozenset(("share_memory_", "retain_grad", "record_stream", "rename_", "pin_memory_",
-                         "_fix_weakref", "_coalesced_"))
+                         "_fix_weakref", "_coalesced_", "requires_grad_"))
 
 _INPLACE_DUNDERS = frozenset(("__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__",
                               "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__",
