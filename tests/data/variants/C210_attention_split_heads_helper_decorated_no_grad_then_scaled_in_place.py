@@ -1,7 +1,7 @@
 # source: attention re-implementations whose reshape helpers were marked @torch.no_grad() "because they only move memory" (forum threads "A view was created in no_grad mode and is being modified inplace with grad mode enabled"): split_heads returns a view made under no_grad, and the caller scales the queries in place
 # family: C
 # expect: error
-# line: 12  (backward: 32)
+# line: 12, 32
 # fix: drop the decorator from the reshape helper (or scale out of place: q = q * self.scale)
 import torch
 import torch.nn as nn
