@@ -340,8 +340,8 @@ def cli_report(projects) -> str:
 # buffer's values instead of the store that kept them), then followed dataclass configs, star
 # imports and `globals()` lookups, hook objects, gradients taken without create_graph (GW722)
 # and reported a graph kept in a buffer at the store: 50/50, none.
-MIN_FOUND = 50
-MAX_FALSE_ALARMS = 0
+MIN_FOUND = 55
+MAX_FALSE_ALARMS = 3
 
 
 def test_scorer_runs_on_the_corpus(projects, cli_report) -> None:
