@@ -977,3 +977,145 @@ DISTRIBUTION_HEAD = {
 
 def test_a_parameter_read_only_in_its_own_module_is_not_untrained_when_the_backward_is_open(tmp_path):
     assert loud(project(tmp_path / "p", DISTRIBUTION_HEAD)) == []
+
+
+# a block three package levels down (`vitlite/models/layers/block.py`) importing a helper two levels
+# up (`from ...utils.ops import DropPath`), reached from the script through two re-exporting
+# `__init__.py`; torch raises at the backward: "one of the variables needed for gradient
+# computation has been modified by an inplace operation: [...] which is output 0 of AddBackward0"
+NESTED_PACKAGES = {
+    "vitlite/__init__.py": """
+        from .models import ViT
+    """,
+    "vitlite/models/__init__.py": """
+        from .vit import VisionTransformer as ViT
+
+        __all__ = ["ViT"]
+    """,
+    "vitlite/models/layers/__init__.py": "",
+    "vitlite/utils/__init__.py": "",
+    "vitlite/utils/ops.py": """
+        import torch.nn as nn
+
+
+        class DropPath(nn.Module):
+            def __init__(self, p=0.0):
+                super().__init__()
+                self.p = p
+
+            def forward(self, x):
+                return x
+    """,
+    "vitlite/models/layers/block.py": """
+        import torch.nn as nn
+
+        from ...utils.ops import DropPath
+
+
+        class Block(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.norm = nn.LayerNorm(dim)
+                self.mlp = nn.Linear(dim, dim)
+                self.drop_path = DropPath()
+
+            def forward(self, x):
+                x += self.drop_path(self.mlp(self.norm(x)))
+                return x
+    """,
+    "vitlite/models/vit.py": """
+        import torch.nn as nn
+
+        from .layers.block import Block
+
+
+        class VisionTransformer(nn.Module):
+            def __init__(self, dim=8):
+                super().__init__()
+                self.embed = nn.Linear(4, dim)
+                self.block = Block(dim)
+
+            def forward(self, x):
+                return self.block(self.embed(x)).sum()
+    """,
+    "train.py": """
+        import torch
+
+        from vitlite import ViT
+
+        if __name__ == "__main__":
+            model = ViT()
+            model(torch.randn(2, 4)).backward()
+    """,
+}
+
+
+def test_package_inits_on_the_way_do_not_count_toward_the_modules_followed(tmp_path):
+    # train -> vitlite/__init__ -> models/__init__ -> vit -> layers/block -> utils/ops: six modules
+    # run, three of them a package's __init__ on the way (Python runs those for every submodule)
+    assert loud(project(tmp_path / "bad", NESTED_PACKAGES)) == [("vitlite/models/layers/block.py", 14, "GW201")]
+    block = NESTED_PACKAGES["vitlite/models/layers/block.py"]
+    fixed = dict(NESTED_PACKAGES, **{"vitlite/models/layers/block.py": block.replace("x += ", "x = x + ")})
+    assert fixed["vitlite/models/layers/block.py"] != block
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# two losses through a shared trunk, each backwarded by a helper (an Accelerate-like
+# `accelerator.backward(loss, **kwargs)`), one `zero_grad()` before and one step after: correct
+# (run under torch 2.13: each parameter's `.grad` is the sum of the two losses' gradients of this
+# step, as with `(main + aux).backward()`)
+BACKWARD_HELPER = {
+    "utils/accel.py": """
+        class Accelerator:
+            def __init__(self, accumulation_steps=1):
+                self.accumulation_steps = accumulation_steps
+
+            def backward(self, loss, **kwargs):
+                loss = loss / self.accumulation_steps
+                loss.backward(**kwargs)
+    """,
+    "engine/trainer.py": """
+        def train_step(accelerator, model, optimizer, x):
+            logits, aux = model(x)
+            optimizer.zero_grad()
+            accelerator.backward(logits.sum(), retain_graph=True)
+            accelerator.backward(aux.pow(2).mean())
+            optimizer.step()
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+
+        from engine.trainer import train_step
+        from utils.accel import Accelerator
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.trunk = nn.Sequential(nn.Linear(6, 8), nn.ReLU())
+                self.cls_head = nn.Linear(8, 3)
+                self.aux_head = nn.Linear(8, 2)
+
+            def forward(self, x):
+                h = self.trunk(x)
+                return self.cls_head(h), self.aux_head(h)
+
+
+        if __name__ == "__main__":
+            model = Net()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accelerator = Accelerator()
+            for _ in range(3):
+                train_step(accelerator, model, optimizer, torch.randn(4, 6))
+    """,
+}
+
+
+def test_a_backward_helper_called_for_two_losses_is_two_backwards(tmp_path):
+    assert loud(project(tmp_path / "ok", BACKWARD_HELPER)) == []
+    # without the zero_grad the trunk's gradients do add up over the iterations (GW710 kind)
+    trainer = BACKWARD_HELPER["engine/trainer.py"]
+    bad = dict(BACKWARD_HELPER, **{"engine/trainer.py": trainer.replace("    optimizer.zero_grad()\n", "")})
+    assert bad["engine/trainer.py"] != trainer
+    assert loud(project(tmp_path / "bad", bad)) != []

@@ -21,9 +21,18 @@ from gradwarden.engine.state.model import (
     ConstV, DictV, RefV, SeqV, State, UNKNOWN, UnknownV, Value, fresh_id, join_states, ref_value,
 )
 
-# imports followed this many modules away from the analysed file (a script -> its package's
-# __init__ -> the module defining the class -> the helper it calls)
+# imports followed this many modules away from the analysed file (a script -> the module
+# defining the class -> the helper it calls -> ...). A package's ``__init__.py`` on the way is
+# not counted: Python runs it on the way to every submodule, and a repository three package
+# levels deep (``vitlite/models/layers/block.py`` importing ``...utils.ops``) would otherwise
+# end the chain at its own re-exports before reaching the module that defines anything.
 MAX_FOREIGN_DEPTH = 4
+
+
+def foreign_depth(stack: List[Any]) -> int:
+    """How many modules away from the analysed file ``stack`` (the modules being run) is:
+    its modules that are not a package's ``__init__.py``."""
+    return sum(1 for fm, _ in stack if fm.path is None or fm.path.name != "__init__.py")
 
 # the statements of a followed module that run when it is imported (its definitions and
 # module-level values; never its ``if __name__ == "__main__":`` block or top-level loops)
@@ -112,7 +121,7 @@ class ProjectImports:
 
     def active(self) -> bool:
         return self.it.resolver is not None and not self.it.standalone and \
-            len(self.it.foreign_stack) < MAX_FOREIGN_DEPTH
+            foreign_depth(self.it.foreign_stack) < MAX_FOREIGN_DEPTH
 
     # ---------------------------------------------------------------- import statements
     def module(self, dotted: str, level: int = 0) -> Value:
@@ -212,7 +221,7 @@ class ProjectImports:
     def attr(self, ref: RefV, attr: str, st: State, node: ast.AST) -> Value:
         """``module.attr`` of a project module: its value, else its submodule."""
         pm: ProjectModule = ref.target
-        if self.it.resolver is None or len(self.it.foreign_stack) >= MAX_FOREIGN_DEPTH:
+        if self.it.resolver is None or foreign_depth(self.it.foreign_stack) >= MAX_FOREIGN_DEPTH:
             return UNKNOWN
         resolver = self.it.resolver.for_module(pm.base)
         if pm.path is not None:
