@@ -1119,3 +1119,72 @@ def test_a_backward_helper_called_for_two_losses_is_two_backwards(tmp_path):
     bad = dict(BACKWARD_HELPER, **{"engine/trainer.py": trainer.replace("    optimizer.zero_grad()\n", "")})
     assert bad["engine/trainer.py"] != trainer
     assert loud(project(tmp_path / "bad", bad)) != []
+
+
+# mmcv's `Config.fromfile` written by hand: the config file loaded through
+# `importlib.util.spec_from_file_location` / `module_from_spec` / `exec_module`, its path an argparse
+# default; torch raises at the backward: "[...] which is output 0 of SigmoidBackward0, is at version 1"
+CONFIG_FROMFILE = {
+    "configs/tiny.py": """
+        model = dict(type="Head", act=dict(type="Sigmoid"), scale=2.0)
+        optimizer = dict(lr=0.1)
+    """,
+    "utils/config.py": """
+        import importlib.util
+
+
+        class Config:
+            @staticmethod
+            def fromfile(filename):
+                spec = importlib.util.spec_from_file_location("cfg", filename)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                return {k: v for k, v in module.__dict__.items() if not k.startswith("__")}
+    """,
+    "train.py": """
+        import argparse
+
+        import torch
+        import torch.nn as nn
+
+        from utils.config import Config
+
+
+        class Head(nn.Module):
+            def __init__(self, act, scale):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.act = getattr(nn, act["type"])()
+                self.scale = scale
+
+            def forward(self, x):
+                y = self.act(self.fc(x))
+                y.mul_(self.scale)
+                return y.sum()
+
+
+        def main():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("config", nargs="?", default="configs/tiny.py")
+            args = parser.parse_args()
+            cfg = Config.fromfile(args.config)
+            mcfg = dict(cfg["model"])
+            mcfg.pop("type")
+            model = Head(**mcfg)
+            opt = torch.optim.SGD(model.parameters(), lr=cfg["optimizer"]["lr"])
+            model(torch.randn(2, 4)).backward()
+            opt.step()
+
+
+        if __name__ == "__main__":
+            main()
+    """,
+}
+
+
+def test_a_config_file_loaded_through_spec_from_file_location(tmp_path):
+    assert loud(project(tmp_path / "bad", CONFIG_FROMFILE)) == [("train.py", 18, "GW201")]
+    # the same program with a config whose activation saves nothing `mul_` could break
+    fixed = dict(CONFIG_FROMFILE, **{"configs/tiny.py": CONFIG_FROMFILE["configs/tiny.py"].replace("Sigmoid", "GELU")})
+    assert fixed["configs/tiny.py"] != CONFIG_FROMFILE["configs/tiny.py"]
+    assert loud(project(tmp_path / "ok", fixed)) == []

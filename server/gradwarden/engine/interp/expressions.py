@@ -112,6 +112,8 @@ class Expressions:
             if obj.kind == "torch":
                 return ref_value("torch", f"{obj.name}.{attr}")
             if obj.kind == "module":
+                if f"{obj.name}.{attr}" == "importlib.util":  # `import importlib.util` binds `importlib`
+                    return ref_value("module", "importlib.util")
                 return ref_value("builtin", f"{obj.name}.{attr}")
             if obj.kind == "project":
                 return self.it.projects.attr(obj, attr, st, node)

@@ -157,6 +157,24 @@ class ProjectImports:
             return UNKNOWN
         return self.globals_dict(fm, st)
 
+    def spec_by_path(self, rel: Any) -> Value:
+        """``importlib.util.spec_from_file_location(name, "configs/retinanet.py")`` with a path the
+        code spells out (mmcv's ``Config.fromfile`` written by hand): that project file, as the
+        module ``module_from_spec`` makes of it; the module runs (once, as an import runs it) when
+        its names are read (``exec_module`` is the loader's, which the analysis does not see)."""
+        if not isinstance(rel, str) or not self.active():
+            return UNKNOWN
+        resolver = self._resolver()
+        path = resolver.find_path(rel)
+        if path is None:
+            return UNKNOWN
+        return ref_value("project", path.stem, ProjectModule(path, path.stem, resolver.filename))
+
+    @staticmethod
+    def module_from_spec(spec: Value) -> Value:
+        """``importlib.util.module_from_spec(spec)``: the module of a spec found above, else unknown."""
+        return spec if isinstance(spec, RefV) and spec.kind == "project" else UNKNOWN
+
     @staticmethod
     def globals_dict(fm: Any, st: State) -> DictV:
         """A followed module's globals as a dict value (``run_path``'s result, ``module.__dict__``)."""
