@@ -1188,3 +1188,47 @@ def test_a_config_file_loaded_through_spec_from_file_location(tmp_path):
     fixed = dict(CONFIG_FROMFILE, **{"configs/tiny.py": CONFIG_FROMFILE["configs/tiny.py"].replace("Sigmoid", "GELU")})
     assert fixed["configs/tiny.py"] != CONFIG_FROMFILE["configs/tiny.py"]
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a model built by a classmethod factory (`Model.from_config(cfg)`, as detectron2's `@configurable`
+# and transformers' `from_config` do); torch raises at the backward: "[...] which is output 0 of
+# SigmoidBackward0, is at version 1"
+CLASSMETHOD_FACTORY = {
+    "models/__init__.py": "",
+    "models/net.py": """
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self, width=4, act="Identity"):
+                super().__init__()
+                self.fc = nn.Linear(4, width)
+                self.act = getattr(nn, act)()
+
+            @classmethod
+            def from_config(cls, cfg):
+                return cls(**cfg)
+
+            def forward(self, x):
+                y = self.act(self.fc(x))
+                y.mul_(2)
+                return y.sum()
+    """,
+    "train.py": """
+        import torch
+
+        from models.net import Net
+
+        CFG = {"width": 4, "act": "Sigmoid"}
+
+        if __name__ == "__main__":
+            Net.from_config(CFG)(torch.randn(2, 4)).backward()
+    """,
+}
+
+
+def test_a_classmethod_factory_binds_the_class(tmp_path):
+    assert loud(project(tmp_path / "bad", CLASSMETHOD_FACTORY)) == [("models/net.py", 16, "GW201")]
+    fixed = dict(CLASSMETHOD_FACTORY, **{"train.py": CLASSMETHOD_FACTORY["train.py"].replace('"Sigmoid"', '"GELU"')})
+    assert fixed["train.py"] != CLASSMETHOD_FACTORY["train.py"]
+    assert loud(project(tmp_path / "ok", fixed)) == []
