@@ -1232,3 +1232,75 @@ def test_a_classmethod_factory_binds_the_class(tmp_path):
     fixed = dict(CLASSMETHOD_FACTORY, **{"train.py": CLASSMETHOD_FACTORY["train.py"].replace('"Sigmoid"', '"GELU"')})
     assert fixed["train.py"] != CLASSMETHOD_FACTORY["train.py"]
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a registry filled by a plain module-level call in the package's `__init__`
+# (`BACKBONES.register_module(Net)`, no decorator) and looked up with `.get(cfg.pop("type"))`;
+# torch raises at the backward: "[...] which is output 0 of SigmoidBackward0, is at version 1"
+REGISTRATION_CALL = {
+    "lib/registry.py": """
+        class Registry:
+            def __init__(self, name):
+                self._name = name
+                self._module_dict = {}
+
+            def register_module(self, cls=None, name=None):
+                def _register(c):
+                    self._module_dict[name or c.__name__] = c
+                    return c
+                return _register(cls) if cls is not None else _register
+
+            def get(self, key):
+                return self._module_dict.get(key)
+
+
+        BACKBONES = Registry("backbone")
+    """,
+    "lib/net.py": """
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self, width=4, act="Identity"):
+                super().__init__()
+                self.fc = nn.Linear(4, width)
+                self.act = getattr(nn, act)()
+
+            def forward(self, x):
+                y = self.act(self.fc(x))
+                y.mul_(2)
+                return y.sum()
+    """,
+    "lib/__init__.py": """
+        from .registry import BACKBONES
+        from .net import Net
+
+        BACKBONES.register_module(Net)
+    """,
+    "train.py": """
+        import torch
+
+        from lib import BACKBONES
+
+        cfg = dict(type="Net", width=4, act="Sigmoid")
+
+
+        def build(cfg):
+            args = cfg.copy()
+            return BACKBONES.get(args.pop("type"))(**args)
+
+
+        if __name__ == "__main__":
+            build(cfg)(torch.randn(2, 4)).backward()
+    """,
+}
+
+
+def test_a_module_level_registration_call_fills_the_registry(tmp_path):
+    assert loud(project(tmp_path / "bad", REGISTRATION_CALL)) == [("lib/net.py", 12, "GW201")]
+    fixed = dict(REGISTRATION_CALL, **{"train.py": REGISTRATION_CALL["train.py"].replace('"Sigmoid"', '"GELU"')})
+    assert fixed["train.py"] != REGISTRATION_CALL["train.py"]
+    assert loud(project(tmp_path / "ok", fixed)) == []
+    # a module-level call of something else (a builtin, a site package) is left alone
+    noisy = dict(REGISTRATION_CALL, **{"lib/__init__.py": REGISTRATION_CALL["lib/__init__.py"].rstrip(" ") + "        print(BACKBONES)\n"})
+    assert loud(project(tmp_path / "noisy", noisy)) == [("lib/net.py", 12, "GW201")]

@@ -70,6 +70,23 @@ def _registers(fn: Value) -> bool:
     return sum(isinstance(n, ast.stmt) for n in ast.walk(fdef)) - 1 <= MAX_DECORATOR_STATEMENTS
 
 
+def _registration_call(stmt: ast.stmt) -> bool:
+    """A module-level statement that is a call of a name or an attribute (``REGISTRY.register(Net)``)."""
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+        isinstance(stmt.value.func, (ast.Name, ast.Attribute))
+
+
+def _segments(body: List[ast.stmt]) -> List[List[ast.stmt]]:
+    """``body`` cut into runs of ordinary statements (even positions) and of module-level calls
+    (odd positions), in order."""
+    out: List[List[ast.stmt]] = [[]]
+    for stmt in body:
+        if _registration_call(stmt) != bool(len(out) % 2 == 0):
+            out.append([])
+        out[-1].append(stmt)
+    return out
+
+
 class ProjectImports:
     """Imports of the project's own modules for one interpreter (``it``): the statements role
     asks it for what an import binds, the expressions role for a module's attribute; and the
@@ -100,6 +117,27 @@ class ProjectImports:
                 it.budget.limit = limit
             if done:
                 st.become(work)
+
+    def registration(self, call: ast.Call, st: State) -> None:
+        """A module-level call of a followed module (``BACKBONES.register_module(Net)``,
+        ``MODELS.update(resnet=ResNet)``): run, as a class decorator is, when what it calls is a
+        small function of the user's code or a container's method, on a fork within
+        ``DECORATOR_WORK`` statement visits; anything else (``main()``, ``train(cfg)``, a
+        logging setup) is not run, as before."""
+        it = self.it
+        work = st.fork()
+        limit, it.budget.limit = it.budget.limit, DECORATOR_WORK
+        try:
+            with it.allotment(call, quiet=True):
+                fn = it.ev.eval(call.func, work)
+                if not (_registers(fn) or isinstance(fn, RefV) and fn.kind == "boundseq"):
+                    return
+                it.ev.eval(call, work)
+        except Halt:
+            return
+        finally:
+            it.budget.limit = limit
+        st.become(work)
 
     def _decorate(self, dec: ast.expr, cls: Value, st: State) -> bool:
         it = self.it
@@ -278,7 +316,7 @@ class ProjectImports:
         it = self.it
         it.foreign_defs.update(dict.fromkeys(fm.parsed.def_ids, fm))
         it.foreign_stmts.update(dict.fromkeys(map(id, fm.parsed.statements), fm))
-        body: List[ast.stmt] = [s for s in fm.tree.body if isinstance(s, _RUN)]
+        body: List[ast.stmt] = [s for s in fm.tree.body if isinstance(s, _RUN) or _registration_call(s)]
         work = st.fork()
         outer_frames, outer_fi = work.frames, work.fi
         work.frames = [{"__name__": ConstV(fm.path.stem)}]
@@ -288,10 +326,18 @@ class ProjectImports:
         # the package's `__init__` imports at its end) sees the names defined so far, as Python does
         fm.globals = work.frames[0]
         it.foreign_stack.append((fm, anchor))
-        exits: List[State] = []
+        exits: List[State] = [work]
         try:
             with it.allotment(fm.tree, quiet=True):
-                exits = it.stmts.exec_block(body, [work])
+                for i, segment in enumerate(_segments(body)):
+                    if i % 2:  # module-level calls: registrations, each run only if it is one
+                        for stmt in segment:
+                            for state in exits:
+                                self.registration(stmt.value, state)  # type: ignore[attr-defined]
+                    elif segment:
+                        exits = it.stmts.exec_block(segment, exits)
+                    if not exits:
+                        break
         except Halt:
             exits = []
         finally:
