@@ -977,3 +977,330 @@ DISTRIBUTION_HEAD = {
 
 def test_a_parameter_read_only_in_its_own_module_is_not_untrained_when_the_backward_is_open(tmp_path):
     assert loud(project(tmp_path / "p", DISTRIBUTION_HEAD)) == []
+
+
+# a block three package levels down (`vitlite/models/layers/block.py`) importing a helper two levels
+# up (`from ...utils.ops import DropPath`), reached from the script through two re-exporting
+# `__init__.py`; torch raises at the backward: "one of the variables needed for gradient
+# computation has been modified by an inplace operation: [...] which is output 0 of AddBackward0"
+NESTED_PACKAGES = {
+    "vitlite/__init__.py": """
+        from .models import ViT
+    """,
+    "vitlite/models/__init__.py": """
+        from .vit import VisionTransformer as ViT
+
+        __all__ = ["ViT"]
+    """,
+    "vitlite/models/layers/__init__.py": "",
+    "vitlite/utils/__init__.py": "",
+    "vitlite/utils/ops.py": """
+        import torch.nn as nn
+
+
+        class DropPath(nn.Module):
+            def __init__(self, p=0.0):
+                super().__init__()
+                self.p = p
+
+            def forward(self, x):
+                return x
+    """,
+    "vitlite/models/layers/block.py": """
+        import torch.nn as nn
+
+        from ...utils.ops import DropPath
+
+
+        class Block(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.norm = nn.LayerNorm(dim)
+                self.mlp = nn.Linear(dim, dim)
+                self.drop_path = DropPath()
+
+            def forward(self, x):
+                x += self.drop_path(self.mlp(self.norm(x)))
+                return x
+    """,
+    "vitlite/models/vit.py": """
+        import torch.nn as nn
+
+        from .layers.block import Block
+
+
+        class VisionTransformer(nn.Module):
+            def __init__(self, dim=8):
+                super().__init__()
+                self.embed = nn.Linear(4, dim)
+                self.block = Block(dim)
+
+            def forward(self, x):
+                return self.block(self.embed(x)).sum()
+    """,
+    "train.py": """
+        import torch
+
+        from vitlite import ViT
+
+        if __name__ == "__main__":
+            model = ViT()
+            model(torch.randn(2, 4)).backward()
+    """,
+}
+
+
+def test_package_inits_on_the_way_do_not_count_toward_the_modules_followed(tmp_path):
+    # train -> vitlite/__init__ -> models/__init__ -> vit -> layers/block -> utils/ops: six modules
+    # run, three of them a package's __init__ on the way (Python runs those for every submodule)
+    assert loud(project(tmp_path / "bad", NESTED_PACKAGES)) == [("vitlite/models/layers/block.py", 14, "GW201")]
+    block = NESTED_PACKAGES["vitlite/models/layers/block.py"]
+    fixed = dict(NESTED_PACKAGES, **{"vitlite/models/layers/block.py": block.replace("x += ", "x = x + ")})
+    assert fixed["vitlite/models/layers/block.py"] != block
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# two losses through a shared trunk, each backwarded by a helper (an Accelerate-like
+# `accelerator.backward(loss, **kwargs)`), one `zero_grad()` before and one step after: correct
+# (run under torch 2.13: each parameter's `.grad` is the sum of the two losses' gradients of this
+# step, as with `(main + aux).backward()`)
+BACKWARD_HELPER = {
+    "utils/accel.py": """
+        class Accelerator:
+            def __init__(self, accumulation_steps=1):
+                self.accumulation_steps = accumulation_steps
+
+            def backward(self, loss, **kwargs):
+                loss = loss / self.accumulation_steps
+                loss.backward(**kwargs)
+    """,
+    "engine/trainer.py": """
+        def train_step(accelerator, model, optimizer, x):
+            logits, aux = model(x)
+            optimizer.zero_grad()
+            accelerator.backward(logits.sum(), retain_graph=True)
+            accelerator.backward(aux.pow(2).mean())
+            optimizer.step()
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+
+        from engine.trainer import train_step
+        from utils.accel import Accelerator
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.trunk = nn.Sequential(nn.Linear(6, 8), nn.ReLU())
+                self.cls_head = nn.Linear(8, 3)
+                self.aux_head = nn.Linear(8, 2)
+
+            def forward(self, x):
+                h = self.trunk(x)
+                return self.cls_head(h), self.aux_head(h)
+
+
+        if __name__ == "__main__":
+            model = Net()
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            accelerator = Accelerator()
+            for _ in range(3):
+                train_step(accelerator, model, optimizer, torch.randn(4, 6))
+    """,
+}
+
+
+def test_a_backward_helper_called_for_two_losses_is_two_backwards(tmp_path):
+    assert loud(project(tmp_path / "ok", BACKWARD_HELPER)) == []
+    # without the zero_grad the trunk's gradients do add up over the iterations (GW710 kind)
+    trainer = BACKWARD_HELPER["engine/trainer.py"]
+    bad = dict(BACKWARD_HELPER, **{"engine/trainer.py": trainer.replace("    optimizer.zero_grad()\n", "")})
+    assert bad["engine/trainer.py"] != trainer
+    assert loud(project(tmp_path / "bad", bad)) != []
+
+
+# mmcv's `Config.fromfile` written by hand: the config file loaded through
+# `importlib.util.spec_from_file_location` / `module_from_spec` / `exec_module`, its path an argparse
+# default; torch raises at the backward: "[...] which is output 0 of SigmoidBackward0, is at version 1"
+CONFIG_FROMFILE = {
+    "configs/tiny.py": """
+        model = dict(type="Head", act=dict(type="Sigmoid"), scale=2.0)
+        optimizer = dict(lr=0.1)
+    """,
+    "utils/config.py": """
+        import importlib.util
+
+
+        class Config:
+            @staticmethod
+            def fromfile(filename):
+                spec = importlib.util.spec_from_file_location("cfg", filename)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                return {k: v for k, v in module.__dict__.items() if not k.startswith("__")}
+    """,
+    "train.py": """
+        import argparse
+
+        import torch
+        import torch.nn as nn
+
+        from utils.config import Config
+
+
+        class Head(nn.Module):
+            def __init__(self, act, scale):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.act = getattr(nn, act["type"])()
+                self.scale = scale
+
+            def forward(self, x):
+                y = self.act(self.fc(x))
+                y.mul_(self.scale)
+                return y.sum()
+
+
+        def main():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("config", nargs="?", default="configs/tiny.py")
+            args = parser.parse_args()
+            cfg = Config.fromfile(args.config)
+            mcfg = dict(cfg["model"])
+            mcfg.pop("type")
+            model = Head(**mcfg)
+            opt = torch.optim.SGD(model.parameters(), lr=cfg["optimizer"]["lr"])
+            model(torch.randn(2, 4)).backward()
+            opt.step()
+
+
+        if __name__ == "__main__":
+            main()
+    """,
+}
+
+
+def test_a_config_file_loaded_through_spec_from_file_location(tmp_path):
+    assert loud(project(tmp_path / "bad", CONFIG_FROMFILE)) == [("train.py", 18, "GW201")]
+    # the same program with a config whose activation saves nothing `mul_` could break
+    fixed = dict(CONFIG_FROMFILE, **{"configs/tiny.py": CONFIG_FROMFILE["configs/tiny.py"].replace("Sigmoid", "GELU")})
+    assert fixed["configs/tiny.py"] != CONFIG_FROMFILE["configs/tiny.py"]
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a model built by a classmethod factory (`Model.from_config(cfg)`, as detectron2's `@configurable`
+# and transformers' `from_config` do); torch raises at the backward: "[...] which is output 0 of
+# SigmoidBackward0, is at version 1"
+CLASSMETHOD_FACTORY = {
+    "models/__init__.py": "",
+    "models/net.py": """
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self, width=4, act="Identity"):
+                super().__init__()
+                self.fc = nn.Linear(4, width)
+                self.act = getattr(nn, act)()
+
+            @classmethod
+            def from_config(cls, cfg):
+                return cls(**cfg)
+
+            def forward(self, x):
+                y = self.act(self.fc(x))
+                y.mul_(2)
+                return y.sum()
+    """,
+    "train.py": """
+        import torch
+
+        from models.net import Net
+
+        CFG = {"width": 4, "act": "Sigmoid"}
+
+        if __name__ == "__main__":
+            Net.from_config(CFG)(torch.randn(2, 4)).backward()
+    """,
+}
+
+
+def test_a_classmethod_factory_binds_the_class(tmp_path):
+    assert loud(project(tmp_path / "bad", CLASSMETHOD_FACTORY)) == [("models/net.py", 16, "GW201")]
+    fixed = dict(CLASSMETHOD_FACTORY, **{"train.py": CLASSMETHOD_FACTORY["train.py"].replace('"Sigmoid"', '"GELU"')})
+    assert fixed["train.py"] != CLASSMETHOD_FACTORY["train.py"]
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a registry filled by a plain module-level call in the package's `__init__`
+# (`BACKBONES.register_module(Net)`, no decorator) and looked up with `.get(cfg.pop("type"))`;
+# torch raises at the backward: "[...] which is output 0 of SigmoidBackward0, is at version 1"
+REGISTRATION_CALL = {
+    "lib/registry.py": """
+        class Registry:
+            def __init__(self, name):
+                self._name = name
+                self._module_dict = {}
+
+            def register_module(self, cls=None, name=None):
+                def _register(c):
+                    self._module_dict[name or c.__name__] = c
+                    return c
+                return _register(cls) if cls is not None else _register
+
+            def get(self, key):
+                return self._module_dict.get(key)
+
+
+        BACKBONES = Registry("backbone")
+    """,
+    "lib/net.py": """
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self, width=4, act="Identity"):
+                super().__init__()
+                self.fc = nn.Linear(4, width)
+                self.act = getattr(nn, act)()
+
+            def forward(self, x):
+                y = self.act(self.fc(x))
+                y.mul_(2)
+                return y.sum()
+    """,
+    "lib/__init__.py": """
+        from .registry import BACKBONES
+        from .net import Net
+
+        BACKBONES.register_module(Net)
+    """,
+    "train.py": """
+        import torch
+
+        from lib import BACKBONES
+
+        cfg = dict(type="Net", width=4, act="Sigmoid")
+
+
+        def build(cfg):
+            args = cfg.copy()
+            return BACKBONES.get(args.pop("type"))(**args)
+
+
+        if __name__ == "__main__":
+            build(cfg)(torch.randn(2, 4)).backward()
+    """,
+}
+
+
+def test_a_module_level_registration_call_fills_the_registry(tmp_path):
+    assert loud(project(tmp_path / "bad", REGISTRATION_CALL)) == [("lib/net.py", 12, "GW201")]
+    fixed = dict(REGISTRATION_CALL, **{"train.py": REGISTRATION_CALL["train.py"].replace('"Sigmoid"', '"GELU"')})
+    assert fixed["train.py"] != REGISTRATION_CALL["train.py"]
+    assert loud(project(tmp_path / "ok", fixed)) == []
+    # a module-level call of something else (a builtin, a site package) is left alone
+    noisy = dict(REGISTRATION_CALL, **{"lib/__init__.py": REGISTRATION_CALL["lib/__init__.py"].rstrip(" ") + "        print(BACKBONES)\n"})
+    assert loud(project(tmp_path / "noisy", noisy)) == [("lib/net.py", 12, "GW201")]

@@ -80,6 +80,9 @@ def _imported(node: ast.AST, current: Path, mods: Dict[str, Path]) -> List[Path]
             tail = pieces[-1] if isinstance(pieces[-1], str) else ""
             if head:
                 out += [f for n, f in sorted(mods.items()) if n.startswith(head) and n.endswith(tail)]
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.rpartition(".")[0] in mods:
+        # a dotted path in a config (Hydra's `_target_: models.net.Net`), imported at run time
+        out.append(mods[node.value.rpartition(".")[0]])
     return out
 
 

@@ -19,6 +19,15 @@ from gradwarden.engine.state.model import ConstV, ObjV, RefV, SeqV, State, Tenso
 
 
 # --------------------------------------------------------------------------- GW704 / GW705 / GW706
+def backward_site(rec: Tuple[Any, ...]) -> Tuple[Any, ...]:
+    """Which backward a gradient record (``st.grads``: its span, sequence, root nodes) came from,
+    as a loop sees it: the same statement on the same losses. A backward in a helper
+    (``accelerator.backward(loss)``) called for two losses in one iteration is two sites (its
+    roots were built at other lines or through other calls); the same call in the next
+    iteration is the same site again (gradients summed over iterations)."""
+    return (rec[0], tuple((n.span, n.stack) for n in rec[2]))
+
+
 def known_nonleaf(self: Any, st: State, tid: int) -> bool:
     """A tensor certainly computed by an op from tensors this analysis knows (not from an
     argument of unknown origin, which may not even be a tensor)."""
@@ -225,14 +234,14 @@ class TrainingChecks:
             return  # read for a print or a log: the running sum is shown, nothing is computed from it
         seen = set()
         for rec in st.grads.get(t.tid, ()):
-            if rec[0] in seen:
+            if backward_site(rec) in seen:
                 span = self.it.span_of(node)
                 name = self.it.text_of(node.value) if isinstance(node, ast.Attribute) else info.name
                 self.flow.pending_accum.append((lid, Event("input_grad_accumulates", rec[0], {
                     "name": name or "tensor", "read_line": span.row},
                     related=(Related(span, "this read gets the sum of every backward so far", "note"),))))
                 return
-            seen.add(rec[0])
+            seen.add(backward_site(rec))
 
     def check_optimizer_params(self: Any, st: State, obj: ObjV, node: ast.AST) -> None:
         tids = _params_of(st, obj)
@@ -349,7 +358,7 @@ class TrainingChecks:
             seen = {}
             for rec in recs:
                 bspan = rec[0]
-                if bspan in seen:
+                if backward_site(rec) in seen:
                     # decided when the analysis ends: a reset later in the loop body (or in a
                     # later iteration, gradient accumulation) makes it fine
                     # reported at the backward: the reset belongs before it (the line the fix
@@ -359,7 +368,7 @@ class TrainingChecks:
                         related=(Related(span, "this step uses the sum of every backward so far", "step"),),
                         fix_facts={"step_span": span, "opt": self.it.tensors.receiver_text(node) or ""})))
                     return
-                seen[bspan] = rec
+                seen[backward_site(rec)] = rec
 
     # --------------------------------------------------------------------------- GW708
     def check_checkpoint(self: Any, qual: str, args: List[Value], kwargs: dict, st: State, node: ast.AST) -> bool:
@@ -486,7 +495,7 @@ def _partly_zeroed(self: Any, st: State, lid: int, tids: Sequence[int], node: as
         return
     summed, cleared = [], 0
     for tid in tids:
-        recs = [r[0] for r in st.grads.get(tid, ())]
+        recs = [backward_site(r) for r in st.grads.get(tid, ())]
         if not recs:
             continue
         if len(recs) != len(set(recs)):

@@ -96,6 +96,10 @@ class Builtins:
             return self.it.projects.import_by_name(args[0].value, node, st)
         if name == "runpy.run_path" and args and isinstance(args[0], ConstV):
             return self.it.projects.run_by_path(args[0].value, node, st)
+        if name == "importlib.util.spec_from_file_location" and len(args) >= 2 and isinstance(args[1], ConstV):
+            return self.it.projects.spec_by_path(args[1].value)
+        if name == "importlib.util.module_from_spec" and args:
+            return self.it.projects.module_from_spec(args[0])
         if name == "range":
             vals = [a.value for a in args if isinstance(a, ConstV)]
             if len(vals) == len(args) and all(isinstance(v, int) for v in vals):

@@ -46,6 +46,11 @@ repr format vars globals
 """.split())
 
 
+
+def _is_classmethod(fdef: ast.AST) -> bool:
+    return isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+        isinstance(d, ast.Name) and d.id == "classmethod" for d in fdef.decorator_list)
+
 class Expressions:
     """The ``ev`` role: expressions. The handler of an expression kind is looked up once per kind
 (``ex_`` + its class name); names are read inline (a third of all expressions)."""
@@ -112,6 +117,8 @@ class Expressions:
             if obj.kind == "torch":
                 return ref_value("torch", f"{obj.name}.{attr}")
             if obj.kind == "module":
+                if f"{obj.name}.{attr}" == "importlib.util":  # `import importlib.util` binds `importlib`
+                    return ref_value("module", "importlib.util")
                 return ref_value("builtin", f"{obj.name}.{attr}")
             if obj.kind == "project":
                 return self.it.projects.attr(obj, attr, st, node)
@@ -120,7 +127,7 @@ class Expressions:
                     return ConstV(obj.name)
                 found = obj.target.find_method(attr)
                 if found:
-                    return ref_value("method", attr, found, None)
+                    return ref_value("method", attr, found, obj if _is_classmethod(found[1]) else None)
                 if attr == "apply" and obj.target.is_function:
                     return ref_value("apply", obj.name, obj.target)
                 expr = obj.target.class_attrs.get(attr)
@@ -628,6 +635,14 @@ class Expressions:
                 return self.it.calls.call_lambda(lam, fi, args, st)
             if k == "method":
                 (cls, fdef) = func.target
+                if _is_classmethod(fdef):
+                    # `Factory.from_config(cfg)` / `self.from_config(cfg)`: `cls` is the class
+                    # looked up on (or the instance's class), else the class defining it
+                    owner = func.bound if isinstance(func.bound, RefV) and func.bound.kind == "class" else \
+                        st.attrs(func.bound.oid).get("__class__") if isinstance(func.bound, ObjV) else None
+                    if not (isinstance(owner, RefV) and owner.kind == "class"):
+                        owner = ref_value("class", cls.name, cls)
+                    return self.it.calls.call_function(fdef, [owner] + args, kwargs, st, self.it.span_of(node))
                 if func.bound is not None and not self.it.is_static(fdef):
                     return self.it.calls.call_function(fdef, [func.bound] + args, kwargs, st, self.it.span_of(node),
                                                        bound_self=True)

@@ -21,9 +21,18 @@ from gradwarden.engine.state.model import (
     ConstV, DictV, RefV, SeqV, State, UNKNOWN, UnknownV, Value, fresh_id, join_states, ref_value,
 )
 
-# imports followed this many modules away from the analysed file (a script -> its package's
-# __init__ -> the module defining the class -> the helper it calls)
+# imports followed this many modules away from the analysed file (a script -> the module
+# defining the class -> the helper it calls -> ...). A package's ``__init__.py`` on the way is
+# not counted: Python runs it on the way to every submodule, and a repository three package
+# levels deep (``vitlite/models/layers/block.py`` importing ``...utils.ops``) would otherwise
+# end the chain at its own re-exports before reaching the module that defines anything.
 MAX_FOREIGN_DEPTH = 4
+
+
+def foreign_depth(stack: List[Any]) -> int:
+    """How many modules away from the analysed file ``stack`` (the modules being run) is:
+    its modules that are not a package's ``__init__.py``."""
+    return sum(1 for fm, _ in stack if fm.path is None or fm.path.name != "__init__.py")
 
 # the statements of a followed module that run when it is imported (its definitions and
 # module-level values; never its ``if __name__ == "__main__":`` block or top-level loops)
@@ -61,6 +70,23 @@ def _registers(fn: Value) -> bool:
     return sum(isinstance(n, ast.stmt) for n in ast.walk(fdef)) - 1 <= MAX_DECORATOR_STATEMENTS
 
 
+def _registration_call(stmt: ast.stmt) -> bool:
+    """A module-level statement that is a call of a name or an attribute (``REGISTRY.register(Net)``)."""
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+        isinstance(stmt.value.func, (ast.Name, ast.Attribute))
+
+
+def _segments(body: List[ast.stmt]) -> List[List[ast.stmt]]:
+    """``body`` cut into runs of ordinary statements (even positions) and of module-level calls
+    (odd positions), in order."""
+    out: List[List[ast.stmt]] = [[]]
+    for stmt in body:
+        if _registration_call(stmt) != bool(len(out) % 2 == 0):
+            out.append([])
+        out[-1].append(stmt)
+    return out
+
+
 class ProjectImports:
     """Imports of the project's own modules for one interpreter (``it``): the statements role
     asks it for what an import binds, the expressions role for a module's attribute; and the
@@ -92,6 +118,27 @@ class ProjectImports:
             if done:
                 st.become(work)
 
+    def registration(self, call: ast.Call, st: State) -> None:
+        """A module-level call of a followed module (``BACKBONES.register_module(Net)``,
+        ``MODELS.update(resnet=ResNet)``): run, as a class decorator is, when what it calls is a
+        small function of the user's code or a container's method, on a fork within
+        ``DECORATOR_WORK`` statement visits; anything else (``main()``, ``train(cfg)``, a
+        logging setup) is not run, as before."""
+        it = self.it
+        work = st.fork()
+        limit, it.budget.limit = it.budget.limit, DECORATOR_WORK
+        try:
+            with it.allotment(call, quiet=True):
+                fn = it.ev.eval(call.func, work)
+                if not (_registers(fn) or isinstance(fn, RefV) and fn.kind == "boundseq"):
+                    return
+                it.ev.eval(call, work)
+        except Halt:
+            return
+        finally:
+            it.budget.limit = limit
+        st.become(work)
+
     def _decorate(self, dec: ast.expr, cls: Value, st: State) -> bool:
         it = self.it
         if isinstance(dec, ast.Call) and not _registers(it.ev.eval(dec.func, st)):
@@ -112,7 +159,7 @@ class ProjectImports:
 
     def active(self) -> bool:
         return self.it.resolver is not None and not self.it.standalone and \
-            len(self.it.foreign_stack) < MAX_FOREIGN_DEPTH
+            foreign_depth(self.it.foreign_stack) < MAX_FOREIGN_DEPTH
 
     # ---------------------------------------------------------------- import statements
     def module(self, dotted: str, level: int = 0) -> Value:
@@ -147,6 +194,24 @@ class ProjectImports:
         if fm is None:
             return UNKNOWN
         return self.globals_dict(fm, st)
+
+    def spec_by_path(self, rel: Any) -> Value:
+        """``importlib.util.spec_from_file_location(name, "configs/retinanet.py")`` with a path the
+        code spells out (mmcv's ``Config.fromfile`` written by hand): that project file, as the
+        module ``module_from_spec`` makes of it; the module runs (once, as an import runs it) when
+        its names are read (``exec_module`` is the loader's, which the analysis does not see)."""
+        if not isinstance(rel, str) or not self.active():
+            return UNKNOWN
+        resolver = self._resolver()
+        path = resolver.find_path(rel)
+        if path is None:
+            return UNKNOWN
+        return ref_value("project", path.stem, ProjectModule(path, path.stem, resolver.filename))
+
+    @staticmethod
+    def module_from_spec(spec: Value) -> Value:
+        """``importlib.util.module_from_spec(spec)``: the module of a spec found above, else unknown."""
+        return spec if isinstance(spec, RefV) and spec.kind == "project" else UNKNOWN
 
     @staticmethod
     def globals_dict(fm: Any, st: State) -> DictV:
@@ -212,7 +277,7 @@ class ProjectImports:
     def attr(self, ref: RefV, attr: str, st: State, node: ast.AST) -> Value:
         """``module.attr`` of a project module: its value, else its submodule."""
         pm: ProjectModule = ref.target
-        if self.it.resolver is None or len(self.it.foreign_stack) >= MAX_FOREIGN_DEPTH:
+        if self.it.resolver is None or foreign_depth(self.it.foreign_stack) >= MAX_FOREIGN_DEPTH:
             return UNKNOWN
         resolver = self.it.resolver.for_module(pm.base)
         if pm.path is not None:
@@ -251,7 +316,7 @@ class ProjectImports:
         it = self.it
         it.foreign_defs.update(dict.fromkeys(fm.parsed.def_ids, fm))
         it.foreign_stmts.update(dict.fromkeys(map(id, fm.parsed.statements), fm))
-        body: List[ast.stmt] = [s for s in fm.tree.body if isinstance(s, _RUN)]
+        body: List[ast.stmt] = [s for s in fm.tree.body if isinstance(s, _RUN) or _registration_call(s)]
         work = st.fork()
         outer_frames, outer_fi = work.frames, work.fi
         work.frames = [{"__name__": ConstV(fm.path.stem)}]
@@ -261,10 +326,18 @@ class ProjectImports:
         # the package's `__init__` imports at its end) sees the names defined so far, as Python does
         fm.globals = work.frames[0]
         it.foreign_stack.append((fm, anchor))
-        exits: List[State] = []
+        exits: List[State] = [work]
         try:
             with it.allotment(fm.tree, quiet=True):
-                exits = it.stmts.exec_block(body, [work])
+                for i, segment in enumerate(_segments(body)):
+                    if i % 2:  # module-level calls: registrations, each run only if it is one
+                        for stmt in segment:
+                            for state in exits:
+                                self.registration(stmt.value, state)  # type: ignore[attr-defined]
+                    elif segment:
+                        exits = it.stmts.exec_block(segment, exits)
+                    if not exits:
+                        break
         except Halt:
             exits = []
         finally:

@@ -1,0 +1,3 @@
+from .instantiate import instantiate
+
+__all__ = ["instantiate"]

@@ -1,0 +1,2 @@
+from .builder import QueueContrast
+from .encoder import MLPEncoder

@@ -1,0 +1,3 @@
+from .sampler import MultinomialSampler as Sampler
+
+__all__ = ["Sampler"]

@@ -1,0 +1,1 @@
+from .multitask_loss import MultiTaskLoss

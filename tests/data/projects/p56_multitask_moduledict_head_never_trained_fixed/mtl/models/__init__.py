@@ -1,0 +1,1 @@
+from .multitask_net import MultiTaskNet

@@ -1,0 +1,1 @@
+from .small_mlp import SmallMLP

@@ -1,0 +1,1 @@
+from .wide_mlp import build_teacher

@@ -1,0 +1,1 @@
+from .hint_kd import HintKDLoss

@@ -1,0 +1,19 @@
+import torch
+import torch.nn as nn
+
+
+class WideMLP(nn.Module):
+    def __init__(self, in_dim=12, width=48, num_classes=5):
+        super().__init__()
+        self.features = nn.Sequential(nn.Linear(in_dim, width), nn.ReLU())
+        self.fc = nn.Linear(width, num_classes)
+
+    def forward(self, x):
+        feat = self.features(x)
+        return feat, self.fc(feat)
+
+
+def build_teacher(seed=123):
+    """Stands in for loading a pretrained checkpoint: fixed weights, eval mode."""
+    torch.manual_seed(seed)
+    return WideMLP().eval()

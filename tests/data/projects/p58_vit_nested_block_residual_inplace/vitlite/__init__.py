@@ -1,0 +1,3 @@
+from .models import ViT
+
+__all__ = ["ViT"]

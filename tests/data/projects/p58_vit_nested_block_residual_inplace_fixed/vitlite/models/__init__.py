@@ -1,0 +1,3 @@
+from .vit import VisionTransformer as ViT
+
+__all__ = ["ViT"]
