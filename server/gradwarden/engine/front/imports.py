@@ -487,22 +487,63 @@ class ImportResolver:
             # `from . import register`: the package itself, whose `__init__.py` defines the name
             init = bases[0] / "__init__.py"
             return init if init.is_file() and self._inside(init) else None
+        recording = _FOLLOWED.get() is not None
         for base in bases:
             for cand in ([parts + [name]] if name else []) + [parts]:
                 if not cand:
                     continue
-                p = base.joinpath(*cand)
-                for f in (p.with_suffix(".py"), p / "__init__.py"):
-                    if f.is_file() and self._inside(f):
-                        return f
-                    if _FOLLOWED.get() is not None and not f.exists():
-                        _record(f, None)  # absent today: its appearance would change the answer
+                found, absent = self._probe(base, cand, recording)
+                for f in absent:
+                    _record(f, None)  # absent today: its appearance would change the answer
+                if found is not None:
+                    return found
         # jedi only for a package that exists in the project (stdlib and site-packages imports
         # are not followed, and asking jedi about them costs milliseconds each)
         top = parts[0] if parts else (name or "")
-        if level or not top or not any((b / top).exists() or (b / f"{top}.py").exists() for b in bases):
+        if level or not top or not any(self._present(b, top) for b in bases):
             return None
         return self._jedi(module, level, name)
+
+    def _probe(self, base: Path, cand: List[str], recording: bool) -> Tuple[Optional[Path], Tuple[Path, ...]]:
+        """The module ``cand`` (dotted parts) under ``base``: its file (``.py``, else a package's
+        ``__init__.py``) inside the root, and the candidates before it absent from disk (recorded
+        only when ``recording``). Kept for the run (``entry.files_fixed``): the modules of one
+        folder ask the same probes (every ``import torch`` of a library probes each folder up
+        to the root for ``torch.py`` and ``torch/__init__.py``)."""
+        run = entry.run_answers()
+        key = ("probe", base, tuple(cand), self.root, recording)
+        if run is not None:
+            hit = run.get(key)
+            if hit is not None:
+                return hit
+        p = base.joinpath(*cand)
+        absent: List[Path] = []
+        out: Tuple[Optional[Path], Tuple[Path, ...]] = (None, ())
+        for f in (p.with_suffix(".py"), p / "__init__.py"):
+            if f.is_file() and self._inside(f):
+                out = (f, tuple(absent))
+                break
+            if recording and not f.exists():
+                absent.append(f)
+        else:
+            out = (None, tuple(absent))
+        if run is not None:
+            run[key] = out
+        return out
+
+    @staticmethod
+    def _present(base: Path, top: str) -> bool:
+        """Is there a ``top`` folder or ``top.py`` in ``base`` (kept for the run, as ``_probe``)?"""
+        run = entry.run_answers()
+        key = ("present", base, top)
+        if run is not None:
+            hit = run.get(key)
+            if hit is not None:
+                return hit[0]
+        out = (base / top).exists() or (base / f"{top}.py").exists()
+        if run is not None:
+            run[key] = (out,)
+        return out
 
     def _inside(self, f: Path) -> bool:
         try:
