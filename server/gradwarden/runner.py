@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tupl
 
 from gradwarden.engine.analyze import analyze_source
 from gradwarden.engine.diagnostic import Diagnostic
-from gradwarden.engine.entry import fewer_collections
+from gradwarden.engine.entry import files_fixed, fewer_collections, fix_files_for_process
 from gradwarden.engine.front.source import decode_source
 from gradwarden.noqa import filter_noqa_by_file
 
@@ -153,6 +153,7 @@ def _check_chunk(
     chunk: Sequence[Tuple[str, str]], ignore_noqa: bool, keep_source: bool, analyzer: Optional[Analyzer],
     record: bool = False,
 ) -> List[Outcome]:
+    fix_files_for_process()  # a worker of this run: the tree does not change while it runs
     with fewer_collections():
         return [
             check_path(p, name, ignore_noqa=ignore_noqa, keep_source=keep_source, analyzer=analyzer, record=record)
@@ -196,7 +197,7 @@ def run(
         n_jobs = 1
     if n_jobs == 1:
         results: List[Outcome] = []
-        with fewer_collections():
+        with fewer_collections(), files_fixed():
             for i, (p, name) in enumerate(items):
                 results.append(check_path(p, name, ignore_noqa=ignore_noqa, keep_source=keep_source,
                                           analyzer=analyze, record=record))

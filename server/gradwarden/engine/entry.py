@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import gc
 import threading
+from contextlib import contextmanager
+from typing import Dict, Iterator, Optional
 
 from gradwarden.engine.diagnostic import Diagnostic, Severity, Span
 
@@ -57,6 +59,39 @@ def collect_between_files() -> None:
     it. Outside any window the collector runs on its own again."""
     if _FewerCollections._depth > 0:
         gc.collect(0)
+
+
+# Answers about the file system (where an imported name of the project resolves) kept for a
+# whole run over files that do not change while it runs: a ``check`` and its workers, never
+# the language server. engine/front/imports.py keys and fills it; None outside such a run
+# (each analysis then keeps its answers for itself only).
+_RUN_ANSWERS: Optional[Dict[tuple, tuple]] = None
+
+
+def run_answers() -> Optional[Dict[tuple, tuple]]:
+    return _RUN_ANSWERS
+
+
+@contextmanager
+def files_fixed() -> Iterator[None]:
+    """While the block runs, the project's files do not change (a ``check`` over a tree): import
+    resolution keeps its answers for every analysis of the block, not only for one."""
+    global _RUN_ANSWERS
+    outer = _RUN_ANSWERS
+    if outer is None:
+        _RUN_ANSWERS = {}
+    try:
+        yield
+    finally:
+        _RUN_ANSWERS = outer
+
+
+def fix_files_for_process() -> None:
+    """A worker process of one ``check`` (it lives as long as the run): keep the answers across
+    the chunks of files it is given, as ``files_fixed`` does for a block."""
+    global _RUN_ANSWERS
+    if _RUN_ANSWERS is None:
+        _RUN_ANSWERS = {}
 
 
 def parse_error(filename: str, row: int, col: int, message: str) -> Diagnostic:

@@ -17,8 +17,9 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from gradwarden.engine import entry
 from gradwarden.engine.front.source import SourceText, decode_source
 
 MAX_FOREIGN_BYTES = 2_000_000
@@ -62,6 +63,11 @@ def _record(path: Path, data: Optional[bytes]) -> None:
         import hashlib  # only when recording for the result cache
 
         followed[os.path.abspath(path)] = hashlib.sha256(data).hexdigest() if data is not None else None
+        if _probes is not None:
+            _probes.append((path, data))
+
+
+_probes: Optional[List[Tuple[Path, Optional[bytes]]]] = None  # what _record saw while an answer was found
 
 
 class ParsedModule:
@@ -369,7 +375,13 @@ class ImportResolver:
         self._lookups = lookups if lookups is not None else _Lookups()
         roots = self._lookups.roots
         if filename not in roots:
-            roots[filename] = project_root(filename) if filename and os.path.exists(filename) else None
+            run = entry.run_answers()
+            if run is not None and ("root", filename) in run:
+                roots[filename] = run[("root", filename)][0]
+            else:
+                roots[filename] = project_root(filename) if filename and os.path.exists(filename) else None
+                if run is not None:
+                    run[("root", filename)] = (roots[filename], ())
         self.root = roots[filename]
         self.cache: Dict[Path, Optional[ForeignModule]] = {}
         # the script's sys.path insertions of the project's own folders: searched by every
@@ -394,8 +406,36 @@ class ImportResolver:
         key = (self.filename, module, level, name)
         found = self._lookups.found
         if key not in found:
-            found[key] = self._find(module, level, name)
+            found[key] = self._kept(key, lambda: self._find(module, level, name))
         return found[key]
+
+    def _kept(self, key: tuple, answer: Any) -> Any:
+        """``answer()``, or what it gave an earlier analysis of this run over files that do not
+        change while it runs (``entry.files_fixed``: a ``check`` and its workers, never the
+        language server), the probes it recorded then recorded again for this one
+        (gradwarden.cache keys on them). Every file of a library that runs its package's
+        modules asks the same questions again (monai: 3,336 look-ups over 438 files, each a
+        dozen stat calls; a jedi look-up, 0.1-0.3 s, for the few names the direct look-up
+        cannot place), and each analysis kept its answers for itself only."""
+        global _probes
+        run = entry.run_answers()
+        if run is None:
+            return answer()
+        recording = _FOLLOWED.get() is not None
+        rkey = key + (self.root, tuple(self._lookups.extra), recording)
+        hit = run.get(rkey)
+        if hit is not None:
+            for path, data in hit[1]:
+                _record(path, data)
+            return hit[0]
+        outer, _probes = _probes, []
+        try:
+            out = answer()
+            probes = tuple(_probes)
+        finally:
+            _probes = outer if outer is None else outer + _probes
+        run[rkey] = (out, probes)
+        return out
 
     def find_path(self, rel: str) -> Optional[Path]:
         """``runpy.run_path("configs/base.py")``: that file of the project, the path taken from the
@@ -416,8 +456,9 @@ class ImportResolver:
         key = (self.filename, module, level, "/")
         found = self._lookups.found
         if key not in found:
-            found[key] = next((d for d in self._bases(level) if d.joinpath(*module.split(".")).is_dir()
-                               and self._inside(d.joinpath(*module.split(".")))), None)
+            found[key] = self._kept(key, lambda: next(
+                (d for d in self._bases(level) if d.joinpath(*module.split(".")).is_dir()
+                 and self._inside(d.joinpath(*module.split(".")))), None))
         return found[key] is not None
 
     def _bases(self, level: int) -> List[Path]:
@@ -427,7 +468,17 @@ class ImportResolver:
             for _ in range(level - 1):
                 base = base.parent
             return [base]
-        return [here, *[p for p in here.parents if self.root in (p, *p.parents)], *self._lookups.extra]
+        # the file's folder, its parents up to the root, then the script's sys.path insertions;
+        # the parents inside the root are the first of ``here.parents`` (nearest first), up to
+        # the root itself (none when the file is not below the root)
+        parents = here.parents
+        inside: List[Path] = []
+        if self.root in parents:
+            for p in parents:
+                inside.append(p)
+                if p == self.root:
+                    break
+        return [here, *inside, *self._lookups.extra]
 
     def _find(self, module: str, level: int, name: Optional[str]) -> Optional[Path]:
         bases = self._bases(level)
@@ -436,22 +487,63 @@ class ImportResolver:
             # `from . import register`: the package itself, whose `__init__.py` defines the name
             init = bases[0] / "__init__.py"
             return init if init.is_file() and self._inside(init) else None
+        recording = _FOLLOWED.get() is not None
         for base in bases:
             for cand in ([parts + [name]] if name else []) + [parts]:
                 if not cand:
                     continue
-                p = base.joinpath(*cand)
-                for f in (p.with_suffix(".py"), p / "__init__.py"):
-                    if f.is_file() and self._inside(f):
-                        return f
-                    if _FOLLOWED.get() is not None and not f.exists():
-                        _record(f, None)  # absent today: its appearance would change the answer
+                found, absent = self._probe(base, cand, recording)
+                for f in absent:
+                    _record(f, None)  # absent today: its appearance would change the answer
+                if found is not None:
+                    return found
         # jedi only for a package that exists in the project (stdlib and site-packages imports
         # are not followed, and asking jedi about them costs milliseconds each)
         top = parts[0] if parts else (name or "")
-        if level or not top or not any((b / top).exists() or (b / f"{top}.py").exists() for b in bases):
+        if level or not top or not any(self._present(b, top) for b in bases):
             return None
         return self._jedi(module, level, name)
+
+    def _probe(self, base: Path, cand: List[str], recording: bool) -> Tuple[Optional[Path], Tuple[Path, ...]]:
+        """The module ``cand`` (dotted parts) under ``base``: its file (``.py``, else a package's
+        ``__init__.py``) inside the root, and the candidates before it absent from disk (recorded
+        only when ``recording``). Kept for the run (``entry.files_fixed``): the modules of one
+        folder ask the same probes (every ``import torch`` of a library probes each folder up
+        to the root for ``torch.py`` and ``torch/__init__.py``)."""
+        run = entry.run_answers()
+        key = ("probe", base, tuple(cand), self.root, recording)
+        if run is not None:
+            hit = run.get(key)
+            if hit is not None:
+                return hit
+        p = base.joinpath(*cand)
+        absent: List[Path] = []
+        out: Tuple[Optional[Path], Tuple[Path, ...]] = (None, ())
+        for f in (p.with_suffix(".py"), p / "__init__.py"):
+            if f.is_file() and self._inside(f):
+                out = (f, tuple(absent))
+                break
+            if recording and not f.exists():
+                absent.append(f)
+        else:
+            out = (None, tuple(absent))
+        if run is not None:
+            run[key] = out
+        return out
+
+    @staticmethod
+    def _present(base: Path, top: str) -> bool:
+        """Is there a ``top`` folder or ``top.py`` in ``base`` (kept for the run, as ``_probe``)?"""
+        run = entry.run_answers()
+        key = ("present", base, top)
+        if run is not None:
+            hit = run.get(key)
+            if hit is not None:
+                return hit[0]
+        out = (base / top).exists() or (base / f"{top}.py").exists()
+        if run is not None:
+            run[key] = (out,)
+        return out
 
     def _inside(self, f: Path) -> bool:
         try:
