@@ -327,6 +327,7 @@ class GradientReach:
         self._attached_later(st, oid, span, site, opt)
         replaced: Any = False  # not looked for yet
         strays: Any = False
+        in_eval: Any = None
         for tid in tids:
             key = (oid, tid)
             info = st.t.get(tid)
@@ -364,10 +365,24 @@ class GradientReach:
                 if replaced is False:
                     replaced = self._replaced(st, site, tids)
                 cut = replaced or cut or self._never_read(st, tid)
-            if cut is None:
-                self.trained.add(key)  # no reason seen: unused on purpose, or reached where we cannot see
+            if cut is not None and cut.kind in ("detach", "nograd") and in_eval is None:
+                in_eval = self._kept_in_eval(st)
+            if cut is None or cut.kind in ("detach", "nograd") and tid in in_eval:
+                # no reason seen (unused on purpose, or reached where we cannot see), or a module the
+                # program put in eval mode and whose outputs it cuts: a frozen teacher or target
+                # network that happens to sit among the optimized modules, kept still on purpose
+                self.trained.add(key)
                 continue
             self.untrained[key] = (cut, span, site, opt, info.name or "a parameter")
+
+    def _kept_in_eval(self, st: State) -> Set[int]:
+        """The tensors held by modules in eval mode (``.eval()`` sets every submodule's ``training``)."""
+        out: Set[int] = set()
+        for attrs in list(st.objs.values()):
+            mode = attrs.get("training")
+            if "__module__" in attrs and isinstance(mode, ConstV) and mode.value is False:
+                out.update(v.tid for v in attrs.values() if isinstance(v, TensorV))
+        return out
 
     def _exhausted(self, st: State, oid: int, tids: Sequence[int], span: Span, site: Span, opt: str) -> None:
         """An optimizer rebuilt by the code that built the first one (a learning-rate schedule that
