@@ -17,7 +17,7 @@ from . import checkpoints as _checkpoints
 from .graphtags import _built_sites, _tag_built
 from .records import _node_name
 from .report import _finding, _internal_error, _state
-from .userfiles import _display_file
+from .userfiles import _display_file, _lined_instructions
 
 _Tensor = torch.Tensor
 _STASH = "_gradwarden_stash"  # attribute set on the ctx: [(name, site)] of derived tensors kept there
@@ -137,19 +137,12 @@ def _store_line(cls, name):
     """[file, line, function] of the ``ctx.<name> = ...`` in the Function's ``forward`` (or
     ``setup_context``), read from its bytecode: no hook on ctx attributes (Dynamo inlines such a
     hook when it traces a custom Function in a compiled region), or None."""
-    import dis
-
     for meth in ("forward", "setup_context"):
         code = getattr(getattr(cls, meth, None), "__code__", None)
         if code is None:
             continue
-        line = code.co_firstlineno
         try:
-            for ins in dis.get_instructions(code):
-                # 3.13+: every instruction has its line_number (starts_line became a bool)
-                start = ins.line_number if hasattr(ins, "line_number") else ins.starts_line
-                if start:
-                    line = start
+            for line, ins in _lined_instructions(code):
                 if ins.opname == "STORE_ATTR" and ins.argval == name:
                     return [_display_file(code.co_filename), line, code.co_name]
         except Exception:  # noqa: BLE001

@@ -13,7 +13,6 @@ Shown where the list that holds the sibling was made: when the optimizer is buil
 tensors among the locals of the user's frame that builds it are noted with the line that bound
 each (``no_decay = [...]``); else at the optimizer.
 """
-import dis
 import weakref
 
 import torch
@@ -23,7 +22,7 @@ from . import polluted as _polluted
 from .paramnames import describe, quoted
 from .records import _mod_sites
 from .report import _finding, _internal_error, _state
-from .userfiles import _caller, _display_file, _site, _user_frame
+from .userfiles import _caller, _display_file, _lined_instructions, _site, _user_frame
 
 _Tensor = torch.Tensor
 _lists = weakref.WeakKeyDictionary()  # optimizer -> [(frozenset of tensor ids, site of the binding)]
@@ -36,12 +35,8 @@ _MAX_LIST = 100000
 def _bound_at(code, name, line):
     """The line of the last store into ``name`` in ``code`` at or before ``line``, else None."""
     best = None
-    cur = code.co_firstlineno
     try:
-        for ins in dis.get_instructions(code):
-            start = ins.line_number if hasattr(ins, "line_number") else ins.starts_line
-            if start:
-                cur = start
+        for cur, ins in _lined_instructions(code):
             if ins.opname in ("STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF") and ins.argval == name \
                     and cur <= line:
                 best = cur

@@ -15,7 +15,6 @@ wrapped; after each call, the slots that hold the module's output are looked for
 places the hook can write: its closure's dicts and objects, the object it is a method of, the
 module's attributes, the globals it names.
 """
-import dis
 import functools
 import gc
 import weakref
@@ -24,7 +23,7 @@ import torch
 
 from .records import _mod_sites
 from .report import _finding, _internal_error, _state
-from .userfiles import _caller, _display_file, _is_user, _site, _user_frame
+from .userfiles import _caller, _display_file, _is_user, _lined_instructions, _site, _user_frame
 
 _Tensor = torch.Tensor
 _slots = {}  # (id of container, key) -> (backward count, weakref to module, (data_ptr, shape, stride) stored, call site,
@@ -100,12 +99,8 @@ def _store_line(hook):
     code = _code_of(hook)
     if code is None:
         return None
-    line = code.co_firstlineno
     try:
-        for ins in dis.get_instructions(code):
-            start = ins.line_number if hasattr(ins, "line_number") else ins.starts_line
-            if start:
-                line = start
+        for line, ins in _lined_instructions(code):
             if ins.opname in ("STORE_SUBSCR", "STORE_ATTR"):
                 return [_display_file(code.co_filename), line, code.co_name]
     except Exception:  # noqa: BLE001

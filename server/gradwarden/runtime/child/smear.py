@@ -10,10 +10,9 @@ the first, one slot's values were smeared over the whole dimension and nothing e
 reported at the loop whose order the fix reverses (the write as a note). A forward fill that
 copies only where values are missing, or a shift run from the end, never completes a chain.
 """
-import dis
 
 from .report import _finding, _internal_error
-from .userfiles import _caller, _display_file, _site, _user_frame
+from .userfiles import _caller, _display_file, _lined_instructions, _site, _user_frame
 
 _chains = {}  # (storage key, code, line) -> [last destination offset, step, length, shape, stride]
 _MAX_CHAINS = 256
@@ -57,12 +56,8 @@ def _loop_line(frame):
     """The line of the innermost ``for`` loop of ``frame``'s code around the running instruction."""
     code, at = frame.f_code, frame.f_lasti
     best = None
-    line = code.co_firstlineno
     try:
-        for ins in dis.get_instructions(code):
-            start = ins.line_number if hasattr(ins, "line_number") else ins.starts_line
-            if start:
-                line = start
+        for line, ins in _lined_instructions(code):
             if ins.opname == "FOR_ITER" and isinstance(ins.argval, int) and ins.offset < at < ins.argval:
                 best = line
     except Exception:  # noqa: BLE001

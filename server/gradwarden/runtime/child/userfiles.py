@@ -134,6 +134,20 @@ def _grad_off_decorator(user):
     return None
 
 
+def _lined_instructions(code):
+    """``(line, instruction)`` for each bytecode instruction of ``code``, the line being the last
+    one an instruction started (3.13+: every instruction has its ``line_number``; before, only the
+    first of a line has ``starts_line``)."""
+    import dis
+
+    line = code.co_firstlineno
+    for ins in dis.get_instructions(code):
+        start = ins.line_number if hasattr(ins, "line_number") else ins.starts_line
+        if start:
+            line = start
+        yield line, ins
+
+
 def _decorator_line(code, name):
     """The line of the decorator naming ``name`` above ``code``'s ``def`` (``co_firstlineno`` is
     the first decorator's line)."""
