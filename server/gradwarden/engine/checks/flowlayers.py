@@ -164,7 +164,9 @@ class FlowExpressions(Expressions):
             held = st.lookup(node.value.id)  # `acts["x"]` of a dict a hook fills: a read
             if held.__class__ is DictV:
                 self.flow.hooks.note_read(held)  # type: ignore[arg-type]
-        if isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load) and "None" in ast.unparse(node.slice):
+        if isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load) and any(
+                isinstance(e, ast.Constant) and e.value is None
+                for e in (node.slice.elts if isinstance(node.slice, ast.Tuple) else (node.slice,))):
             out = super().ex_Subscript(node, st)  # `a[:, None]`: one side of a pairwise difference (checks/zerodiag.py)
             self.flow.zeros.pairs.note_subscript(st, node, st.lookup(node.value.id), out)
             return out
