@@ -2,7 +2,9 @@
 written as other programs of the same kinds, one hazard and its correct twin per mechanism, each
 also run under torch to show the hazard is what torch does: a loss vector made with
 ``torch.linalg.vector_norm`` (GW702 at the loss); a tensor turned into Python numbers inside a
-helper and added back by the caller (GW722 where the numbers are made). A line ending in ``# <-``
+helper and added back by the caller (GW722 where the numbers are made); a division, ``sqrt``,
+``log`` ... of the zero diagonal of a pairwise self-difference, masked afterwards (GW720 at the op).
+A line ending in ``# <-``
 is where a finding must be reported; a twin must stay clean."""
 import subprocess
 import sys
@@ -319,3 +321,98 @@ def test_module_method_decorated_no_grad_under_torch(decorated):
     res = _run(src, PROBE_PROJ)
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split()[-1] == ("NONE" if decorated else "GRAD")
+
+
+# --- a division, sqrt, log ... of the zero diagonal of a pairwise self-difference, masked after ---
+PAIRWISE = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+enc = nn.Linear(5, 3)
+x = torch.randn(2, 6, 5)
+eye = torch.eye(6, dtype=torch.bool)
+pos = enc(x[0])
+pts = enc(x)
+other = enc(torch.randn(6, 5))
+BODY
+loss = out.pow(2).mean()
+loss.backward()
+"""
+
+# spelling -> (the hazard, its correct twin): the twins keep the argument away from 0 before the op,
+# replace the diagonal before it, reduce over a pair dim, or subtract two different tensors
+PAIRWISE_SPELLINGS = {
+    "unsqueeze, vector_norm, division, masked_fill": (
+        """rel = pos.unsqueeze(1) - pos.unsqueeze(0)
+dist = torch.linalg.vector_norm(rel, dim=-1, keepdim=True)
+out = (rel / dist).masked_fill(eye.unsqueeze(-1), 0.0)  # <-""",
+        """rel = pos.unsqueeze(1) - pos.unsqueeze(0)
+dist = torch.linalg.vector_norm(rel, dim=-1, keepdim=True)
+out = (rel / dist.clamp_min(1e-6)).masked_fill(eye.unsqueeze(-1), 0.0)"""),
+    "None indexing, squared distance, sqrt": (
+        """d2 = ((pos[:, None] - pos[None]) ** 2).sum(-1)
+out = d2.sqrt().masked_fill(eye, 0.0)  # <-""",
+        """d2 = ((pos[:, None] - pos[None]) ** 2).sum(-1)
+out = (d2 + 1e-8).sqrt().masked_fill(eye, 0.0)"""),
+    "None among full slices, torch.sqrt": (
+        """d2 = (pos[:, None, :] - pos[None, :, :]).square().sum(dim=-1)
+out = torch.sqrt(d2)  # <-""",
+        """d2 = (pos[:, None, :] - other[None, :, :]).square().sum(dim=-1)
+out = torch.sqrt(d2)"""),
+    "batched unsqueeze, rsqrt": (
+        """d2 = (pts.unsqueeze(2) - pts.unsqueeze(1)).pow(2).sum(-1)
+out = torch.rsqrt(d2).masked_fill(eye, 0.0)  # <-""",
+        """d2 = (pts.unsqueeze(2) - pts.unsqueeze(1)).pow(2).sum(-1)
+out = torch.rsqrt(d2.masked_fill(eye, 1.0)).masked_fill(eye, 0.0)"""),
+    "one side not indexed, norm, log": (
+        """dist = (pos[:, None] - pos).norm(dim=-1)
+out = torch.log(dist).masked_fill(eye, 0.0)  # <-""",
+        """dist = (pos[:, None] - pos).norm(dim=-1)
+out = torch.log(torch.where(eye, torch.ones_like(dist), dist)).masked_fill(eye, 0.0)"""),
+    "abs, mean, negative power": (
+        """gap = (pos.unsqueeze(1) - pos.unsqueeze(0)).abs().mean(-1)
+out = (gap ** -1).masked_fill(eye, 0.0)  # <-""",
+        """gap = (pos.unsqueeze(1) - pos.unsqueeze(0)).abs().mean(1)
+out = gap ** -1"""),
+    "fractional power of a squared distance": (
+        """d2 = ((pos[:, None] - pos[None]) ** 2).sum(-1)
+out = d2 ** 0.5  # <-""",
+        """d2 = ((pos[:, None] - pos[None]) ** 2).sum(-1)
+out = d2.clamp_min(1e-12) ** 0.5"""),
+}
+PROBE_FINITE = """
+print("FINITE" if bool(torch.isfinite(enc.weight.grad).all()) else "NAN")
+"""
+
+
+@pytest.mark.parametrize("spelling", sorted(PAIRWISE_SPELLINGS))
+@pytest.mark.parametrize("hazard", [True, False])
+def test_singular_op_on_the_zero_diagonal_of_a_pairwise_difference(spelling, hazard):
+    src = PAIRWISE.replace("BODY", PAIRWISE_SPELLINGS[spelling][0 if hazard else 1])
+    found = _codes(src)
+    assert found == [(n, "GW720") for n in _marked(src)], found
+    assert bool(found) is hazard
+
+
+@pytest.mark.parametrize("spelling", sorted(PAIRWISE_SPELLINGS))
+def test_singular_op_on_the_zero_diagonal_of_a_pairwise_difference_under_torch(spelling):
+    for hazard in (True, False):
+        res = _run(PAIRWISE.replace("BODY", PAIRWISE_SPELLINGS[spelling][0 if hazard else 1]), PROBE_FINITE)
+        assert res.returncode == 0, res.stderr[-2000:]
+        assert res.stdout.split()[-1] == ("NAN" if hazard else "FINITE"), (spelling, hazard)
+
+
+def test_cdist_of_a_tensor_with_itself_is_not_a_source():
+    # measured: torch's cdist backward returns 0 at a zero distance, which also stops the NaN a
+    # reciprocal after it makes; a correct program, so the engine stays silent
+    src = PAIRWISE.replace("BODY", "out = (1.0 / torch.cdist(pos, pos)).masked_fill(eye, 0.0)")
+    assert _codes(src) == []
+    res = _run(src, PROBE_FINITE)
+    assert res.returncode == 0 and res.stdout.split()[-1] == "FINITE", res.stderr[-2000:]
+
+
+def test_pairwise_distance_without_grad_is_not_reported():
+    src = PAIRWISE.replace("BODY", """with torch.no_grad():
+    d = ((pos[:, None] - pos[None]) ** 2).sum(-1).sqrt()
+out = pos * d.mean()""")
+    assert _codes(src) == []

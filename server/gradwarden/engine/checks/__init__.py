@@ -7,7 +7,8 @@ the graph and the interpreter (``flowlayers``), and checked at a backward (``flo
 around training (``training``). Views and overlapping writes (``flowviews``), gradients never
 zeroed (``zerograd``). Silent gradient flow (issue 24): which parameters the backwarded losses
 reach and where the other paths were cut (``reach``), training steps that take a module's
-eval-mode branch (``modes``), unselected branches with a non-finite gradient (``branches``),
+eval-mode branch (``modes``), unselected branches with a non-finite gradient (``branches``; the zero diagonal
+of a pairwise self-difference under a division or ``sqrt``: ``zerodiag``),
 forward-hook slots overwritten by a second call (``hookslots``), custom backwards whose gradients
 are out of forward's order (``gradorder``).
 

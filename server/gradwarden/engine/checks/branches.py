@@ -20,6 +20,7 @@ import ast
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
+from gradwarden.engine.checks.zerodiag import PairZeros
 from gradwarden.engine.diagnostic import Related
 from gradwarden.engine.events import Event
 from gradwarden.engine.state.model import ConstV, State, TensorV, Value
@@ -157,6 +158,7 @@ class ExactZeros:
         # which is exactly 0 (`torch.zeros`, a parameter made of it, products, powers and sums of it),
         # as long as nothing wrote it since
         self.exact: Dict[int, Tuple[Any, Tuple[int, int]]] = {}
+        self.pairs = PairZeros(it, self._stamp)  # the zero diagonal of a pairwise self-difference (checks/zerodiag.py)
 
     def _stamp(self, st: State, tid: int) -> Tuple[int, int]:
         info = st.t.get(tid)

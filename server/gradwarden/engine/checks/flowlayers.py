@@ -72,6 +72,8 @@ class FlowExpressions(Expressions):
         out = super().binop(left, op, right, st, node)
         if self.flow.zeros.exact and isinstance(out, TensorV):
             self.flow.zeros.track(st, type(op).__name__, [left, right], out, node)  # exact zeros (checks/branches.py)
+        if self.flow.zeros.pairs.views and isinstance(out, TensorV):
+            self.flow.zeros.pairs.track(st, type(op).__name__, [left, right], {}, out, node)  # checks/zerodiag.py
         if self.flow.reach.sources and isinstance(out, TensorV) and (left.__class__ is NumberV or right.__class__ is NumberV):
             # a number taken from a tensor, combined with the graph (engine/checks/reach.py)
             self.flow.reach.note_operands(st, type(op).__name__.lower(), [left, right], [out], seq0)
@@ -136,10 +138,11 @@ class FlowExpressions(Expressions):
         return super().load_attr(obj, attr, st, node)
 
     def call(self, func: Value, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
-        if self.flow.zeros.exact and not isinstance(func, ObjV) and not (isinstance(func, RefV) and (
+        if (self.flow.zeros.exact or self.flow.zeros.pairs.views) and not isinstance(func, ObjV) and not (isinstance(func, RefV) and (
                 func.kind in _MODELLED_CALLS or (func.kind == "builtin" and func.name in _PURE_BUILTINS))) and any(
                 isinstance(v, (TensorV, ObjV, SeqV, DictV)) for v in list(args) + list(kwargs.values())):
             self.flow.zeros.exact.clear()  # code the analysis does not see may fill what it is handed
+            self.flow.zeros.pairs.forget()
         return super().call(func, args, kwargs, st, node)
 
     def ex_Dict(self, node: ast.Dict, st: State) -> Value:
@@ -161,6 +164,12 @@ class FlowExpressions(Expressions):
             held = st.lookup(node.value.id)  # `acts["x"]` of a dict a hook fills: a read
             if held.__class__ is DictV:
                 self.flow.hooks.note_read(held)  # type: ignore[arg-type]
+        if isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load) and any(
+                isinstance(e, ast.Constant) and e.value is None
+                for e in (node.slice.elts if isinstance(node.slice, ast.Tuple) else (node.slice,))):
+            out = super().ex_Subscript(node, st)  # `a[:, None]`: one side of a pairwise difference (checks/zerodiag.py)
+            self.flow.zeros.pairs.note_subscript(st, node, st.lookup(node.value.id), out)
+            return out
         return super().ex_Subscript(node, st)
 
     def known_items(self, it: Value, st: State) -> Optional[List[Value]]:

@@ -198,6 +198,8 @@ class FlowTorchCalls(TorchCalls):
             self.flow.zeros.after(st, short, args[0], out, node)
         if isinstance(out, TensorV) and (self.flow.zeros.exact or short in ("zeros", "zeros_like")):
             self.flow.zeros.track(st, short, list(args), out, node)  # exact zeros (engine/checks/branches.py)
+        if isinstance(out, TensorV) and (short == "unsqueeze" or self.flow.zeros.pairs.views):
+            self.flow.zeros.pairs.track(st, short, list(args), kwargs, out, node)  # engine/checks/zerodiag.py
         if short == "Parameter" and args and isinstance(args[0], TensorV) and isinstance(out, TensorV):
             src = st.t.get(args[0].tid)
             if src is not None and src.grad_fn is not None and src.rg is True:
@@ -420,6 +422,8 @@ class FlowTensors(Tensors):
             self.flow.zeros.after(st, name, t, out, node)  # GW720: log of a softmax over -inf
         if self.flow.zeros.exact or name == "new_zeros":
             self.flow.zeros.track(st, name, [t] + list(args), out, node)  # GW720: sqrt of an exact zero
+        if isinstance(out, TensorV) and (name == "unsqueeze" or self.flow.zeros.pairs.views):
+            self.flow.zeros.pairs.track(st, name, [t] + list(args), kwargs, out, node)  # GW720: zero diagonal
         if name in VALUE_METHODS or name in META_METHODS:
             if isinstance(out, UnknownV):
                 if name == "size" and len(args) == 1 and not kwargs and isinstance(args[0], ConstV) \
