@@ -105,6 +105,8 @@ class GroupHoles:
             out.append((self.it.span_of(f[5]), frozenset(sel), frozenset(dims[t] >= 2 for t in sel)))
         held = frozenset(_params_of(st, obj.oid))
         taken = frozenset().union(*(s for _, s, _ in out))
+        if sum(len(sel) for _, sel, _ in out) != len(taken):
+            return  # a parameter in two groups: torch raises when the optimizer is built (another finding)
         if not taken <= held or not held <= {t.tid for _, t in params}:
             # the interpreter gave the optimizer other tensors: not the filters read here (it keeps
             # an element whose condition it cannot decide, so it may hold more of the module's)
@@ -335,7 +337,15 @@ class GroupHoles:
         taken = frozenset().union(*(sel for _, sel, _ in filters))
         # held by another optimizer, or by this one for sure (the interpreter's own list keeps the
         # elements whose condition it could not decide: the filters read here decide them)
-        held = {t for other in self.reach.flow.opt_sites if other != oid for t in _params_of(st, other)} | taken
+        held = set(taken)
+        sites = self.reach.flow.opt_sites
+        for other, at in sites.items():
+            # one built at the same site is the same construction (on another path of the analysis,
+            # or again over the same module): its filters leave the same parameters out
+            if other != oid and at != sites.get(oid):
+                rec2 = self.records.get(other)
+                held.update(frozenset().union(*(sel for _, sel, _ in rec2[1])) if rec2 is not None
+                            else _params_of(st, other))
         mine = mine & taken
         flow = self.reach.flow
         kept = [_split(nm) for nm, t in named if t in mine]
@@ -370,13 +380,13 @@ class GroupHoles:
             if i >= 0:
                 where, severity = filters[i][0], None
                 why = f"this filter takes the other {kind} but not {them}, and no other group takes {them}, so no " \
-                      f"optimizer holds {them} and {them} never change{'' if len(hs) > 1 else 's'} (the step at line " \
+                      f"optimizer holds {them} and {'they' if len(hs) > 1 else 'it'} never change{'' if len(hs) > 1 else 's'} (the step at line " \
                       f"{span.row} leaves {them} as {'they' if len(hs) > 1 else 'it'} {be}); make this condition " \
                       f"take {them}"
             else:
                 where, severity = site, 3
                 why = f"no filter that builds the groups of `{opt}` takes {them}, so no optimizer holds {them} and " \
-                      f"{them} never change{'' if len(hs) > 1 else 's'} (the step at line {span.row} leaves {them} as " \
+                      f"{'they' if len(hs) > 1 else 'it'} never change{'' if len(hs) > 1 else 's'} (the step at line {span.row} leaves {them} as " \
                       f"{'they' if len(hs) > 1 else 'it'} {be}); make the groups cover every parameter"
             fate = f"left out of every parameter group of `{opt}` built at line {site.row}, get" \
                    f"{'' if len(hs) > 1 else 's'} a gradient that no optimizer applies"
@@ -405,12 +415,19 @@ def _binding(scope: ast.AST, name: str, line: int) -> Optional[ast.expr]:
         if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets):
             if len(n.targets) != 1:
                 return None
-            found.append(n)
+            found.append((n, n.value))
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Tuple) \
+                and any(isinstance(t, ast.Name) and t.id == name for t in n.targets[0].elts):
+            # `decay, no_decay = [], []`
+            elts = n.targets[0].elts
+            if not isinstance(n.value, ast.Tuple) or len(n.value.elts) != len(elts):
+                return None
+            found.append((n, next(v for t, v in zip(elts, n.value.elts) if isinstance(t, ast.Name) and t.id == name)))
         elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and isinstance(n.target, ast.Name) and n.target.id == name:
             return None
-    if len(found) != 1 or found[0].lineno >= line:
+    if len(found) != 1 or found[0][0].lineno >= line:
         return None
-    return found[0].value
+    return found[0][1]
 
 
 def _targets(t: ast.expr, method: str) -> Optional[Tuple[Optional[str], str]]:
@@ -434,7 +451,9 @@ def _branches(body: Sequence[ast.stmt], path: Tuple[Tuple[ast.expr, bool], ...],
             if len(s.value.args) != 1 or not _is(s.value.args[0], p):
                 return False
             if s.value.func.value.id == name:
-                out.append((src[0], src[1], targets[0], targets[1], path, s))
+                # shown at the last condition that chose this branch (the `elif` to change)
+                shown = next((c for c, want in reversed(path) if want), s)
+                out.append((src[0], src[1], targets[0], targets[1], path, shown))
             continue
         if isinstance(s, ast.If):
             if len(s.body) == 1 and isinstance(s.body[0], ast.Continue):
