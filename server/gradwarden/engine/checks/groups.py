@@ -359,8 +359,10 @@ class GroupHoles:
             owner, leaf = _split(name)
             if owner not in owners_held:
                 continue  # no other parameter of its module is held: a whole module left out (a frozen part)
-            if not any(o != owner and k == leaf for o, k in kept):
-                continue  # no parameter of this name is held elsewhere (BitFit keeps only biases)
+            if not any(_module_split(filters, named, o, k) for o, k in kept if o != owner and k == leaf):
+                # no parameter of this name is held elsewhere by a group that takes it for its kind
+                # (BitFit keeps only biases, and trains the head whole)
+                continue
             missed.append((name, tid, ndim))
         if not missed:
             return
@@ -395,6 +397,15 @@ class GroupHoles:
                 "opt_line": site.row, "why": why, "fate": fate},
                 related=(Related(site, "the optimizer is given the groups here", "optimizer"),
                          Related(span, "stepped without them", "step")), severity=severity))
+
+
+def _module_split(filters: Sequence[Tuple[Span, FrozenSet[int], FrozenSet[bool]]], named: Sequence[Tuple[str, int]],
+                  owner: str, leaf: str) -> bool:
+    """Does a filter take ``owner.leaf`` but not every parameter of ``owner`` (it chooses by kind,
+    not by module)?"""
+    tid = next((t for nm, t in named if _split(nm) == (owner, leaf)), None)
+    same = [t for nm, t in named if _split(nm)[0] == owner]
+    return any(tid in sel and not all(t in sel for t in same) for _, sel, _ in filters)
 
 
 def _params_of(st: State, oid: int) -> Tuple[int, ...]:
