@@ -94,9 +94,10 @@ class PendingBatch:
 # engine ab6cc1b; BATCHES.md); vector_norm shapes and Python numbers made in a helper reported where they are
 # made, a view of a view made under no_grad, zeroing calls that miss a second optimizer (GW725) and shift
 # registers filled by a loop running towards the slots it reads (GW713) and a module's own method decorated
-# @torch.no_grad() reported at its decorator (GW722) brought it to 15/18 with no false alarm.
+# @torch.no_grad() reported at its decorator (GW722) brought it to 15/18 with no false alarm; parameter groups
+# whose filters over named_parameters() leave a parameter out (GW719 at the filter) raise its floor by one.
 PENDING_BATCHES: Tuple[PendingBatch, ...] = (
-    PendingBatch("9", re.compile(r"^(H(9[4-9]|10[0-5])|A102|B102|C210|D124|E112|F205|G(249|25[0-3]))_"), 15, 0),
+    PendingBatch("9", re.compile(r"^(H(9[4-9]|10[0-5])|A102|B102|C210|D124|E112|F205|G(249|25[0-3]))_"), 16, 0),
 )
 
 
