@@ -390,6 +390,9 @@ class GroupHoles:
                 why = f"no filter that builds the groups of `{opt}` takes {them}, so no optimizer holds {them} and " \
                       f"{'they' if len(hs) > 1 else 'it'} never change{'' if len(hs) > 1 else 's'} (the step at line {span.row} leaves {them} as " \
                       f"{'they' if len(hs) > 1 else 'it'} {be}); make the groups cover every parameter"
+            if ("groups", where) in self.reach.reported:
+                continue  # the same construction seen on another path of the analysis
+            self.reach.reported.add(("groups", where))
             fate = f"left out of every parameter group of `{opt}` built at line {site.row}, get" \
                    f"{'' if len(hs) > 1 else 's'} a gradient that no optimizer applies"
             self.it.emit(Event("untrained_parameter", where, {
