@@ -495,3 +495,24 @@ def test_parameter_groups_left_out_on_purpose_stay_silent(case):
     src = GROUPED.replace("GROUPS", LEFT_OUT_ON_PURPOSE[case].strip("\n"))
     assert _codes(src) == []
     assert [d for d in _findings(src) if d[1] == "GW719"] == []
+
+
+# no filter owns the left-out kind (each group takes matrices, or both kinds): the hole is certain,
+# the line to change is not, so it is information at the optimizer's construction
+UNDECIDED = """
+    body = [p for n, p in model.named_parameters() if n.startswith("fc.") and n.endswith("weight")]
+    rest = [p for n, p in model.named_parameters() if n.startswith("out.") or n.endswith("bias")]
+    return torch.optim.AdamW([{"params": body}, {"params": rest, "lr": 1e-3}], lr=1e-2)  # <-
+"""
+
+
+def test_parameter_groups_hole_without_an_owning_filter_is_information():
+    from gradwarden.engine.analyze import analyze_source
+
+    src = GROUPED.replace("GROUPS", UNDECIDED.strip("\n"))
+    assert _codes(src) == []
+    found = [(d.row, d.code, d.severity) for d in analyze_source(textwrap.dedent(src), "case.py") if d.code == "GW719"]
+    assert found == [(n, "GW719", 3) for n in _marked(src)]
+    res = _run(src, STUCK_PROBE)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split("STUCK", 1)[1].strip() == "['ln.weight']"
