@@ -479,6 +479,14 @@ LEFT_OUT_ON_PURPOSE = {
     no_decay = [p for n, p in model.named_parameters() if n.lower().endswith("bias")]
     return torch.optim.AdamW([{"params": decay}, {"params": no_decay, "weight_decay": 0.0}])
 """,
+    # a group completed after its filter (the engine reads only filters: silent)
+    "completed_by_append": """
+    named = list(model.named_parameters())
+    decay = [p for n, p in named if p.dim() >= 2]
+    no_decay = [p for n, p in named if n.endswith(".bias")]
+    no_decay.append(model.ln.weight)
+    return torch.optim.AdamW([{"params": decay}, {"params": no_decay, "weight_decay": 0.0}])
+""",
     # the left-out weight is trained by a second optimizer
     "second_optimizer": """
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]

@@ -169,6 +169,8 @@ class GroupHoles:
         if not isinstance(expr, ast.Name):
             return None
         bound = _binding(scope, expr.id, line)
+        if _changed(scope, expr.id, line):
+            return None  # a list the code also changes another way (`decay.extend(...)`)
         if isinstance(bound, (ast.ListComp, ast.GeneratorExp)) or isinstance(bound, ast.Call) and \
                 isinstance(bound.func, ast.Name) and bound.func.id == "list" and bound.args and \
                 isinstance(bound.args[0], ast.GeneratorExp):
@@ -482,6 +484,14 @@ def _branches(body: Sequence[ast.stmt], path: Tuple[Tuple[ast.expr, bool], ...],
             continue
         return False
     return True
+
+
+def _changed(scope: ast.AST, name: str, line: int) -> bool:
+    """Is the list ``name`` changed before ``line`` by a call other than a loop filter's
+    ``name.append(...)`` (``extend``, ``insert``, ``remove``, or an append outside a ``for``)?"""
+    in_loops = {id(c) for n in ast.walk(scope) if isinstance(n, ast.For) for c in ast.walk(n) if _appends(c, name)}
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+               and n.func.value.id == name and n.lineno < line and id(n) not in in_loops for n in ast.walk(scope))
 
 
 def _appends(node: ast.AST, name: str) -> bool:
