@@ -82,7 +82,11 @@ class GroupHoles:
         module = self._module(st, flat[0][0])
         if module is None:
             return
-        params = self.it.modules.module_params(module, st)
+        params, seen = [], set()
+        for name, t in self.it.modules.module_params(module, st):
+            if t.tid not in seen:  # a shared (tied) parameter is listed once, under its first name, as torch does
+                seen.add(t.tid)
+                params.append((name, t))
         if not params or len(params) > _MAX_PARAMS:
             return
         mods = dict(self.it.modules.submodules(module, st))
