@@ -416,3 +416,208 @@ def test_pairwise_distance_without_grad_is_not_reported():
     d = ((pos[:, None] - pos[None]) ** 2).sum(-1).sqrt()
 out = pos * d.mean()""")
     assert _codes(src) == []
+
+
+# --- parameter groups built by filters over named_parameters() that leave a parameter out ---------
+# A program per spelling: INVALID leaves the LayerNorm weight (1-D, not a bias) in no group; its
+# VALID twin changes only the filter the fix changes. The probe trains a few steps and prints the
+# parameters that got a gradient and never moved.
+GROUPED = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+class Block(nn.Module):
+    def __init__(self, d=8):
+        super().__init__()
+        self.ln = nn.LayerNorm(d)
+        self.fc = nn.Linear(d, d)
+        self.out = nn.Linear(d, 3)
+    def forward(self, x):
+        return self.out(F.gelu(self.fc(self.ln(x))))
+def make(model):
+GROUPS
+model = Block()
+opt = make(model)
+start = {n: p.detach().clone() for n, p in model.named_parameters()}
+for step in range(3):
+    loss = F.cross_entropy(model(torch.randn(4, 8)), torch.randint(0, 3, (4,)))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+STUCK_PROBE = """
+held = {id(p) for g in opt.param_groups for p in g["params"]}
+print("STUCK", [n for n, p in model.named_parameters()
+                if p.grad is not None and id(p) not in held and torch.equal(start[n], p.detach())])
+"""
+
+# name -> (the groups of the hazard, marked where the fix goes; the correct twin)
+GROUP_SPELLINGS = {
+    "dim_and_endswith": (
+        """
+    named = list(model.named_parameters())
+    decay = [p for n, p in named if p.dim() >= 2]
+    no_decay = [p for n, p in named if n.endswith(".bias")]  # <-
+    return torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}])
+""",
+        """
+    named = list(model.named_parameters())
+    decay = [p for n, p in named if p.dim() >= 2]
+    no_decay = [p for n, p in named if p.dim() < 2]
+    return torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": no_decay, "weight_decay": 0.0}])
+"""),
+    "ndim_and_bias_in_name_inline": (
+        """
+    return torch.optim.AdamW([
+        {"params": [p for n, p in model.named_parameters() if p.ndim == 2], "weight_decay": 0.1},
+        {"params": [p for n, p in model.named_parameters() if "bias" in n], "weight_decay": 0.0},  # <-
+    ])
+""",
+        """
+    return torch.optim.AdamW([
+        {"params": [p for n, p in model.named_parameters() if p.ndim == 2], "weight_decay": 0.1},
+        {"params": [p for n, p in model.named_parameters() if p.ndim != 2], "weight_decay": 0.0},
+    ])
+"""),
+    "len_shape_and_tuple_endswith": (
+        """
+    decay = [p for n, p in model.named_parameters() if len(p.shape) > 1]
+    no_decay = [p for n, p in model.named_parameters() if n.endswith(("bias",))]  # <-
+    groups = [{"params": decay}, {"params": no_decay, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, weight_decay=0.05)
+""",
+        """
+    decay = [p for n, p in model.named_parameters() if len(p.shape) > 1]
+    no_decay = [p for n, p in model.named_parameters() if n.endswith(("bias", "ln.weight"))]
+    groups = [{"params": decay}, {"params": no_decay, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, weight_decay=0.05)
+"""),
+    "name_list_any": (
+        """
+    no_decay = ["bias", "LayerNorm.weight"]
+    decay = [p for n, p in model.named_parameters() if "weight" in n and "ln" not in n]
+    rest = [p for n, p in model.named_parameters() if any(nd in n for nd in no_decay)]  # <-
+    return torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}])
+""",
+        """
+    no_decay = ["bias", "ln.weight"]
+    decay = [p for n, p in model.named_parameters() if not any(nd in n for nd in no_decay)]
+    rest = [p for n, p in model.named_parameters() if any(nd in n for nd in no_decay)]
+    return torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}])
+"""),
+    "loop_with_elif": (
+        """
+    decay, no_decay = [], []
+    for name, param in model.named_parameters():
+        if not param.requires_grad:
+            continue
+        if param.ndim >= 2:
+            decay.append(param)
+        elif name.endswith("bias"):  # <-
+            no_decay.append(param)
+    return torch.optim.AdamW([{"params": decay}, {"params": no_decay, "weight_decay": 0.0}])
+""",
+        """
+    decay, no_decay = [], []
+    for name, param in model.named_parameters():
+        if not param.requires_grad:
+            continue
+        if param.ndim <= 1 or name.endswith(".bias"):
+            no_decay.append(param)
+        else:
+            decay.append(param)
+    return torch.optim.AdamW([{"params": no_decay, "weight_decay": 0.0}, {"params": decay}])
+"""),
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(GROUP_SPELLINGS))
+@pytest.mark.parametrize("fixed", [False, True])
+def test_parameter_groups_with_a_hole(spelling, fixed):
+    src = GROUPED.replace("GROUPS", GROUP_SPELLINGS[spelling][fixed].strip("\n"))
+    assert not fixed or not _marked(src)
+    assert _codes(src) == [(n, "GW719") for n in _marked(src)]
+
+
+@pytest.mark.parametrize("spelling", sorted(GROUP_SPELLINGS))
+@pytest.mark.parametrize("fixed", [False, True])
+def test_parameter_groups_with_a_hole_under_torch(spelling, fixed):
+    res = _run(GROUPED.replace("GROUPS", GROUP_SPELLINGS[spelling][fixed].strip("\n")), STUCK_PROBE)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split("STUCK", 1)[1].strip() == ("[]" if fixed else "['ln.weight']")
+
+
+# groups that leave parameters out on purpose, or that the engine cannot read whole: silent
+LEFT_OUT_ON_PURPOSE = {
+    # BitFit: only the biases (and the head, whole) train
+    "bitfit": """
+    bias = [p for n, p in model.named_parameters() if n.endswith("bias") and not n.startswith("out.")]
+    head = [p for n, p in model.named_parameters() if n.startswith("out.")]
+    return torch.optim.AdamW([{"params": bias}, {"params": head, "lr": 1e-3}], lr=1e-2)
+""",
+    # the head only, split by kind: the body is left out as a whole
+    "head_only": """
+    mats = [p for n, p in model.named_parameters() if n.startswith("out.") and p.dim() >= 2]
+    vecs = [p for n, p in model.named_parameters() if n.startswith("out.") and p.dim() < 2]
+    return torch.optim.AdamW([{"params": mats}, {"params": vecs, "weight_decay": 0.0}])
+""",
+    # a requires_grad filter over a model with a frozen part
+    "frozen_part": """
+    model.ln.requires_grad_(False)
+    decay = [p for n, p in model.named_parameters() if p.requires_grad and p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.requires_grad and n.endswith("bias")]
+    return torch.optim.AdamW([{"params": decay}, {"params": no_decay, "weight_decay": 0.0}])
+""",
+    # a condition the engine does not evaluate (a method of the name it does not model)
+    "unknown_condition": """
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if n.lower().endswith("bias")]
+    return torch.optim.AdamW([{"params": decay}, {"params": no_decay, "weight_decay": 0.0}])
+""",
+    # a group completed after its filter (the engine reads only filters: silent)
+    "completed_by_append": """
+    named = list(model.named_parameters())
+    decay = [p for n, p in named if p.dim() >= 2]
+    no_decay = [p for n, p in named if n.endswith(".bias")]
+    no_decay.append(model.ln.weight)
+    return torch.optim.AdamW([{"params": decay}, {"params": no_decay, "weight_decay": 0.0}])
+""",
+    # the left-out weight is trained by a second optimizer
+    "second_optimizer": """
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if n.endswith(".bias")]
+    global ln_opt
+    ln_opt = torch.optim.SGD([model.ln.weight], lr=0.1)
+    return torch.optim.AdamW([{"params": decay}, {"params": no_decay, "weight_decay": 0.0}])
+""",
+}
+
+
+@pytest.mark.parametrize("case", sorted(LEFT_OUT_ON_PURPOSE))
+def test_parameter_groups_left_out_on_purpose_stay_silent(case):
+    src = GROUPED.replace("GROUPS", LEFT_OUT_ON_PURPOSE[case].strip("\n"))
+    assert _codes(src) == []
+    assert [d for d in _findings(src) if d[1] == "GW719"] == []
+
+
+# no filter owns the left-out kind (each group takes matrices, or both kinds): the hole is certain,
+# the line to change is not, so it is information at the optimizer's construction
+UNDECIDED = """
+    body = [p for n, p in model.named_parameters() if n.startswith("fc.") and n.endswith("weight")]
+    rest = [p for n, p in model.named_parameters() if n.startswith("out.") or n.endswith("bias")]
+    return torch.optim.AdamW([{"params": body}, {"params": rest, "lr": 1e-3}], lr=1e-2)  # <-
+"""
+
+
+def test_parameter_groups_hole_without_an_owning_filter_is_information():
+    from gradwarden.engine.analyze import analyze_source
+
+    src = GROUPED.replace("GROUPS", UNDECIDED.strip("\n"))
+    assert _codes(src) == []
+    found = [(d.row, d.code, d.severity) for d in analyze_source(textwrap.dedent(src), "case.py") if d.code == "GW719"]
+    assert found == [(n, "GW719", 3) for n in _marked(src)]
+    res = _run(src, STUCK_PROBE)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split("STUCK", 1)[1].strip() == "['ln.weight']"

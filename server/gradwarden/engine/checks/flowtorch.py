@@ -763,6 +763,7 @@ class FlowOptimizers(Optimizers):
             # ids are handed out in order: a parameter with a larger id was made after this optimizer
             self.flow.opt_built_id[obj.oid] = fresh_id()
             self.it.training.check_optimizer_params(st, obj, node)
+            self.flow.reach.groups.note_built(st, obj, node)  # filtered groups with a hole (checks/groups.py)
         return obj
 
     def optimizer_method(self, obj: ObjV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,

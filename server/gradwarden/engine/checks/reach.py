@@ -24,6 +24,7 @@ import ast
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.checks.flowfacts import Cut
+from gradwarden.engine.checks.groups import GroupHoles
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.state.model import ConstV, Node, NumberV, ObjV, State, TensorV, Value, walk_nodes
@@ -71,6 +72,7 @@ class GradientReach:
         # parameters a backward reaches that raises (reported as the error it is): once that error is
         # fixed, this backward trains them, so the path ending there proves nothing about them
         self.reached_by_raising: Set[int] = set()
+        self.groups = GroupHoles(self)  # parameter groups whose filters leave a parameter out
 
     # ------------------------------------------------------------------ recording
     def note_raising_backward(self, order: Sequence[Node]) -> None:
@@ -325,6 +327,8 @@ class GradientReach:
                     self.untrained[key] = (cut, span, site, opt, info.name or "a parameter")  # type: ignore[union-attr]
             return
         self._attached_later(st, oid, span, site, opt)
+        if self.groups.records:
+            self.groups.at_step(st, oid, span, site, opt)
         replaced: Any = False  # not looked for yet
         strays: Any = False
         in_eval: Any = None
