@@ -20,7 +20,11 @@ class UntrainedParameter(Rule):
     optimizer no longer holds it: one rebuilt each epoch (a learning-rate schedule) from a one-shot
     iterator (``filter(...)``) that the first one consumed gets an empty group, and from then on
     the parameters' gradients are applied by no optimizer (reported where the iterator is made:
-    ``list(filter(...))`` is the fix).
+    ``list(filter(...))`` is the fix). Or the optimizer's groups are filters over one module's
+    ``named_parameters()`` (weight decay for matrices, none for biases) that together leave a
+    parameter the loss trains out of every group: reported at the filter that should take it
+    (``p.dim() < 2``, not only ``n.endswith(".bias")``). A module the program put in ``.eval()``
+    whose outputs it detaches is frozen on purpose and not reported.
     Nothing raises; that part of the model silently never trains. Compute the loss term on the
     tensor itself, or freeze the parameter on purpose (``requires_grad_(False)``, left out of
     the optimizer).
