@@ -180,14 +180,24 @@ class Interpreter:
         the run built would outlive it and make each collection walk it. What the roles found
         stays readable; they cannot run again. The tables a role keeps as attributes and that
         hold the interpreter too (the ``flow`` role's ``reach``, ``modes``, ``hooks``, ``zeros``)
-        are cut the same way: one such link left kept the whole run (tree, states, records)
-        alive until a collection, as a cycle, after every file."""
+        are cut the same way, and the tables those tables keep (``zeros.pairs``): one such link
+        left kept the whole run (tree, states, records) alive until a collection, as a cycle,
+        after every file."""
         for name in self.roles:
             role = getattr(self, name)
             role.it = None
-            for held in vars(role).values():
-                if getattr(held, "it", None) is self:
-                    held.it = None
+            self._cut_tables(role, 2)
+
+    def _cut_tables(self, owner: Any, depth: int) -> None:
+        """Cut the links back to this interpreter of the engine's tables ``owner`` keeps as
+        attributes, and of theirs, ``depth`` levels down."""
+        for held in list(vars(owner).values()):
+            if not type(held).__module__.startswith("gradwarden.engine") or not hasattr(held, "__dict__"):
+                continue
+            if getattr(held, "it", None) is self:
+                held.it = None
+            if depth > 1:
+                self._cut_tables(held, depth - 1)
 
     # ------------------------------------------------------------------ entry
     def run(self) -> List[Event]:
