@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Span
-from gradwarden.engine.state.model import NumberV
+from gradwarden.engine.state.model import ConstV, NumberV, State
 
 # kinds of cut, most telling first (the one a combination keeps)
 KINDS = ("nograd", "detach", "rewrap", "item", "data_attr", "marked", "nondiff", "checkpoint", "frozen", "data")
@@ -107,3 +107,9 @@ class SizeV(NumberV):
     def __init__(self, tid: int, dim: int, offset: int = 0) -> None:
         super().__init__(None)
         self.tid, self.dim, self.offset = tid, dim, offset
+
+
+def optimizer_params(st: State, oid: int) -> Tuple[int, ...]:
+    """The tensors the optimizer ``oid`` was built over (empty when the analysis does not know)."""
+    p = st.attrs(oid).get("__params__")
+    return p.value if isinstance(p, ConstV) and isinstance(p.value, tuple) else ()

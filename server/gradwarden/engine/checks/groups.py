@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
+from gradwarden.engine.checks.flowfacts import optimizer_params as _params_of
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.state.model import ConstV, ObjV, State
@@ -415,11 +416,6 @@ def _module_split(filters: Sequence[Tuple[Span, FrozenSet[int], FrozenSet[bool]]
     tid = next((t for nm, t in named if _split(nm) == (owner, leaf)), None)
     same = [t for nm, t in named if _split(nm)[0] == owner]
     return any(tid in sel and not all(t in sel for t in same) for _, sel, _ in filters)
-
-
-def _params_of(st: State, oid: int) -> Tuple[int, ...]:
-    p = st.attrs(oid).get("__params__")
-    return p.value if isinstance(p, ConstV) and isinstance(p.value, tuple) else ()
 
 
 def _split(name: str) -> Tuple[str, str]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from gradwarden.engine.checks.flowfacts import Cut
+from gradwarden.engine.checks.flowfacts import Cut, optimizer_params as _params_of
 from gradwarden.engine.checks.groups import GroupHoles
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
@@ -747,12 +747,6 @@ def _plain_ref(node: ast.expr) -> bool:
 # optimizer classes a construction can name without the `optim.` prefix (`from torch.optim import Adam`)
 _OPTIMIZERS = frozenset({"SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
                          "ASGD", "LBFGS", "Rprop", "SparseAdam", "Adafactor"})
-
-
-def _params_of(st: State, oid: int) -> Tuple[int, ...]:
-    """The tensors the optimizer ``oid`` was built over (empty when the analysis does not know)."""
-    p = st.attrs(oid).get("__params__")
-    return p.value if isinstance(p, ConstV) and isinstance(p.value, tuple) else ()
 
 
 def _listed(names: Sequence[str]) -> str:

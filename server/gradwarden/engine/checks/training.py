@@ -10,12 +10,13 @@ import ast
 import re
 from typing import Any, List, Optional, Sequence, Tuple
 
+from gradwarden.engine.checks.flowfacts import optimizer_params
 from gradwarden.engine.checks.flowviews import _halt
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.domain.returncount import tuple_elements
 from gradwarden.engine.events import Event
 from gradwarden.engine.front.body import own_nodes as _own_nodes
-from gradwarden.engine.state.model import ConstV, ObjV, RefV, SeqV, State, TensorV, Value
+from gradwarden.engine.state.model import ObjV, RefV, SeqV, State, TensorV, Value
 
 
 # --------------------------------------------------------------------------- GW704 / GW705 / GW706
@@ -93,11 +94,6 @@ def _bound_name(self: Any, span: Span) -> str:
 
 
 _BOUND = re.compile(r"\s*([A-Za-z_][\w.]*)\s*=(?!=)")  # `name = ...` / `obj.attr = ...`, not `==`
-
-
-def _params_of(st: State, obj: ObjV) -> Tuple[int, ...]:
-    p = st.attrs(obj.oid).get("__params__")
-    return tuple(p.value) if isinstance(p, ConstV) and isinstance(p.value, tuple) else ()
 
 
 def _defines_requires_grad(self: Any) -> bool:
@@ -244,7 +240,7 @@ class TrainingChecks:
             seen.add(backward_site(rec))
 
     def check_optimizer_params(self: Any, st: State, obj: ObjV, node: ast.AST) -> None:
-        tids = _params_of(st, obj)
+        tids = optimizer_params(st, obj.oid)
         span = self.it.span_of(node)
         for tid in tids:
             info = st.t.get(tid)
@@ -314,7 +310,7 @@ class TrainingChecks:
 
     # --------------------------------------------------------------------------- GW707 / GW710
     def check_step(self: Any, st: State, obj: ObjV, node: ast.AST) -> None:
-        tids = _params_of(st, obj)
+        tids = optimizer_params(st, obj.oid)
         span = self.it.span_of(node)
         if tids and st.meta.get("mode_roots"):  # GW724: a step that trains BatchNorm/Dropout in eval mode
             self.flow.modes.at_step(st, tids, span)

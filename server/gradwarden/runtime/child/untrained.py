@@ -531,11 +531,9 @@ def _report(kind, opt, cause, rec, params):
     names = []
     modules = []
     for p in params[:5]:
-        rec_p = _pending.get(p)
-        named = rec_p.named if rec_p is not None and rec_p.named is not None else None
-        if named is None or named[0] is None:
-            named = describe(p)
-        name, owner, built = named
+        # named when first stepped without a gradient (its modules may be freed by now), else now
+        named = getattr(_pending.get(p), "named", None)
+        name, owner, built = named if named is not None and named[0] is not None else describe(p)
         names.append(quoted(p, name))
         if built is not None and built not in [m[0] for m in modules]:
             modules.append((built, owner))
