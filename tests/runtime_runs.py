@@ -47,3 +47,11 @@ def debug_runs(scripts: Mapping[str, Path], **options) -> Dict[str, DebugResult]
 def site_rows(finding, kind: str) -> List[int]:
     """The rows of a finding's sites of one kind ("saved", "related", ...)."""
     return [site.row for k, site in finding.sites() if k == kind]
+
+
+def only_finding(result: DebugResult, code: str):
+    """The run's one runtime finding of ``code`` (fails, listing what the run found, when there is
+    not exactly one)."""
+    found = [f for f in result.runtime_findings if f.code == code]
+    assert len(found) == 1, [(f.code, f.row, f.message) for f in result.runtime_findings]
+    return found[0]

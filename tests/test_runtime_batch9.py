@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("torch")
 
 from gradwarden.runtime import DebugResult  # noqa: E402
-from runtime_runs import debug_runs, site_rows, write_programs  # noqa: E402
+from runtime_runs import debug_runs, only_finding as _one, site_rows, write_programs  # noqa: E402
 
 PROGRAMS: Dict[str, str] = {
     # the centres are only read as `self.centres.detach()` (line 9): SGD steps them with `.grad`
@@ -277,12 +277,6 @@ PROGRAMS: Dict[str, str] = {
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> Dict[str, DebugResult]:
     return debug_runs(write_programs(PROGRAMS, tmp_path_factory.mktemp("batch9")), static=False)
-
-
-def _one(result: DebugResult, code: str):
-    found = [f for f in result.runtime_findings if f.code == code]
-    assert len(found) == 1, [(f.code, f.row, f.message) for f in result.runtime_findings]
-    return found[0]
 
 
 @pytest.mark.parametrize("name", sorted(n for n in PROGRAMS if n.endswith("_ok")))

@@ -12,7 +12,7 @@ from typing import Dict
 import pytest
 
 from gradwarden.runtime import DebugResult
-from runtime_runs import debug_runs, site_rows, write_programs
+from runtime_runs import debug_runs, only_finding as _one, site_rows, write_programs
 
 pytest.importorskip("torch")
 
@@ -352,12 +352,6 @@ def raising(tmp_path_factory) -> Dict[str, DebugResult]:
 @pytest.fixture(scope="module")
 def nonfinite(tmp_path_factory) -> Dict[str, DebugResult]:
     return debug_runs(write_programs(NONFINITE, tmp_path_factory.mktemp("nonfinite")), static=True)
-
-
-def _one(result: DebugResult, code: str):
-    found = [f for f in result.runtime_findings if f.code == code]
-    assert len(found) == 1, [(f.code, f.row, f.message) for f in result.runtime_findings]
-    return found[0]
 
 
 @pytest.mark.parametrize("name", sorted(n for n in PROGRAMS if n.endswith("_ok")))

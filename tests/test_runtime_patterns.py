@@ -12,7 +12,7 @@ from typing import Dict
 import pytest
 
 from gradwarden.runtime import DebugResult
-from runtime_runs import debug_runs, site_rows, write_programs
+from runtime_runs import debug_runs, only_finding as _one, site_rows, write_programs
 
 PROGRAMS: Dict[str, str] = {
     # a tensor of a graph that backward #1 (line 4) freed is taken into a new graph (line 5)
@@ -785,12 +785,6 @@ PROGRAMS: Dict[str, str] = {
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> Dict[str, DebugResult]:
     return debug_runs(write_programs(PROGRAMS, tmp_path_factory.mktemp("patterns")), static=False)
-
-
-def _one(result: DebugResult, code: str):
-    found = [f for f in result.runtime_findings if f.code == code]
-    assert len(found) == 1, [(f.code, f.row, f.message) for f in result.runtime_findings]
-    return found[0]
 
 
 @pytest.mark.parametrize("name", sorted(n for n in PROGRAMS if n.endswith("_ok")))

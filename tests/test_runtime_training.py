@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("torch")
 
 from gradwarden.runtime import DebugResult  # noqa: E402
-from runtime_runs import debug_runs, site_rows, write_programs  # noqa: E402
+from runtime_runs import debug_runs, only_finding, site_rows, write_programs  # noqa: E402
 
 PROGRAMS = {
     # a straight-through quantizer (`if self.training`, line 6) in a model put in training mode
@@ -349,9 +349,7 @@ def runs(tmp_path_factory) -> Dict[str, DebugResult]:
 
 def _one(result: DebugResult, code: str):
     assert result.status == "ok", result.message
-    found = [f for f in result.runtime_findings if f.code == code]
-    assert len(found) == 1, [(f.code, f.row, f.message) for f in result.runtime_findings]
-    return found[0]
+    return only_finding(result, code)
 
 
 @pytest.mark.parametrize("name", sorted(n for n in PROGRAMS if n.endswith("_ok")))
