@@ -56,6 +56,10 @@ MAX_UNROLL_MODULES = 64
 # a nested sequence is walked like a loop of unknown length (twice)
 MAX_UNROLL_PRODUCT = 128
 MAX_INIT_DEPTH = 3  # nested module constructions followed; deeper submodules stay opaque
+# type -> whether a role's attribute of that type is one of the engine's tables (release cuts
+# their links back to the interpreter): asked for every attribute of every role at the end of
+# every run, project modules' included
+_TABLE_TYPES: Dict[type, bool] = {}
 
 
 @dataclass
@@ -192,7 +196,12 @@ class Interpreter:
         """Cut the links back to this interpreter of the engine's tables ``owner`` keeps as
         attributes, and of theirs, ``depth`` levels down."""
         for held in list(vars(owner).values()):
-            if not type(held).__module__.startswith("gradwarden.engine") or not hasattr(held, "__dict__"):
+            kind = held.__class__
+            table = _TABLE_TYPES.get(kind)
+            if table is None:
+                table = _TABLE_TYPES[kind] = kind.__module__.startswith("gradwarden.engine") and \
+                    hasattr(held, "__dict__")
+            if not table:
                 continue
             if getattr(held, "it", None) is self:
                 held.it = None

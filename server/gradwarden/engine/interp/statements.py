@@ -44,7 +44,6 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         # node class -> the class's stmt_* function (None: no handler), filled as met: exec_stmt
         # runs for every statement, a name built and looked up each time costs
         self._stmt_handlers: Dict[type, Any] = {}
-        self._detaches: Dict[int, bool] = {}  # id(FunctionDef) -> whether its code calls .detach()
         self.revisits = 0  # enclosing loops now running their second iteration
         self.unroll_product = 1  # runs of the current body that enclosing unrolled loops make
 
@@ -221,9 +220,11 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         path) returns an argument as it came (an LSTM's ``(h, c)`` tuple its ``isinstance`` tests
         did not expect): a graph carried on from there is kept by this return, the line to fix."""
         fdef = self.it.call_stack[-1]
-        detaches = self._detaches.get(id(fdef))
+        detaches = getattr(fdef, "_gw_detaches", None)
         if detaches is None:
-            detaches = self._detaches[id(fdef)] = any(
+            # kept on the definition's node, not per run: a project module's tree is parsed once
+            # per run and its helpers are called again by every analysis that imports them
+            detaches = fdef._gw_detaches = any(
                 isinstance(n, ast.Attribute) and n.attr in ("detach", "detach_") for n in ast.walk(fdef))
         if not detaches:
             return
