@@ -223,8 +223,11 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         detaches = getattr(fdef, "_gw_detaches", None)
         if detaches is None:
             # kept on the definition's node, not per run: a project module's tree is parsed once
-            # per run and its helpers are called again by every analysis that imports them
-            detaches = fdef._gw_detaches = any(
+            # per run and its helpers are called again by every analysis that imports them; no
+            # walk where the text of the module defining it never says `detach`
+            fm = self.it.foreign_defs.get(id(fdef))
+            text = fm.src.text if fm is not None else self.it.src.text if self.it.defined_here(fdef) else None
+            detaches = fdef._gw_detaches = (text is None or "detach" in text) and any(
                 isinstance(n, ast.Attribute) and n.attr in ("detach", "detach_") for n in ast.walk(fdef))
         if not detaches:
             return
