@@ -271,6 +271,76 @@ PROGRAMS: Dict[str, str] = {
                 filled[:, t] = filled[:, t - 1]
         (lagged * feats + filled).sum().backward()
     """,
+    # backward returns one gradient for a Function of three inputs (line 10, one of two returns: the
+    # run sees which one ran); autograd raises "incorrect number of gradients (expected 3, got 1)"
+    # from the engine, after backward returned, at `loss.backward()` (line 15)
+    "contract_count": """
+        import torch
+        class Clip(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, lo, hi):
+                ctx.scale = hi - lo
+                return x.clamp(lo, hi)
+            @staticmethod
+            def backward(ctx, g):
+                if ctx.scale > 0:
+                    return g
+                return g, None, None
+        w = torch.randn(4, requires_grad=True)
+        loss = Clip.apply(w * 2, 0.0, 1.0).sum()
+        try:
+            loss.backward()
+        except RuntimeError as exc:
+            print("caught", exc)
+    """,
+    "contract_count_ok": """
+        import torch
+        class Clip(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, lo, hi):
+                ctx.scale = hi - lo
+                return x.clamp(lo, hi)
+            @staticmethod
+            def backward(ctx, g):
+                if ctx.scale > 0:
+                    return g, None, None
+                return g, None, None, None
+        w = torch.randn(4, requires_grad=True)
+        loss = Clip.apply(w * 2, 0.0, 1.0).sum()
+        loss.backward()
+    """,
+    # backward returns the gradient as a column (6, 1) for a (6,) input (line 11): autograd raises
+    # "returned an invalid gradient at index 0 - got [6, 1] but expected shape compatible with [6]"
+    "contract_shape": """
+        import torch
+        class Pinball(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, pred, target):
+                diff = target.view(-1, 1) - pred.view(-1, 1)
+                ctx.save_for_backward(diff)
+                return diff.clamp(min=0).mean()
+            @staticmethod
+            def backward(ctx, g):
+                (diff,) = ctx.saved_tensors
+                return -g * (diff > 0).float() / diff.numel(), None
+        pred = torch.randn(6, requires_grad=True)
+        Pinball.apply(pred, torch.randn(6)).backward()
+    """,
+    "contract_shape_ok": """
+        import torch
+        class Pinball(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, pred, target):
+                diff = target.view(-1, 1) - pred.view(-1, 1)
+                ctx.save_for_backward(diff)
+                return diff.clamp(min=0).mean()
+            @staticmethod
+            def backward(ctx, g):
+                (diff,) = ctx.saved_tensors
+                return (-g * (diff > 0).float() / diff.numel()).view(-1), None
+        pred = torch.randn(6, requires_grad=True)
+        Pinball.apply(pred, torch.randn(6)).backward()
+    """,
 }
 
 
@@ -318,3 +388,17 @@ def test_parameter_groups_that_leave_a_parameter_out(runs):
 def test_shift_loop_in_the_order_that_reads_what_it_wrote(runs):
     f = _one(runs["shift_loop"], "GW713")
     assert f.row == 5 and site_rows(f, "write") == [6]
+
+
+def test_custom_backward_with_too_few_gradients_is_shown_at_its_return(runs):
+    # the engine raises after backward returned; the run names the return that ran (one of two)
+    f = _one(runs["contract_count"], "GW307")
+    assert f.row == 10 and site_rows(f, "backward") == [15]
+    assert "returns 1 gradient(s)" in f.message and "takes 3 input(s)" in f.message
+    assert runs["contract_count"].status == "ok"  # the program caught the error: still found
+
+
+def test_custom_backward_gradient_of_the_wrong_shape_is_shown_at_its_return(runs):
+    f = _one(runs["contract_shape"], "GW307")
+    assert f.row == 11 and site_rows(f, "backward") == [13]
+    assert "invalid gradient at index 0" in f.message

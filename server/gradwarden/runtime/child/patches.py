@@ -3,6 +3,7 @@ setter, custom Functions' backward."""
 import torch
 
 from . import chainrule as _chainrule
+from . import contract as _contract
 from . import ctxstash as _cs
 from . import mode as _md
 from . import untrained as _untrained
@@ -179,10 +180,10 @@ def _patch_custom_backward():
             # there): a custom backward is user code, so its writes are watched again
             if _md._MODE is not None and not _state.suspended and _user_function(self) and not _mode_active():
                 with _md._MODE:
-                    out = orig(self, *args)
+                    out = _contract.run_backward(self, lambda: orig(self, *args))
                     _chainrule.after_backward(self, args, out)
             else:
-                out = orig(self, *args)
+                out = _contract.run_backward(self, lambda: orig(self, *args))
                 _chainrule.after_backward(self, args, out)
         finally:
             _grad_outputs.pop()

@@ -99,14 +99,18 @@ def _classify_message(msg):
     return None
 
 
-def _report_error(code, kind, msg, site, sites, **extra):
+def _report_error(code, kind, msg, site, sites, primary=None, **extra):
+    """``primary``: where the finding is shown when that is none of its sites (a custom
+    backward's ``return``, the raise being its backward site)."""
     first = msg.strip().splitlines()[0] if msg.strip() else msg
     if ERROR_MARK in first:
         first = first.split(ERROR_MARK)[0].strip()
     where = {"write_site": site}
     if kind in ("freed-graph", "custom-function-contract"):
         where = {"backward_site": site}
-    _finding(("error", code, tuple(site or ())), code=code, kind=kind, severity="error",
+    if primary is not None:
+        where["site"] = primary
+    _finding(("error", code, tuple(primary or site or ())), code=code, kind=kind, severity="error",
              message=first, sites=sites, error=first, **dict(where, **extra))
 
 
