@@ -341,6 +341,41 @@ PROGRAMS: Dict[str, str] = {
         pred = torch.randn(6, requires_grad=True)
         Pinball.apply(pred, torch.randn(6)).backward()
     """,
+    # a running summary kept on the module with its graph (line 10): the second step's backward goes
+    # through the first step's freed graph ("backward through the graph a second time"), read at
+    # line 9; the store is the line to change
+    "memory_attr": """
+        import torch
+        from torch import nn
+        class Summary(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+                self.state = torch.zeros(1, 4)
+            def forward(self, x):
+                new = 0.5 * self.state + self.proj(x).mean(0, keepdim=True)
+                setattr(self, "state", new)
+                return new.sum()
+        m = Summary()
+        for step in range(2):
+            m(torch.randn(3, 4)).backward()
+    """,
+    "memory_attr_ok": """
+        import torch
+        from torch import nn
+        class Summary(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+                self.state = torch.zeros(1, 4)
+            def forward(self, x):
+                new = 0.5 * self.state + self.proj(x).mean(0, keepdim=True)
+                setattr(self, "state", new.detach())
+                return new.sum()
+        m = Summary()
+        for step in range(2):
+            m(torch.randn(3, 4)).backward()
+    """,
 }
 
 
@@ -402,3 +437,9 @@ def test_custom_backward_gradient_of_the_wrong_shape_is_shown_at_its_return(runs
     f = _one(runs["contract_shape"], "GW307")
     assert f.row == 11 and site_rows(f, "backward") == [13]
     assert "invalid gradient at index 0" in f.message
+
+
+def test_graph_kept_as_a_module_attribute_is_shown_at_the_store(runs):
+    # the freed graph is reused at line 9; the store that kept it with its graph is line 10
+    f = _one(runs["memory_attr"], "GW402")
+    assert f.row == 10 and 9 in site_rows(f, "reuse") and "`state` of the Summary" in f.message

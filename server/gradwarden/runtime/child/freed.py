@@ -3,7 +3,7 @@ backward freed it."""
 import torch
 
 from .graphtags import _add_built, _built_sites, _next_nodes, _unpack_tag, _walk
-from .records import _dist_sites, _mod_sites, _node_name
+from .records import ATTR_STORE, _dist_sites, _mod_sites, _node_name
 from .report import _finding, _mark
 
 
@@ -68,6 +68,7 @@ def _freed_graph(exc, roots, site, current):
             if made is not None:
                 break
         holder = _holder(path[boundary + 1:])
+        stored = _stored(stale)
         if holder is not None:
             name, (built_at, called_at), kind = holder
             message = ("the stale tensor is kept as `%s` on the %s built here, before backward #%d: every later "
@@ -85,6 +86,14 @@ def _freed_graph(exc, roots, site, current):
             message += " made at line %s" % made[1]
         if primary is not None:
             message += ", reused at line %s" % primary[1]
+        if stored is not None:
+            # the stale tensor was given to a module as a plain attribute with its graph (a memory
+            # carried across steps): that store is the line to change (`.detach()` there)
+            where, attr, owner = stored
+            message += "; it was kept with its graph as `%s` of the %s at line %s" % (attr, owner, where[1])
+            if primary is not None and primary[:2] != where[:2]:
+                sites.append({"kind": "reuse", "site": primary, "message": "the stale tensor is read here"})
+            primary = where
     else:
         code = "GW401"
         origin = _origin(path[0], freed_n)
@@ -98,6 +107,16 @@ def _freed_graph(exc, roots, site, current):
              save_site=built, backward_site=site, freed_site=freed_site, save_op=_node_name(found),
              sites=sites, error=str(exc).splitlines()[0])
     _mark(exc)
+
+
+def _stored(stale):
+    """(site, attribute, module type) of the store that kept the stale tensor as a plain attribute
+    of a module (patches._note_graph_attribute), or None."""
+    try:
+        tag = stale.metadata.get(ATTR_STORE)
+    except Exception:  # noqa: BLE001
+        return None
+    return tag if tag is not None and tag[0] is not None else None
 
 
 def _holder(stale_nodes):
