@@ -99,8 +99,12 @@ def _report(c):
     made = ""
     if c.site is not None and tuple(c.site[:2]) != tuple(where[:2]):
         made = " at line %d" % c.site[1]
+    # a term computed from the copy (a penalty over a hook's detached activations, a loss computed
+    # in a no_grad block) added to the backwarded loss is a constant no correct program backwards:
+    # the run's own finding. The copy itself added (`a - a.detach()`, the straight-through trick
+    # on a loss) only confirms a static diagnostic.
     _finding(("dead-term", tuple(where)), code="GW722", kind="dead-loss-term", severity="warning", site=where,
-             sites=sites, confirm_only=True,
+             sites=sites, confirm_only=not c.derived,
              message="this term of the loss is computed from a copy that left the graph (%s%s) and is added to "
                      "the loss as a constant: the backward gets no gradient through it" % (c.how, made))
 
