@@ -376,6 +376,43 @@ PROGRAMS: Dict[str, str] = {
         for step in range(2):
             m(torch.randn(3, 4)).backward()
     """,
+    # the int `k` given to ctx.save_for_backward (line 6): apply raises TypeError once forward
+    # returned ("save_for_backward can only save variables, but argument 1 is of type int"), from
+    # the apply at line 14, which the program catches
+    "save_int": """
+        import torch
+        class TopK(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                values, idx = x.topk(k, dim=-1)
+                ctx.save_for_backward(idx, k)
+                return torch.zeros_like(x).scatter(-1, idx, values)
+            @staticmethod
+            def backward(ctx, g):
+                (idx,) = ctx.saved_tensors
+                return torch.zeros_like(g).scatter(-1, idx, g.gather(-1, idx)), None
+        x = torch.randn(3, 6, requires_grad=True)
+        try:
+            TopK.apply(x, 2).sum().backward()
+        except TypeError as exc:
+            print("caught", exc)
+    """,
+    "save_int_ok": """
+        import torch
+        class TopK(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                values, idx = x.topk(k, dim=-1)
+                ctx.save_for_backward(idx)
+                ctx.k = k
+                return torch.zeros_like(x).scatter(-1, idx, values)
+            @staticmethod
+            def backward(ctx, g):
+                (idx,) = ctx.saved_tensors
+                return torch.zeros_like(g).scatter(-1, idx, g.gather(-1, idx)), None
+        x = torch.randn(3, 6, requires_grad=True)
+        TopK.apply(x, 2).sum().backward()
+    """,
 }
 
 
@@ -443,3 +480,8 @@ def test_graph_kept_as_a_module_attribute_is_shown_at_the_store(runs):
     # the freed graph is reused at line 9; the store that kept it with its graph is line 10
     f = _one(runs["memory_attr"], "GW402")
     assert f.row == 10 and 9 in site_rows(f, "reuse") and "`state` of the Summary" in f.message
+
+
+def test_non_tensor_given_to_save_for_backward_is_shown_at_that_call(runs):
+    f = _one(runs["save_int"], "GW738")
+    assert f.row == 6 and site_rows(f, "call") == [14] and "argument 1 is of type int" in f.message

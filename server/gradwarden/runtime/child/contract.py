@@ -6,14 +6,18 @@ line the fix changes is the ``return`` of that ``backward``. This module finds i
 lines of the user's backward code (read from its bytecode; when there are several, the one that
 ran, seen by a profile function set only while that backward runs), checked at once against
 ``needs_input_grad`` (one entry per forward input) for the count, and kept per node name for the
-shape message torch raises afterwards."""
+shape message torch raises afterwards.
+
+``ctx.save_for_backward(idx, k)`` given a value that is not a tensor (GW738) raises a TypeError
+from ``apply`` once ``forward`` returned: shown at that ``save_for_backward`` call, read from the
+bytecode of the Function's ``forward`` (or ``setup_context``), the ``apply`` as a related call."""
 import re
 import sys
 
 import torch
 
-from .report import _finding, _internal_error, _state
-from .userfiles import _display_file, _is_user, _lined_instructions
+from .report import _finding, _internal_error, _mark, _state
+from .userfiles import _display_file, _is_user, _lined_instructions, _site, _user_frame
 
 _Tensor = torch.Tensor
 
@@ -115,3 +119,43 @@ def site_of_message(msg):
     if site is None:
         return None
     return site, (m.group(2).startswith("incorrect") and m.group(1) in _reported)
+
+
+_SAVE_TYPE = "save_for_backward can only save variables"
+
+
+def raised_in_apply(cls, exc, call_frame):
+    """``Function.apply`` of the user's ``cls`` raised ``exc``: a non-tensor given to
+    ``ctx.save_for_backward`` is reported at that call (GW738)."""
+    try:
+        msg = str(exc)
+        if _SAVE_TYPE not in msg:
+            return
+        site = _save_line(cls)
+        if site is None:
+            return
+        call = _site(_user_frame(call_frame))
+        sites = [{"kind": "call", "site": call, "message": "%s.apply runs it here" % cls.__name__}] if call else []
+        first = msg.strip().splitlines()[0]
+        _finding(("error", "GW738", tuple(site)), code="GW738", kind="custom-function-contract", severity="error",
+                 site=site, sites=sites, error=first,
+                 message="`%s.forward` gives `ctx.save_for_backward` a value that is not a tensor: %s" % (
+                     cls.__name__, first))
+        _mark(exc)
+    except Exception:  # noqa: BLE001
+        _internal_error("save_for_backward")
+
+
+def _save_line(cls):
+    for meth in ("forward", "setup_context"):
+        fn = getattr(cls, meth, None)
+        code = getattr(getattr(fn, "__func__", fn), "__code__", None)
+        if code is None or not _is_user(code.co_filename):
+            continue
+        try:
+            for line, ins in _lined_instructions(code):
+                if ins.argval == "save_for_backward" and ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                    return [_display_file(code.co_filename), line, code.co_name]
+        except Exception:  # noqa: BLE001
+            continue
+    return None
