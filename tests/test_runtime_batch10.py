@@ -8,7 +8,14 @@ correct twin on which the run finds nothing:
   parameters it was computed from never train: GW719 at that call);
 - a module whose ``self.training`` branch sits in a helper method that ``forward`` calls (not in
   ``forward`` itself) is watched in eval mode like one that branches in ``forward`` (GW718 at the
-  switch when every one of its parameters then gets an exactly zero gradient).
+  switch when every one of its parameters then gets an exactly zero gradient);
+- a copy cut from the graph is followed before the first backward of a program without an
+  optimizer too (one backward whose gradients the program reads): a loss term computed from it is
+  GW722 (a forward pre-hook's ``args[0].detach()``);
+- a value with non-finite elements hidden by ``nan_to_num`` or selected around by ``where`` /
+  ``masked_fill`` has the op that made it watched, whatever that op is: a product's backward turns
+  the zero gradient into ``0 x -inf = NaN`` (GW720 at the product, where the operand was made as a
+  note).
 
 The comments say what torch does (ground truth: run the file plainly)."""
 from __future__ import annotations
@@ -190,6 +197,104 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # no optimizer (one backward, the gradients read by the program): a forward pre-hook keeps the
+    # classifier's input as `args[0].detach()` (line 7), the covariance penalty made from it (line
+    # 12) is a constant of the loss backwarded at line 14
+    "prehook_copy": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        body, out = nn.Sequential(nn.Linear(6, 8), nn.ReLU()), nn.Linear(8, 2)
+        seen = {}
+        def grab(module, args):
+            seen["h"] = args[0].detach()
+        out.register_forward_pre_hook(grab)
+        x, y = torch.randn(10, 6), torch.randint(0, 2, (10,))
+        logits = out(body(x))
+        h = seen["h"] - seen["h"].mean(0)
+        penalty = (h.t() @ h).pow(2).sum()
+        loss = F.cross_entropy(logits, y) + 0.1 * penalty
+        loss.backward()
+        print(body[0].weight.grad.norm())
+    """,
+    "prehook_copy_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        body, out = nn.Sequential(nn.Linear(6, 8), nn.ReLU()), nn.Linear(8, 2)
+        seen = {}
+        def grab(module, args):
+            seen["h"] = args[0]
+        out.register_forward_pre_hook(grab)
+        x, y = torch.randn(10, 6), torch.randint(0, 2, (10,))
+        logits = out(body(x))
+        h = seen["h"] - seen["h"].mean(0)
+        penalty = (h.t() @ h).pow(2).sum()
+        loss = F.cross_entropy(logits, y) + 0.1 * penalty
+        loss.backward()
+        print(body[0].weight.grad.norm())
+    """,
+    # the same penalty kept live and also logged with float() of a detached copy: nothing cut enters
+    # the loss
+    "prehook_logged_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        body, out = nn.Sequential(nn.Linear(6, 8), nn.ReLU()), nn.Linear(8, 2)
+        seen = {}
+        def grab(module, args):
+            seen["h"], seen["mean"] = args[0], args[0].detach().mean()
+        out.register_forward_pre_hook(grab)
+        x, y = torch.randn(10, 6), torch.randint(0, 2, (10,))
+        logits = out(body(x))
+        loss = F.cross_entropy(logits, y) + 0.1 * seen["h"].pow(2).mean()
+        loss.backward()
+        print("mean %.3f" % float(seen["mean"]))
+    """,
+    # log-probabilities of -inf-masked logits (line 8): exp() is exactly 0 there and 0 * -inf is NaN
+    # (line 9), hidden in the forward by nan_to_num; the product's backward multiplies the zero
+    # gradient by -inf: NaN reaches the weights
+    "masked_entropy": """
+        import torch
+        from torch import nn
+        net = nn.Linear(4, 5)
+        x = torch.randn(6, 4)
+        legal = torch.rand(6, 5) > 0.4
+        legal[:, 0] = True
+        logits = net(x).masked_fill(~legal, float("-inf"))
+        logp = torch.log_softmax(logits, -1)
+        entropy = -(logp.exp() * logp).nan_to_num(0.0).sum(-1).mean()
+        (-0.01 * entropy + logp[:, 0].mean()).backward()
+        print(torch.isfinite(net.weight.grad).all())
+    """,
+    "masked_entropy_ok": """
+        import torch
+        from torch import nn
+        net = nn.Linear(4, 5)
+        x = torch.randn(6, 4)
+        legal = torch.rand(6, 5) > 0.4
+        legal[:, 0] = True
+        logits = net(x).masked_fill(~legal, float("-inf"))
+        logp = torch.log_softmax(logits, -1).clamp_min(-1e4)
+        entropy = -(logp.exp() * logp).nan_to_num(0.0).sum(-1).mean()
+        (-0.01 * entropy + logp[:, 0].mean()).backward()
+        print(torch.isfinite(net.weight.grad).all())
+    """,
+    # the same product selected around with torch.where (line 10)
+    "masked_entropy_where": """
+        import torch
+        from torch import nn
+        net = nn.Linear(4, 5)
+        x = torch.randn(6, 4)
+        legal = torch.rand(6, 5) > 0.4
+        legal[:, 0] = True
+        logits = net(x).masked_fill(~legal, float("-inf"))
+        logp = torch.log_softmax(logits, -1)
+        plogp = logp.exp() * logp
+        entropy = -torch.where(legal, plogp, torch.zeros_like(plogp)).sum(-1).mean()
+        entropy.backward()
+        print(torch.isfinite(net.weight.grad).all())
+    """,
 }
 
 
@@ -227,3 +332,16 @@ def test_training_branch_in_a_helper_method_is_watched_in_eval_mode(runs):
     [f] = [f for f in result.runtime_findings if f.code == "GW718" and f.row == 17]
     assert "every one of its parameters gets an all-zero gradient" in f.message
     assert site_rows(f, "step") == [25]
+
+
+def test_pre_hook_copy_without_an_optimizer_is_a_dead_term(runs):
+    result = runs["prehook_copy"]
+    assert result.status == "ok", result.message
+    f = _one(result, "GW722")
+    assert f.row == 7 and ".detach()" in f.message and site_rows(f, "backward") == [14]
+
+
+@pytest.mark.parametrize("name,row", [("masked_entropy", 9), ("masked_entropy_where", 9)])
+def test_product_with_an_infinite_operand_hidden_by_a_mask(runs, name, row):
+    f = _one(runs[name], "GW720")
+    assert f.row == row and 8 in site_rows(f, "note") and "0 x inf = NaN" in f.message

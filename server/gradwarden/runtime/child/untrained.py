@@ -39,6 +39,7 @@ from .tensors import tensor_registry
 from .userfiles import _caller, _display_file, _grad_off_decorator, _library_call, _site, _user_frame
 
 _Tensor = torch.Tensor
+_Parameter = torch.nn.Parameter
 
 _WALK_NODES = 5000
 _WALKS_PER_STEP = 16
@@ -79,8 +80,24 @@ _walked = set()
 _site_walks = {}  # (code, line) -> walks made from there
 
 
+# Before the first backward of a program that built no optimizer (a script that backwards once
+# and compares gradients, a training loop that updates `p.data` by hand), the parameters of its
+# modules have not trained yet either: a copy of them is followed too, for dead terms only
+# (deadterms.py: no optimizer, no GW719). `_free` counts the copies made so.
+_free = [0]
+
+
+def _unarmed():
+    """True before the first backward while no optimizer exists."""
+    return _state.bw_count == 0 and not _opt_sites
+
+
+def _armed():
+    return _count[0] > 0 or _free[0] > 0
+
+
 def _update_watch():
-    watch[0] = _count[0] > 0 and _walks[0] < _WALKS_PER_STEP
+    watch[0] = (_count[0] > 0 or _unarmed()) and _walks[0] < _WALKS_PER_STEP
 
 
 def note_optimizer(opt):
@@ -282,9 +299,10 @@ def cut(t, how, out=None, depth=2):
         _update_watch()
         nodes, _, _ = _walk([node], limit=_WALK_NODES)
         hits = []
+        free = _unarmed()
         for n in nodes.values():
             var = getattr(n, "variable", None)
-            if var is not None and _pending.get(var) is not None:
+            if var is not None and (_pending.get(var) is not None or free and isinstance(var, _Parameter)):
                 hits.append(var)
         if not hits:
             return
@@ -294,7 +312,9 @@ def cut(t, how, out=None, depth=2):
             # the program called a library function that cut it (``nn.utils.vector_to_parameters``
             # sets each parameter's ``.data``): named as the program wrote it
             how = "`%s(...)`, through %s" % (called, how)
-        c = _Cut(hits, _site(frame), how)
+        c = _Cut(hits, _site(frame), how, trains=not free)
+        if free:
+            _free[0] += 1
         if out is None:
             # a number cannot be followed into the loss; but when the tensor it was read from is
             # backwarded itself (``loss.item()`` for a log), nothing was cut: decided at the end
@@ -398,9 +418,9 @@ def _uses_of_cuts(roots):
     """Before a backward: the copies its graph goes through are used by the loss."""
     tagged = _tagged[0]
     _tagged[0] = 0
-    taint[0] = bool(_count[0] and _cut_values is not None and len(_cut_values))
+    taint[0] = bool(_armed() and _cut_values is not None and len(_cut_values))
     numbers = any(not c.backwarded for c in _number_cuts)
-    if not (tagged or numbers) or not _count[0]:
+    if not (tagged or numbers) or not _armed():
         return
     nodes, _, _ = _walk([t.grad_fn for t in roots if t.grad_fn is not None], limit=20000)
     used = []
@@ -513,7 +533,7 @@ def after_call(func, args, out):
                     if a.grad_fn is not None:
                         cut(a, "no_grad", out, depth=3)
                         return
-                    if a.requires_grad and _pending.get(a) is not None:
+                    if a.requires_grad and (_pending.get(a) is not None or isinstance(a, _Parameter) and _unarmed()):
                         leaves = (leaves or []) + [a]
             if leaves and _cut_values is not None and _cut_values.get(out) is None:
                 # computed from parameters that have not trained yet, e.g. a critic called in the
@@ -523,6 +543,8 @@ def after_call(func, args, out):
                 if site is not None:
                     _cut_values[out] = _Cut(leaves, site, "no_grad", trains=False)
                     taint[0] = True
+                    if _unarmed():
+                        _free[0] += 1
     except Exception:  # noqa: BLE001
         _internal_error("untrained: call")
 
@@ -610,3 +632,4 @@ def install():
     """After polluted.install(): note every optimizer built, check every step."""
     _optwatch.on_build(lambda opt, _seen: note_optimizer(opt))
     _optwatch.on_step(on_step)
+    _update_watch()
