@@ -12,6 +12,8 @@ correct twin on which the run finds nothing:
 - a copy cut from the graph is followed before the first backward of a program without an
   optimizer too (one backward whose gradients the program reads): a loss term computed from it is
   GW722 (a forward pre-hook's ``args[0].detach()``);
+- a custom backward's gradient of the wrong shape is shown at its ``return`` with, as a related
+  site, the line that computed the local variable returned at that index;
 - a value with non-finite elements hidden by ``nan_to_num`` or selected around by ``where`` /
   ``masked_fill`` has the op that made it watched, whatever that op is: a product's backward turns
   the zero gradient into ``0 x -inf = NaN`` (GW720 at the product, where the operand was made as a
@@ -295,6 +297,40 @@ PROGRAMS: Dict[str, str] = {
         entropy.backward()
         print(torch.isfinite(net.weight.grad).all())
     """,
+    # the weight's gradient computed in the transposed layout (line 12) and returned (line 13):
+    # "returned an invalid gradient at index 1 - got [3, 2] but expected shape compatible with [2, 3]"
+    "grad_transposed": """
+        import torch
+        class HandLinear(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, weight):
+                ctx.save_for_backward(x, weight)
+                return x.mm(weight.t())
+            @staticmethod
+            def backward(ctx, grad_output):
+                x, weight = ctx.saved_tensors
+                grad_x = grad_output.mm(weight)
+                grad_weight = x.t().mm(grad_output)
+                return grad_x, grad_weight
+        w = torch.randn(2, 3, requires_grad=True)
+        HandLinear.apply(torch.randn(4, 3), w).sum().backward()
+    """,
+    "grad_transposed_ok": """
+        import torch
+        class HandLinear(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, weight):
+                ctx.save_for_backward(x, weight)
+                return x.mm(weight.t())
+            @staticmethod
+            def backward(ctx, grad_output):
+                x, weight = ctx.saved_tensors
+                grad_x = grad_output.mm(weight)
+                grad_weight = grad_output.t().mm(x)
+                return grad_x, grad_weight
+        w = torch.randn(2, 3, requires_grad=True)
+        HandLinear.apply(torch.randn(4, 3), w).sum().backward()
+    """,
 }
 
 
@@ -345,3 +381,8 @@ def test_pre_hook_copy_without_an_optimizer_is_a_dead_term(runs):
 def test_product_with_an_infinite_operand_hidden_by_a_mask(runs, name, row):
     f = _one(runs[name], "GW720")
     assert f.row == row and 8 in site_rows(f, "note") and "0 x inf = NaN" in f.message
+
+
+def test_gradient_of_the_wrong_shape_names_where_it_is_computed(runs):
+    f = _one(runs["grad_transposed"], "GW307")
+    assert f.row == 13 and site_rows(f, "created") == [12] and "index 1" in f.message

@@ -26,6 +26,8 @@ _last = {}  # node class name -> [file, line, function] of the return its backwa
 _reported = set()  # node class names whose count was already reported here
 
 _NAMED = re.compile(r"\b[Ff]unction (\w+) returned an (incorrect number of gradients|invalid gradient)")
+_INDEX = re.compile(r"invalid gradient at index (\d+)")
+_codes = {}  # node class name -> the user's backward code whose return was noted
 
 
 def _backward_code(node):
@@ -79,6 +81,7 @@ def run_backward(node, call):
     name = type(node).__name__
     site = [_display_file(code.co_filename), line, code.co_name]
     _last[name] = site
+    _codes[name] = code
     try:
         _check_count(node, name, out, site)
     except Exception:  # noqa: BLE001
@@ -110,15 +113,50 @@ def _check_count(node, name, out, site):
 
 def site_of_message(msg):
     """For torch's message about a custom backward's outputs: ``(site of the return that
-    produced them, already reported)``, or None when the message names no Function of the
-    user's that ran here."""
+    produced them, already reported, related sites)``, or None when the message names no Function
+    of the user's that ran here. A gradient of the wrong shape at index i that the return names as
+    a local variable: where that variable was last assigned is a related site (the line the fix may
+    change instead of the return)."""
     m = _NAMED.search(msg or "")
     if m is None:
         return None
     site = _last.get(m.group(1))
     if site is None:
         return None
-    return site, (m.group(2).startswith("incorrect") and m.group(1) in _reported)
+    sites = []
+    index = _INDEX.search(msg)
+    code = _codes.get(m.group(1))
+    if index is not None and code is not None:
+        made = _element_line(code, site[1], int(index.group(1)))
+        if made is not None and made != site[1]:
+            sites.append({"kind": "created", "site": [site[0], made, site[2]],
+                          "message": "the gradient at index %s is computed here" % index.group(1)})
+    return site, (m.group(2).startswith("incorrect") and m.group(1) in _reported), sites
+
+
+def _element_line(code, ret_line, index):
+    """The line that last assigned the local variable the ``return`` at ``ret_line`` gives at
+    position ``index`` (``return grad_x, grad_weight, ...``), or None."""
+    import ast
+    import linecache
+
+    text = linecache.getline(code.co_filename, ret_line).strip()
+    try:
+        stmt = ast.parse(text).body[0]
+    except (SyntaxError, IndexError):
+        return None
+    value = getattr(stmt, "value", None) if isinstance(stmt, ast.Return) else None
+    elts = value.elts if isinstance(value, ast.Tuple) else [value] if value is not None else []
+    if index >= len(elts) or not isinstance(elts[index], ast.Name):
+        return None
+    name, best = elts[index].id, None
+    try:
+        for line, ins in _lined_instructions(code):
+            if ins.opname in ("STORE_FAST", "STORE_DEREF", "STORE_NAME") and ins.argval == name and line <= ret_line:
+                best = line
+    except Exception:  # noqa: BLE001
+        return None
+    return best
 
 
 _SAVE_TYPE = "save_for_backward can only save variables"
