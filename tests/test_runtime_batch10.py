@@ -12,6 +12,8 @@ correct twin on which the run finds nothing:
 - a copy cut from the graph is followed before the first backward of a program without an
   optimizer too (one backward whose gradients the program reads): a loss term computed from it is
   GW722 (a forward pre-hook's ``args[0].detach()``);
+- a parameter re-wrapped as a new leaf (``nn.Embedding.from_pretrained(self.vectors.weight,
+  freeze=False)`` in ``forward``, ``nn.Parameter(layer.weight)``) is a cut of the parameter;
 - a custom backward's gradient of the wrong shape is shown at its ``return`` with, as a related
   site, the line that computed the local variable returned at that index;
 - a value with non-finite elements hidden by ``nan_to_num`` or selected around by ``where`` /
@@ -297,7 +299,7 @@ PROGRAMS: Dict[str, str] = {
         entropy.backward()
         print(torch.isfinite(net.weight.grad).all())
     """,
-    # the weight's gradient computed in the transposed layout (line 12) and returned (line 13):
+    # the weight's gradient computed in the transposed layout (line 11) and returned (line 12):
     # "returned an invalid gradient at index 1 - got [3, 2] but expected shape compatible with [2, 3]"
     "grad_transposed": """
         import torch
@@ -330,6 +332,45 @@ PROGRAMS: Dict[str, str] = {
                 return grad_x, grad_weight
         w = torch.randn(2, 3, requires_grad=True)
         HandLinear.apply(torch.randn(4, 3), w).sum().backward()
+    """,
+    # the table is re-wrapped as a new Parameter on every call (line 9): the loss trains the new
+    # leaf, the `vectors.weight` the optimizer holds never gets a gradient
+    "rewrapped_leaf": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        class Bag(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.vectors, self.out = nn.Embedding(20, 6), nn.Linear(6, 2)
+            def forward(self, ids):
+                table = nn.Embedding.from_pretrained(self.vectors.weight, freeze=False)
+                return self.out(table(ids).mean(1))
+        model = Bag()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            loss = F.cross_entropy(model(torch.randint(0, 20, (4, 5))), torch.randint(0, 2, (4,)))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    "rewrapped_leaf_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        class Bag(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.vectors, self.out = nn.Embedding(20, 6), nn.Linear(6, 2)
+            def forward(self, ids):
+                return self.out(F.embedding(ids, self.vectors.weight).mean(1))
+        model = Bag()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            loss = F.cross_entropy(model(torch.randint(0, 20, (4, 5))), torch.randint(0, 2, (4,)))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
     """,
 }
 
@@ -385,4 +426,9 @@ def test_product_with_an_infinite_operand_hidden_by_a_mask(runs, name, row):
 
 def test_gradient_of_the_wrong_shape_names_where_it_is_computed(runs):
     f = _one(runs["grad_transposed"], "GW307")
-    assert f.row == 13 and site_rows(f, "created") == [12] and "index 1" in f.message
+    assert f.row == 12 and site_rows(f, "created") == [11] and "index 1" in f.message
+
+
+def test_parameter_rewrapped_as_a_new_leaf_never_trains(runs):
+    f = [f for f in runs["rewrapped_leaf"].runtime_findings if f.code == "GW719"]
+    assert [x.row for x in f] == [9], [(x.code, x.row, x.message) for x in runs["rewrapped_leaf"].runtime_findings]

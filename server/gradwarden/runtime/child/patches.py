@@ -162,6 +162,11 @@ def _patch_parameter_new():
             data = args[0] if args else kwargs.get("data")
             if isinstance(data, _Tensor) and data.grad_fn is not None:
                 _untrained.cut(data, "nn.Parameter(...)", out)
+            elif isinstance(data, _Tensor) and data.requires_grad and data is not out:
+                # a parameter re-wrapped as a new leaf (`nn.Embedding.from_pretrained(other.weight,
+                # freeze=False)`, `nn.Parameter(layer.weight)`): a loss through the new one gives the
+                # old one nothing
+                _untrained.cut_leaf(data, "nn.Parameter(...)", out, _caller(1))
         return out
 
     __new__.__wrapped__ = orig
