@@ -14,6 +14,8 @@ correct twin on which the run finds nothing:
   GW722 (a forward pre-hook's ``args[0].detach()``);
 - a parameter re-wrapped as a new leaf (``nn.Embedding.from_pretrained(self.vectors.weight,
   freeze=False)`` in ``forward``, ``nn.Parameter(layer.weight)``) is a cut of the parameter;
+- a view made under ``no_grad`` by your code and written in place with grad on raises at the
+  write; where the view was made is a related site (the line the fix moves);
 - a custom backward's gradient of the wrong shape is shown at its ``return`` with, as a related
   site, the line that computed the local variable returned at that index;
 - a value with non-finite elements hidden by ``nan_to_num`` or selected around by ``where`` /
@@ -372,6 +374,30 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # the diagonal view is taken in a no_grad block (line 7) and written with grad on (line 8):
+    # "A view was created in no_grad mode and is being modified inplace with grad mode enabled"
+    "nograd_view": """
+        import torch
+        bias = torch.zeros(4, requires_grad=True)
+        q = torch.randn(4, 3, requires_grad=True)
+        scores = q @ q.t()
+        with torch.no_grad():
+            blocked = scores < 0
+            diag = scores.diagonal()
+        diag.add_(bias)
+        scores.masked_fill(blocked, -1e9).softmax(-1).sum().backward()
+    """,
+    "nograd_view_ok": """
+        import torch
+        bias = torch.zeros(4, requires_grad=True)
+        q = torch.randn(4, 3, requires_grad=True)
+        scores = q @ q.t()
+        with torch.no_grad():
+            blocked = scores < 0
+        diag = scores.diagonal()
+        diag.add_(bias)
+        scores.masked_fill(blocked, -1e9).softmax(-1).sum().backward()
+    """,
 }
 
 
@@ -432,3 +458,9 @@ def test_gradient_of_the_wrong_shape_names_where_it_is_computed(runs):
 def test_parameter_rewrapped_as_a_new_leaf_never_trains(runs):
     f = [f for f in runs["rewrapped_leaf"].runtime_findings if f.code == "GW719"]
     assert [x.row for x in f] == [9], [(x.code, x.row, x.message) for x in runs["rewrapped_leaf"].runtime_findings]
+
+
+def test_view_made_under_no_grad_and_written_later_names_the_view(runs):
+    result = runs["nograd_view"]
+    [f] = [f for f in result.runtime_findings if f.code == "GW711"]
+    assert f.row == 8 and site_rows(f, "created") == [7]

@@ -114,7 +114,7 @@ def _report_error(code, kind, msg, site, sites, primary=None, **extra):
              message=first, sites=sites, error=first, **dict(where, **extra))
 
 
-def _raised(exc, site, exc_name=None):
+def _raised(exc, site, exc_name=None, sites=()):
     """An exception (or warning) the child does not classify itself: its first line goes to the
     parent, which maps it to the rule that predicts it (rules/messages.py), if any."""
     if _ps.fresh:
@@ -127,7 +127,8 @@ def _raised(exc, site, exc_name=None):
         return
     _state.reported.add(key)
     _flush_lines()
-    _emit("raised", exc=name, text=first[:1000], site=site, backward_calls=_state.bw_count)
+    extra = {"sites": list(sites)} if sites else {}
+    _emit("raised", exc=name, text=first[:1000], site=site, backward_calls=_state.bw_count, **extra)
 
 
 # warnings whose hazard the child decides at the call itself (checkpoints.py: torch warns under
