@@ -16,6 +16,9 @@ correct twin on which the run finds nothing:
   freeze=False)`` in ``forward``, ``nn.Parameter(layer.weight)``) is a cut of the parameter;
 - a view made under ``no_grad`` by your code and written in place with grad on raises at the
   write; where the view was made is a related site (the line the fix moves);
+- an exactly zero gradient behind a zero-derivative op (GW718) names, as a note, the line that uses
+  the op's output on the only path to the loss (a straight-through estimator that detaches both of
+  its live terms);
 - a custom backward's gradient of the wrong shape is shown at its ``return`` with, as a related
   site, the line that computed the local variable returned at that index;
 - a value with non-finite elements hidden by ``nan_to_num`` or selected around by ``where`` /
@@ -398,6 +401,40 @@ PROGRAMS: Dict[str, str] = {
         diag.add_(bias)
         scores.masked_fill(blocked, -1e9).softmax(-1).sum().backward()
     """,
+    # a straight-through estimator that detaches both live terms (line 10): `round` (line 9) is the
+    # encoder's only path to the loss, its weights get exactly zero gradients
+    "ste_both_detached": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        enc, dec = nn.Linear(4, 3), nn.Linear(3, 4)
+        opt = torch.optim.SGD([*enc.parameters(), *dec.parameters()], lr=0.1)
+        for step in range(2):
+            x = torch.randn(5, 4)
+            z = torch.tanh(enc(x))
+            q = z.round()
+            zq = z.detach() + (q - z.detach())
+            loss = F.mse_loss(dec(zq), x)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    "ste_both_detached_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        enc, dec = nn.Linear(4, 3), nn.Linear(3, 4)
+        opt = torch.optim.SGD([*enc.parameters(), *dec.parameters()], lr=0.1)
+        for step in range(2):
+            x = torch.randn(5, 4)
+            z = torch.tanh(enc(x))
+            q = z.round()
+            zq = z + (q - z).detach()
+            loss = F.mse_loss(dec(zq), x)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
 }
 
 
@@ -464,3 +501,8 @@ def test_view_made_under_no_grad_and_written_later_names_the_view(runs):
     result = runs["nograd_view"]
     [f] = [f for f in result.runtime_findings if f.code == "GW711"]
     assert f.row == 8 and site_rows(f, "created") == [7]
+
+
+def test_zero_derivative_op_names_where_its_output_is_used(runs):
+    f = _one(runs["ste_both_detached"], "GW718")
+    assert f.row == 9 and site_rows(f, "note") == [10]
