@@ -19,6 +19,8 @@ correct twin on which the run finds nothing:
 - an exactly zero gradient behind a zero-derivative op (GW718) names, as a note, the line that uses
   the op's output on the only path to the loss (a straight-through estimator that detaches both of
   its live terms);
+- an optimizer whose tensors are all detached aliases of parameters that backward gives gradients
+  (``SGD(model.state_dict().values())``) is GW707 where it was built;
 - a custom backward's gradient of the wrong shape is shown at its ``return`` with, as a related
   site, the line that computed the local variable returned at that index;
 - a value with non-finite elements hidden by ``nan_to_num`` or selected around by ``where`` /
@@ -435,6 +437,48 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # the optimizer is handed the state_dict's tensors (line 5): detached aliases of the parameters,
+    # they never get a gradient and step() changes nothing
+    "state_dict_optimizer": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.state_dict().values(), lr=0.5)
+        for step in range(2):
+            loss = F.cross_entropy(model(torch.randn(6, 4)), torch.randint(0, 2, (6,)))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    "state_dict_optimizer_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        model = nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.5)
+        for step in range(2):
+            loss = F.cross_entropy(model(torch.randn(6, 4)), torch.randint(0, 2, (6,)))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # an optimizer over a frozen model's parameters next to the one that trains: it steps nothing,
+    # and nothing it holds is an alias of a trained parameter
+    "frozen_optimizer_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        frozen, head = nn.Linear(4, 4).requires_grad_(False), nn.Linear(4, 2)
+        opt_frozen = torch.optim.SGD(frozen.parameters(), lr=0.5)
+        opt = torch.optim.SGD(head.parameters(), lr=0.5)
+        for step in range(2):
+            loss = F.cross_entropy(head(frozen(torch.randn(6, 4))), torch.randint(0, 2, (6,)))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            opt_frozen.step()
+    """,
 }
 
 
@@ -506,3 +550,8 @@ def test_view_made_under_no_grad_and_written_later_names_the_view(runs):
 def test_zero_derivative_op_names_where_its_output_is_used(runs):
     f = _one(runs["ste_both_detached"], "GW718")
     assert f.row == 9 and site_rows(f, "note") == [10]
+
+
+def test_optimizer_over_detached_aliases_of_the_parameters(runs):
+    f = _one(runs["state_dict_optimizer"], "GW707")
+    assert f.row == 5 and site_rows(f, "step") == [10] and "`weight`" in f.message

@@ -80,6 +80,8 @@ _KIND_OF_CODE = {
     "GW724": "eval-mode-training",
     "GW710": "gradients-never-zeroed",
     "GW725": "partial-zero-grad",
+    "GW707": "optimizer-without-grad",
+    "GW738": "custom-function-contract",
 }
 
 
