@@ -21,6 +21,8 @@ correct twin on which the run finds nothing:
   its live terms);
 - an optimizer whose tensors are all detached aliases of parameters that backward gives gradients
   (``SGD(model.state_dict().values())``) is GW707 where it was built;
+- ``p.grad = None`` assigned in a loop is a zeroing call (GW725 when it clears part of what an
+  optimizer steps, the rest accumulating);
 - a custom backward's gradient of the wrong shape is shown at its ``return`` with, as a related
   site, the line that computed the local variable returned at that index;
 - a value with non-finite elements hidden by ``nan_to_num`` or selected around by ``where`` /
@@ -479,6 +481,34 @@ PROGRAMS: Dict[str, str] = {
             opt.step()
             opt_frozen.step()
     """,
+    # gradients cleared by hand for the student only (line 8): the projector's accumulate, step
+    # after step, in the same optimizer
+    "manual_reset": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        student, projector = nn.Linear(4, 3), nn.Linear(3, 5)
+        opt = torch.optim.SGD([*student.parameters(), *projector.parameters()], lr=0.1)
+        for step in range(3):
+            for p in student.parameters():
+                p.grad = None
+            loss = F.mse_loss(projector(student(torch.randn(6, 4))), torch.randn(6, 5))
+            loss.backward()
+            opt.step()
+    """,
+    "manual_reset_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        student, projector = nn.Linear(4, 3), nn.Linear(3, 5)
+        opt = torch.optim.SGD([*student.parameters(), *projector.parameters()], lr=0.1)
+        for step in range(3):
+            for p in [*student.parameters(), *projector.parameters()]:
+                p.grad = None
+            loss = F.mse_loss(projector(student(torch.randn(6, 4))), torch.randn(6, 5))
+            loss.backward()
+            opt.step()
+    """,
 }
 
 
@@ -555,3 +585,8 @@ def test_zero_derivative_op_names_where_its_output_is_used(runs):
 def test_optimizer_over_detached_aliases_of_the_parameters(runs):
     f = _one(runs["state_dict_optimizer"], "GW707")
     assert f.row == 5 and site_rows(f, "step") == [10] and "`weight`" in f.message
+
+
+def test_grad_set_to_none_by_hand_for_part_of_the_optimizer(runs):
+    f = _one(runs["manual_reset"], "GW725")
+    assert f.row == 8 and site_rows(f, "step") == [11] and "`weight`, `bias`" in f.message
