@@ -23,6 +23,8 @@ correct twin on which the run finds nothing:
   (``SGD(model.state_dict().values())``) is GW707 where it was built;
 - ``p.grad = None`` assigned in a loop is a zeroing call (GW725 when it clears part of what an
   optimizer steps, the rest accumulating);
+- a freed graph whose stale tensor a variable of the frame that backwards still holds (the first
+  step's losses kept as a reference) is shown at that variable's store, the read as a reuse site;
 - a custom backward's gradient of the wrong shape is shown at its ``return`` with, as a related
   site, the line that computed the local variable returned at that index;
 - a value with non-finite elements hidden by ``nan_to_num`` or selected around by ``where`` /
@@ -509,6 +511,54 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # the first step's losses kept with their graph as the reference (line 9), read at line 10:
+    # the second step's backward goes through the first step's freed graph
+    "reference_kept": """
+        import torch
+        from torch import nn
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        first = None
+        for step in range(3):
+            losses = net(torch.randn(5, 4)).pow(2).mean(0)
+            if first is None:
+                first = losses
+            loss = (losses / first).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    "reference_kept_ok": """
+        import torch
+        from torch import nn
+        net = nn.Linear(4, 2)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        first = None
+        for step in range(3):
+            losses = net(torch.randn(5, 4)).pow(2).mean(0)
+            if first is None:
+                first = losses.detach()
+            loss = (losses / first).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # a running state carried from step to step detached on purpose (truncated backpropagation):
+    # the previous state is a constant term of the new one by design
+    "carried_state_ok": """
+        import torch
+        from torch import nn
+        cell = nn.Linear(4, 4)
+        opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+        state = torch.zeros(1, 4)
+        for step in range(3):
+            new = 0.5 * state + torch.tanh(cell(torch.randn(3, 4))).mean(0, keepdim=True)
+            loss = new.pow(2).sum() + new.sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            state = new.detach()
+    """,
 }
 
 
@@ -590,3 +640,8 @@ def test_optimizer_over_detached_aliases_of_the_parameters(runs):
 def test_grad_set_to_none_by_hand_for_part_of_the_optimizer(runs):
     f = _one(runs["manual_reset"], "GW725")
     assert f.row == 8 and site_rows(f, "step") == [11] and "`weight`, `bias`" in f.message
+
+
+def test_stale_tensor_kept_in_a_variable_is_shown_at_its_store(runs):
+    f = _one(runs["reference_kept"], "GW402")
+    assert f.row == 9 and 10 in site_rows(f, "reuse") and "`first`" in f.message
