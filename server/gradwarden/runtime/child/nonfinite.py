@@ -210,7 +210,7 @@ def _upstream_singular(node, site):
             if n is node:
                 continue
             try:
-                if not n.metadata.get(_SINGULAR_TAG):
+                if n.metadata.get(_SINGULAR_TAG) is not True:  # singular ops, not those a mask had watched
                     continue
             except Exception:  # noqa: BLE001
                 continue
