@@ -271,6 +271,148 @@ PROGRAMS: Dict[str, str] = {
                 filled[:, t] = filled[:, t - 1]
         (lagged * feats + filled).sum().backward()
     """,
+    # backward returns one gradient for a Function of three inputs (line 10, one of two returns: the
+    # run sees which one ran); autograd raises "incorrect number of gradients (expected 3, got 1)"
+    # from the engine, after backward returned, at `loss.backward()` (line 15)
+    "contract_count": """
+        import torch
+        class Clip(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, lo, hi):
+                ctx.scale = hi - lo
+                return x.clamp(lo, hi)
+            @staticmethod
+            def backward(ctx, g):
+                if ctx.scale > 0:
+                    return g
+                return g, None, None
+        w = torch.randn(4, requires_grad=True)
+        loss = Clip.apply(w * 2, 0.0, 1.0).sum()
+        try:
+            loss.backward()
+        except RuntimeError as exc:
+            print("caught", exc)
+    """,
+    "contract_count_ok": """
+        import torch
+        class Clip(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, lo, hi):
+                ctx.scale = hi - lo
+                return x.clamp(lo, hi)
+            @staticmethod
+            def backward(ctx, g):
+                if ctx.scale > 0:
+                    return g, None, None
+                return g, None, None, None
+        w = torch.randn(4, requires_grad=True)
+        loss = Clip.apply(w * 2, 0.0, 1.0).sum()
+        loss.backward()
+    """,
+    # backward returns the gradient as a column (6, 1) for a (6,) input (line 11): autograd raises
+    # "returned an invalid gradient at index 0 - got [6, 1] but expected shape compatible with [6]"
+    "contract_shape": """
+        import torch
+        class Pinball(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, pred, target):
+                diff = target.view(-1, 1) - pred.view(-1, 1)
+                ctx.save_for_backward(diff)
+                return diff.clamp(min=0).mean()
+            @staticmethod
+            def backward(ctx, g):
+                (diff,) = ctx.saved_tensors
+                return -g * (diff > 0).float() / diff.numel(), None
+        pred = torch.randn(6, requires_grad=True)
+        Pinball.apply(pred, torch.randn(6)).backward()
+    """,
+    "contract_shape_ok": """
+        import torch
+        class Pinball(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, pred, target):
+                diff = target.view(-1, 1) - pred.view(-1, 1)
+                ctx.save_for_backward(diff)
+                return diff.clamp(min=0).mean()
+            @staticmethod
+            def backward(ctx, g):
+                (diff,) = ctx.saved_tensors
+                return (-g * (diff > 0).float() / diff.numel()).view(-1), None
+        pred = torch.randn(6, requires_grad=True)
+        Pinball.apply(pred, torch.randn(6)).backward()
+    """,
+    # a running summary kept on the module with its graph (line 10): the second step's backward goes
+    # through the first step's freed graph ("backward through the graph a second time"), read at
+    # line 9; the store is the line to change
+    "memory_attr": """
+        import torch
+        from torch import nn
+        class Summary(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+                self.state = torch.zeros(1, 4)
+            def forward(self, x):
+                new = 0.5 * self.state + self.proj(x).mean(0, keepdim=True)
+                setattr(self, "state", new)
+                return new.sum()
+        m = Summary()
+        for step in range(2):
+            m(torch.randn(3, 4)).backward()
+    """,
+    "memory_attr_ok": """
+        import torch
+        from torch import nn
+        class Summary(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+                self.state = torch.zeros(1, 4)
+            def forward(self, x):
+                new = 0.5 * self.state + self.proj(x).mean(0, keepdim=True)
+                setattr(self, "state", new.detach())
+                return new.sum()
+        m = Summary()
+        for step in range(2):
+            m(torch.randn(3, 4)).backward()
+    """,
+    # the int `k` given to ctx.save_for_backward (line 6): apply raises TypeError once forward
+    # returned ("save_for_backward can only save variables, but argument 1 is of type int"), from
+    # the apply at line 14, which the program catches
+    "save_int": """
+        import torch
+        class TopK(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                values, idx = x.topk(k, dim=-1)
+                ctx.save_for_backward(idx, k)
+                return torch.zeros_like(x).scatter(-1, idx, values)
+            @staticmethod
+            def backward(ctx, g):
+                (idx,) = ctx.saved_tensors
+                return torch.zeros_like(g).scatter(-1, idx, g.gather(-1, idx)), None
+        x = torch.randn(3, 6, requires_grad=True)
+        try:
+            TopK.apply(x, 2).sum().backward()
+        except TypeError as exc:
+            print("caught", exc)
+    """,
+    "save_int_ok": """
+        import torch
+        class TopK(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, k):
+                values, idx = x.topk(k, dim=-1)
+                ctx.save_for_backward(idx)
+                ctx.k = k
+                return torch.zeros_like(x).scatter(-1, idx, values)
+            @staticmethod
+            def backward(ctx, g):
+                (idx,) = ctx.saved_tensors
+                return torch.zeros_like(g).scatter(-1, idx, g.gather(-1, idx)), None
+        x = torch.randn(3, 6, requires_grad=True)
+        TopK.apply(x, 2).sum().backward()
+    """,
 }
 
 
@@ -318,3 +460,28 @@ def test_parameter_groups_that_leave_a_parameter_out(runs):
 def test_shift_loop_in_the_order_that_reads_what_it_wrote(runs):
     f = _one(runs["shift_loop"], "GW713")
     assert f.row == 5 and site_rows(f, "write") == [6]
+
+
+def test_custom_backward_with_too_few_gradients_is_shown_at_its_return(runs):
+    # the engine raises after backward returned; the run names the return that ran (one of two)
+    f = _one(runs["contract_count"], "GW307")
+    assert f.row == 10 and site_rows(f, "backward") == [15]
+    assert "returns 1 gradient(s)" in f.message and "takes 3 input(s)" in f.message
+    assert runs["contract_count"].status == "ok"  # the program caught the error: still found
+
+
+def test_custom_backward_gradient_of_the_wrong_shape_is_shown_at_its_return(runs):
+    f = _one(runs["contract_shape"], "GW307")
+    assert f.row == 11 and site_rows(f, "backward") == [13]
+    assert "invalid gradient at index 0" in f.message
+
+
+def test_graph_kept_as_a_module_attribute_is_shown_at_the_store(runs):
+    # the freed graph is reused at line 9; the store that kept it with its graph is line 10
+    f = _one(runs["memory_attr"], "GW402")
+    assert f.row == 10 and 9 in site_rows(f, "reuse") and "`state` of the Summary" in f.message
+
+
+def test_non_tensor_given_to_save_for_backward_is_shown_at_that_call(runs):
+    f = _one(runs["save_int"], "GW738")
+    assert f.row == 6 and site_rows(f, "call") == [14] and "argument 1 is of type int" in f.message

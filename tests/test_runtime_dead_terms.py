@@ -3,9 +3,12 @@ premise): a forward hook that keeps a module's output as ``o.data`` (through
 ``dict.__setitem__`` in a lambda) whose maps make a term of the loss, and a value loss written
 inside the ``torch.no_grad()`` block that computes the targets. The run shows the premise (the
 backwarded loss adds a constant computed from a copy that left the graph) at the line where the
-copy was made, or where the term was last computed under ``no_grad``; it confirms the static
-GW722 there and is never a finding of its own. Each has a correct twin, and copies used as
-factors (advantages, a TD target inside a squared error, detached real features) are no term.
+copy was made, or where the term was last computed under ``no_grad``. A term computed from the
+copy (new values: a penalty over the hook's maps, a loss computed in the block) is the run's own
+finding (no correct program backwards a constant made from its model's outputs); the copy itself
+added (`aux - aux.detach()`, a straight-through trick on a loss) and a number read from a value
+only confirm the static GW722 there. Each has a correct twin, and copies used as factors
+(advantages, a TD target inside a squared error, detached real features) are no term.
 The comments say what torch does (ground truth: run the file plainly)."""
 from __future__ import annotations
 
@@ -206,6 +209,22 @@ PROGRAMS: Dict[str, str] = {
             opt.step()
             print("loss %.4f" % loss.item())
     """,
+    # the copy itself added and subtracted (line 9): the value of `rec`, the gradient of
+    # `rec + aux` (a straight-through trick on a loss): meant, the run does not report it alone
+    "copy_itself_term": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        enc, dec = nn.Linear(6, 10), nn.Linear(10, 6)
+        opt = torch.optim.SGD([*enc.parameters(), *dec.parameters()], lr=0.1)
+        for step in range(2):
+            x = torch.randn(8, 6)
+            rec, aux = F.mse_loss(dec(torch.relu(enc(x))), x), enc(x).pow(2).mean()
+            loss = rec + (aux - aux.detach())
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
     # copies that are factors, not terms: a TD target from a network no optimizer holds inside a
     # squared error, an advantage weighting log-probabilities, detached real features matched by
     # the generator's: every term changes the gradient
@@ -248,37 +267,43 @@ def test_correct_programs_show_nothing(runs, name):
         [(f.code, f.row, f.message) for f in list(result.runtime_findings) + list(result.premises)]
 
 
-def test_hook_copy_through_setitem_is_a_dead_term(runs):
-    result = runs["hook_data"]
+def _own(result, code="GW722"):
+    """The run's own finding of ``code`` (a term computed from the copy), not a premise."""
     assert result.status == "ok", result.message
-    assert result.runtime_findings == []  # every parameter gets a gradient through the cross-entropy
-    [p] = [p for p in result.premises if p.code == "GW722"]
-    assert p.row == 6 and ".data" in p.message and site_rows(p, "backward") == [13]
+    assert [p.code for p in result.premises] == []
+    [f] = [f for f in result.runtime_findings if f.code == code]
+    return f
+
+
+def test_hook_copy_through_setitem_is_a_dead_term(runs):
+    # every parameter gets a gradient through the cross-entropy: the term made from the hook's
+    # `o.data` is what the run proves
+    f = _own(runs["hook_data"])
+    assert f.row == 6 and ".data" in f.message and site_rows(f, "backward") == [13]
 
 
 def test_term_computed_under_no_grad_is_shown_where_it_is_made(runs):
     """The critic's outputs are a constant from line 10 on; the term is the value loss of line 11
     (the advantage of line 12 is a factor), added at line 13."""
-    result = runs["nograd_term"]
-    assert result.status == "ok", result.message
-    assert result.runtime_findings == []  # a critic an optimizer holds without a gradient: no proof alone
-    [p] = [p for p in result.premises if p.code == "GW722"]
-    assert p.row == 11 and "no_grad" in p.message and site_rows(p, "backward") == [15]
+    f = _own(runs["nograd_term"])
+    assert f.row == 11 and "no_grad" in f.message and site_rows(f, "backward") == [15]
 
 
 def test_term_added_in_place_is_followed(runs):
-    result = runs["nograd_term_inplace"]
-    assert result.status == "ok", result.message
-    [p] = [p for p in result.premises if p.code == "GW722"]
-    assert p.row == 11 and site_rows(p, "backward") == [16]
+    f = _own(runs["nograd_term_inplace"])
+    assert f.row == 11 and site_rows(f, "backward") == [16]
 
 
 def test_term_made_by_a_decorated_function_is_shown_at_the_decorator(runs):
-    result = runs["decorated"]
+    f = _own(runs["decorated"])
+    assert f.row == 8 and site_rows(f, "backward") == [17]
+
+
+def test_the_copy_itself_added_is_only_a_premise(runs):
+    result = runs["copy_itself_term"]
     assert result.status == "ok", result.message
     assert result.runtime_findings == []
-    [p] = [p for p in result.premises if p.code == "GW722"]
-    assert p.row == 8 and site_rows(p, "backward") == [17]
+    assert [p.row for p in result.premises if p.code == "GW722"] == [9]
 
 
 def test_number_read_from_a_value_no_backward_reaches(runs):

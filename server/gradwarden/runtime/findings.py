@@ -80,6 +80,8 @@ _KIND_OF_CODE = {
     "GW724": "eval-mode-training",
     "GW710": "gradients-never-zeroed",
     "GW725": "partial-zero-grad",
+    "GW707": "optimizer-without-grad",
+    "GW738": "custom-function-contract",
 }
 
 
@@ -454,6 +456,12 @@ def finding_from_raised(ev: Mapping[str, Any]) -> Optional[Finding]:
     site = Site.from_event(ev.get("site"))
     first = text.strip().splitlines()[0] if text.strip() else text
     warning = exc.endswith("Warning")
+    # sites the child knows beside the raise (where a view written under grad was made under no_grad)
+    related = []
+    for item in ev.get("sites") or ():
+        where = Site.from_event(item.get("site")) if isinstance(item, Mapping) else None
+        if where is not None:
+            related.append(RelatedSite(str(item.get("kind", "note")), where, str(item.get("message", ""))))
     try:
         rank = int(ev.get("rank", 0))
     except (TypeError, ValueError):
@@ -469,6 +477,7 @@ def finding_from_raised(ev: Mapping[str, Any]) -> Optional[Finding]:
         row=site.row if site else None,
         write_site=site if entry.kind in _WRITE_KINDS else None,
         backward_site=None if entry.kind in _WRITE_KINDS else site,
+        related=tuple(related),
         ranks=(rank,),
         evidence={"error": first[:500], "exception": exc},
     )

@@ -11,9 +11,12 @@ line of the ``ctx.name =`` store. When that Function's backward
 runs with grad enabled (``create_graph=True``) and its code reads the attribute, the run has
 proof of the hazard.
 """
+import sys
+
 import torch
 
 from . import checkpoints as _checkpoints
+from . import contract as _contract
 from .graphtags import _built_sites, _tag_built
 from .records import _node_name
 from .report import _finding, _internal_error, _state
@@ -91,17 +94,24 @@ def _patch_apply():
     def apply(cls, *args, **kwargs):
         if cls is checkpoint_function and not _state.suspended:
             _checkpoints.check(args)
-        if _state.suspended or not _user_class(cls) or not torch.is_grad_enabled():
+        if _state.suspended or not _user_class(cls):
             return orig(cls, *args, **kwargs)
-        seeds = [a for a in args if isinstance(a, _Tensor) and a.requires_grad]
-        if not seeds:
-            return orig(cls, *args, **kwargs)
-        frame = _Frame(seeds)
-        _frames.append(frame)
         try:
-            out = orig(cls, *args, **kwargs)
-        finally:
-            _frames.pop()
+            if not torch.is_grad_enabled():
+                return orig(cls, *args, **kwargs)
+            seeds = [a for a in args if isinstance(a, _Tensor) and a.requires_grad]
+            if not seeds:
+                return orig(cls, *args, **kwargs)
+            frame = _Frame(seeds)
+            _frames.append(frame)
+            try:
+                out = orig(cls, *args, **kwargs)
+            finally:
+                _frames.pop()
+        except TypeError as exc:
+            # raised once forward returned: a non-tensor given to ctx.save_for_backward (GW738)
+            _contract.raised_in_apply(cls, exc, sys._getframe(1))
+            raise
         # Function.apply is not a torch function: the mode never sees it, so its node is tagged
         # here with where it was applied
         _tag_built(out)

@@ -99,8 +99,15 @@ def _report(c):
     made = ""
     if c.site is not None and tuple(c.site[:2]) != tuple(where[:2]):
         made = " at line %d" % c.site[1]
+    # a term computed from the copy in the step that backwards it (a penalty over a hook's detached
+    # activations, a loss computed in a no_grad block) added to the backwarded loss is a constant no
+    # correct program backwards: the run's own finding. The copy itself added (`a - a.detach()`, the
+    # straight-through trick on a loss) only confirms a static diagnostic.
+    # A copy carried over from an earlier step (a recurrent state or running summary detached on
+    # purpose, truncated backpropagation) is a constant by design: only the premise.
+    same_step = c.bw == _state.bw_count - 1
     _finding(("dead-term", tuple(where)), code="GW722", kind="dead-loss-term", severity="warning", site=where,
-             sites=sites, confirm_only=True,
+             sites=sites, confirm_only=not (c.derived and same_step),
              message="this term of the loss is computed from a copy that left the graph (%s%s) and is added to "
                      "the loss as a constant: the backward gets no gradient through it" % (c.how, made))
 

@@ -1,6 +1,7 @@
 """Errors that reach the top of the program (or pytest): the autograd ones not yet reported."""
 import torch
 
+from . import contract as _contract
 from .records import _built_site
 from .report import ERROR_MARK, _classify_message, _mark, _raised, _report_error
 from .userfiles import _is_user, _site
@@ -34,6 +35,13 @@ def report_exception(exc, tb=None):
             if not modules or modules[-1] is not owner:
                 modules.append(owner)
     site = _site(user)
+    returned = _contract.site_of_message(msg)
+    if returned is not None:
+        # a custom backward's outputs broke autograd's contract: the fix goes in its `return`
+        _mark(exc)
+        if not returned[1]:
+            _report_error("GW307", "custom-function-contract", msg, site, returned[2], primary=returned[0])
+        return
     if kind is None:
         _raised(exc, site)
         _mark(exc)

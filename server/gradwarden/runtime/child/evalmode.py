@@ -7,8 +7,12 @@ instead of a hard Gumbel sample. The run proves the hazard when all of these hap
 - the module was called with grad on while its ``training`` flag was False;
 - a backward ran after that call, and then an optimizer stepped that holds parameters of the
   module (or, for a module without parameters, of the module that contains it);
-- the step's gradients show the branch: the module's own parameters got none (GW719), or a
-  parameter of the module that contains it got an all-zero gradient (GW718).
+- the step's gradients show the branch: the module's own parameters got none (GW719) or every
+  one of them an all-zero gradient (GW718), or a parameter of the module that contains it got an
+  all-zero gradient (GW718).
+
+"Reads ``self.training``" is any method of the module's class (or of its user-written bases):
+forward may branch in a helper it calls (``self._quantize(x)``).
 
 It is shown where the static finding is (engine/checks/modes.py): the ``.train()`` that ran once
 before training and that a later ``.eval()`` (validation) undid, when the module had trained in
@@ -49,12 +53,23 @@ class _Info(object):
 
 
 def _reads_training(cls):
+    """The module's code (your code: its ``forward``, the other methods of its class and of its
+    user-written bases, which forward may call: ``self._quantize(x)``) reads ``self.training``."""
     out = _reads.get(cls)
     if out is None:
         out = False
         try:
-            code = cls.forward.__code__
-            out = _is_user(code.co_filename) and "training" in code.co_names
+            for klass in cls.__mro__:
+                if klass is torch.nn.Module or klass is object:
+                    break
+                for value in list(vars(klass).values())[:256]:
+                    fn = getattr(value, "__func__", value)  # a staticmethod/classmethod's function
+                    code = getattr(fn, "__code__", None)
+                    if code is not None and "training" in code.co_names and _is_user(code.co_filename):
+                        out = True
+                        break
+                if out:
+                    break
         except Exception:  # noqa: BLE001
             pass
         _reads[cls] = out
@@ -132,11 +147,16 @@ def on_step(opt, args, kwargs):
             params = [p for p in holder.parameters() if p.requires_grad and id(p) in held] if holder is not None else ()
             if params:
                 if holder is module:
-                    code = None if any(p.grad is not None for p in params) else "GW719"
+                    if not any(p.grad is not None for p in params):
+                        code = "GW719"
+                    elif all(p.grad is not None and p.grad.numel() and not p.grad.any() for p in params):
+                        # every one of its parameters got an exactly zero gradient: the eval branch
+                        # went through a zero-derivative op (`round` instead of its estimator)
+                        code = "GW718 own"
                 elif any(p.grad is not None and p.grad.numel() and not p.grad.any() for p in params):
                     code = "GW718"
             if code is not None:
-                _report(module, info, code, opt, _site(_user_frame(_caller(1))))
+                _report(module, info, code.split()[0], opt, _site(_user_frame(_caller(1))), own=code.endswith("own"))
                 info.eval_call = None
             else:
                 later.append((module, info, root))
@@ -187,7 +207,7 @@ def _layer_step(module, info, root, opt):
     return True
 
 
-def _report(module, info, code, opt, step_site):
+def _report(module, info, code, opt, step_site, own=False):
     name = type(module).__name__
     sites = []
     if info.trained_before_eval and info.train_site is not None:
@@ -205,6 +225,7 @@ def _report(module, info, code, opt, step_site):
     if step_site is not None:
         sites.append({"kind": "step", "site": step_site, "message": "%s.step() follows" % type(opt).__name__})
     got = ("its parameters get no gradient" if code == "GW719" else
+           "every one of its parameters gets an all-zero gradient" if own else
            "a parameter before it gets an all-zero gradient")
     _named.add(tuple(where or ()))
     _finding(("eval-mode", tuple(where or ()), name), code=code, kind="untrained-parameter" if code == "GW719"

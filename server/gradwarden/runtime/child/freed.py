@@ -3,8 +3,9 @@ backward freed it."""
 import torch
 
 from .graphtags import _add_built, _built_sites, _next_nodes, _unpack_tag, _walk
-from .records import _dist_sites, _mod_sites, _node_name
+from .records import ATTR_STORE, _dist_sites, _mod_sites, _node_name
 from .report import _finding, _mark
+from .userfiles import _caller, _display_file, _user_frame
 
 
 def _freed_graph(exc, roots, site, current):
@@ -68,6 +69,14 @@ def _freed_graph(exc, roots, site, current):
             if made is not None:
                 break
         holder = _holder(path[boundary + 1:])
+        stored = _stored(stale)
+        if stored is None and primary is not None and freed_site and list(primary[::2]) == list(freed_site[::2]) \
+                and primary[1] < freed_site[1]:
+            # read above the backward that freed it, in the same function: carried into a later
+            # iteration; a variable that still holds it (`first = losses` on the first step) was
+            # stored with its graph, the line to change (a tensor reused after the backward in the
+            # same pass, a GAN's `fake`, is fixed where it is reused)
+            stored = _kept_in_local(stale)
         if holder is not None:
             name, (built_at, called_at), kind = holder
             message = ("the stale tensor is kept as `%s` on the %s built here, before backward #%d: every later "
@@ -85,6 +94,15 @@ def _freed_graph(exc, roots, site, current):
             message += " made at line %s" % made[1]
         if primary is not None:
             message += ", reused at line %s" % primary[1]
+        if stored is not None:
+            # the stale tensor was given to a module as a plain attribute with its graph (a memory
+            # carried across steps): that store is the line to change (`.detach()` there)
+            where, attr, owner = stored
+            message += "; it was kept with its graph as `%s`%s at line %s" % (
+                attr, "" if owner == "variable" else " of the %s" % owner, where[1])
+            if primary is not None and primary[:2] != where[:2]:
+                sites.append({"kind": "reuse", "site": primary, "message": "the stale tensor is read here"})
+            primary = where
     else:
         code = "GW401"
         origin = _origin(path[0], freed_n)
@@ -98,6 +116,36 @@ def _freed_graph(exc, roots, site, current):
              save_site=built, backward_site=site, freed_site=freed_site, save_op=_node_name(found),
              sites=sites, error=str(exc).splitlines()[0])
     _mark(exc)
+
+
+def _stored(stale):
+    """(site, attribute, module type) of the store that kept the stale tensor as a plain attribute
+    of a module (patches._note_graph_attribute), or None."""
+    try:
+        tag = stale.metadata.get(ATTR_STORE)
+    except Exception:  # noqa: BLE001
+        return None
+    return tag if tag is not None and tag[0] is not None else None
+
+
+def _kept_in_local(stale):
+    """(site, name, "variable") of the store of a local variable of the frame that backwards which
+    holds the stale tensor itself (``initial_losses = task_losses`` kept across steps), or None."""
+    try:
+        from .groups import _bound_at
+
+        f = _user_frame(_caller(3))
+        if f is None:
+            return None
+        for name, value in list(f.f_locals.items())[:256]:
+            for t in (value if isinstance(value, (tuple, list)) else (value,))[:16]:
+                if isinstance(t, torch.Tensor) and t.grad_fn is stale:
+                    line = _bound_at(f.f_code, name, f.f_lineno)
+                    if line is not None:
+                        return [_display_file(f.f_code.co_filename), line, f.f_code.co_name], name, "variable"
+    except Exception:  # noqa: BLE001
+        return None
+    return None
 
 
 def _holder(stale_nodes):

@@ -137,6 +137,34 @@ def _patch_zero_grad():
         cls.zero_grad = zero_grad
 
 
+def _patch_grad_setter():
+    """``p.grad = None`` written by the program (a loop over one module's parameters instead of
+    ``zero_grad()``) is a zeroing call too: the assignments made from one line between two backward
+    calls are one zeroing, with every tensor they cleared (the getter is torch's own)."""
+    base = torch._C.TensorBase.grad
+
+    def _set(self, value):
+        base.__set__(self, value)
+        if value is not None or not _polluted._optimizers or _state.suspended:
+            return
+        try:
+            f = _user_frame(_caller(1))
+            if f is None:
+                return
+            site = _site(f)
+            n = _state.bw_count
+            last = _zeroings[-1] if _zeroings else None
+            if last is not None and last[0] == site and last[2] == n:
+                _zeroings[-1] = (site, last[1] | {id(self)}, n)
+            else:
+                _zeroings.append((site, frozenset((id(self),)), n))
+                del _zeroings[:-_MAX_ZEROINGS]
+        except Exception:  # noqa: BLE001
+            _internal_error("held grads: grad setter")
+
+    torch.Tensor.grad = property(base.__get__, _set, base.__delete__, doc=getattr(base, "__doc__", None))
+
+
 def _on_step(opt, args, kwargs):
     if _state.suspended:
         return None
@@ -344,4 +372,5 @@ def install():
     _patch_register_parameter()
     _patch_setattr()
     _patch_zero_grad()
+    _patch_grad_setter()
     _optwatch.on_step(_on_step)

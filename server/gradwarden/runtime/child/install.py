@@ -1,6 +1,7 @@
 """Installs every hook of the child (torch is imported)."""
 import torch
 
+from . import aliased as _aliased
 from . import ctxstash as _cs
 from . import evalmode as _evalmode
 from . import groups as _groups
@@ -33,6 +34,7 @@ def install(config):
     _state.finalizers.append(_untrained.finish)
     _heldgrads.install()
     _groups.install()
+    _aliased.install()
     _staleopt.install()
     _state.finalizers.append(_staleopt.finish)
     _oneshot.install()

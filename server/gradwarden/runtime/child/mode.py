@@ -11,7 +11,9 @@ from .graphtags import _tag_built
 from .hidden import _note_alias
 from .records import _packs
 from .saved import _check_packed_during
-from .writes import _expand_funcs, _expanded, _kind_of_function, _on_write, _track_views, _write_kind
+from .writes import (
+    _expand_funcs, _expanded, _kind_of_function, _on_write, _track_views, _write_kind, note_nograd_view
+)
 
 
 def _make_mode():
@@ -39,6 +41,8 @@ def _make_mode():
     zero_kind_of = _zerograd.kind_of
     zero_note = _zerograd.note
     note_call = _cs.note_call
+    grad_enabled = torch.is_grad_enabled
+    tensor_type = torch.Tensor
     for f in (getattr(torch.Tensor, "expand", None), getattr(torch.Tensor, "expand_as", None),
               getattr(torch.Tensor, "broadcast_to", None), getattr(torch, "broadcast_to", None)):
         if f is not None:
@@ -79,6 +83,8 @@ def _make_mode():
                     if packs != _packs[0]:
                         _check_packed_during(func, packs)
                     _tag_built(out)
+                    if not grad_enabled() and type(out) is tensor_type and out._is_view():
+                        note_nograd_view(out)  # written later with grad on, it raises (GW711)
                     try:
                         sk = singular.get(func)
                     except TypeError:

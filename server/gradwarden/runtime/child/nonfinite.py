@@ -37,6 +37,12 @@ _UNARY = frozenset(("log", "log2", "log10", "log1p", "reciprocal", "sqrt", "rsqr
                     "sinh", "float_power"))
 _DIVIDE = frozenset(("div", "divide", "true_divide", "__truediv__", "__div__"))
 _POWER = frozenset(("pow", "__pow__"))
+# ops that hide non-finite values of their input in the forward (`nan_to_num`), or select around
+# them (`where`, `masked_fill`): the op that made those values is watched, whatever it is (a product
+# `0 * -inf`), since its backward gets a zero gradient exactly there
+_MASKING = frozenset(("nan_to_num", "nan_to_num_", "where", "masked_fill"))
+_MAX_MASKED_NODES = 4  # nodes below a masking op's input watched
+_MASKED = "masked"  # _SINGULAR_TAG value: watched because a masking op hid its non-finite output
 
 _singular = {}  # torch function -> 0 (not singular), 1 (always), 2 (a division), 3 (a power)
 
@@ -51,7 +57,7 @@ defer = [False]  # True: the CUDA path (gathered flags) on CPU too; the tests ta
 def kind_of(func):
     """0, or how to decide whether ``func``'s result can have an infinite derivative."""
     name = getattr(func, "__name__", "") or ""
-    kind = 1 if name in _UNARY else 2 if name in _DIVIDE else 3 if name in _POWER else 0
+    kind = 1 if name in _UNARY else 2 if name in _DIVIDE else 3 if name in _POWER else 4 if name in _MASKING else 0
     try:
         _singular[func] = kind
     except TypeError:
@@ -66,6 +72,9 @@ def watch(kind, args, out):
             return
         if not (out.is_floating_point() or out.is_complex()):
             return
+        if kind == 4:
+            _watch_masked(args)
+            return
         if kind == 2 and not (len(args) > 1 and isinstance(args[1], _Tensor)):
             return  # divided by a number: its derivative is that constant
         if kind == 3 and len(args) > 1 and not isinstance(args[1], _Tensor):
@@ -76,6 +85,31 @@ def watch(kind, args, out):
         out.grad_fn.metadata[_SINGULAR_TAG] = True
     except Exception:  # noqa: BLE001
         _internal_error("nonfinite watch")
+
+
+def _watch_masked(args):
+    """A masking op's tensor inputs that carry non-finite values (on the CPU: read without a device
+    synchronisation): the nodes that made them are watched (``0 * -inf`` in a product is NaN,
+    ``nan_to_num`` hides it in the forward, the product's backward still makes NaN)."""
+    for a in args[:3]:
+        if not isinstance(a, _Tensor) or a.grad_fn is None or a.is_cuda or not a.is_floating_point():
+            continue
+        with torch._C.DisableTorchFunction():
+            if bool(torch.isfinite(a).all()):
+                continue
+        todo, seen = [a.grad_fn], set()
+        while todo and len(seen) < _MAX_MASKED_NODES:
+            node = todo.pop(0)
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            if not node.metadata.get(_SINGULAR_TAG):
+                node.register_hook(_hook)
+                node.metadata[_SINGULAR_TAG] = _MASKED
+            try:
+                todo.extend(n for n, _ in node.next_functions)
+            except Exception:  # noqa: BLE001
+                pass
 
 
 def _hook(grad_inputs, grad_outputs):
@@ -176,7 +210,7 @@ def _upstream_singular(node, site):
             if n is node:
                 continue
             try:
-                if not n.metadata.get(_SINGULAR_TAG):
+                if n.metadata.get(_SINGULAR_TAG) is not True:  # singular ops, not those a mask had watched
                     continue
             except Exception:  # noqa: BLE001
                 continue
@@ -187,6 +221,20 @@ def _upstream_singular(node, site):
                 out.append(built[0])
             if len(out) >= _MAX_UPSTREAM:
                 break
+    return out
+
+
+def _operand_sites(node, site):
+    out = []
+    try:
+        for n, _ in node.next_functions:
+            built = _built_sites(n) if n is not None else None
+            if built is None or built[0] is None or list(built[0][:2]) == list(site[:2]):
+                continue
+            if all(list(built[0][:2]) != list(o[:2]) for o in out):
+                out.append(built[0])
+    except Exception:  # noqa: BLE001
+        pass
     return out
 
 
@@ -205,10 +253,20 @@ def _report(node, n_bad, reached, bw_site):
     # diagnostic naming one of those lines is confirmed by this finding)
     sites.extend({"kind": "note", "site": s, "message": "a singular op the non-finite gradient went through"}
                  for s in _upstream_singular(node, site))
+    if node.metadata.get(_SINGULAR_TAG) == _MASKED:
+        # an op that is finite-derivative by itself (a product) made NaN from the non-finite values
+        # of an operand: where that operand was made is where it can be made finite
+        for s in _operand_sites(node, site):
+            if all(list(x["site"][:2]) != list(s[:2]) for x in sites):
+                sites.append({"kind": "note", "site": s, "message": "an operand with non-finite values is made here"})
+        why = ("those values were hidden in the forward (nan_to_num, where, masked_fill), but its backward "
+               "multiplies a zero by the infinite values of an operand, and 0 x inf = NaN")
+        fix = "make the operand finite where it is masked, e.g. clamp_min a log-probability"
+    else:
+        why = ("those values were not used (a where/mask did not select them), but the op's derivative there is "
+               "infinite or undefined, and 0 x inf = NaN")
+        fix = "make the branch finite before the op, e.g. where(mask, x, 1) inside it"
     _finding(("nonfinite", tuple(site)), code="GW720", kind="nonfinite-gradient", severity="warning", site=site,
              backward_site=bw_site, sites=sites,
              message="backward of %s (made here) turned a zero incoming gradient into NaN/inf at %d position(s): "
-                     "those values were not used (a where/mask did not select them), but the op's derivative "
-                     "there is infinite or undefined, and 0 x inf = NaN; it reaches the gradient of %s "
-                     "(make the branch finite before the op, e.g. where(mask, x, 1) inside it)" % (
-                         op, n_bad, reached))
+                     "%s; it reaches the gradient of %s (%s)" % (op, n_bad, why, reached, fix))

@@ -3,12 +3,13 @@ setter, custom Functions' backward."""
 import torch
 
 from . import chainrule as _chainrule
+from . import contract as _contract
 from . import ctxstash as _cs
 from . import mode as _md
 from . import untrained as _untrained
 from .hidden import _aliases, _leaf_writes, _note_alias, _watch_shared_grads
 from .mode import _mode_active, _user_function
-from .records import _dist_sites, _inplace_sites, _mod_sites
+from .records import ATTR_STORE, _dist_sites, _inplace_sites, _mod_sites
 from .report import _internal_error, _state
 from .tensors import _internal_overlap, _storage_key
 from .userfiles import _caller, _is_user, _site, _user_frame
@@ -83,6 +84,8 @@ def _patch_module_setattr():
 
     def __setattr__(self, name, value):
         orig(self, name, value)
+        if isinstance(value, (_Tensor, tuple, list)) and not isinstance(value, torch.nn.Parameter):
+            _note_graph_attribute(self, name, value)
         if name == "inplace" and value is True:
             try:
                 f = _caller(1)
@@ -98,6 +101,24 @@ def _patch_module_setattr():
 
     __setattr__.__wrapped__ = orig
     Module.__setattr__ = __setattr__
+
+
+def _note_graph_attribute(module, name, value):
+    """``self.memory = memory``: a tensor (or a tuple of them) that carries a graph kept as a plain
+    attribute of a module: its node is tagged with the user's line (records.ATTR_STORE)."""
+    try:
+        nodes = [t.grad_fn for t in (value if isinstance(value, (tuple, list)) else (value,))[:8]
+                 if isinstance(t, _Tensor) and t.grad_fn is not None]
+        if not nodes:
+            return
+        f = _user_frame(_caller(2))
+        if f is None:
+            return
+        tag = (_site(f), name, type(module).__name__)
+        for node in nodes:
+            node.metadata[ATTR_STORE] = tag
+    except Exception:  # noqa: BLE001
+        _internal_error("module attribute")
 
 
 def _patch_data_setter():
@@ -141,6 +162,11 @@ def _patch_parameter_new():
             data = args[0] if args else kwargs.get("data")
             if isinstance(data, _Tensor) and data.grad_fn is not None:
                 _untrained.cut(data, "nn.Parameter(...)", out)
+            elif isinstance(data, _Tensor) and data.requires_grad and data is not out:
+                # a parameter re-wrapped as a new leaf (`nn.Embedding.from_pretrained(other.weight,
+                # freeze=False)`, `nn.Parameter(layer.weight)`): a loss through the new one gives the
+                # old one nothing
+                _untrained.cut_leaf(data, "nn.Parameter(...)", out, _caller(1))
         return out
 
     __new__.__wrapped__ = orig
@@ -179,10 +205,10 @@ def _patch_custom_backward():
             # there): a custom backward is user code, so its writes are watched again
             if _md._MODE is not None and not _state.suspended and _user_function(self) and not _mode_active():
                 with _md._MODE:
-                    out = orig(self, *args)
+                    out = _contract.run_backward(self, lambda: orig(self, *args))
                     _chainrule.after_backward(self, args, out)
             else:
-                out = orig(self, *args)
+                out = _contract.run_backward(self, lambda: orig(self, *args))
                 _chainrule.after_backward(self, args, out)
         finally:
             _grad_outputs.pop()

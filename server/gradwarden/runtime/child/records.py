@@ -21,6 +21,11 @@ _mod_sites = weakref.WeakKeyDictionary()  # nn.Module -> construction site
 # ``probs``) cache a tensor, with its graph, on the object the first time they are read
 _dist_sites = weakref.WeakKeyDictionary()
 
+# node.metadata key: (site, attribute, module type) where a tensor that node made was stored as a
+# plain attribute of a module (a memory, a hidden state carried across steps): when a later
+# backward finds that graph freed, the store is the line to change
+ATTR_STORE = "_gradwarden_attr_store"
+
 _packs = [0]
 
 SWEEP_EVERY = 4096

@@ -99,18 +99,22 @@ def _classify_message(msg):
     return None
 
 
-def _report_error(code, kind, msg, site, sites, **extra):
+def _report_error(code, kind, msg, site, sites, primary=None, **extra):
+    """``primary``: where the finding is shown when that is none of its sites (a custom
+    backward's ``return``, the raise being its backward site)."""
     first = msg.strip().splitlines()[0] if msg.strip() else msg
     if ERROR_MARK in first:
         first = first.split(ERROR_MARK)[0].strip()
     where = {"write_site": site}
     if kind in ("freed-graph", "custom-function-contract"):
         where = {"backward_site": site}
-    _finding(("error", code, tuple(site or ())), code=code, kind=kind, severity="error",
+    if primary is not None:
+        where["site"] = primary
+    _finding(("error", code, tuple(primary or site or ())), code=code, kind=kind, severity="error",
              message=first, sites=sites, error=first, **dict(where, **extra))
 
 
-def _raised(exc, site, exc_name=None):
+def _raised(exc, site, exc_name=None, sites=()):
     """An exception (or warning) the child does not classify itself: its first line goes to the
     parent, which maps it to the rule that predicts it (rules/messages.py), if any."""
     if _ps.fresh:
@@ -123,7 +127,8 @@ def _raised(exc, site, exc_name=None):
         return
     _state.reported.add(key)
     _flush_lines()
-    _emit("raised", exc=name, text=first[:1000], site=site, backward_calls=_state.bw_count)
+    extra = {"sites": list(sites)} if sites else {}
+    _emit("raised", exc=name, text=first[:1000], site=site, backward_calls=_state.bw_count, **extra)
 
 
 # warnings whose hazard the child decides at the call itself (checkpoints.py: torch warns under

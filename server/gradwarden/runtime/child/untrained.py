@@ -39,6 +39,7 @@ from .tensors import tensor_registry
 from .userfiles import _caller, _display_file, _grad_off_decorator, _library_call, _site, _user_frame
 
 _Tensor = torch.Tensor
+_Parameter = torch.nn.Parameter
 
 _WALK_NODES = 5000
 _WALKS_PER_STEP = 16
@@ -69,6 +70,7 @@ class _Rec(object):
 
 
 _pending = tensor_registry()  # parameter -> _Rec, until backward reaches it
+_tracked = tensor_registry()  # every parameter an optimizer was seen to hold -> True
 _count = [0]
 watch = [False]  # read by the mode: cuts are looked for
 _opt_sites = weakref.WeakKeyDictionary()  # optimizer -> where it was built
@@ -78,8 +80,24 @@ _walked = set()
 _site_walks = {}  # (code, line) -> walks made from there
 
 
+# Before the first backward of a program that built no optimizer (a script that backwards once
+# and compares gradients, a training loop that updates `p.data` by hand), the parameters of its
+# modules have not trained yet either: a copy of them is followed too, for dead terms only
+# (deadterms.py: no optimizer, no GW719). `_free` counts the copies made so.
+_free = [0]
+
+
+def _unarmed():
+    """True before the first backward while no optimizer exists."""
+    return _state.bw_count == 0 and not _opt_sites
+
+
+def _armed():
+    return _count[0] > 0 or _free[0] > 0
+
+
 def _update_watch():
-    watch[0] = _count[0] > 0 and _walks[0] < _WALKS_PER_STEP
+    watch[0] = (_count[0] > 0 or _unarmed()) and _walks[0] < _WALKS_PER_STEP
 
 
 def note_optimizer(opt):
@@ -91,15 +109,23 @@ def note_optimizer(opt):
             _opt_sites[opt] = site
         for group in opt.param_groups:
             for p in group.get("params", ()):
-                if isinstance(p, _Tensor) and p.requires_grad and p.is_leaf and _pending.get(p) is None:
-                    if _count[0] >= _MAX_TRACKED:
+                if isinstance(p, _Tensor) and _pending.get(p) is None:
+                    if _track(p, opt) is None and _count[0] >= _MAX_TRACKED:
                         return
-                    _pending[p] = _Rec(opt)
-                    _count[0] += 1
     except Exception:  # noqa: BLE001
         _internal_error("untrained: optimizer")
     finally:
         _update_watch()
+
+
+def _track(p, opt):
+    """Follow parameter ``p`` of ``opt`` until backward reaches it (the new record, or None)."""
+    _tracked[p] = True
+    if not (p.requires_grad and p.is_leaf) or _count[0] >= _MAX_TRACKED:
+        return None
+    rec = _pending[p] = _Rec(opt)
+    _count[0] += 1
+    return rec
 
 
 def _forget(p):
@@ -123,6 +149,10 @@ def on_step(opt, args, kwargs):
         for group in opt.param_groups:
             for p in group.get("params", ()):
                 rec = _pending.get(p) if isinstance(p, _Tensor) else None
+                if rec is None and isinstance(p, _Tensor) and _tracked is not None and _tracked.get(p) is None:
+                    # given to the optimizer after it was built (`add_param_group`, a group's list
+                    # edited): followed from this step on
+                    rec = _track(p, opt)
                 if rec is None or not p.requires_grad:
                     continue
                 g = p.grad
@@ -192,7 +222,7 @@ class _Cut(object):
     carries it into a graph: when a backwarded loss goes through such a node, the parameters
     were used through the cut."""
 
-    __slots__ = ("params", "site", "how", "backwarded", "term", "trains", "bw")
+    __slots__ = ("params", "site", "how", "backwarded", "term", "trains", "bw", "derived")
 
     def __init__(self, params, site, how, trains=True):
         self.params = [weakref.ref(p) for p in params]
@@ -206,12 +236,19 @@ class _Cut(object):
         # an optimizer happens to hold is not proven untrained by it)
         self.trains = trains
         self.bw = _state.bw_count  # backward calls made before the copy
+        # True: the value is computed from the copy (new values, not the copy or a view of it): a
+        # term of the loss made of it is a dead term by itself (deadterms.py), where the copy alone
+        # added to a loss is also the straight-through trick `a - a.detach()`
+        self.derived = False
 
-    def at(self, term):
-        """This cut, carried by a value computed under no_grad at ``term``."""
+    def at(self, term, derived=True):
+        """This cut, carried by a value computed under no_grad at ``term`` (None: where the copy
+        was made)."""
         c = _Cut((), self.site, self.how, self.trains)
         c.params = self.params
-        c.term = term
+        c.term = term if term is not None else self.term
+        c.bw = self.bw
+        c.derived = self.derived or derived
         return c
 
     def used(self, reached=()):
@@ -262,9 +299,10 @@ def cut(t, how, out=None, depth=2):
         _update_watch()
         nodes, _, _ = _walk([node], limit=_WALK_NODES)
         hits = []
+        free = _unarmed()
         for n in nodes.values():
             var = getattr(n, "variable", None)
-            if var is not None and _pending.get(var) is not None:
+            if var is not None and (_pending.get(var) is not None or free and isinstance(var, _Parameter)):
                 hits.append(var)
         if not hits:
             return
@@ -274,7 +312,9 @@ def cut(t, how, out=None, depth=2):
             # the program called a library function that cut it (``nn.utils.vector_to_parameters``
             # sets each parameter's ``.data``): named as the program wrote it
             how = "`%s(...)`, through %s" % (called, how)
-        c = _Cut(hits, _site(frame), how)
+        c = _Cut(hits, _site(frame), how, trains=not free)
+        if free:
+            _free[0] += 1
         if out is None:
             # a number cannot be followed into the loss; but when the tensor it was read from is
             # backwarded itself (``loss.item()`` for a log), nothing was cut: decided at the end
@@ -325,10 +365,12 @@ def carry(args, out):
     try:
         c = None
         term = False
+        src = None
         for a in args[:6]:
             if isinstance(a, _Tensor):
                 c = _cut_values.get(a)
                 term = c is not None and not a.requires_grad
+                src = a
             elif isinstance(a, (list, tuple)) and len(a) < 16:
                 x = next((x for x in a if isinstance(x, _Tensor) and _cut_values.get(x)), None)
                 c = _cut_values.get(x) if x is not None else None
@@ -350,22 +392,35 @@ def carry(args, out):
                         # computed under no_grad: the copy now is this line's value (the loss term
                         # written in the block); with grad on, only scaled or reshaped constants
                         moved = c
+                        derived = not c.derived and not _alias(o, src)
                         if not torch.is_grad_enabled():
                             site = _nograd_site(_user_frame(_caller(1)))
                             if site is not None:
-                                moved = c.at(site)
+                                moved = c.at(site, derived)
+                        if derived and moved is c:
+                            moved = c.at(None)
                     _cut_values[o] = moved
     except Exception:  # noqa: BLE001
         _internal_error("untrained: carry")
+
+
+def _alias(o, src):
+    """``o`` shares its values with ``src`` (a view of it, or the same memory): no new values."""
+    if src is None:
+        return False
+    try:
+        return o._base is not None or o.data_ptr() == src.data_ptr()
+    except Exception:  # noqa: BLE001
+        return True
 
 
 def _uses_of_cuts(roots):
     """Before a backward: the copies its graph goes through are used by the loss."""
     tagged = _tagged[0]
     _tagged[0] = 0
-    taint[0] = bool(_count[0] and _cut_values is not None and len(_cut_values))
+    taint[0] = bool(_armed() and _cut_values is not None and len(_cut_values))
     numbers = any(not c.backwarded for c in _number_cuts)
-    if not (tagged or numbers) or not _count[0]:
+    if not (tagged or numbers) or not _armed():
         return
     nodes, _, _ = _walk([t.grad_fn for t in roots if t.grad_fn is not None], limit=20000)
     used = []
@@ -445,6 +500,8 @@ def _nograd_site(frame):
 
 
 _number_kind = {}
+# calls that copy a tensor's values into a new tensor without its graph: name -> the data argument
+_REWRAP = {"tensor": 0, "new_tensor": 1}
 
 
 def after_call(func, args, out):
@@ -461,6 +518,12 @@ def after_call(func, args, out):
                 number = _number_kind[func] = (getattr(func, "__name__", "") in _NUMBER)
             if number and args[0].grad_fn is not None:
                 cut(args[0], "." + func.__name__.strip("_") + "()", depth=3)
+            elif isinstance(out, _Tensor) and out.grad_fn is None:
+                # `torch.tensor(t)`, `x.new_tensor(t)` of a graph tensor: a new leaf with its values
+                at = _REWRAP.get(getattr(func, "__name__", ""))
+                data = args[at] if at is not None and len(args) > at else None
+                if isinstance(data, _Tensor) and data.grad_fn is not None:
+                    cut(data, "`%s(...)`" % func.__name__, out, depth=3)
             return
         # under no_grad: a value computed from a graph tensor is a constant
         if isinstance(out, _Tensor) and out.is_floating_point():
@@ -470,7 +533,7 @@ def after_call(func, args, out):
                     if a.grad_fn is not None:
                         cut(a, "no_grad", out, depth=3)
                         return
-                    if a.requires_grad and _pending.get(a) is not None:
+                    if a.requires_grad and (_pending.get(a) is not None or isinstance(a, _Parameter) and _unarmed()):
                         leaves = (leaves or []) + [a]
             if leaves and _cut_values is not None and _cut_values.get(out) is None:
                 # computed from parameters that have not trained yet, e.g. a critic called in the
@@ -480,6 +543,8 @@ def after_call(func, args, out):
                 if site is not None:
                     _cut_values[out] = _Cut(leaves, site, "no_grad", trains=False)
                     taint[0] = True
+                    if _unarmed():
+                        _free[0] += 1
     except Exception:  # noqa: BLE001
         _internal_error("untrained: call")
 
@@ -567,3 +632,4 @@ def install():
     """After polluted.install(): note every optimizer built, check every step."""
     _optwatch.on_build(lambda opt, _seen: note_optimizer(opt))
     _optwatch.on_step(on_step)
+    _update_watch()

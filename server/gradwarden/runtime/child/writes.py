@@ -10,7 +10,7 @@ from .hidden import _aliases, _check_hidden_write, _leaf_writes
 from .records import _by_storage, _live, _make_write, _op_name, _pending, _weakref, _write_sites
 from .report import _classify_message, _finding, _internal_error, _mark, _raised, _report_error
 from .tensors import _describe, _internal_overlap, _overlaps, _storage_key, tensor_registry
-from .userfiles import _caller, _site, _user_frame
+from .userfiles import _caller, _is_user, _site, _user_frame
 
 _Tensor = torch.Tensor
 
@@ -132,13 +132,35 @@ def _finalize():
                         r.silent = w
 
 
+def note_nograd_view(out):
+    """The mode, under no_grad: ``out`` is a view (``diag = scores.diagonal()`` in a ``no_grad``
+    block) made by the user's code itself (the caller's frame: no walk up the stack, so views made
+    inside libraries cost a dictionary lookup); where it was made is remembered, since writing it in
+    place with grad on later raises at the write, while the fix moves the view."""
+    try:
+        f = _caller(2)
+        if _nograd_views is not None and f is not None and _is_user(f.f_code.co_filename):
+            _nograd_views[out] = _site(f)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _nograd_view_sites(targets):
+    for t in targets:
+        site = _nograd_views.get(t) if _nograd_views is not None and isinstance(t, _Tensor) else None
+        if site is not None:
+            return [{"kind": "created", "site": site, "message": "the view is made here, under no_grad"}]
+    return []
+
+
 def _write_error(exc, func, targets, grad_output):
     msg = str(exc)
     kind = _classify_message(msg)
     if kind is None:
         # the parent maps it to a rule (rules/messages.py), e.g. a view made under no_grad
         # written with grad on, detach_() of a view
-        _raised(exc, _site(_user_frame(_caller(2))))
+        sites = _nograd_view_sites(targets) if "no_grad mode" in msg else []
+        _raised(exc, _site(_user_frame(_caller(2))), sites=sites)
         _mark(exc)
         return
     f = _user_frame(_caller(2))
@@ -172,6 +194,7 @@ def _write_error(exc, func, targets, grad_output):
     _mark(exc)
     _report_error(code, kind[1], msg, site or _site(f), sites, write_op=_op_name(func))
 
+_nograd_views = tensor_registry()  # views of tensors that require grad made under no_grad -> site
 _expanded = {}  # id(tensor) -> weakref: expands of tensors that require grad, and views of those
 _whole = set()  # ids in _expanded that are an expand's own output (not a view taken of it)
 # writes of one value into every element: into a whole expanded tensor they give every broadcast

@@ -59,7 +59,7 @@ def after_backward(kind, roots, inputs, outputs, bw_site, optimizer_sites):
     seen[0] = False
     try:
         starts = [t.grad_fn for t in roots if isinstance(t, _Tensor) and t.grad_fn is not None]
-        zero_nodes, around, complete = _search(starts)
+        zero_nodes, around, complete, users = _search(starts)
         if not complete:
             return
         if not zero_nodes:
@@ -77,7 +77,7 @@ def after_backward(kind, roots, inputs, outputs, bw_site, optimizer_sites):
                     leaves.append(var)
             zero = _zero_gradients(kind, leaves, inputs, outputs)
             if zero:
-                _report(node, name, built, zero, bw_site, optimizer_sites)
+                _report(node, name, built, zero, bw_site, optimizer_sites, users.get(id(node)))
     except Exception:  # noqa: BLE001
         _internal_error("zero gradient")
 
@@ -86,12 +86,13 @@ def _search(starts):
     """Breadth-first from the roots, not crossing zero-derivative nodes: (the zero-derivative
     nodes met, ids of the leaves reached around them, whether the graph was searched whole)."""
     zero_nodes, around, seen_ids = [], set(), set()
-    queue = deque(starts)
+    users = {}  # id(zero node) -> the node that first took its output in (the line that uses it)
+    queue = deque((n, None) for n in starts)
     steps = 0
     while queue:
         if steps >= _LIMIT:
-            return zero_nodes, around, False
-        node = queue.popleft()
+            return zero_nodes, around, False, users
+        node, user = queue.popleft()
         steps += 1
         if id(node) in seen_ids:
             continue
@@ -99,15 +100,17 @@ def _search(starts):
         name = _node_name(node)
         if name in _ZERO_NODES:
             zero_nodes.append((node, name))
+            if user is not None:
+                users[id(node)] = user
             continue
         var = getattr(node, "variable", None)
         if var is not None:
             around.add(id(var))
         try:
-            queue.extend(n for n, _ in node.next_functions if n is not None)
+            queue.extend((n, node) for n, _ in node.next_functions if n is not None)
         except Exception:  # noqa: BLE001
             continue
-    return zero_nodes, around, True
+    return zero_nodes, around, True, users
 
 
 def _zero_gradients(kind, leaves, inputs, outputs):
@@ -128,7 +131,7 @@ def _zero_gradients(kind, leaves, inputs, outputs):
     return out
 
 
-def _report(node, name, built, leaves, bw_site, optimizer_sites):
+def _report(node, name, built, leaves, bw_site, optimizer_sites, user=None):
     op = name[: -len("Backward0")] if name.endswith("Backward0") else name[: -len("Backward1")]
     op = op.lower()
     names, sites = [], []
@@ -142,6 +145,11 @@ def _report(node, name, built, leaves, bw_site, optimizer_sites):
             sites.append({"kind": "optimizer", "site": opt[1], "message": "%s is given it here" % opt[0]})
     if built[1] is not None:
         sites.append({"kind": "call", "site": built[1], "message": "called here"})
+    used = _built_sites(user) if user is not None else None
+    if used is not None and used[0] is not None and list(used[0][:2]) != list(built[0][:2]):
+        # where its output enters the loss: a straight-through estimator that detaches both of
+        # its live terms (`a.detach() + (q - a.detach())`) leaves `q` the only path, here
+        sites.append({"kind": "note", "site": used[0], "message": "its output is used here, the only path to the loss"})
     one = len(leaves) == 1
     more = " and %d more" % (len(leaves) - 5) if len(leaves) > 5 else ""
     _finding(("zero-gradient", tuple(built[0])), code="GW718", kind="zero-gradient", severity="warning",
