@@ -335,3 +335,40 @@ ent = -({p} * logp).sum(-1).mean()
 ent.backward()
 """
         assert _codes(src) == []
+
+
+# --- (batch 9 leftover) the zero diagonal of a pairwise self-difference moved by transpose/permute --
+PAIR_MOVED = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+net = nn.Linear(4, 3)
+pos = net(torch.randn(6, 4))
+rel = pos.unsqueeze(1) - pos.unsqueeze(0)
+dist = DIST
+dist.sum().backward()
+"""
+
+MOVED = {
+    "rel.permute(2, 0, 1).pow(2).sum(0).sqrt()  # <-": True,
+    "rel.transpose(0, 2).pow(2).sum(0).sqrt()  # <-": True,
+    "rel.transpose(1, 2).pow(2).sum(1).sqrt()  # <-": True,
+    "rel.permute(2, 0, 1).pow(2).sum(1).sqrt()": False,
+    "(rel.permute(2, 0, 1).pow(2).sum(0) + 1e-12).sqrt()": False,
+}
+
+
+@pytest.mark.parametrize("dist", sorted(MOVED))
+def test_pair_zeros_moved_by_transpose_or_permute(dist):
+    src = PAIR_MOVED.replace("DIST", dist)
+    if MOVED[dist]:
+        assert _codes(src) == [(n, "GW720") for n in _marked(src)]
+    else:
+        assert _codes(src) == []
+
+
+@pytest.mark.parametrize("dist", sorted(MOVED))
+def test_pair_zeros_moved_by_transpose_or_permute_under_torch(dist):
+    res = _run(_unmark(PAIR_MOVED.replace("DIST", dist)), NAN_PROBE)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("NAN" if MOVED[dist] else "FINITE")
