@@ -8,7 +8,8 @@ switch); a hand-written zeroing loop ``p.grad = None`` over one module while the
 another (GW725 at the loop's assignment); ``weight_norm`` applied to a layer after the optimizer was
 built over its old weight (GW719 at the call); an entropy ``p * logp`` of a softmax over ``-inf``-masked
 logits, ``0 x -inf`` hidden by ``nan_to_num`` or a mask (GW720 where the ``-inf`` log-probabilities are
-made), and the same product of the model's own distribution not read as a soft target (no GW505).
+made), and the same product of the model's own distribution not read as a soft target (no GW505); and a
+batch-9 leftover: the zero diagonal of a pairwise self-difference moved by `transpose`/`permute` (GW720).
 A line ending in ``# <-`` is where a finding must be reported; a twin must stay clean."""
 import subprocess
 import sys
