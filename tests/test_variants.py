@@ -101,9 +101,12 @@ class PendingBatch:
 # filter, H102) brought it to 18/18 with no false alarm (BATCHES.md), and the settled floor applies to it.
 # Batch 10 (H106-H117, A103, B103, C211, D125, E113, F206, G254-G258: written after batches 7, 8 and 9 were
 # tuned on, from programs no earlier batch uses) is held here at its first contact (9/18 hits, 2 false alarms,
-# engine 870681f; BATCHES.md).
+# engine 870681f; BATCHES.md); straight-through estimators that detach both sides (GW718 at the estimator),
+# forward pre-hooks, evaluation helpers that leave the model in eval mode, `p.grad = None` zeroing loops,
+# weight_norm after the optimizer and the entropy of a -inf-masked softmax brought it to 15/18 with no
+# false alarm.
 PENDING_BATCHES: Tuple[PendingBatch, ...] = (
-    PendingBatch("10", re.compile(r"^(H(10[6-9]|11[0-7])|A103|B103|C211|D125|E113|F206|G25[4-8])_"), 9, 2),
+    PendingBatch("10", re.compile(r"^(H(10[6-9]|11[0-7])|A103|B103|C211|D125|E113|F206|G25[4-8])_"), 15, 0),
 )
 
 

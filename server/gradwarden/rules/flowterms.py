@@ -185,7 +185,7 @@ class NonfiniteBranchGradient(Rule):
     severity = Severity.WARNING
     summary = "An unused where/mask branch whose gradient is NaN/inf (0 x inf reaches the parameters)."
     message = "`{op}` at line {line} is non-finite where `{mask}` does not select it: its gradient there is 0 x inf = NaN, which reaches {target}"
-    NO_FIX = (0, 1, 2)
+    NO_FIX = (0, 1, 2, 3)
     INVALID = (
         """
         import torch
@@ -206,6 +206,16 @@ class NonfiniteBranchGradient(Rule):
         rate = torch.where(x > 20.0, x, torch.log1p(torch.exp(x)))  # <-
         rate.sum().backward()
         """,
+        """
+        import torch
+        from torch import nn
+        policy = nn.Linear(4, 5)
+        legal = torch.tensor([[True, True, False, True, False]] * 3)
+        logits = policy(torch.randn(3, 4)).masked_fill(~legal, float("-inf"))
+        logp = logits.log_softmax(-1)  # <-
+        entropy = -(logp.exp() * logp).nan_to_num(0.0).sum()
+        entropy.backward()
+        """,
     )
     VALID = (
         """
@@ -221,6 +231,16 @@ class NonfiniteBranchGradient(Rule):
         n = v.norm(dim=-1, keepdim=True)
         unit = torch.where(n > 0, v / n.clamp_min(1e-8), torch.zeros_like(v))  # the division never sees a 0
         unit.sum().backward()
+        """,
+        """
+        import torch
+        from torch import nn
+        policy = nn.Linear(4, 5)
+        legal = torch.tensor([[True, True, False, True, False]] * 3)
+        logits = policy(torch.randn(3, 4)).masked_fill(~legal, float("-inf"))
+        logp = logits.log_softmax(-1).clamp_min(-1e4)  # finite where the mask is
+        entropy = -(logp.exp() * logp).sum()
+        entropy.backward()
         """,
     )
 
@@ -551,7 +571,7 @@ class EvalModeTraining(Rule):
     summary = "A training step runs a model with BatchNorm/Dropout in eval mode."
     message = ("the training step at line {step_line} runs the model in eval mode: its {layer}, and the gradients "
                "differ from train mode's; {why}")
-    NO_FIX = (0, 1)
+    NO_FIX = (0, 1, 2)
     INVALID = (
         """
         import torch
@@ -587,8 +607,47 @@ class EvalModeTraining(Rule):
             loss.backward()
             opt.step()
         """,
+        """
+        import torch
+        from torch import nn
+
+        def validate(net, x):
+            net.train(mode=False)  # <-
+            with torch.no_grad():
+                return net(x).mean().item()
+
+        model = nn.Sequential(nn.Linear(6, 8), nn.Dropout(0.3), nn.Linear(8, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(3):
+            print(validate(model, torch.randn(4, 6)))
+            loss = model(torch.randn(8, 6)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
     )
     VALID = (
+        """
+        import torch
+        from torch import nn
+
+        def validate(net, x):
+            was = net.training
+            net.train(mode=False)
+            with torch.no_grad():
+                score = net(x).mean().item()
+            net.train(was)
+            return score
+
+        model = nn.Sequential(nn.Linear(6, 8), nn.Dropout(0.3), nn.Linear(8, 1))
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(3):
+            print(validate(model, torch.randn(4, 6)))
+            loss = model(torch.randn(8, 6)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
         """
         import torch
         from torch import nn

@@ -183,7 +183,8 @@ class Graph:
             if len(operands) == 2 and len(dist) == 1:
                 # `-(p_teacher * log_softmax(student)).sum()`: a soft cross-entropy written out
                 other = operands[1] if operands[0] is dist[0] else operands[0]
-                self.it.tensors.check_peer_target(dist[0], other, st, span, node)
+                if not _own_probabilities(st, dist[0], other):
+                    self.it.tensors.check_peer_target(dist[0], other, st, span, node)
         if any(t_of[t.tid].dual for ts in tensors for t in ts):
             for out in outs:
                 st.update_t(out.tid, dual=True)
@@ -360,3 +361,17 @@ class Graph:
     def leaves_under(n: Node) -> Set[int]:
         """The leaf tensors (parameters ...) a backward from ``n`` accumulates into."""
         return {t for m in walk_nodes([n]) for t in m.leaves}
+
+
+def _own_probabilities(st: State, logp: TensorV, p: TensorV) -> bool:
+    """``p`` is the distribution ``logp`` is the log of (``logp.exp()``, or ``softmax`` of the tensor
+    ``logp`` is the ``log_softmax`` of): ``p * logp`` is an entropy, not a soft target."""
+    li, pi = st.t.get(logp.tid), st.t.get(p.tid)
+    if li is None or pi is None or li.grad_fn is None or pi.grad_fn is None:
+        return False
+    ln, pn = li.grad_fn, pi.grad_fn
+    if pn.op not in ("exp", "softmax", "Softmax"):
+        return False
+    if any(i.id == ln.id for i in pn.inputs):
+        return True  # `logp.exp()`
+    return bool(ln.inputs) and bool(pn.inputs) and ln.inputs[0].id == pn.inputs[0].id  # softmax / log_softmax of one tensor

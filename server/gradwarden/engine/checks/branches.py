@@ -153,6 +153,7 @@ class ExactZeros:
     def __init__(self, it: Any) -> None:
         self.it = it
         self.neginf: Dict[int, str] = {}  # tid -> the mask's text
+        self.neginf_at: Dict[int, Any] = {}  # tid -> where its -inf entries were made (masked_fill, log_softmax)
         self.zeros: Dict[int, str] = {}
         # tid -> (where the zeros were made, (version, data writes) then): a tensor every element of
         # which is exactly 0 (`torch.zeros`, a parameter made of it, products, powers and sums of it),
@@ -218,15 +219,52 @@ class ExactZeros:
             value = args[1] if len(args) > 1 else next((k.value for k in node.keywords if k.arg == "value"), None)
             if value is not None and _NEG_INF.match(ast.unparse(value).replace(" ", "")):
                 self.neginf[out.tid] = ast.unparse(args[0]) if args else "the mask"
+                self.neginf_at[out.tid] = self.it.span_of(node)
+        elif name == "log_softmax" and src.tid in self.neginf:
+            # log_softmax keeps the -inf of the masked entries (their probability is an exact 0)
+            self.neginf[out.tid] = self.neginf[src.tid]
+            self.neginf_at[out.tid] = self.it.span_of(node)
         elif name in ("softmax", "exp") and src.tid in self.neginf:
             self.zeros[out.tid] = self.neginf[src.tid]
         elif name == "log" and src.tid in self.zeros:
+            self._log_of_zeros(st, src, out, node)
+
+    def product(self, st: State, inputs: List[Any], out: Value, node: ast.AST) -> None:
+        """``p * logp`` (an entropy) with ``p`` the exact zeros of a softmax over ``-inf`` and
+        ``logp`` the ``-inf`` of the same entries: ``0 x -inf`` is NaN in the forward, and the
+        product's backward multiplies the incoming gradient by ``-inf`` there, so a later
+        ``nan_to_num``/mask/``where`` that drops those entries still sends NaN upstream (GW720,
+        reported where the ``-inf`` values are made: a finite floor there is the fix)."""
+        if len(inputs) < 2 or not isinstance(out, TensorV) or not st.grad_enabled:
+            return
+        a, b = inputs[0], inputs[1]
+        for z, n in ((a, b), (b, a)):
+            if not (isinstance(z, TensorV) and isinstance(n, TensorV)):
+                continue
+            mask = self.zeros.get(z.tid)
+            if mask is None or self.neginf.get(n.tid) != mask or n.tid not in self.neginf_at:
+                continue
             info = st.t.get(out.tid)
             if info is None or info.rg is not True:
                 return
-            span = self.it.span_of(node)
-            self.it.emit(Event("nonfinite_branch", span, {
-                "op": ast.unparse(node) if len(ast.unparse(node)) <= 40 else "log", "line": span.row,
-                "mask": self.zeros[src.tid],
-                "target": "everything upstream once those entries are masked out (a softmax over -inf is an exact 0, "
-                          "and log(0) = -inf; use log_softmax, or clamp before the log)"}))
+            made, span = self.neginf_at[n.tid], self.it.span_of(node)
+            self.it.emit(Event("nonfinite_branch", made, {
+                "op": ast.unparse(node) if len(ast.unparse(node)) <= 40 else "the product", "line": span.row,
+                "mask": mask,
+                "target": f"everything upstream: these values are -inf where `{mask}` holds, and the product at "
+                          f"line {span.row} multiplies them by their exact-zero probabilities (0 x -inf); a "
+                          f"`nan_to_num`, mask or `where` after it hides the NaN of the forward, not of the backward "
+                          f"(floor them at a finite value, e.g. `.clamp_min(-1e4)`)"},
+                related=(Related(span, "0 x -inf here: NaN, and a NaN gradient", "note"),)))
+            return
+
+    def _log_of_zeros(self, st: State, src: TensorV, out: Value, node: ast.AST) -> None:
+        info = st.t.get(out.tid)
+        if info is None or info.rg is not True:
+            return
+        span = self.it.span_of(node)
+        self.it.emit(Event("nonfinite_branch", span, {
+            "op": ast.unparse(node) if len(ast.unparse(node)) <= 40 else "log", "line": span.row,
+            "mask": self.zeros[src.tid],
+            "target": "everything upstream once those entries are masked out (a softmax over -inf is an exact 0, "
+                      "and log(0) = -inf; use log_softmax, or clamp before the log)"}))

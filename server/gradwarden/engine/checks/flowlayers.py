@@ -72,6 +72,8 @@ class FlowExpressions(Expressions):
         out = super().binop(left, op, right, st, node)
         if self.flow.zeros.exact and isinstance(out, TensorV):
             self.flow.zeros.track(st, type(op).__name__, [left, right], out, node)  # exact zeros (checks/branches.py)
+        if self.flow.zeros.zeros and isinstance(op, ast.Mult):
+            self.flow.zeros.product(st, [left, right], out, node)  # 0 x -inf of a masked softmax (checks/branches.py)
         if self.flow.zeros.pairs.views and isinstance(out, TensorV):
             self.flow.zeros.pairs.track(st, type(op).__name__, [left, right], {}, out, node)  # checks/zerodiag.py
         if self.flow.reach.sources and isinstance(out, TensorV) and (left.__class__ is NumberV or right.__class__ is NumberV):

@@ -130,7 +130,7 @@ def _leading_slice(index: Tuple[Any, ...]) -> bool:
 
 
 # ops whose -inf / exact-zero results the GW720 check follows (engine/checks/branches.py)
-ZERO_TRACKED = frozenset({"masked_fill", "masked_fill_", "softmax", "exp", "log"})
+ZERO_TRACKED = frozenset({"masked_fill", "masked_fill_", "softmax", "exp", "log", "log_softmax"})
 
 # torch's transformer blocks (not in the op table): what their call reaches is their input and
 # their own parameters (flowtorch's _block_on_graph)
@@ -616,7 +616,11 @@ class FlowTensors(Tensors):
         elif attr == "grad":
             if isinstance(value, TensorV):
                 self.flow.manual_grads.add(t.tid)
-            self.flow.note_zeroed(st)
+                self.flow.note_zeroed(st)
+            else:
+                # `p.grad = None` (a hand-written zeroing loop): a zeroing site like `zero_grad()`, so
+                # GW725 can name it when it clears only some of what an optimizer steps
+                self.flow.note_zeroed(st, self.it.span_of(stmt), self.it.text_of(stmt).strip())
         elif attr == "data":
             self.flow.shapes.pop(t.tid, None)
 

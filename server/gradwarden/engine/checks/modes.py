@@ -128,6 +128,12 @@ class ModeFacts:
             # train mode (an evaluation it meant), silent
             if isinstance(tr, ConstV) and not here & {lid for lid, _ in tr.value[1]}:
                 return tr.value[0]
+            # no `.train()` anywhere, but the switch is an evaluation helper's (a function of its own
+            # that also runs a `no_grad` block) that never restores the mode: the model was built in
+            # train mode and the helper's switch leaks into the steps after it
+            by_eval = attrs.get("__eval_by_evaluator__")
+            if tr is None and isinstance(by_eval, ConstV) and by_eval.value is True:
+                return espan
             return None
         depth = attrs.get("__mode_depth__")
         # switched off before the loop: by a helper (its `.eval()`/`.train(False)` is the line),

@@ -48,6 +48,7 @@ class GradientReach:
         # cut -> the graphs it was taken from (nodes) and the leaves requiring grad it was taken from
         self.sources: Dict[Cut, Tuple[Tuple[Node, ...], FrozenSet[int]]] = {}
         self.hook_cuts: Set[Cut] = set()  # cuts made inside a forward hook
+        self.pre_hook_cuts: Set[Cut] = set()  # of those, cuts made inside a forward pre-hook (its inputs)
         self._leaves_of: Dict[Cut, FrozenSet[int]] = {}
         self._own_classes: Optional[Set[int]] = None  # ids of the analysed file's ClassDef nodes
         self._calls_at: Dict[Tuple[int, int], Optional[ast.Call]] = {}  # (row, column) -> the call there
@@ -120,6 +121,8 @@ class GradientReach:
                 self.config[cut] = site
         if direct and cut.kind in ("detach", "data_attr") and getattr(self.it, "hook_depth", 0):
             self.hook_cuts.add(cut)
+            if getattr(self.it, "hook_kind", "") == "pre":
+                self.pre_hook_cuts.add(cut)
 
     def note_leaf(self, tid: int, cut: Cut) -> None:
         """A new leaf requiring grad was made from a value cut at ``cut``: a backward that reaches
@@ -282,7 +285,9 @@ class GradientReach:
         self.dead_terms.append(cut)
         how = cut.what or cut.kind
         if kind == "hook":
-            why = f"a forward hook keeps the module's output as a copy cut from the graph by {how}"
+            why = f"a forward hook keeps the module's output as a copy cut from the graph by {how}" \
+                if cut not in self.pre_hook_cuts else \
+                f"a forward pre-hook keeps the module's input as a copy cut from the graph by {how}"
         else:
             why = f"this value is cut from the graph by {how}, and it is added to the loss as a constant"
         if cut.at_cut:

@@ -509,6 +509,6 @@ def _partly_zeroed(self: Any, st: State, lid: int, tids: Sequence[int], node: as
         return
     self.flow.partly_zeroed.add(zspan)
     self.flow.pending_accum.append((None, Event("grads_partly_zeroed", zspan, {
-        "call": f"{what}()" if what else "zero_grad()", "names": ", ".join(f"`{n}`" for n in names[:3]) +
+        "call": (what if "=" in what else f"{what}()") if what else "zero_grad()", "names": ", ".join(f"`{n}`" for n in names[:3]) +
         (f" and {len(names) - 3} more" if len(names) > 3 else ""), "opt": opt, "step_line": span.row},
         related=(Related(span, "this step uses their gradients summed over every iteration", "step"),))))

@@ -4,7 +4,8 @@
 batched ``a.unsqueeze(2) - a.unsqueeze(1)``) is the same tensor minus itself broadcast over a new
 pair of adjacent dims: every element whose two pair indices are equal is exactly 0. The zeros
 survive the ops that keep a zero a zero (``abs``, ``square``, a power >= 1, ``neg``, a product,
-``sum``/``mean``/``norm``/``vector_norm`` over a dim that is not one of the pair). A division by
+``sum``/``mean``/``norm``/``vector_norm`` over a dim that is not one of the pair; ``transpose``,
+``swapaxes``, ``t`` and ``permute`` move the pair dims with the elements). A division by
 such a tensor, or its ``sqrt``/``rsqrt``/``log``/``reciprocal``/power below 1, has an infinite
 derivative there: backward makes ``0 x inf = NaN`` (or ``0 / 0``) at the diagonal, and torch's
 backward of the ops above carries it to every parameter upstream, whatever mask (``masked_fill``,
@@ -39,6 +40,8 @@ KEEP = frozenset({"abs", "neg", "square", "clone", "contiguous", "to", "float", 
 # reductions over ``dim``: (index of dim among the inputs, index of keepdim)
 REDUCE = {"sum": (1, 2), "mean": (1, 2), "norm": (2, 3), "vector_norm": (2, 3)}
 SINGULAR = frozenset({"sqrt", "rsqrt", "log", "log2", "log10", "reciprocal"})
+# layouts that move dims and keep every element (the diagonal's zeros move with the pair dims)
+MOVE = frozenset({"transpose", "swapaxes", "swapdims", "t", "permute"})
 DIVIDE = frozenset({"Div", "div", "true_divide", "divide"})
 _MODULES = ("torch", "math", "F", "torch.special", "special", "torch.linalg")
 
@@ -214,6 +217,8 @@ class PairZeros:
         elif name == "unsqueeze" and fact is not None:
             u = _int(inputs[1]) if len(inputs) > 1 else _int(kwargs.get("dim"))
             new = self._inserted(fact, u)
+        elif name in MOVE and fact is not None:
+            new = self._moved(st, fact, name, inputs[1:], kwargs)
         elif name in REDUCE and fact is not None:
             at, kat = REDUCE[name]
             dim = inputs[at] if len(inputs) > at else kwargs.get("dim")
@@ -223,6 +228,35 @@ class PairZeros:
                 new = self._reduced(fact, dims, keep.value)
         if new is not None:
             self.pairs[out.tid] = (new[0], new[1], new[2], self._stamp(st, out.tid))
+
+    def _moved(self, st: State, fact: Fact, name: str, args: List[Value], kwargs: Dict[str, Value]) -> Optional[Fact]:
+        """``transpose``/``swapaxes``/``t``/``permute``: the same elements, the pair dims moved (the
+        diagonal stays exactly 0 wherever its two indices go). None when a dim cannot be placed."""
+        origin, pair, rank, _ = fact
+        if name == "t":
+            perm: Optional[List[int]] = [1, 0] if rank in (None, 2) else None
+            if perm is None or pair[0] < -2 or pair[1] < -2:
+                return None
+            rank = 2
+        elif name == "permute":
+            raw = args[0] if len(args) == 1 and isinstance(args[0], SeqV) else None
+            items = [_int(a) for a in (self.it.ev.known_items(raw, st) or [])] if raw is not None else \
+                [_int(a) for a in args]
+            if rank is None or len(items) != rank or any(i is None for i in items):
+                return None
+            perm = [i % rank for i in items]  # type: ignore[operator]
+        else:
+            d0 = _int(args[0]) if args else _int(kwargs.get("dim0"))
+            d1 = _int(args[1]) if len(args) > 1 else _int(kwargs.get("dim1"))
+            if d0 is None or d1 is None or rank is None:
+                return None
+            perm = list(range(rank))
+            a, b = d0 % rank, d1 % rank
+            perm[a], perm[b] = perm[b], perm[a]
+        n = len(perm)
+        old = [p % n for p in pair]
+        new = tuple(perm.index(p) - n for p in old)  # counted from the end, as with a known rank
+        return origin, (min(new), max(new)), n, (0, 0)
 
     def _inserted(self, fact: Fact, u: Optional[int]) -> Optional[Fact]:
         origin, pair, rank, _ = fact

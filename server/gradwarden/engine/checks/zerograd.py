@@ -14,7 +14,7 @@ input might carry a live path to the same leaf.
 """
 from __future__ import annotations
 
-from typing import Any, List, Sequence, Set, Tuple
+from typing import Any, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
@@ -66,6 +66,15 @@ def check_zero_gradient(self: Any, st: State, roots: Sequence[TensorV], span: Sp
         names = sorted({_leaf_name(st, t) for t in leaves})
         shown = ", ".join(f"`{n}`" for n in names[:3]) + (" and others" if len(names) > 3 else "")
         mode = self.it.flow.modes.sites.get(z.id)  # taken because the module was left in eval mode
+        ste = None if mode is not None else _straight_through_around(st, nodes, z)
+        if ste is not None:
+            self.it.emit(Event("zero_gradient", ste, {
+                "op": z.op.rstrip("_"), "names": shown, "verb": "reaches" if len(names) == 1 else "reach",
+                "line": span.row, "mode": " (this straight-through estimator detaches the live value on both "
+                "sides, so the only path left is the op's: keep the live value outside the detach)"},
+                related=(Related(z.span, f"`{z.op.rstrip('_')}` is the only path left", "note"),
+                         Related(span, "this backward gives them zero gradients", "backward"))))
+            continue
         related: Tuple[Related, ...] = (Related(span, "this backward gives them zero gradients", "backward"),)
         if mode is not None:
             related = (Related(z.span, f"`{z.op.rstrip('_')}` is the eval-mode branch of the module", "note"),) + related
@@ -75,6 +84,24 @@ def check_zero_gradient(self: Any, st: State, roots: Sequence[TensorV], span: Sp
             " (the training step runs the module's eval-mode branch: this call leaves it in eval mode; set "
             "`.train()` at the start of every training iteration)"},
             related=related, fix_facts={"backward_span": span, "op": z.op} if mode is None else {}))
+
+
+def _straight_through_around(st: State, roots: Sequence[Node], z: Node) -> Optional[Span]:
+    """The statement that consumes the zero-derivative op's output together with a ``.detach()``
+    of the op's own input, made on that same statement (``a.detach() + (a.round() - a.detach())``):
+    a straight-through estimator written with the live value detached, the line the fix changes.
+    None when the op's output is used any other way."""
+    src = set(z.input_tids)
+    if not src:
+        return None
+    made = {(info.created.row, info.created.file) for info in st.t.values()
+            if info.alias_of in src and info.created is not None}
+    if not made:
+        return None
+    for n in walk_nodes(list(roots)):
+        if any(i.id == z.id for i in n.inputs) and (n.span.row, n.span.file) in made:
+            return n.span
+    return None
 
 
 def _leaf_name(st: State, tid: int) -> str:

@@ -241,7 +241,7 @@ class Modules:
         # backward saved (the usual ablation / activation-patching hazard).
         for kind, fn in hooks.value:
             if kind == "pre":
-                ret = self.it.ev.call(fn, [obj, self.it.ev.new_seq(list(args), st, kind="tuple")], {}, st, node)
+                ret = self._run_hook(fn, [obj, self.it.ev.new_seq(list(args), st, kind="tuple")], st, node, obj, "pre")
                 if isinstance(ret, SeqV) and ret.kind == "tuple":
                     args = list(st.lists.get(ret.lid, ()))
                 elif not isinstance(ret, (ConstV, UnknownV)):
@@ -249,20 +249,26 @@ class Modules:
         out = self._call_object(obj, args, kwargs, st, node, site)
         for kind, fn in hooks.value:
             if kind == "forward":
-                # what a forward hook keeps is told apart by the gradient-flow checks (engine/checks/reach.py)
-                outer = (getattr(self.it, "hook_module", None), getattr(self.it, "hook_call", None),
-                         getattr(self.it, "hook_module_text", ""))
-                self.it.hook_depth = getattr(self.it, "hook_depth", 0) + 1
-                self.it.hook_module, self.it.hook_call = obj.oid, node
-                self.it.hook_module_text = self.it.text_of(node.func) if isinstance(node, ast.Call) else ""
-                try:
-                    ret = self.it.ev.call(fn, [obj, self.it.ev.new_seq(list(args), st, kind="tuple"), out], {}, st, node)
-                finally:
-                    self.it.hook_depth -= 1
-                    self.it.hook_module, self.it.hook_call, self.it.hook_module_text = outer
+                ret = self._run_hook(fn, [obj, self.it.ev.new_seq(list(args), st, kind="tuple"), out], st, node, obj,
+                                     "forward")
                 if not isinstance(ret, (ConstV, UnknownV)):
                     out = ret
         return out
+
+    def _run_hook(self, fn: Value, args: List[Value], st: State, node: ast.AST, obj: ObjV, kind: str) -> Value:
+        """Call a forward (pre-)hook with the hook context set: what it keeps (the output, or the
+        inputs a pre-hook sees) is told apart by the gradient-flow checks (engine/checks/reach.py,
+        engine/checks/hookslots.py)."""
+        outer = (getattr(self.it, "hook_module", None), getattr(self.it, "hook_call", None),
+                 getattr(self.it, "hook_module_text", ""), getattr(self.it, "hook_kind", ""))
+        self.it.hook_depth = getattr(self.it, "hook_depth", 0) + 1
+        self.it.hook_module, self.it.hook_call, self.it.hook_kind = obj.oid, node, kind
+        self.it.hook_module_text = self.it.text_of(node.func) if isinstance(node, ast.Call) else ""
+        try:
+            return self.it.ev.call(fn, args, {}, st, node)
+        finally:
+            self.it.hook_depth -= 1
+            self.it.hook_module, self.it.hook_call, self.it.hook_module_text, self.it.hook_kind = outer
 
     def _call_object(self, obj: ObjV, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST,
                      site: Optional[Span] = None) -> Value:
@@ -456,6 +462,11 @@ class Modules:
             # the receiver and the call depth of its last switch: a training step checks the
             # modules switched as a whole (engine/checks/modes.py, GW724)
             st.set_attr(obj.oid, "__mode_depth__", ConstV(len(self.it.call_stack)))
+            if not mode:
+                # switched off by a function that evaluates (it also runs a `no_grad`/`inference_mode`
+                # block): an evaluation helper whose switch leaks into the training steps after it
+                st.set_attr(obj.oid, "__eval_by_evaluator__",
+                            ConstV(bool(self.it.call_stack) and _evaluates(self.it.call_stack[-1])))
             meta = st.own("meta")
             meta["mode_roots"] = meta.get("mode_roots", frozenset()) | {obj.oid}
             return obj
@@ -619,3 +630,23 @@ class Modules:
                     st.set_attr(self_v.oid, k, v)
                     if isinstance(v, TensorV) and st.t[v.tid].param:
                         st.update_t(v.tid, name=f"self.{k}")
+
+
+_GRAD_OFF = ("no_grad", "inference_mode")
+
+
+def _evaluates(fdef: Any) -> bool:
+    """A function that computes with gradients off: a `with torch.no_grad():` (or `inference_mode`)
+    block in its body, or such a decorator."""
+    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+
+    def off(expr: ast.expr) -> bool:
+        f = expr.func if isinstance(expr, ast.Call) else expr
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        return name in _GRAD_OFF
+
+    if any(off(d) for d in fdef.decorator_list):
+        return True
+    return any(isinstance(n, (ast.With, ast.AsyncWith)) and any(off(i.context_expr) for i in n.items)
+               for n in ast.walk(fdef))

@@ -94,6 +94,12 @@ _RESULT_DTYPE = {**{n: "bool" for n in ("eq", "ne", "lt", "le", "gt", "ge", "isn
 WRAPS_NUMBER = frozenset({"mul", "multiply", "div", "divide", "true_divide", "__mul__", "__rmul__", "__truediv__"})
 
 
+
+# reparametrizations that replace a module's parameter by new ones (the module is returned); measured
+# under torch 2.13: weight_norm (both spellings) registers new parameters (original0/1, weight_g/_v),
+# while spectral_norm and orthogonal keep the old Parameter object as `original` / `weight_orig`
+REPARAMETRIZE = frozenset(("torch.nn.utils.weight_norm", "torch.nn.utils.parametrizations.weight_norm"))
+
 class _SavesAll:
     """Semantics of a distribution's parameter transform and methods: keeps its inputs."""
 
@@ -193,6 +199,8 @@ class TorchCalls:
             return obj
         if qual.startswith("torch.optim.swa_utils."):
             return self.it.optim.construct_swa(qual, args, kwargs, st, node)
+        if qual in REPARAMETRIZE:
+            return self.reparametrize(qual, args, kwargs, st, node)
         if qual.startswith("torch.optim.") and not qual.startswith("torch.optim.lr_scheduler") \
                 and qual.rsplit(".", 1)[-1][:1].isupper():
             return self.it.optim.construct_optimizer(qual, args, kwargs, st, node)
@@ -360,6 +368,27 @@ class TorchCalls:
         return UNKNOWN
 
     # ================================================================== nn.Parameter / init
+    def reparametrize(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                      node: ast.AST) -> Value:
+        """``weight_norm(m)`` (``torch.nn.utils`` or ``.parametrizations``): torch removes the module's
+        parameter ``name`` (default ``weight``) and computes it, at every forward, from new parameters
+        (``parametrizations.weight.original0/1``, or ``weight_g``/``weight_v``); the module itself is
+        returned. The old parameter object is no longer used by the forward: an optimizer built
+        before the call holds it, and it never gets a gradient. Modelled as a new parameter in the
+        module's slot (the values it is computed from, made here)."""
+        mod = args[0] if args else kwargs.get("module", UNKNOWN)
+        if not isinstance(mod, ObjV) or not self.it.modules.is_module_obj(mod, st):
+            return mod if args else UNKNOWN
+        name = args[1] if len(args) > 1 else kwargs.get("name", ConstV("weight"))
+        if not (isinstance(name, ConstV) and isinstance(name.value, str)):
+            return mod
+        old = st.attrs(mod.oid).get(name.value)
+        if isinstance(old, TensorV) and old.tid in st.t and st.t[old.tid].param:
+            new = self.it.graph.new_tensor(st, rg=st.t[old.tid].rg, node=node, param=True)
+            st.update_t(new.tid, name=st.t[old.tid].name)
+            st.set_attr(mod.oid, name.value, new)
+        return mod
+
     def make_parameter(self, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
         data = args[0] if args else kwargs.get("data", UNKNOWN)
         rgv = kwargs.get("requires_grad", args[1] if len(args) > 1 else TRUE)
