@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.checks.flowfacts import optimizer_params
 from gradwarden.engine.checks.flowviews import _halt
@@ -480,6 +480,22 @@ def _others_cleared(st: State, tids: Sequence[int]) -> bool:
     return False
 
 
+def _summed_across(recs: Sequence[Tuple[Any, ...]], lid: int) -> bool:
+    """Two of a tensor's gradient records come from one backward site and not both from the same
+    iteration of loop ``lid``: the gradient sums over that loop's iterations. Two records of one
+    iteration come from a loop nested in it (a backward per head into a shared trunk, the trunk
+    stepped once after the heads): summed on purpose, and the iteration's zeroing clears them."""
+    seen: Dict[Tuple[Any, ...], List[Any]] = {}
+    for r in recs:
+        its = {dict(n.loop_ctx).get(lid) for n in r[2]}
+        it = its.pop() if len(its) == 1 else None
+        prev = seen.setdefault(backward_site(r), [])
+        if prev and (it is None or any(p is None or p != it for p in prev)):
+            return True
+        prev.append(it)
+    return False
+
+
 def _partly_zeroed(self: Any, st: State, lid: int, tids: Sequence[int], node: ast.AST, span: Span) -> None:
     """GW725: the loop zeroes gradients, but its zeroing call covers only some of what this optimizer
     steps (``model.zero_grad()`` with a temperature or a loss weight kept beside the model): the
@@ -494,7 +510,7 @@ def _partly_zeroed(self: Any, st: State, lid: int, tids: Sequence[int], node: as
         recs = [backward_site(r) for r in st.grads.get(tid, ())]
         if not recs:
             continue
-        if len(recs) != len(set(recs)):
+        if _summed_across(st.grads.get(tid, ()), lid):
             summed.append(tid)
         else:
             cleared += 1
