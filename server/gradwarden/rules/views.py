@@ -277,6 +277,12 @@ class BackwardGradientCount(Rule):
     ``backward`` must return one value per input of ``forward`` (``None`` for inputs that need
     no gradient, such as a float hyper-parameter). Returning fewer raises ``function backward
     returned an incorrect number of gradients``. Return ``grad, None``.
+
+    ``gradwarden debug`` reports the contract's other half under this code too: a gradient whose
+    shape cannot be summed to its input's (``returned an invalid gradient at index 1 - got [6, 4]
+    but expected shape compatible with [4, 6]``, a weight gradient returned transposed), at the
+    ``return`` that ran, with the line that computed that gradient. The static analysis checks
+    the count only.
     """
 
     event = "backward_grad_count"
