@@ -1516,3 +1516,55 @@ def test_a_rollout_kept_in_storage_is_reported_at_the_store(tmp_path):
     fixed = dict(ROLLOUT_LOGPROBS, **{"rl/storage.py": ROLLOUT_LOGPROBS["rl/storage.py"].replace(
         "self.logps.append(logp)", "self.logps.append(logp.detach())")})
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# AdamW groups split from `named_parameters()` by name filters in another module
+# (`engine/optim.py`): the LayerNorm weights fall in neither group. Nothing raises; torch leaves
+# `norm.weight` unchanged by every step although it gets a gradient (GW719 at the filter)
+NAME_FILTER_GROUPS = {
+    "engine/optim.py": """
+        import torch
+
+
+        def build_optimizer(model):
+            no_decay = ["bias", "norm.weight"]
+            decay = [p for n, p in model.named_parameters() if not any(nd in n for nd in no_decay)]
+            plain = [p for n, p in model.named_parameters() if n.endswith(".bias")]
+            return torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": plain, "weight_decay": 0.0}])
+    """,
+    "model.py": """
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.norm = nn.LayerNorm(4)
+
+            def forward(self, x):
+                return self.norm(self.fc(x)).pow(2).mean()
+    """,
+    "train.py": """
+        import torch
+
+        from engine.optim import build_optimizer
+        from model import Net
+
+        if __name__ == "__main__":
+            net = Net()
+            opt = build_optimizer(net)
+            for _ in range(2):
+                loss = net(torch.randn(3, 4))
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+    """,
+}
+
+
+def test_name_filtered_groups_built_in_another_module(tmp_path):
+    assert loud(project(tmp_path / "bad", NAME_FILTER_GROUPS)) == [("engine/optim.py", 7, "GW719")]
+    fixed = dict(NAME_FILTER_GROUPS, **{"engine/optim.py": NAME_FILTER_GROUPS["engine/optim.py"].replace(
+        'if n.endswith(".bias")', "if any(nd in n for nd in no_decay)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
