@@ -1304,3 +1304,267 @@ def test_a_module_level_registration_call_fills_the_registry(tmp_path):
     # a module-level call of something else (a builtin, a site package) is left alone
     noisy = dict(REGISTRATION_CALL, **{"lib/__init__.py": REGISTRATION_CALL["lib/__init__.py"].rstrip(" ") + "        print(BACKBONES)\n"})
     assert loud(project(tmp_path / "noisy", noisy)) == [("lib/net.py", 12, "GW201")]
+
+
+# members added with `setattr(self, f"gate{i}", ...)` and called through `getattr(self, f"gate{i}")`
+# (an f-string of a loop index); torch raises at the backward: "[...] which is output 0 of Sigmoid,
+# is at version 1"
+FSTRING_MEMBERS = {
+    "nets/blocks.py": """
+        import torch.nn as nn
+
+
+        def gate(ch):
+            return nn.Sequential(nn.Linear(ch, ch), nn.Sigmoid())
+    """,
+    "nets/net.py": """
+        import torch.nn as nn
+
+        from nets.blocks import gate
+
+
+        class Net(nn.Module):
+            def __init__(self, depth=2):
+                super().__init__()
+                self.depth = depth
+                for i in range(depth):
+                    setattr(self, f"gate{i:d}", gate(4))
+
+            def forward(self, x):
+                for i in range(self.depth):
+                    att = getattr(self, f"gate{i}")(x)
+                    att.mul_(2.0)
+                    x = x * att
+                return x.sum()
+    """,
+    "train.py": """
+        import torch
+
+        from nets.net import Net
+
+        if __name__ == "__main__":
+            Net()(torch.randn(2, 4)).backward()
+    """,
+}
+
+
+def test_members_named_by_an_fstring_of_the_loop_index(tmp_path):
+    assert loud(project(tmp_path / "bad", FSTRING_MEMBERS)) == [("nets/net.py", 16, "GW201")]
+    fixed = dict(FSTRING_MEMBERS, **{"nets/net.py": FSTRING_MEMBERS["nets/net.py"].replace(
+        "att.mul_(2.0)", "att = att.mul(2.0)")})
+    assert fixed["nets/net.py"] != FSTRING_MEMBERS["nets/net.py"]
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a config file run with `exec(compile(f.read(), path, "exec"), ns)` (a hand-written
+# `Config.fromfile`); torch raises at the backward: "[...] which is output 0 of Tanh, is at version 1"
+EXEC_CONFIG = {
+    "configs/base.py": """
+        act = dict(type="Hardtanh", inplace=True)
+    """,
+    "lib/config.py": """
+        def load(path):
+            ns = {}
+            with open(path) as f:
+                exec(compile(f.read(), path, "exec"), ns)
+            return {k: v for k, v in ns.items() if not k.startswith("__")}
+    """,
+    "lib/model.py": """
+        import torch.nn as nn
+
+
+        def build(cfg):
+            act = dict(cfg["act"])
+            kind = act.pop("type")
+            return nn.Sequential(nn.Linear(4, 4), nn.Tanh(), getattr(nn, kind)(**act))
+    """,
+    "train.py": """
+        import argparse
+
+        import torch
+
+        from lib.config import load
+        from lib.model import build
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--config", default="configs/base.py")
+        model = build(load(parser.parse_args().config))
+        model(torch.randn(2, 4)).sum().backward()
+    """,
+}
+
+
+def test_a_config_file_run_with_exec(tmp_path):
+    assert loud(project(tmp_path / "bad", EXEC_CONFIG)) == [("lib/model.py", 7, "GW201")]
+    fixed = dict(EXEC_CONFIG, **{"configs/base.py": EXEC_CONFIG["configs/base.py"].replace("True", "False")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# an optimizer over `itertools.chain` of two networks' parameters (CycleGAN), stepped before a
+# helper runs D on the generator's output without `.detach()`; torch raises at D's backward:
+# "Trying to backward through the graph a second time"; the fix is at the use in the helper
+CHAIN_OPTIMIZER = {
+    "gan/model.py": """
+        import itertools
+
+        import torch
+        import torch.nn as nn
+
+
+        class Pair:
+            def __init__(self):
+                self.g1, self.g2, self.d = nn.Linear(4, 4), nn.Linear(4, 4), nn.Linear(4, 1)
+                self.opt_g = torch.optim.SGD(itertools.chain(self.g1.parameters(), self.g2.parameters()), lr=0.1)
+                self.opt_d = torch.optim.SGD(self.d.parameters(), lr=0.1)
+
+            def d_loss(self, fake):
+                loss = self.d(fake).mean()
+                loss.backward()
+
+            def step(self, x):
+                self.fake = self.g2(self.g1(x).tanh())
+                self.opt_g.zero_grad()
+                (-self.d(self.fake).mean()).backward()
+                self.opt_g.step()
+                self.opt_d.zero_grad()
+                fake = self.fake
+                self.d_loss(fake)
+                self.opt_d.step()
+    """,
+    "train.py": """
+        import torch
+
+        from gan.model import Pair
+
+        if __name__ == "__main__":
+            pair = Pair()
+            pair.step(torch.randn(3, 4))
+    """,
+}
+
+
+def test_a_chained_optimizer_and_a_missing_detach_in_the_helper(tmp_path):
+    assert loud(project(tmp_path / "bad", CHAIN_OPTIMIZER)) == [("gan/model.py", 14, "GW402")]
+    fixed = dict(CHAIN_OPTIMIZER, **{"gan/model.py": CHAIN_OPTIMIZER["gan/model.py"].replace(
+        "self.d(fake).mean()", "self.d(fake.detach()).mean()")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# PPO: the rollout's log-probabilities appended to a storage object with their graph, stacked by a
+# method of it and used in several optimizer epochs; torch raises at the second epoch's backward:
+# "Trying to backward through the graph a second time". The advantages normalized from the
+# storage's `returns()` (a method of an argument, in a method analysed alone too) keep no graph.
+ROLLOUT_LOGPROBS = {
+    "rl/storage.py": """
+        import torch
+
+
+        class Storage:
+            def __init__(self):
+                self.logps, self.rewards = [], []
+
+            def add(self, logp, reward):
+                self.logps.append(logp)
+                self.rewards.append(reward)
+
+            def returns(self):
+                return torch.tensor(self.rewards)
+
+            def batch(self):
+                return torch.stack(self.logps)
+    """,
+    "rl/ppo.py": """
+        import torch
+
+
+        class PPO:
+            def __init__(self, policy):
+                self.policy = policy
+                self.opt = torch.optim.SGD(policy.parameters(), lr=0.01)
+
+            def update(self, storage, obs):
+                old = storage.batch()
+                ret = storage.returns()
+                adv = (ret - ret.mean()) / (ret.std() + 1e-8)
+                for _ in range(3):
+                    new = torch.log_softmax(self.policy(obs), -1)[:, 0]
+                    loss = -(torch.exp(new - old) * adv).mean()
+                    self.opt.zero_grad()
+                    loss.backward()
+                    self.opt.step()
+    """,
+    "main.py": """
+        import torch
+        import torch.nn as nn
+
+        from rl.ppo import PPO
+        from rl.storage import Storage
+
+        if __name__ == "__main__":
+            policy = nn.Linear(4, 2)
+            storage = Storage()
+            obs = torch.randn(5, 4)
+            for i in range(5):
+                storage.add(torch.log_softmax(policy(obs[i]), -1)[0], 1.0)
+            PPO(policy).update(storage, obs)
+    """,
+}
+
+
+def test_a_rollout_kept_in_storage_is_reported_at_the_store(tmp_path):
+    assert loud(project(tmp_path / "bad", ROLLOUT_LOGPROBS)) == [("rl/storage.py", 9, "GW403")]
+    fixed = dict(ROLLOUT_LOGPROBS, **{"rl/storage.py": ROLLOUT_LOGPROBS["rl/storage.py"].replace(
+        "self.logps.append(logp)", "self.logps.append(logp.detach())")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# AdamW groups split from `named_parameters()` by name filters in another module
+# (`engine/optim.py`): the LayerNorm weights fall in neither group. Nothing raises; torch leaves
+# `norm.weight` unchanged by every step although it gets a gradient (GW719 at the filter)
+NAME_FILTER_GROUPS = {
+    "engine/optim.py": """
+        import torch
+
+
+        def build_optimizer(model):
+            no_decay = ["bias", "norm.weight"]
+            decay = [p for n, p in model.named_parameters() if not any(nd in n for nd in no_decay)]
+            plain = [p for n, p in model.named_parameters() if n.endswith(".bias")]
+            return torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": plain, "weight_decay": 0.0}])
+    """,
+    "model.py": """
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.norm = nn.LayerNorm(4)
+
+            def forward(self, x):
+                return self.norm(self.fc(x)).pow(2).mean()
+    """,
+    "train.py": """
+        import torch
+
+        from engine.optim import build_optimizer
+        from model import Net
+
+        if __name__ == "__main__":
+            net = Net()
+            opt = build_optimizer(net)
+            for _ in range(2):
+                loss = net(torch.randn(3, 4))
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+    """,
+}
+
+
+def test_name_filtered_groups_built_in_another_module(tmp_path):
+    assert loud(project(tmp_path / "bad", NAME_FILTER_GROUPS)) == [("engine/optim.py", 7, "GW719")]
+    fixed = dict(NAME_FILTER_GROUPS, **{"engine/optim.py": NAME_FILTER_GROUPS["engine/optim.py"].replace(
+        'if n.endswith(".bias")', "if any(nd in n for nd in no_decay)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []

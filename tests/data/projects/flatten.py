@@ -78,8 +78,16 @@ def _imported(node: ast.AST, current: Path, mods: Dict[str, Path]) -> List[Path]
             pieces = _concat(arg)
             head = pieces[0] if isinstance(pieces[0], str) else ""
             tail = pieces[-1] if isinstance(pieces[-1], str) else ""
+            if head.startswith("."):
+                # `import_module("." + name, package=__name__)`: the modules of this package
+                level = len(head) - len(head.lstrip("."))
+                head = _absolute("", level, current) + "." + head[level:]
             if head:
                 out += [f for n, f in sorted(mods.items()) if n.startswith(head) and n.endswith(tail)]
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith(".py") and \
+            node.value[:-3].replace("/", ".") in mods:
+        # a project file named by its path (`"configs/default.py"`, run with `exec` or `runpy`)
+        out.append(mods[node.value[:-3].replace("/", ".")])
     elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.rpartition(".")[0] in mods:
         # a dotted path in a config (Hydra's `_target_: models.net.Net`), imported at run time
         out.append(mods[node.value.rpartition(".")[0]])

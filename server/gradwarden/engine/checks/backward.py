@@ -16,6 +16,42 @@ from gradwarden.engine.state.model import (
 )
 
 
+def _provably_saves(n: Node) -> bool:
+    """Does ``n`` hold something a backward frees, whatever its inputs of unknown origin are?
+    A node whose every save is conditional (``Saved.maybe``: recorded only if an argument nobody
+    in view passes requires grad — ``storage.returns() * 2`` in a method analysed alone) may not
+    exist when the code runs: a second backward through it proves nothing."""
+    return n.custom is not None or n.holds or any(not s.maybe for s in n.saved)
+
+def first_keep(st: State, tid: Optional[int], limit: int = 8) -> Optional[Span]:
+    """The first store onto an object (``held_at``) of a graph-carrying tensor that ``tid``
+    was computed from (through tensors kept on an object, or a chain of temporaries): where a
+    graph kept across calls first entered the object's state. None when none was kept."""
+    found: Optional[Span] = None
+    seen: Set[int] = set()
+    while tid is not None and tid not in seen and limit > 0:
+        seen.add(tid)
+        limit -= 1
+        info = st.t.get(tid)
+        node = info.grad_fn if info is not None else None
+        if node is None:
+            break
+        nxt = None
+        graphed = []
+        for p, t in zip(node.inputs, node.input_tids):
+            ti = st.t.get(t)
+            if ti is None or ti.grad_fn is not p:
+                continue
+            graphed.append(t)
+            if ti.held_at is not None and nxt is None:
+                nxt = t
+                found = ti.held_at
+        # through a temporary only along a chain (one input with a graph), never into a
+        # computation that joins several graphs
+        tid = nxt if nxt is not None else (graphed[0] if len(graphed) == 1 else None)
+    return found
+
+
 class BackwardPass:
     """The ``backward`` role: backward passes and their checks."""
 
@@ -67,7 +103,7 @@ class BackwardPass:
         self.on_backward(st, order, span, implicit)
         backward_desc = "any later backward through the result" if implicit else f"the backward at line {span.row}"
         for n in order:
-            if n.id in st.freed and (n.saved or n.custom is not None or n.holds) and not implicit:
+            if n.id in st.freed and _provably_saves(n) and not implicit:
                 use, via = parent.get(n.id), n
                 while use is not None and use.id in st.freed:
                     use, via = parent.get(use.id), use  # the first node of the new graph on the way to n
@@ -318,35 +354,6 @@ class BackwardPass:
         items.sort(key=lambda r: (r.span.row, r.span.column))
         return tuple(items)
 
-    @staticmethod
-    def first_keep(st: State, tid: Optional[int], limit: int = 8) -> Optional[Span]:
-        """The first store onto an object (``held_at``) of a graph-carrying tensor that ``tid``
-        was computed from (through tensors kept on an object, or a chain of temporaries): where a
-        graph kept across calls first entered the object's state. None when none was kept."""
-        found: Optional[Span] = None
-        seen: Set[int] = set()
-        while tid is not None and tid not in seen and limit > 0:
-            seen.add(tid)
-            limit -= 1
-            info = st.t.get(tid)
-            node = info.grad_fn if info is not None else None
-            if node is None:
-                break
-            nxt = None
-            graphed = []
-            for p, t in zip(node.inputs, node.input_tids):
-                ti = st.t.get(t)
-                if ti is None or ti.grad_fn is not p:
-                    continue
-                graphed.append(t)
-                if ti.held_at is not None and nxt is None:
-                    nxt = t
-                    found = ti.held_at
-            # through a temporary only along a chain (one input with a graph), never into a
-            # computation that joins several graphs
-            tid = nxt if nxt is not None else (graphed[0] if len(graphed) == 1 else None)
-        return found
-
     def freed_graph_event(self, st: State, n: Node, use: Optional[Node], order: Sequence[Node], span: Span,
                           root_names: Sequence[str], stale: str = "") -> None:
         first: Backward = st.freed[n.id]
@@ -416,12 +423,17 @@ class BackwardPass:
             stale_tid = next((t for p, t in zip(use.inputs, use.input_tids) if p is via), None) \
                 if use is not None else None
             held = st.t[stale_tid].held_at if stale_tid in st.t else None
-            if held is not None and held.row != where.row and len(origin.stack) > depth:
+            elsewhere = origin.stack[:depth] != tuple(self.it.call_spans)[:depth]
+            if held is None and elsewhere:
+                # the forward ran outside the loop's call (a rollout kept in a buffer, stacked by
+                # a method of it): the graph entered the object at its first store
+                held = first_keep(st, stale_tid)
+            if held is not None and held.row != where.row and (len(origin.stack) > depth or elsewhere):
                 where = held  # kept on an object by the code that built it (``self.bias = table[idx]``)
                 facts["built"] = f"`{facts['name']}` is kept here"  # a store (a replay memory's push), not where it is built
                 # computed from tensors kept on an object before (a rollout buffer's
                 # ``self.values.append(value)``, stacked later): the graph entered the object there
-                kept = self.first_keep(st, stale_tid)
+                kept = first_keep(st, stale_tid)
                 if kept is not None:
                     where = kept
                     facts["kept"] = True
@@ -452,12 +464,12 @@ class BackwardPass:
                         facts["fresh"] = False
             self.it.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
         elif bumped and use is not None:
-            uspan = use.stale_site or use.report_span or use.span
+            uspan = self.use_site(use)
             self.it.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
         elif self.it.writes.policy_weight_frees(st, n, first, facts, related):
             pass
         elif stepped and use is not None:
-            uspan = use.stale_site or use.report_span or use.span
+            uspan = self.use_site(use)
             self.it.emit(Event("stale_use", uspan, facts, tuple(related), fix_facts={"use_span": uspan}))
         elif bumped or stepped:
             # the same loss backwarded again after the update: only a fresh forward is right
@@ -466,6 +478,14 @@ class BackwardPass:
         else:
             self.it.emit(Event("backward_frees", first.span, facts, tuple(related),
                                fix_facts={"backward_span": first.span}))
+
+    def use_site(self, use: Node) -> Span:
+        """Where a freed graph's value enters the new graph: the call that passed it in, unless
+        that call is one the failing backward runs under (a helper handed the value runs the
+        network on it and backwards it: the fix is at its use there, ``netD(fake.detach())``)."""
+        if use.stale_site is not None and use.stale_site not in self.it.call_spans:
+            return use.stale_site
+        return self.it.graph.site_here(use.stack, use.span) if use.stale_site else use.report_span or use.span
 
     def check_stale_retained(self, st: State, order: Sequence[Node], span: Span) -> None:
         """GW405: this backward runs (again) through a retained graph recorded before the loop

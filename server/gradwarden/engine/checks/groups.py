@@ -59,18 +59,27 @@ class GroupHoles:
 
     # ------------------------------------------------------------------ at the construction
     def note_built(self, st: State, obj: ObjV, node: ast.AST) -> None:
-        if not isinstance(node, ast.Call) or self.it.span_of(node).file is not None:
+        if not isinstance(node, ast.Call):
             return
+        tree = self.it.tree
+        file = self.it.span_of(node).file
+        if file is not None:
+            # built in another module of the project (`engine/optim.py`'s `build_optimizer`):
+            # its filters are read in that module's own tree
+            fm = self.it.foreign_stack[-1][0] if self.it.foreign_stack else None
+            if fm is None or str(fm.path) != file:
+                return
+            tree = fm.tree
         try:
-            self._note(st, obj, node)
+            self._note(st, obj, node, tree)
         except RecursionError:
             return
 
-    def _note(self, st: State, obj: ObjV, node: ast.Call) -> None:
+    def _note(self, st: State, obj: ObjV, node: ast.Call, tree: ast.AST) -> None:
         arg = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "params"), None)
         if arg is None:
             return
-        scope = self.reach._scope_of(node)
+        scope = self.reach._scope_of(node, tree)
         groups = self._groups(arg, scope, node.lineno, 0)
         if not groups:
             return

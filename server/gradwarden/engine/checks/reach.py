@@ -628,12 +628,13 @@ class GradientReach:
             self._params_listed = all(id(c) in inside for c in calls)
         return self._params_listed
 
-    def _scope_of(self, node: ast.AST) -> ast.AST:
-        """The function (or module) whose body holds ``node``."""
-        best: ast.AST = self.it.tree
-        for n in ast.walk(self.it.tree):
+    def _scope_of(self, node: ast.AST, tree: Optional[ast.AST] = None) -> ast.AST:
+        """The function (or module) whose body holds ``node``, in ``tree`` (the analysed file's)."""
+        tree = self.it.tree if tree is None else tree
+        best: ast.AST = tree
+        for n in ast.walk(tree):
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno <= node.lineno <= (n.end_lineno or 0):
-                if best is self.it.tree or n.lineno >= getattr(best, "lineno", 0):
+                if best is tree or n.lineno >= getattr(best, "lineno", 0):
                     best = n
         return best
 

@@ -20,7 +20,7 @@ MAX_FILTER_CALLS = 32  # filter(fn, seq): fn is followed on at most this many kn
 # state's ``meta["oneshot"]`` maps the list id of each one to ``Oneshot``; consumers
 # (``list(...)``, an optimizer's parameter groups) mark it, and an optimizer built from one that
 # was already consumed gets nothing from it (domain/optimizers.py).
-ONESHOT_NAMES = frozenset({"filter", "iter", "zip"})
+ONESHOT_NAMES = frozenset({"filter", "iter", "zip", "itertools.chain"})
 
 
 class Oneshot:
@@ -88,6 +88,13 @@ class Builtins:
     def _call_builtin(self, name: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
         if name == "filter":
             return self._filter(args, st, node)
+        if name == "itertools.chain":
+            # the items of each iterable in turn (CycleGAN's optimizer over both generators'
+            # parameters); an iterable of unknown items makes the whole chain unknown
+            parts = [self.it.ev.known_items(a, st) for a in args]
+            if any(p is None for p in parts) or kwargs:
+                return UNKNOWN
+            return self.it.ev.new_seq([x for p in parts for x in p], st)
         if name == "isinstance" and len(args) == 2:
             return self.builtin_isinstance(args[0], args[1], st)
         if name == "argparse.ArgumentParser":
@@ -96,6 +103,12 @@ class Builtins:
             return self.it.projects.import_by_name(args[0].value, node, st)
         if name == "runpy.run_path" and args and isinstance(args[0], ConstV):
             return self.it.projects.run_by_path(args[0].value, node, st)
+        if name == "open" and args and isinstance(args[0], ConstV) and isinstance(args[0].value, str):
+            return self.it.projects.source_file(args[0].value)
+        if name == "compile" and args and isinstance(args[0], RefV) and args[0].kind == "srcfile":
+            return args[0]  # compile(f.read(), path, "exec"): the same file's code
+        if name == "exec" and len(args) >= 2 and isinstance(args[0], RefV) and args[0].kind == "srcfile":
+            return self.it.projects.exec_source(args[0], args[1], node, st)
         if name == "importlib.util.spec_from_file_location" and len(args) >= 2 and isinstance(args[1], ConstV):
             return self.it.projects.spec_by_path(args[1].value)
         if name == "importlib.util.module_from_spec" and args:

@@ -42,7 +42,7 @@ _DICT_METHODS = {"__init__": "update", "update": "update", "get": "get", "pop": 
 BUILTINS = frozenset("""
 len range enumerate zip list tuple dict set isinstance issubclass next iter sum min max abs float int
 bool str print getattr setattr hasattr super sorted reversed map filter any all round type id callable
-repr format vars globals
+repr format vars globals open compile exec
 """.split())
 
 
@@ -122,6 +122,8 @@ class Expressions:
                 return ref_value("builtin", f"{obj.name}.{attr}")
             if obj.kind == "project":
                 return self.it.projects.attr(obj, attr, st, node)
+            if obj.kind == "srcfile":  # `open("configs/x.py").read()`: the file's text, same value
+                return obj if attr in ("read", "__enter__") else UNKNOWN
             if obj.kind == "class":
                 if attr == "__name__":
                     return ConstV(obj.name)
@@ -437,16 +439,20 @@ class Expressions:
         return ref_value("lambda", "<lambda>", (node, st.fi))
 
     def ex_JoinedStr(self, node: ast.JoinedStr, st: State) -> Value:
-        """An f-string whose parts are all known strings (``f"models.{name}"`` with ``name`` an
-        argparse default) is that string; anything else (a number, a format spec, a conversion,
-        an unknown part) leaves it unknown."""
+        """An f-string whose parts are all known (``f"models.{name}"`` with ``name`` an argparse
+        default, ``f"layer{i}"`` in a loop over ``range(3)``, ``f"{i:02d}"``) is that string, as
+        Python formats it; an unknown part, or a conversion other than ``!s``, leaves it unknown."""
         parts: Optional[List[str]] = []
         for v in node.values:
             if isinstance(v, ast.FormattedValue):
                 x = self.eval(v.value, st)
-                if parts is not None and v.conversion == -1 and v.format_spec is None and \
-                        isinstance(x, ConstV) and isinstance(x.value, str):
-                    parts.append(x.value)
+                spec = self.eval(v.format_spec, st) if v.format_spec is not None else ConstV("")
+                if parts is not None and v.conversion in (-1, ord("s")) and isinstance(spec, ConstV) and \
+                        isinstance(x, ConstV) and type(x.value) in (str, int, float, bool):
+                    try:
+                        parts.append(format(str(x.value) if v.conversion != -1 else x.value, spec.value))
+                    except (TypeError, ValueError):
+                        parts = None
                 else:
                     parts = None
             elif parts is not None and isinstance(v, ast.Constant) and isinstance(v.value, str):
@@ -665,6 +671,8 @@ class Expressions:
                 return self._make_namedtuple(func.target, args, kwargs, st)
             if k == "strmethod":
                 return _str_method(func.bound, func.name, args, kwargs)
+            if k == "srcfile":
+                return func
             if k == "partial":  # functools.partial(f, *bound, **bound_kw)(*args, **kwargs)
                 inner, bound, bound_kw = func.target
                 return self.call(inner, list(bound) + list(args), dict(bound_kw, **kwargs), st, node)

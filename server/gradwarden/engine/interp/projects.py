@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Optional
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.state.halt import Halt
 from gradwarden.engine.state.model import (
-    ConstV, DictV, RefV, SeqV, State, UNKNOWN, UnknownV, Value, fresh_id, join_states, ref_value,
+    ConstV, DictV, NONE, RefV, SeqV, State, UNKNOWN, UnknownV, Value, fresh_id, join_states, ref_value,
 )
 
 # imports followed this many modules away from the analysed file (a script -> the module
@@ -210,6 +210,22 @@ class ProjectImports:
         if fm is None:
             return UNKNOWN
         return self.globals_dict(fm, st)
+
+    def source_file(self, rel: str) -> Value:
+        """``open("configs/default.py")`` of a project file the code spells out: that file, whose
+        text ``read()`` gives and ``exec`` runs (a config loaded by hand); anything else: unknown."""
+        if not self.active() or self._resolver().find_path(rel) is None:
+            return UNKNOWN
+        return ref_value("srcfile", rel)
+
+    def exec_source(self, src: Value, ns: Value, node: ast.AST, st: State) -> Value:
+        """``exec(compile(f.read(), ...), ns)``: the file run as ``runpy.run_path`` runs it, its
+        globals bound in ``ns`` (a dict the code made)."""
+        g = self.run_by_path(src.name, node, st) if isinstance(src, RefV) else UNKNOWN
+        if isinstance(g, DictV) and isinstance(ns, DictV):
+            for k, v in st.dicts.get(g.did, ()):
+                self.it.ev.dict_set(ns, ConstV(k[1]), v, st)
+        return NONE
 
     def spec_by_path(self, rel: Any) -> Value:
         """``importlib.util.spec_from_file_location(name, "configs/retinanet.py")`` with a path the

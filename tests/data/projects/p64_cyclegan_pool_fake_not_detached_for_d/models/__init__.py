@@ -1,0 +1,5 @@
+from .cycle_gan_model import CycleGANModel
+
+
+def create_model(opt):
+    return CycleGANModel(opt)

@@ -1,0 +1,2 @@
+from .gaussian import GaussianDiffusion
+from .schedule import LearnedNoiseSchedule
