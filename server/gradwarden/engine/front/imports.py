@@ -425,6 +425,11 @@ class ImportResolver:
             self._lookups.extra = [p for p in path_insertions(tree, filename) if self._inside_root(p)] \
                 if tree is not None and self.root is not None else []
 
+    def _where(self) -> tuple:
+        """The root and the sys.path insertions, as str, for the keys of the run's answers: a
+        Path hashes its parts again at every lookup (torch-geometric: 17,600 probe keys)."""
+        return (str(self.root), tuple(map(str, self._lookups.extra)))
+
     def _scope(self) -> dict:
         """Where folder listings are kept: the run's answers (a ``check``), else this analysis's."""
         run = entry.run_answers()
@@ -462,7 +467,7 @@ class ImportResolver:
         if run is None:
             return answer()
         recording = _FOLLOWED.get() is not None
-        rkey = key + (self.root, tuple(self._lookups.extra), recording)
+        rkey = key + self._where() + (recording,)
         hit = run.get(rkey)
         if hit is not None:
             for path, data in hit[1]:
@@ -517,7 +522,7 @@ class ImportResolver:
         run = entry.run_answers()
         if run is None:
             return self._bases_now(level)
-        key = ("bases", self.filename, level, self.root, tuple(self._lookups.extra))
+        key = ("bases", self.filename, level) + self._where()
         hit = run.get(key)
         if hit is None:
             hit = run[key] = tuple(self._bases_now(level))
@@ -573,7 +578,7 @@ class ImportResolver:
         folder ask the same probes (every ``import torch`` of a library probes each folder up
         to the root for ``torch.py`` and ``torch/__init__.py``)."""
         run = entry.run_answers()
-        key = ("probe", base, tuple(cand), self.root, recording)
+        key = ("probe", str(base), tuple(cand), str(self.root), recording)
         if run is not None:
             hit = run.get(key)
             if hit is not None:
@@ -614,7 +619,7 @@ class ImportResolver:
     def _present(base: Path, top: str) -> bool:
         """Is there a ``top`` folder or ``top.py`` in ``base`` (kept for the run, as ``_probe``)?"""
         run = entry.run_answers()
-        key = ("present", base, top)
+        key = ("present", str(base), top)
         if run is not None:
             hit = run.get(key)
             if hit is not None:
