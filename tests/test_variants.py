@@ -108,10 +108,12 @@ class PendingBatch:
 # false alarm.
 # Batch 11 (H118-H127, A104, B104, C212, D126, G259-G262: written after batches 7-10 were tuned on, from
 # programs no earlier batch uses) is held here at its first contact (11/14 hits, 1 false alarm, engine b0f36dd,
-# with H127's label corrected before any engine change; BATCHES.md).
+# with H127's label corrected before any engine change; BATCHES.md); GW721 waiting for a read of the slot after
+# the overwrite, `m.training = False` read as a mode switch (GW724) and load_state_dict(assign=True) after the
+# optimizer (GW719) brought it to 13/14 with no false alarm.
 PENDING_BATCHES: Tuple[PendingBatch, ...] = (
     PendingBatch("10", re.compile(r"^(H(10[6-9]|11[0-7])|A103|B103|C211|D125|E113|F206|G25[4-8])_"), 15, 0),
-    PendingBatch("11", re.compile(r"^(H(11[89]|12[0-7])|A104|B104|C212|D126|G2(59|6[0-2]))_"), 11, 1),
+    PendingBatch("11", re.compile(r"^(H(11[89]|12[0-7])|A104|B104|C212|D126|G2(59|6[0-2]))_"), 13, 0),
 )
 
 
