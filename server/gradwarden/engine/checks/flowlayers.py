@@ -207,6 +207,11 @@ class FlowStores(Stores):
         if attr == "requires_grad" and isinstance(obj, ObjV) and self.it.modules.is_module_obj(obj, st):
             self.it.training.check_module_requires_grad(st, obj, value, target, stmt)
         super().store_attr(obj, attr, value, st, target, stmt)
+        if attr == "training" and isinstance(obj, ObjV) and isinstance(value, ConstV) and type(value.value) is bool \
+                and self.it.modules.is_module_obj(obj, st):
+            # `m.training = False` (over `model.modules()`): the switch `.train(False)` makes, one module at a
+            # time; the mode checks name it as they name the call (engine/checks/modes.py)
+            self.it.modules.note_mode_switch(obj, value.value, stmt, st, [("", obj)])
 
 
     def assign(self, target: ast.expr, value: Value, st: State, stmt: ast.AST) -> None:

@@ -12,7 +12,9 @@ backward in between, and without the slot's container being read outside a hook 
 (reading it between the calls uses the first value: not lost; so does copying it, `dict(acts)`,
 `{**acts}`, `acts.copy()`). When the code bound a second name to the container between the
 calls (`fake = acts`), it meant to keep the first call's values and got the container itself:
-reported there, where the fix (a copy) goes.
+reported there, where the fix (a copy) goes. The report waits for a read of the container outside
+the hooks after the overwrite: a second call whose value nothing reads (a check that calls the module
+again after the step) loses nothing; a module with a backward hook reads it in every backward.
 """
 from __future__ import annotations
 
@@ -36,6 +38,8 @@ class HookSlots:
         self.aliases: Dict[Tuple[str, int], Tuple[Span, int]] = {}
         self.stores = 0  # hook stores so far: orders an alias against the stores around it
         self.reported: set = set()
+        # container -> overwrites found but not reported yet: reported when code outside the hooks reads it
+        self.pending: Dict[Tuple[str, int], list] = {}
 
     @staticmethod
     def container_key(container: Value) -> Optional[Tuple[str, int]]:
@@ -60,6 +64,8 @@ class HookSlots:
             if isinstance(container, DictV) else None
         if key is not None:
             self.reads[key] = self.reads.get(key, 0) + 1
+            for event in self.pending.pop(key, ()):
+                self.it.emit(event)  # the overwritten slot is read: the first call's value is lost to it
 
     def note_store(self, st: State, container: Value, slot: Any, value: Value, stmt: ast.AST) -> None:
         module = getattr(self.it, "hook_module", None)
@@ -103,7 +109,11 @@ class HookSlots:
             facts["lead"] = "this binds a second name to the container the forward hook fills, not a copy " \
                 "(copy it: `dict(...)`), so the first call's values it was meant to keep are overwritten: "
             related.insert(0, Related(span, "the hook's store that overwrites the slot", "note"))
-        self.it.emit(Event("hook_overwrite", where, facts, related=tuple(related)))
+        event = Event("hook_overwrite", where, facts, related=tuple(related))
+        if st.attrs(module).get("__backward_hooked__") is not None:
+            self.it.emit(event)  # the module's backward hook reads the slot in every backward
+        else:
+            self.pending.setdefault(ckey, []).append(event)
 
 
 def slot_of(it: Any, target: ast.Subscript, st: State) -> Optional[Any]:

@@ -394,6 +394,38 @@ class Modules:
             return self.it.ev.element_of(children, st)
         return UNKNOWN
 
+    def assign_new_parameters(self, obj: ObjV, st: State, node: ast.AST) -> None:
+        """``load_state_dict(sd, assign=True)``: torch puts a new Parameter wrapping the state dict's
+        tensor in every parameter slot (measured under torch 2.13: ``m.weight is old`` is False
+        after it), so an optimizer built before the call holds objects the forward no longer uses.
+        Modelled as new parameters in the slots, made at the call (as ``weight_norm``: torchsem.py)."""
+        for _, m in self.submodules(obj, st):
+            for attr, old in list(st.attrs(m.oid).items()):
+                if isinstance(old, TensorV) and old.tid in st.t and st.t[old.tid].param:
+                    new = self.it.graph.new_tensor(st, rg=st.t[old.tid].rg, node=node, param=True)
+                    st.update_t(new.tid, name=st.t[old.tid].name)
+                    st.set_attr(m.oid, attr, new)
+
+    def note_mode_switch(self, obj: ObjV, mode: bool, node: ast.AST, st: State, mods: Any) -> None:
+        """``obj.train(mode)`` / ``obj.eval()`` (``mods``: the module and every submodule), or
+        ``m.training = mode`` stored on one module (``mods``: that module alone)."""
+        # where the mode was set, and in which loop iteration (the gradient-flow checks name the
+        # call that left a module in eval mode for training: engine/checks/modes.py)
+        at = ConstV((self.it.span_of(node), st.loop_ctx))
+        for _, m in mods:
+            st.set_attr(m.oid, "training", ConstV(mode))
+            st.set_attr(m.oid, "__train_at__" if mode else "__eval_at__", at)
+        # the receiver and the call depth of its last switch: a training step checks the
+        # modules switched as a whole (engine/checks/modes.py, GW724)
+        st.set_attr(obj.oid, "__mode_depth__", ConstV(len(self.it.call_stack)))
+        if not mode:
+            # switched off by a function that evaluates (it also runs a `no_grad`/`inference_mode`
+            # block): an evaluation helper whose switch leaks into the training steps after it
+            st.set_attr(obj.oid, "__eval_by_evaluator__",
+                        ConstV(bool(self.it.call_stack) and _evaluates(self.it.call_stack[-1])))
+        meta = st.own("meta")
+        meta["mode_roots"] = meta.get("mode_roots", frozenset()) | {obj.oid}
+
     # ================================================================== object methods
     def builtin_object_attr(self, obj: ObjV, attr: str, st: State) -> Value:
         attrs = st.attrs(obj.oid)
@@ -453,30 +485,23 @@ class Modules:
             return self.it.ev.new_seq([m for _, m in mods], st)
         if name in ("train", "eval"):
             mode = name == "train" and self.it.ev.truth_of(args[0] if args else kwargs.get("mode", TRUE)) is not False
-            # where the mode was set, and in which loop iteration (the gradient-flow checks name the
-            # call that left a module in eval mode for training: engine/checks/modes.py)
-            at = ConstV((self.it.span_of(node), st.loop_ctx))
-            for _, m in self.submodules(obj, st):
-                st.set_attr(m.oid, "training", ConstV(mode))
-                st.set_attr(m.oid, "__train_at__" if mode else "__eval_at__", at)
-            # the receiver and the call depth of its last switch: a training step checks the
-            # modules switched as a whole (engine/checks/modes.py, GW724)
-            st.set_attr(obj.oid, "__mode_depth__", ConstV(len(self.it.call_stack)))
-            if not mode:
-                # switched off by a function that evaluates (it also runs a `no_grad`/`inference_mode`
-                # block): an evaluation helper whose switch leaks into the training steps after it
-                st.set_attr(obj.oid, "__eval_by_evaluator__",
-                            ConstV(bool(self.it.call_stack) and _evaluates(self.it.call_stack[-1])))
-            meta = st.own("meta")
-            meta["mode_roots"] = meta.get("mode_roots", frozenset()) | {obj.oid}
+            self.note_mode_switch(obj, mode, node, st, self.submodules(obj, st))
             return obj
         if name in ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "share_memory"):
             return obj
+        if name == "load_state_dict" and self.it.ev.truth_of(kwargs.get("assign", args[2] if len(args) > 2 else FALSE)) is True:
+            self.assign_new_parameters(obj, st, node)
+            return UNKNOWN
         if name == "update_parameters" and "__averaged__" in st.attrs(obj.oid):
             owner = self.it.tensors.receiver_text(node) or "averaged_model"
             self.it.optim.update_in_place(st, [t.tid for _, t in self.module_params(obj, st)],
                                           f"{owner}.update_parameters()", self.it.span_of(node), owner)
             return NONE
+        if name in ("register_full_backward_hook", "register_backward_hook", "register_full_backward_pre_hook"):
+            # not run by the analysis; what the module's forward hooks keep is read during every backward
+            # (engine/checks/hookslots.py)
+            st.set_attr(obj.oid, "__backward_hooked__", TRUE)
+            return UNKNOWN
         if name in ("register_forward_hook", "register_forward_pre_hook"):
             fn = args[0] if args else kwargs.get("hook", UNKNOWN)
             if isinstance(fn, ObjV) and not self.is_module_obj(fn, st):
