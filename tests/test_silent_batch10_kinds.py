@@ -11,27 +11,10 @@ logits, ``0 x -inf`` hidden by ``nan_to_num`` or a mask (GW720 where the ``-inf`
 made), and the same product of the model's own distribution not read as a soft target (no GW505); and a
 batch-9 leftover: the zero diagonal of a pairwise self-difference moved by `transpose`/`permute` (GW720).
 A line ending in ``# <-`` is where a finding must be reported; a twin must stay clean."""
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
-from marked_cases import findings as _findings, marked as _marked
-
-
-def _run(src: str, probe: str = "") -> subprocess.CompletedProcess:
-    """Run ``src`` (plus a probe that prints what it measured) under torch, in a fresh interpreter."""
-    code = textwrap.dedent(src) + textwrap.dedent(probe)
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-
-
-def _codes(src: str):
-    return [(row, code) for row, code, _ in _findings(src)]
-
-
-def _unmark(src: str) -> str:
-    return src.replace("  # <-", "")
+from marked_cases import (marked as _marked, codes as _codes, run_under_torch as _run, unmark as _unmark)
 
 
 # --- a straight-through estimator written around the detached value -------------------------------

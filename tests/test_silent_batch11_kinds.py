@@ -7,27 +7,10 @@ False`` (over ``model.modules()``, or on the model) is the switch ``.train(False
 store); ``load_state_dict(..., assign=True)`` after the optimizer was built puts new Parameter objects in
 the module, and the optimizer keeps the old ones (GW719 at the call).
 A line ending in ``# <-`` is where a finding must be reported; a twin must stay clean."""
-import subprocess
-import sys
-import textwrap
 
 import pytest
 
-from marked_cases import findings as _findings, marked as _marked
-
-
-def _run(src: str, probe: str = "") -> subprocess.CompletedProcess:
-    """Run ``src`` (plus a probe that prints what it measured) under torch, in a fresh interpreter."""
-    code = textwrap.dedent(src) + textwrap.dedent(probe)
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-
-
-def _codes(src: str):
-    return [(row, code) for row, code, _ in _findings(src)]
-
-
-def _unmark(src: str) -> str:
-    return src.replace("  # <-", "")
+from marked_cases import (marked as _marked, codes as _codes, run_under_torch as _run, unmark as _unmark)
 
 
 def _check(src: str, code: str) -> None:

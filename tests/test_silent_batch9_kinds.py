@@ -6,23 +6,11 @@ helper and added back by the caller (GW722 where the numbers are made); a divisi
 ``log`` ... of the zero diagonal of a pairwise self-difference, masked afterwards (GW720 at the op).
 A line ending in ``# <-``
 is where a finding must be reported; a twin must stay clean."""
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
-from marked_cases import findings as _findings, marked as _marked
-
-
-def _run(src: str, probe: str = "") -> subprocess.CompletedProcess:
-    """Run ``src`` (plus a probe that prints what it measured) under torch, in a fresh interpreter."""
-    code = textwrap.dedent(src) + textwrap.dedent(probe)
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-
-
-def _codes(src: str):
-    return [(row, code) for row, code, _ in _findings(src)]
+from marked_cases import (findings as _findings, marked as _marked, codes as _codes, run_under_torch as _run)
 
 
 # --- a per-point error from torch.linalg.vector_norm, reduced over the batch only -----------------
