@@ -686,6 +686,11 @@ class FlowModules(Modules):
                     self.flow.cuts[v.tid] = DATA  # running statistics are buffers: never part of a graph
             self.flow.mod_ctor[obj.oid] = (qual.rsplit(".", 1)[-1], [self.flow._py(a, st) for a in args],
                                            {k: self.flow._py(v, st) for k, v in kwargs.items()})
+            if self.it.call_spans:
+                chain = tuple(self.it.call_spans)
+                for v in st.attrs(obj.oid).values():
+                    if isinstance(v, TensorV) and st.t[v.tid].param:
+                        self.flow.param_chains[v.tid] = chain
         return obj
 
     def call_object(self, obj: ObjV, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST,
@@ -766,6 +771,7 @@ class FlowOptimizers(Optimizers):
             self.flow.opt_sites[obj.oid] = self.it.span_of(node)
             # ids are handed out in order: a parameter with a larger id was made after this optimizer
             self.flow.opt_built_id[obj.oid] = fresh_id()
+            self.flow.opt_chains[obj.oid] = (tuple(self.it.call_spans), st.loop_ctx)
             self.it.training.check_optimizer_params(st, obj, node)
             self.flow.reach.groups.note_built(st, obj, node)  # filtered groups with a hole (checks/groups.py)
         return obj

@@ -546,7 +546,7 @@ class GradientReach:
         made = st.t[later[0]].created
         if made is None:
             return None
-        return Cut("stray_new", made, them)
+        return _stray_new(self.flow, later[0], oid, made, them, st.t[later[0]].loop_ctx)
 
     def _never_read(self, st: State, tid: int, strict: bool = False) -> Optional[Cut]:
         """A parameter a module of this file registers (``self.pos = nn.Parameter(...)``) and no
@@ -705,6 +705,9 @@ class GradientReach:
                 why = f"this optimizer holds {whose}, while the loss trains {cut.what}, which no optimizer " \
                       f"holds: build it over the parameters the model uses (the step at line {step.row} moves " \
                       f"nothing the loss reaches)"
+            elif cut.kind == "stray_new" and cut.region is not None:
+                why = _new_module_why(cut, site, step)
+                related = (Related(cut.region, "the new module is made here", "note"),) + related
             elif cut.kind == "stray_new":
                 why = f"this gives the model a new tensor after the optimizer was built at line {site.row}: the " \
                       f"loss now trains {cut.what}, which no optimizer holds, and the tensor the optimizer holds " \
@@ -743,6 +746,36 @@ def _self_flag(test: ast.expr) -> Optional[str]:
     if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
         return test.attr
     return None
+
+
+def _stray_new(flow: Any, tid: int, oid: int, made: Span, them: str, loop_ctx: Any) -> Cut:
+    """A parameter made after the optimizer ``oid`` was built, the one the loss trains: where it was
+    made, or, when a call of the frame that built the optimizer made it once, outside the loops the
+    optimizer was built outside of (a `reset_classifier(n)` after `create_optimizer(model)`, not a
+    module made anew by each forward), that call, which is what moves before the construction."""
+    chain, (built_in, opt_loops) = flow.param_chains.get(tid, ()), flow.opt_chains.get(oid, (None, None))
+    once = built_in is not None and loop_ctx == opt_loops
+    shared = _shared_prefix(chain, built_in) if once else len(chain)
+    if shared < len(chain):
+        return Cut("stray_new", chain[shared], them, region=made)
+    return Cut("stray_new", made, them)
+
+
+def _new_module_why(cut: Cut, site: Span, step: Span) -> str:
+    return f"this call makes a new module for the model after the optimizer was built at line {site.row}: the " \
+           f"loss now trains {cut.what}, which no optimizer holds, and the parameters the optimizer holds never " \
+           f"get a gradient again (the step at line {step.row} leaves them unchanged); make this call before " \
+           f"building the optimizer"
+
+
+def _shared_prefix(a: Sequence[Span], b: Sequence[Span]) -> int:
+    """How many leading call sites two call chains share."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _plain_ref(node: ast.expr) -> bool:
