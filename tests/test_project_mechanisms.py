@@ -1726,3 +1726,52 @@ def test_a_module_replaced_by_a_call_after_the_optimizer_is_reported_at_the_call
         "opt = create_optimizer(model)\n            model.reset_classifier(3)",
         "model.reset_classifier(3)\n            opt = create_optimizer(model)")})
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# the optimizer built in a helper of another module over `model.parameters()`, then a head made
+# lazily in `forward` on the first batch (run: the head's weight is unchanged after the steps, no
+# optimizer holds it); reported where the head is made, as when the optimizer is built in the script
+OPTIMIZER_IN_A_HELPER_LAZY_HEAD = {
+    "utils/optim.py": """
+        import torch
+
+
+        def build_optimizer(model, lr=0.1):
+            return torch.optim.SGD(model.parameters(), lr=lr)
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+
+        from utils.optim import build_optimizer
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(4, 8)
+                self.head = None
+
+            def forward(self, x):
+                h = self.body(x).relu()
+                if self.head is None:
+                    self.head = nn.Linear(h.shape[1], 3)
+                return self.head(h)
+
+
+        model = Net()
+        opt = build_optimizer(model)
+        for _ in range(2):
+            loss = model(torch.randn(5, 4)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+}
+
+
+def test_a_module_attached_after_an_optimizer_built_in_another_module(tmp_path):
+    assert loud(project(tmp_path / "bad", OPTIMIZER_IN_A_HELPER_LAZY_HEAD)) == [("train.py", 16, "GW719")]
+    fixed = dict(OPTIMIZER_IN_A_HELPER_LAZY_HEAD, **{"train.py": OPTIMIZER_IN_A_HELPER_LAZY_HEAD["train.py"].replace(
+        "self.head = None", "self.head = nn.Linear(8, 3)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []

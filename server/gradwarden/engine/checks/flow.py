@@ -140,6 +140,7 @@ class FlowFacts:
         # call, in the frame that built the optimizer, that made it (`model.reset_classifier(n)`)
         self.opt_chains: Dict[int, Tuple[Tuple[Span, ...], Any]] = {}  # (call sites, loop context)
         self.param_chains: Dict[int, Tuple[Span, ...]] = {}
+        self.opt_models: Dict[int, ObjV] = {}  # optimizer built in another module -> the model given whole
         self.with_stack: List[List[Any]] = []  # [span, disables grad]
         self.global_nograd: Optional[Span] = None  # torch.set_grad_enabled(False) as a statement
         self._cmp_stack: List[List[TensorV]] = []

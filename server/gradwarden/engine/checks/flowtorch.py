@@ -772,6 +772,14 @@ class FlowOptimizers(Optimizers):
             # ids are handed out in order: a parameter with a larger id was made after this optimizer
             self.flow.opt_built_id[obj.oid] = fresh_id()
             self.flow.opt_chains[obj.oid] = (tuple(self.it.call_spans), st.loop_ctx)
+            arg = node.args[0] if isinstance(node, ast.Call) and node.args and self.it.foreign_stack else None
+            if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "parameters" \
+                    and not arg.args and isinstance(arg.func.value, ast.Name):
+                # `SGD(model.parameters())` in a helper of another module: the model it was given whole
+                # (the check of a module attached later, checks/reach.py, reads it there)
+                model = st.lookup(arg.func.value.id)
+                if isinstance(model, ObjV) and self.it.modules.is_module_obj(model, st):
+                    self.flow.opt_models[obj.oid] = model
             self.it.training.check_optimizer_params(st, obj, node)
             self.flow.reach.groups.note_built(st, obj, node)  # filtered groups with a hole (checks/groups.py)
         return obj

@@ -475,7 +475,7 @@ class GradientReach:
         nn.Linear(...)`` in the script): its parameters get gradients that no optimizer applies.
         Reported where the module is made: building it before the optimizer (or adding it with
         ``add_param_group``) is the fix."""
-        model = self._optimized_model(st, site)
+        model = self._optimized_model(st, site, oid)
         built = self.flow.opt_built_id.get(oid)
         if model is None or built is None:
             return
@@ -509,11 +509,12 @@ class GradientReach:
             related=(Related(site, "the optimizer built before the module existed", "optimizer"),
                      Related(span, "stepped without them", "step"))))
 
-    def _optimized_model(self, st: State, site: Span) -> Optional[ObjV]:
-        """The module whose ``.parameters()`` the optimizer built at ``site`` was given whole."""
+    def _optimized_model(self, st: State, site: Span, oid: int) -> Optional[ObjV]:
+        """The module whose ``.parameters()`` the optimizer built at ``site`` was given whole (built in
+        another module of the project: the module its construction named, checks/flowtorch.py)."""
         call = self._call_at(site) if site.file is None else None
         if call is None or not call.args:
-            return None
+            return self.flow.opt_models.get(oid) if site.file is not None else None
         arg = call.args[0]
         if not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "parameters"
                 and not arg.args and isinstance(arg.func.value, ast.Name)):
