@@ -1568,3 +1568,210 @@ def test_name_filtered_groups_built_in_another_module(tmp_path):
     fixed = dict(NAME_FILTER_GROUPS, **{"engine/optim.py": NAME_FILTER_GROUPS["engine/optim.py"].replace(
         'if n.endswith(".bias")', "if any(nd in n for nd in no_decay)")})
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# heads set with `self.__setattr__(head, ...)` in a loop and called with `self.__getattr__(head)`
+# (CenterNet); the heatmap head ends in `nn.Sigmoid()` and the loss helper applies `sigmoid_()` to
+# its output. torch: "output 0 of Sigmoid, is at version 1; expected version 0"
+DUNDER_HEADS = {
+    "nets/heads.py": """
+        import torch.nn as nn
+
+
+        class Heads(nn.Module):
+            def __init__(self, heads):
+                super().__init__()
+                self.heads = heads
+                for head, n in heads.items():
+                    layers = [nn.Linear(4, n)]
+                    if head == "hm":
+                        layers.append(nn.Sigmoid())
+                    self.__setattr__(head, nn.Sequential(*layers))
+
+            def forward(self, x):
+                return {head: self.__getattr__(head)(x) for head in self.heads}
+    """,
+    "nets/loss.py": """
+        import torch
+
+
+        def focal_input(x):
+            return torch.clamp(x.sigmoid_(), min=1e-4, max=1 - 1e-4)
+    """,
+    "train.py": """
+        import torch
+
+        from nets.heads import Heads
+        from nets.loss import focal_input
+
+        if __name__ == "__main__":
+            model = Heads({"hm": 2, "wh": 2})
+            out = model(torch.randn(3, 4))
+            loss = focal_input(out["hm"]).mean() + out["wh"].abs().mean()
+            loss.backward()
+    """,
+}
+
+
+def test_members_set_and_read_through_explicit_dunder_calls(tmp_path):
+    assert loud(project(tmp_path / "bad", DUNDER_HEADS)) == [("nets/loss.py", 5, "GW201")]
+    fixed = dict(DUNDER_HEADS, **{"nets/loss.py": DUNDER_HEADS["nets/loss.py"].replace("x.sigmoid_()", "x")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a loss package reading its own functions by name: `getattr(sys.modules[__name__], name)` over a
+# config's list; the NLL term clamps `exp`'s output in place. torch: "output 0 of Exp, is at version 1"
+OWN_MODULE_GETATTR = {
+    "losses/__init__.py": """
+        import sys
+
+        from .terms import l1_loss, nll_loss
+
+        _self = sys.modules[__name__]
+
+
+        def build(terms):
+            fns = [(getattr(_self, name), w) for name, w in terms]
+            return lambda pred, logvar, y: sum(w * fn(pred, logvar, y) for fn, w in fns)
+    """,
+    "losses/terms.py": """
+        import torch
+
+
+        def l1_loss(pred, logvar, y):
+            return (pred - y).abs().mean()
+
+
+        def nll_loss(pred, logvar, y):
+            var = torch.exp(logvar)
+            var.clamp_(min=1e-6)
+            return (torch.log(var) + (pred - y) ** 2 / var).mean()
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+
+        import losses
+
+        net = nn.Linear(4, 8)
+        criterion = losses.build([("l1_loss", 1.0), ("nll_loss", 0.1)])
+        out = net(torch.randn(3, 4))
+        loss = criterion(out[:, :4], out[:, 4:], torch.randn(3, 4))
+        loss.backward()
+    """,
+}
+
+
+def test_a_package_reading_its_own_functions_through_sys_modules(tmp_path):
+    assert loud(project(tmp_path / "bad", OWN_MODULE_GETATTR)) == [("losses/terms.py", 10, "GW201")]
+    fixed = dict(OWN_MODULE_GETATTR, **{"losses/terms.py": OWN_MODULE_GETATTR["losses/terms.py"].replace(
+        "var.clamp_(min=1e-6)", "var = var.clamp(min=1e-6)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# fine-tuning: the optimizer built in `utils/` over the model's parameters, then
+# `model.reset_classifier(n)` gives the model a new head no optimizer holds (run: the head's weight
+# is unchanged after the steps); the call is what moves before the optimizer's construction
+RESET_AFTER_OPTIMIZER = {
+    "nets.py": """
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(4, 4)
+                self.head = nn.Linear(4, 10)
+
+            def reset_classifier(self, n):
+                self.head = nn.Linear(4, n)
+
+            def forward(self, x):
+                return self.head(self.body(x).relu())
+    """,
+    "utils/optim.py": """
+        import torch
+
+
+        def create_optimizer(model):
+            return torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
+    """,
+    "train.py": """
+        import torch
+
+        from nets import Net
+        from utils.optim import create_optimizer
+
+
+        def main():
+            model = Net()
+            opt = create_optimizer(model)
+            model.reset_classifier(3)
+            for _ in range(2):
+                loss = model(torch.randn(5, 4)).logsumexp(1).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+
+
+        if __name__ == "__main__":
+            main()
+    """,
+}
+
+
+def test_a_module_replaced_by_a_call_after_the_optimizer_is_reported_at_the_call(tmp_path):
+    assert loud(project(tmp_path / "bad", RESET_AFTER_OPTIMIZER)) == [("train.py", 10, "GW719")]
+    fixed = dict(RESET_AFTER_OPTIMIZER, **{"train.py": RESET_AFTER_OPTIMIZER["train.py"].replace(
+        "opt = create_optimizer(model)\n            model.reset_classifier(3)",
+        "model.reset_classifier(3)\n            opt = create_optimizer(model)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# the optimizer built in a helper of another module over `model.parameters()`, then a head made
+# lazily in `forward` on the first batch (run: the head's weight is unchanged after the steps, no
+# optimizer holds it); reported where the head is made, as when the optimizer is built in the script
+OPTIMIZER_IN_A_HELPER_LAZY_HEAD = {
+    "utils/optim.py": """
+        import torch
+
+
+        def build_optimizer(model, lr=0.1):
+            return torch.optim.SGD(model.parameters(), lr=lr)
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+
+        from utils.optim import build_optimizer
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(4, 8)
+                self.head = None
+
+            def forward(self, x):
+                h = self.body(x).relu()
+                if self.head is None:
+                    self.head = nn.Linear(h.shape[1], 3)
+                return self.head(h)
+
+
+        model = Net()
+        opt = build_optimizer(model)
+        for _ in range(2):
+            loss = model(torch.randn(5, 4)).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+}
+
+
+def test_a_module_attached_after_an_optimizer_built_in_another_module(tmp_path):
+    assert loud(project(tmp_path / "bad", OPTIMIZER_IN_A_HELPER_LAZY_HEAD)) == [("train.py", 16, "GW719")]
+    fixed = dict(OPTIMIZER_IN_A_HELPER_LAZY_HEAD, **{"train.py": OPTIMIZER_IN_A_HELPER_LAZY_HEAD["train.py"].replace(
+        "self.head = None", "self.head = nn.Linear(8, 3)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []

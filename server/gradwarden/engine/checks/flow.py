@@ -135,6 +135,12 @@ class FlowFacts:
         self.mod_ctor: Dict[int, Tuple[str, List[Any], Dict[str, Any]]] = {}
         self.opt_sites: Dict[int, Span] = {}
         self.opt_built_id: Dict[int, int] = {}  # optimizer oid -> the next id when it was built
+        # the call sites that led to an optimizer's construction, and to a parameter made by a torch
+        # module's constructor inside a call: a module made after the optimizer is reported at the
+        # call, in the frame that built the optimizer, that made it (`model.reset_classifier(n)`)
+        self.opt_chains: Dict[int, Tuple[Tuple[Span, ...], Any]] = {}  # (call sites, loop context)
+        self.param_chains: Dict[int, Tuple[Span, ...]] = {}
+        self.opt_models: Dict[int, ObjV] = {}  # optimizer built in another module -> the model given whole
         self.with_stack: List[List[Any]] = []  # [span, disables grad]
         self.global_nograd: Optional[Span] = None  # torch.set_grad_enabled(False) as a statement
         self._cmp_stack: List[List[TensorV]] = []

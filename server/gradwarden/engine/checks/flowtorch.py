@@ -686,6 +686,11 @@ class FlowModules(Modules):
                     self.flow.cuts[v.tid] = DATA  # running statistics are buffers: never part of a graph
             self.flow.mod_ctor[obj.oid] = (qual.rsplit(".", 1)[-1], [self.flow._py(a, st) for a in args],
                                            {k: self.flow._py(v, st) for k, v in kwargs.items()})
+            if self.it.call_spans:
+                chain = tuple(self.it.call_spans)
+                for v in st.attrs(obj.oid).values():
+                    if isinstance(v, TensorV) and st.t[v.tid].param:
+                        self.flow.param_chains[v.tid] = chain
         return obj
 
     def call_object(self, obj: ObjV, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST,
@@ -766,6 +771,15 @@ class FlowOptimizers(Optimizers):
             self.flow.opt_sites[obj.oid] = self.it.span_of(node)
             # ids are handed out in order: a parameter with a larger id was made after this optimizer
             self.flow.opt_built_id[obj.oid] = fresh_id()
+            self.flow.opt_chains[obj.oid] = (tuple(self.it.call_spans), st.loop_ctx)
+            arg = node.args[0] if isinstance(node, ast.Call) and node.args and self.it.foreign_stack else None
+            if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "parameters" \
+                    and not arg.args and isinstance(arg.func.value, ast.Name):
+                # `SGD(model.parameters())` in a helper of another module: the model it was given whole
+                # (the check of a module attached later, checks/reach.py, reads it there)
+                model = st.lookup(arg.func.value.id)
+                if isinstance(model, ObjV) and self.it.modules.is_module_obj(model, st):
+                    self.flow.opt_models[obj.oid] = model
             self.it.training.check_optimizer_params(st, obj, node)
             self.flow.reach.groups.note_built(st, obj, node)  # filtered groups with a hole (checks/groups.py)
         return obj

@@ -475,7 +475,7 @@ class GradientReach:
         nn.Linear(...)`` in the script): its parameters get gradients that no optimizer applies.
         Reported where the module is made: building it before the optimizer (or adding it with
         ``add_param_group``) is the fix."""
-        model = self._optimized_model(st, site)
+        model = self._optimized_model(st, site, oid)
         built = self.flow.opt_built_id.get(oid)
         if model is None or built is None:
             return
@@ -509,11 +509,12 @@ class GradientReach:
             related=(Related(site, "the optimizer built before the module existed", "optimizer"),
                      Related(span, "stepped without them", "step"))))
 
-    def _optimized_model(self, st: State, site: Span) -> Optional[ObjV]:
-        """The module whose ``.parameters()`` the optimizer built at ``site`` was given whole."""
+    def _optimized_model(self, st: State, site: Span, oid: int) -> Optional[ObjV]:
+        """The module whose ``.parameters()`` the optimizer built at ``site`` was given whole (built in
+        another module of the project: the module its construction named, checks/flowtorch.py)."""
         call = self._call_at(site) if site.file is None else None
         if call is None or not call.args:
-            return None
+            return self.flow.opt_models.get(oid) if site.file is not None else None
         arg = call.args[0]
         if not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "parameters"
                 and not arg.args and isinstance(arg.func.value, ast.Name)):
@@ -546,7 +547,7 @@ class GradientReach:
         made = st.t[later[0]].created
         if made is None:
             return None
-        return Cut("stray_new", made, them)
+        return _stray_new(self.flow, later[0], oid, made, them, st.t[later[0]].loop_ctx)
 
     def _never_read(self, st: State, tid: int, strict: bool = False) -> Optional[Cut]:
         """A parameter a module of this file registers (``self.pos = nn.Parameter(...)``) and no
@@ -705,6 +706,9 @@ class GradientReach:
                 why = f"this optimizer holds {whose}, while the loss trains {cut.what}, which no optimizer " \
                       f"holds: build it over the parameters the model uses (the step at line {step.row} moves " \
                       f"nothing the loss reaches)"
+            elif cut.kind == "stray_new" and cut.region is not None:
+                why = _new_module_why(cut, site, step)
+                related = (Related(cut.region, "the new module is made here", "note"),) + related
             elif cut.kind == "stray_new":
                 why = f"this gives the model a new tensor after the optimizer was built at line {site.row}: the " \
                       f"loss now trains {cut.what}, which no optimizer holds, and the tensor the optimizer holds " \
@@ -743,6 +747,36 @@ def _self_flag(test: ast.expr) -> Optional[str]:
     if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
         return test.attr
     return None
+
+
+def _stray_new(flow: Any, tid: int, oid: int, made: Span, them: str, loop_ctx: Any) -> Cut:
+    """A parameter made after the optimizer ``oid`` was built, the one the loss trains: where it was
+    made, or, when a call of the frame that built the optimizer made it once, outside the loops the
+    optimizer was built outside of (a `reset_classifier(n)` after `create_optimizer(model)`, not a
+    module made anew by each forward), that call, which is what moves before the construction."""
+    chain, (built_in, opt_loops) = flow.param_chains.get(tid, ()), flow.opt_chains.get(oid, (None, None))
+    once = built_in is not None and loop_ctx == opt_loops
+    shared = _shared_prefix(chain, built_in) if once else len(chain)
+    if shared < len(chain):
+        return Cut("stray_new", chain[shared], them, region=made)
+    return Cut("stray_new", made, them)
+
+
+def _new_module_why(cut: Cut, site: Span, step: Span) -> str:
+    return f"this call makes a new module for the model after the optimizer was built at line {site.row}: the " \
+           f"loss now trains {cut.what}, which no optimizer holds, and the parameters the optimizer holds never " \
+           f"get a gradient again (the step at line {step.row} leaves them unchanged); make this call before " \
+           f"building the optimizer"
+
+
+def _shared_prefix(a: Sequence[Span], b: Sequence[Span]) -> int:
+    """How many leading call sites two call chains share."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _plain_ref(node: ast.expr) -> bool:

@@ -561,6 +561,14 @@ class Modules:
                     self.it.stores.note_store(val, st, node, held=True)
                 st.set_attr(obj.oid, str(args[0].value), val)
             return NONE
+        if name == "__setattr__" and len(args) == 2 and isinstance(args[0], ConstV) and isinstance(args[0].value, str):
+            # `self.__setattr__(head, nn.Sequential(...))`: `setattr(self, head, ...)` spelled as the
+            # method nn.Module defines (CenterNet's heads built in a loop)
+            self.module_setattr(obj, args[0].value, args[1], st)
+            return NONE
+        if name in ("__getattr__", "__getattribute__") and len(args) == 1 and isinstance(args[0], ConstV) \
+                and isinstance(args[0].value, str):
+            return self.it.ev.load_attr(obj, args[0].value, st, node)
         if name == "forward":
             return self.call_object(obj, args, kwargs, st, node)
         if name == "apply":

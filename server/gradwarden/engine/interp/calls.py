@@ -53,8 +53,14 @@ class Calls:
         self.generators: Dict[int, bool] = {}  # id(FunctionDef) -> is a generator
         self.annotation_kinds: Dict[int, Optional[str]] = {}  # id(annotation) -> numbers_annotation's answer
 
-    def call_lambda(self, lam: ast.Lambda, fi: int, args: List[Value], st: State) -> Value:
-        env = dict(st.frames[fi]) if fi < len(st.frames) else {}
+    def call_lambda(self, lam: ast.Lambda, fi: Any, args: List[Value], st: State) -> Value:
+        if isinstance(fi, tuple):
+            # (frame index, that call's frame): the live frame while that call runs, else what it held
+            fi, captured = fi
+            live = st.frames[fi] if fi < len(st.frames) else None
+            env = dict(live if live is captured else captured)
+        else:
+            env = dict(st.frames[fi]) if fi < len(st.frames) else {}
         for a, v in zip(lam.args.args, args):
             env[a.arg] = v
         caller = st.fi

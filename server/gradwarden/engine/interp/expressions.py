@@ -208,6 +208,13 @@ class Expressions:
         return None
 
     def ex_Subscript(self, node: ast.Subscript, st: State) -> Value:
+        if isinstance(node.slice, ast.Name) and node.slice.id == "__name__" and \
+                isinstance(node.value, ast.Attribute) and node.value.attr == "modules":
+            # `sys.modules[__name__]`: the running module itself (a loss package reading its own
+            # functions by name with `getattr`)
+            base = self.eval(node.value.value, st)
+            if isinstance(base, RefV) and base.kind == "module" and base.name == "sys":
+                return self.it.projects.running_module()
         obj = self.eval(node.value, st)
         if isinstance(obj, TensorV):
             return self.it.tensors.tensor_getitem(obj, node, st, node)
@@ -436,7 +443,9 @@ class Expressions:
         return v
 
     def ex_Lambda(self, node: ast.Lambda, st: State) -> Value:
-        return ref_value("lambda", "<lambda>", (node, st.fi))
+        # inside a call, the frame it closes over is kept with its index: a lambda returned by a
+        # builder (`return lambda pred, y: sum(w * fn(pred, y) for fn, w in fns)`) still sees `fns`
+        return ref_value("lambda", "<lambda>", (node, st.fi if st.fi == 0 else (st.fi, st.frame())))
 
     def ex_JoinedStr(self, node: ast.JoinedStr, st: State) -> Value:
         """An f-string whose parts are all known (``f"models.{name}"`` with ``name`` an argparse

@@ -331,6 +331,22 @@ class ProjectImports:
             return ref_value("project", dotted, ProjectModule(None, dotted, pm.base))
         return UNKNOWN
 
+    def running_module(self) -> Value:
+        """``sys.modules[__name__]`` in a project module the analysis is running: that module as
+        ``import`` binds it (its globals, its submodules); in the entry script: unknown."""
+        if not self.it.foreign_stack or not self.active():
+            return UNKNOWN
+        path = self.it.foreign_stack[-1][0].path
+        parts = [] if path.name == "__init__.py" else [path.stem]
+        folder = path.parent
+        while (folder / "__init__.py").is_file() and folder.parent != folder:
+            parts.insert(0, folder.name)  # the dotted name Python gives it from the nearest root
+            folder = folder.parent
+        if not parts:
+            return UNKNOWN
+        dotted = ".".join(parts)
+        return ref_value("project", dotted, ProjectModule(path, dotted, str(path)))
+
     # ---------------------------------------------------------------- running a module once
     def loaded(self, resolver: Any, path: Path, node: ast.AST, st: State) -> Any:
         fm = resolver.load(path)

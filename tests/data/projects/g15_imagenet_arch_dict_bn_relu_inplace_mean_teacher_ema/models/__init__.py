@@ -1,0 +1,1 @@
+from .vgg import *

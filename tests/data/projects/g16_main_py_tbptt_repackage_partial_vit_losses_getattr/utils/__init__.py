@@ -1,0 +1,1 @@
+from .hidden import repackage_hidden

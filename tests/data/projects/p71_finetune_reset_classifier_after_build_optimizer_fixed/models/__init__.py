@@ -1,0 +1,1 @@
+from .convnet import ConvNet
