@@ -6,6 +6,10 @@ not two). Each hazard was run under torch 2.13 (the comment names what it does);
 twin must stay silent."""
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 from project_runs import loud, project
 
 
@@ -1775,3 +1779,17 @@ def test_a_module_attached_after_an_optimizer_built_in_another_module(tmp_path):
     fixed = dict(OPTIMIZER_IN_A_HELPER_LAZY_HEAD, **{"train.py": OPTIMIZER_IN_A_HELPER_LAZY_HEAD["train.py"].replace(
         "self.head = None", "self.head = nn.Linear(8, 3)")})
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+def test_a_cross_file_finding_names_the_file_of_a_line_it_cites(tmp_path):
+    # the finding sits in train.py; the optimizer it cites was built at line 5 of utils/optim.py,
+    # which the message names ("line 5" alone would read as train.py's line 5), while the step it
+    # cites is in train.py itself and stays "line 15"
+    root = project(tmp_path / "bad", RESET_AFTER_OPTIMIZER)
+    proc = subprocess.run([sys.executable, "-m", "gradwarden", "check", "--no-cache", "--output-format", "json", "."],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    (finding,) = [d for d in json.loads(proc.stdout) if d["code"] == "GW719"]
+    assert finding["filename"].endswith("train.py")
+    assert "built at line 5 of `optim.py`" in finding["message"]
+    assert "the step at line 15 leaves" in finding["message"]
+    assert "given the new module" in finding["message"]

@@ -21,6 +21,7 @@ trained; a parameter is reported only when a cut from it was seen.
 from __future__ import annotations
 
 import ast
+import os
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.checks.flowfacts import Cut, optimizer_params as _params_of
@@ -694,46 +695,46 @@ class GradientReach:
             if cut in self.st_self_loss and cut.span is not None:
                 why = f"this loss compares the straight-through output (line {cut.span.row}: its gradient goes to the " \
                       f"input only, never to what it looked up) with the detached input itself, so it trains none of " \
-                      f"{them}; compute it on the looked-up value (the step at line {step.row} leaves {them} unchanged)"
+                      f"{them}; compute it on the looked-up value (the step at {_line(step, where)} leaves {them} unchanged)"
                 related = (Related(cut.span, "the straight-through estimator cuts the lookup here", "note"),) + related
             elif cut.kind == "unused" and cut.span is not None:
                 why = f"the module registers {cut.what} but no code of its class reads it: this forward never " \
-                      f"uses it, so no loss reaches it (the step at line {step.row} leaves it unchanged)"
+                      f"uses it, so no loss reaches it (the step at {_line(step, where)} leaves it unchanged)"
             elif cut.kind == "stray":
                 whose = f"the parameters of the copy made at line {cut.region.row} (a deep copy is a new set of " \
                         f"parameters; the loss never reaches them)" if cut.region is not None else \
                     "parameters the model no longer uses"
                 why = f"this optimizer holds {whose}, while the loss trains {cut.what}, which no optimizer " \
-                      f"holds: build it over the parameters the model uses (the step at line {step.row} moves " \
+                      f"holds: build it over the parameters the model uses (the step at {_line(step, where)} moves " \
                       f"nothing the loss reaches)"
             elif cut.kind == "stray_new" and cut.region is not None:
-                why = _new_module_why(cut, site, step)
+                why = _new_module_why(cut, site, step, where)
                 related = (Related(cut.region, "the new module is made here", "note"),) + related
             elif cut.kind == "stray_new":
-                why = f"this gives the model a new tensor after the optimizer was built at line {site.row}: the " \
+                why = f"this gives the model a new tensor after the optimizer was built at {_line(site, where)}: the " \
                       f"loss now trains {cut.what}, which no optimizer holds, and the tensor the optimizer holds " \
-                      f"never gets a gradient again (the step at line {step.row} leaves it unchanged); update the " \
+                      f"never gets a gradient again (the step at {_line(step, where)} leaves it unchanged); update the " \
                       f"existing parameter in place instead"
             elif cut.kind == "replaced" and cut.span is not None:
                 why = f"the optimizer was built over the parameters of the instance the name held then, and " \
                       f"{cut.what} at line {cut.span.row} replaced it with a new one: the loss trains the new " \
-                      f"instance, which no optimizer steps, and the step at line {step.row} moves nothing it uses"
+                      f"instance, which no optimizer steps, and the step at {_line(step, where)} moves nothing it uses"
             elif cut in self.mode_cuts and cut.span is not None:
-                why = f"this call leaves the module in eval mode for the training step at line {step.row}, whose " \
+                why = f"this call leaves the module in eval mode for the training step at {_line(step, where)}, whose " \
                       f"eval-mode branch cuts {them} from the graph by {cut.what or cut.kind} at line {cut.span.row}; no " \
                       f"backwarded loss reaches {them} another way"
                 related = (Related(cut.span, "the eval-mode branch cuts the gradient here", "note"),) + related
             elif cut in self.config and cut.span is not None:
                 why = f"this object is built with a flag that picks, at line {cut.span.row}, a copy cut from the " \
                       f"graph by {cut.what or cut.kind}; no backwarded loss reaches {them} another way (the step at " \
-                      f"line {step.row} leaves {them} unchanged)"
+                      f"{_line(step, where)} leaves {them} unchanged)"
                 related = (Related(cut.span, "the flag chooses the cut here", "note"),) + related
-            fate = f"handed to `{opt}` at line {site.row}, never get a gradient"
+            fate = f"handed to `{opt}` at {_line(site, where)}, never get a gradient"
             shown = shown if len(params) < 2 else f"{len(params)} parameters ({shown})"
             if cut.kind == "stray" and cut.region is not None:
                 shown = f"the copies of {shown}"
             elif cut.kind == "stray_new":
-                fate = f"handed to `{opt}` at line {site.row}, get no gradient once the model is given the new tensor"
+                fate = f"handed to `{opt}` at {_line(site, where)}, get no gradient once the model is given the new {_new_what(cut)}"
             self.it.emit(Event("untrained_parameter", where, {
                 "names": shown, "opt": opt, "opt_line": site.row, "why": why, "fate": fate},
                 related=related))
@@ -762,11 +763,24 @@ def _stray_new(flow: Any, tid: int, oid: int, made: Span, them: str, loop_ctx: A
     return Cut("stray_new", made, them)
 
 
-def _new_module_why(cut: Cut, site: Span, step: Span) -> str:
-    return f"this call makes a new module for the model after the optimizer was built at line {site.row}: the " \
-           f"loss now trains {cut.what}, which no optimizer holds, and the parameters the optimizer holds never " \
-           f"get a gradient again (the step at line {step.row} leaves them unchanged); make this call before " \
+def _new_module_why(cut: Cut, site: Span, step: Span, where: Span) -> str:
+    return f"this call makes a new module for the model after the optimizer was built at {_line(site, where)}: " \
+           f"the loss now trains {cut.what}, which no optimizer holds, and the parameters the optimizer holds never " \
+           f"get a gradient again (the step at {_line(step, where)} leaves them unchanged); make this call before " \
            f"building the optimizer"
+
+
+def _new_what(cut: Cut) -> str:
+    """What a ``stray_new`` cut gave the model: a new module (made by a call) or a new tensor."""
+    return "module" if cut.region is not None else "tensor"
+
+
+def _line(span: Span, where: Span) -> str:
+    """``line N``, naming the file when ``span`` lies in another module of the project than the
+    finding (an optimizer built in ``utils/optim.py``, a finding in ``train.py``)."""
+    if span.file is None or span.file == where.file:
+        return f"line {span.row}"
+    return f"line {span.row} of `{os.path.basename(span.file)}`"
 
 
 def _shared_prefix(a: Sequence[Span], b: Sequence[Span]) -> int:
