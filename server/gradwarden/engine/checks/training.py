@@ -507,10 +507,10 @@ def _partly_zeroed(self: Any, st: State, lid: int, tids: Sequence[int], node: as
         return
     summed, cleared = [], 0
     for tid in tids:
-        recs = [backward_site(r) for r in st.grads.get(tid, ())]
+        recs = st.grads.get(tid, ())
         if not recs:
             continue
-        if _summed_across(st.grads.get(tid, ()), lid):
+        if _summed_across(recs, lid):
             summed.append(tid)
         else:
             cleared += 1

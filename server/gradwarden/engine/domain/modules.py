@@ -400,11 +400,18 @@ class Modules:
         after it), so an optimizer built before the call holds objects the forward no longer uses.
         Modelled as new parameters in the slots, made at the call (as ``weight_norm``: torchsem.py)."""
         for _, m in self.submodules(obj, st):
-            for attr, old in list(st.attrs(m.oid).items()):
-                if isinstance(old, TensorV) and old.tid in st.t and st.t[old.tid].param:
-                    new = self.it.graph.new_tensor(st, rg=st.t[old.tid].rg, node=node, param=True)
-                    st.update_t(new.tid, name=st.t[old.tid].name)
-                    st.set_attr(m.oid, attr, new)
+            for attr in list(st.attrs(m.oid)):
+                self.replace_parameter(m, attr, st, node)
+
+    def replace_parameter(self, mod: ObjV, attr: str, st: State, node: ast.AST) -> None:
+        """A new Parameter, made at ``node``, in the slot ``attr`` of ``mod`` where a parameter sits
+        (same name and ``requires_grad``): what ``load_state_dict(assign=True)`` and ``weight_norm``
+        do to the slot; an optimizer built before holds the old object."""
+        old = st.attrs(mod.oid).get(attr)
+        if isinstance(old, TensorV) and old.tid in st.t and st.t[old.tid].param:
+            new = self.it.graph.new_tensor(st, rg=st.t[old.tid].rg, node=node, param=True)
+            st.update_t(new.tid, name=st.t[old.tid].name)
+            st.set_attr(mod.oid, attr, new)
 
     def note_mode_switch(self, obj: ObjV, mode: bool, node: ast.AST, st: State, mods: Any) -> None:
         """``obj.train(mode)`` / ``obj.eval()`` (``mods``: the module and every submodule), or

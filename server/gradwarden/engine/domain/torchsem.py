@@ -382,11 +382,7 @@ class TorchCalls:
         name = args[1] if len(args) > 1 else kwargs.get("name", ConstV("weight"))
         if not (isinstance(name, ConstV) and isinstance(name.value, str)):
             return mod
-        old = st.attrs(mod.oid).get(name.value)
-        if isinstance(old, TensorV) and old.tid in st.t and st.t[old.tid].param:
-            new = self.it.graph.new_tensor(st, rg=st.t[old.tid].rg, node=node, param=True)
-            st.update_t(new.tid, name=st.t[old.tid].name)
-            st.set_attr(mod.oid, name.value, new)
+        self.it.modules.replace_parameter(mod, name.value, st, node)
         return mod
 
     def make_parameter(self, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
