@@ -29,13 +29,13 @@ from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import optable
 from gradwarden.engine.domain.flowops import T, UNK, pair_shape, parts_shapes
 from gradwarden.engine.events import Event
+from gradwarden.engine.front.callsites import GRAD_OFF_CONTEXTS
 from gradwarden.engine.state.model import ConstV, DictV, NumberV, ObjV, RefV, SeqV, State, TensorV, Value
 
 
 SHAPE_CHANGING_INPLACE = frozenset({"resize_", "resize_as_", "squeeze_", "unsqueeze_", "t_", "transpose_",
                                     "as_strided_", "set_", "swapaxes_", "swapdims_"})
 
-_GRADMODE_OFF = ("no_grad", "inference_mode")
 
 _CAPABLE: Dict[Tuple[str, str], Optional[Tuple[frozenset, frozenset, bool]]] = {}
 
@@ -98,7 +98,7 @@ def _nograd_decorator(fdef: Any) -> Optional[ast.AST]:
     for d in getattr(fdef, "decorator_list", ()):
         target = d.func if isinstance(d, ast.Call) else d
         name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
-        if name in _GRADMODE_OFF:
+        if name in GRAD_OFF_CONTEXTS:
             return d
     return None
 

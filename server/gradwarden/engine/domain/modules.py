@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import optable
+from gradwarden.engine.front.callsites import GRAD_OFF_CONTEXTS
 from gradwarden.engine.state.model import (
     ConstV, DictV, FALSE, NONE, ObjV, RefV, SeqV, State, TRUE, TensorV, UNKNOWN, UnknownV, Value, fresh_id,
     ref_value,
@@ -672,9 +673,6 @@ class Modules:
                         st.update_t(v.tid, name=f"self.{k}")
 
 
-_GRAD_OFF = ("no_grad", "inference_mode")
-
-
 def _evaluates(fdef: Any) -> bool:
     """A function that computes with gradients off: a `with torch.no_grad():` (or `inference_mode`)
     block in its body, or such a decorator."""
@@ -684,7 +682,7 @@ def _evaluates(fdef: Any) -> bool:
     def off(expr: ast.expr) -> bool:
         f = expr.func if isinstance(expr, ast.Call) else expr
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-        return name in _GRAD_OFF
+        return name in GRAD_OFF_CONTEXTS
 
     if any(off(d) for d in fdef.decorator_list):
         return True

@@ -14,7 +14,9 @@ from typing import Dict, Iterator, List, Optional, Set
 
 from gradwarden.engine.front.body import first_row
 
-_NO_GRAD = ("no_grad", "inference_mode")
+# The context managers (and decorators) that run their block with gradients off; one list for
+# every room that asks (checks/flow, domain/modules, incremental/unitcache).
+GRAD_OFF_CONTEXTS = ("no_grad", "inference_mode")
 
 
 def _is_no_grad(expr: ast.expr) -> bool:
@@ -23,7 +25,7 @@ def _is_no_grad(expr: ast.expr) -> bool:
     if name == "set_grad_enabled" and isinstance(expr, ast.Call) and expr.args:
         arg = expr.args[0]
         return isinstance(arg, ast.Constant) and arg.value is False
-    return name in _NO_GRAD
+    return name in GRAD_OFF_CONTEXTS
 
 
 class CallSites:
@@ -37,7 +39,7 @@ class CallSites:
         # known); without them the walk would find nothing but calls made with grad on.
         self._word_rows: Optional[List[int]] = None  # rows naming a no-grad word (None: unknown)
         if text is not None:
-            if not any(word in text for word in _NO_GRAD + ("set_grad_enabled",)):
+            if not any(word in text for word in GRAD_OFF_CONTEXTS + ("set_grad_enabled",)):
                 self._calls = {}
             elif "\r" not in text:  # rows counted at "\n" only
                 self._word_rows = _rows_of(_NO_GRAD_WORD, text)

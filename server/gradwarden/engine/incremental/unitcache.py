@@ -485,12 +485,12 @@ class StatementCallSites:
     statement kept by its text: an edit walks only the statements it changed."""
 
     def __init__(self, session: UnitSession) -> None:
-        from gradwarden.engine.front.callsites import _NO_GRAD
+        from gradwarden.engine.front.callsites import GRAD_OFF_CONTEXTS
 
         self.session = session
         self.starts = [st.start for st in session.statements]
         self.calls: Dict[str, List[Tuple[int, Optional[Tuple[int, int]], bool]]] = {}
-        text_has_no_grad = any(w in st.text for st in session.statements for w in _NO_GRAD + ("set_grad_enabled",))
+        text_has_no_grad = any(w in st.text for st in session.statements for w in GRAD_OFF_CONTEXTS + ("set_grad_enabled",))
         if not text_has_no_grad:
             return  # as CallSites: no call is under no_grad, every answer is None
         known = session.cache._calls
