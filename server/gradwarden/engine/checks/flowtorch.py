@@ -188,7 +188,7 @@ class FlowTorchCalls(TorchCalls):
             mode = args[0] if args else kwargs.get("mode")
             if isinstance(mode, ConstV) and mode.value is False:
                 self.flow.global_nograd = self.it.span_of(node)
-            elif isinstance(mode, ConstV) and mode.value is True:
+            else:  # True, or a mode not known here (a saved one restored): no longer a known cut
                 self.flow.global_nograd = None
         seq0 = st.seq
         out = super().call_torch(qual, args, kwargs, st, node)
