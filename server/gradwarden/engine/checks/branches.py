@@ -29,6 +29,8 @@ from gradwarden.engine.state.model import ConstV, State, TensorV, Value
 LOW_SINGULAR = frozenset({"log", "log2", "log10", "sqrt", "rsqrt", "reciprocal"})
 # overflow above the guard's bound
 HIGH_SINGULAR = frozenset({"exp", "expm1"})
+# an infinite derivative at +-1 (and NaN beyond): singular where a guard `E < 1` (`E.abs() < 1`) rejects E
+UNIT_SINGULAR = frozenset({"acos", "asin", "arccos", "arcsin", "atanh", "arctanh"})
 _MODULES = ("torch", "math", "F", "torch.special", "special")
 
 
@@ -66,6 +68,56 @@ def _small_literal(node: ast.expr) -> bool:
         node = node.operand
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool) \
         and abs(node.value) <= 1e-3
+
+
+def _unit_bound(cond: ast.expr) -> Optional[float]:
+    """The guard's bound when it is the literal 1 or -1 (the singular points of ``acos``/``asin``)."""
+    if not isinstance(cond, ast.Compare) or len(cond.ops) != 1:
+        return None
+    for side in (cond.comparators[0], cond.left):
+        sign = 1.0
+        if isinstance(side, ast.UnaryOp) and isinstance(side.op, ast.USub):
+            side, sign = side.operand, -1.0
+        if isinstance(side, ast.Constant) and isinstance(side.value, (int, float)) and not isinstance(side.value, bool) \
+                and side.value == 1:
+            return sign
+    return None
+
+
+def _abs_of(subject: str) -> Optional[str]:
+    """``E.abs()`` / ``torch.abs(E)`` -> ``E``'s text."""
+    try:
+        node = ast.parse(subject, mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(node, ast.Call) and not node.keywords:
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr == "abs" and not node.args:
+            return ast.unparse(f.value)
+        if isinstance(f, ast.Attribute) and f.attr == "abs" and ast.unparse(f.value) in _MODULES and len(node.args) == 1:
+            return ast.unparse(node.args[0])
+    return None
+
+
+def _unit_uses(branch: ast.expr, subject: str, bound: float, rejected_large: bool) -> List[Tuple[str, ast.AST]]:
+    """``acos``/``asin`` of ``subject`` in a branch rejected at their singular point: ``E >= 1`` rejected
+    (``E < 1``), ``E <= -1`` rejected (``E > -1``), ``|E| >= 1`` rejected (``E.abs() < 1``)."""
+    inner = _abs_of(subject)
+    if inner is not None:
+        if bound != 1.0 or not rejected_large:
+            return []
+        subject = inner
+    elif (bound == 1.0) != rejected_large:
+        return []
+    found: List[Tuple[str, ast.AST]] = []
+    for n in ast.walk(branch):
+        if isinstance(n, ast.Call) and _op_name(n) in UNIT_SINGULAR:
+            f = n.func
+            arg = f.value if isinstance(f, ast.Attribute) and ast.unparse(f.value) not in _MODULES else \
+                (n.args[0] if n.args else None)
+            if arg is not None and ast.unparse(arg) == subject:
+                found.append((_op_name(n), n))
+    return found
 
 
 def _op_name(call: ast.Call) -> str:
@@ -114,9 +166,11 @@ def check_where(it: Any, st: State, node: ast.AST, args: List[Value]) -> None:
             continue
         # branch k is rejected where the guard is (k == 1 ? False : True)
         rejected_large = (not large_when_true) if k == 1 else large_when_true
-        if not rejected_large and not at_zero:
+        unit = _unit_bound(node.args[0])
+        uses = _unit_uses(branch, subject, unit, rejected_large) if unit is not None else []
+        if not uses and not rejected_large and not at_zero:
             continue  # `log(x)` rejected where x <= y: not at log's singular point unless y is 0
-        uses = _singular_uses(branch, subject, low=not rejected_large)
+        uses = uses or _singular_uses(branch, subject, low=not rejected_large)
         if not uses:
             continue
         op, where_op = uses[0]

@@ -25,6 +25,7 @@ from gradwarden.engine.checks.branches import ExactZeros
 from gradwarden.engine.checks.hookslots import HookSlots
 from gradwarden.engine.checks.modes import ModeFacts
 from gradwarden.engine.checks.reach import GradientReach
+from gradwarden.engine.checks.samples import NonReparameterizedSamples
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import optable
 from gradwarden.engine.domain.flowops import T, UNK, pair_shape, parts_shapes
@@ -162,6 +163,7 @@ class FlowFacts:
         self.hooks = HookSlots(it)  # what forward hooks keep (engine/checks/hookslots.py)
         self.zeros = ExactZeros(it)  # -inf masks, the exact zeros softmax makes of them (engine/checks/branches.py)
         self.modes = ModeFacts(it)  # eval-mode branches taken by training steps (engine/checks/modes.py)
+        self.samples = NonReparameterizedSamples(self)  # `.sample()` where `.rsample()` was needed (engine/checks/samples.py)
 
     def finish(self) -> None:
         """At the end of the run: the reports decided then (gradients accumulated over the
@@ -171,6 +173,7 @@ class FlowFacts:
                 self.it.emit(ev)
         self.pending_accum = []
         self.reach.finish()
+        self.samples.finish()
         self.modes.finish()  # after reach: GW724 yields to a GW718/GW719 at the same switch
 
     # ================================================================== helpers

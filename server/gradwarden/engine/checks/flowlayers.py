@@ -17,6 +17,7 @@ from gradwarden.engine.checks.flowfacts import ShapeV, SizeV
 from gradwarden.engine.checks.writes import Writes
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain import flowshape as fs
+from gradwarden.engine.domain.containers import store_into_container
 from gradwarden.engine.interp.expressions import Expressions
 from gradwarden.engine.interp.statements import Statements
 from gradwarden.engine.interp.stores import Stores
@@ -233,6 +234,12 @@ class FlowStores(Stores):
             slot = slot_of(self.it, target, st)
             if slot is not None:
                 self.flow.hooks.note_store(st, obj, slot, value, stmt)  # GW721
+        if obj.__class__ is ObjV and store_into_container(self.it, obj, self.it.ev.eval(target.slice, st),  # type: ignore[arg-type]
+                                                          value, st):
+            # `self.bias[domain] = nn.Parameter(...)`: a child of the container (domain/containers.py)
+            if value.__class__ is TensorV and value.tid in st.t and not st.t[value.tid].name:  # type: ignore[attr-defined]
+                st.update_t(value.tid, name=ast.unparse(target))  # type: ignore[attr-defined]
+            return
         super().store_item(obj, target, value, st, stmt)
 
 
@@ -417,6 +424,7 @@ class FlowBackwardPass(BackwardPass):
                                     inputs=inputs, user_grad=user_grad)
         if accumulate and not implicit:
             self.flow.reach.after_backward(st, roots, order, span)  # engine/checks/reach.py
+            self.flow.samples.after_backward(order, span)  # engine/checks/samples.py
         return order
 
     def on_raising_backward(self, st: State, order: Sequence[Any]) -> None:

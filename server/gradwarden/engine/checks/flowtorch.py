@@ -14,6 +14,7 @@ from gradwarden.engine.checks.flowfacts import Cut, DATA, ShapeV, SizeV, join_cu
 from gradwarden.engine.checks.gradorder import check_gradient_order
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.events import Event
+from gradwarden.engine.domain.stateless import FUNCTIONAL_CALLS, functional_call
 from gradwarden.engine.state.model import fresh_id
 from gradwarden.engine.domain import flowshape as fs, optable
 from gradwarden.engine.domain.builtins import Builtins
@@ -148,6 +149,10 @@ class FlowTorchCalls(TorchCalls):
     # ------------------------------------------------------------------ torch.* calls
     def call_torch(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
         short = qual.rsplit(".", 1)[-1]
+        if qual in FUNCTIONAL_CALLS:
+            ran = functional_call(self.it, args, kwargs, st, node)  # the module on the given tensors (domain/stateless.py)
+            if ran is not None:
+                return ran
         if qual in ("torch.as_tensor", "torch.asarray") and args and isinstance(args[0], TensorV):
             moves = {k: v for k, v in kwargs.items() if k in ("dtype", "device")}
             if not moves:
@@ -188,7 +193,7 @@ class FlowTorchCalls(TorchCalls):
             mode = args[0] if args else kwargs.get("mode")
             if isinstance(mode, ConstV) and mode.value is False:
                 self.flow.global_nograd = self.it.span_of(node)
-            elif isinstance(mode, ConstV) and mode.value is True:
+            else:  # True, or a mode not known here (a saved one restored): no longer a known cut
                 self.flow.global_nograd = None
         seq0 = st.seq
         out = super().call_torch(qual, args, kwargs, st, node)
@@ -270,6 +275,18 @@ class FlowTorchCalls(TorchCalls):
             if freeze is True:
                 self.flow.cuts[p.tid] = self.flow._cut_here("frozen", span, "`from_pretrained` (which freezes by default)")
         return obj
+
+    def construct_distribution(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                               node: ast.AST) -> Value:
+        out = super().construct_distribution(qual, args, kwargs, st, node)
+        self.flow.samples.constructed(qual, args, kwargs, out)  # Independent(Normal(...)): engine/checks/samples.py
+        return out
+
+    def distribution_method(self, obj: ObjV, name: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                            node: ast.AST) -> Value:
+        out = super().distribution_method(obj, name, args, kwargs, st, node)
+        self.flow.samples.after_method(st, obj, name, list(args) + list(kwargs.values()), out, node)  # GW722
+        return out
 
     def make_parameter(self, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
         p = super().make_parameter(args, kwargs, st, node)
@@ -412,6 +429,12 @@ class FlowTensors(Tensors):
             self.it.viewchecks.check_view_method(st, t, name, args, kwargs, node)
         seq0 = st.seq
         rg0 = info.rg
+        detached = None
+        if name == "detach_" and rg0 is True:
+            # the graph the tensor leaves, noted before detach_() drops its grad_fn: a parameter reached only
+            # through it no longer trains (GW719 at the detach_, engine/checks/reach.py)
+            detached = self.flow._cut_here("detach", self.it.span_of(node), "`.detach_()`")
+            self.flow.reach.note_cut(st, detached, [t])
         out = super().call_tensor_method(t, name, args, kwargs, st, node, fn_name)
         if t.tid in self.flow.unknown_derived:
             self.flow._derive(out, st)
@@ -453,8 +476,8 @@ class FlowTensors(Tensors):
                 self.flow._after_requires_grad(st, t, args[0] if args else kwargs.get("requires_grad", TRUE), span,
                                                flag_node)
             if name == "detach_":
-                self.flow.cuts[t.tid] = self.flow._cut_here("detach", span, "`.detach_()`") if rg0 is not False else \
-                    self.flow.cuts.get(t.tid, DATA)
+                self.flow.cuts[t.tid] = detached or (self.flow._cut_here("detach", span, "`.detach_()`") if rg0 is not False
+                                                     else self.flow.cuts.get(t.tid, DATA))
             return out
         if isinstance(out, SeqV) and name in PAIR_METHODS:
             self.flow._pair_shapes(st, out, name, self.flow.shapes.get(t.tid), args, kwargs)

@@ -32,7 +32,7 @@ from gradwarden.engine.state.model import ConstV, Node, NumberV, ObjV, State, Te
 
 # the cuts a gradient path to a parameter can end at (not a non-differentiable op: its zero or
 # missing gradient is by design, argmax for an index, a comparison for a mask)
-CUT_KINDS = frozenset({"detach", "item", "rewrap", "nograd", "data_attr"})
+CUT_KINDS = frozenset({"detach", "item", "rewrap", "nograd", "data_attr", "sample"})
 # ops through which a term of the loss stays a term (the sum the backward starts from)
 SPINE_OPS = frozenset({"add", "sub", "__add__", "__radd__", "__sub__", "__rsub__", "__iadd__", "__isub__",
                        "neg", "__neg__", "mean", "sum", "div", "__truediv__", "mul", "__mul__", "__rmul__"})

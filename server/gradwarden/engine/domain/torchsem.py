@@ -188,6 +188,8 @@ class TorchCalls:
             b = mode.value if isinstance(mode, ConstV) and isinstance(mode.value, bool) else None
             if b is not None and getattr(node, "_gw_statement", False):
                 st.grad_enabled = b  # called as a statement: sets the mode from here on
+            elif getattr(node, "_gw_statement", False):
+                st.grad_enabled = True  # a mode not known here (a saved `prev` restored): assume autograd is on
             return self.grad_mode_obj(st, b)
         if qual in ("torch.autograd.grad", "torch.autograd.backward"):
             return self.torch_autograd_call(qual, args, kwargs, st, node)

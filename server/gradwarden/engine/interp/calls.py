@@ -216,7 +216,10 @@ class Calls:
             if s.flow == "consumer_return":
                 ret = NONE
             s.pop_frame(caller)
-            s.grad_enabled = saved_mode
+            if mode is not None or s.grad_enabled is not False or not _sets_grad_mode(fdef):
+                # a decorator's mode ends with the call; a `torch.set_grad_enabled(False)` statement
+                # in the body does not: grad mode is global, and the caller runs on without grad
+                s.grad_enabled = saved_mode
             if s.flow not in ("consumer_return",):
                 s.flow = saved_flow
             s.retval = saved_ret
@@ -356,3 +359,14 @@ class Calls:
             items = st.attrs(obj.oid).get("__items__")
             self.it.builtins.call_seq_method(items, "update", args, kwargs, st, _SpanNode(span))
         return obj
+
+
+def _sets_grad_mode(fdef: ast.FunctionDef) -> bool:
+    """Whether the function's own body (not a nested def) calls `set_grad_enabled(...)` as a statement."""
+    for node in _own_nodes(fdef):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            f = node.value.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if name == "set_grad_enabled":
+                return True
+    return False

@@ -1,0 +1,44 @@
+"""Items stored into a module container by subscript: ``self.heads[name] = nn.Linear(...)``,
+``self.bias[domain] = nn.Parameter(...)`` (``ModuleDict``/``ParameterDict``, also ``ModuleList``/
+``ParameterList`` by position). torch registers the value as a submodule / parameter of the
+container, so it is among ``model.parameters()`` from then on — and not among the parameters an
+optimizer built earlier took (a per-domain bias made lazily in ``forward``)."""
+from __future__ import annotations
+
+from typing import Any, List
+
+from gradwarden.engine.state.model import UNKNOWN, ConstV, ObjV, SeqV, State, TensorV, UnknownV, Value
+
+CONTAINER_CLASSES = ("torch.nn.ModuleDict", "torch.nn.ParameterDict", "torch.nn.ModuleList", "torch.nn.ParameterList")
+
+
+def store_into_container(it: Any, obj: ObjV, key: Value, value: Value, st: State) -> bool:
+    """``obj[key] = value`` for a module container: the child replaced (a key it has) or added (a
+    new key; a key the analysis cannot read adds one child, then replaces it: the loop that stores
+    one item per unknown key stays bounded). False when ``obj`` is not such a container."""
+    attrs = st.attrs(obj.oid)
+    torch_cls = attrs.get("__torch__")
+    qual = torch_cls.value if isinstance(torch_cls, ConstV) else None
+    children, keys_v = attrs.get("__children__"), attrs.get("__keys__")
+    if qual not in CONTAINER_CLASSES or not isinstance(children, SeqV) or not isinstance(keys_v, SeqV):
+        return False
+    if not isinstance(value, (ObjV, TensorV)):
+        return False
+    kids: List[Value] = list(st.lists.get(children.lid, ()))
+    keys: List[Value] = list(st.lists.get(keys_v.lid, ()))
+    name = key.value if isinstance(key, ConstV) and isinstance(key.value, (str, int)) else None
+    if name is not None and qual.endswith("List") and isinstance(name, int):
+        name = str(name if name >= 0 else len(kids) + name)
+    for i, k in enumerate(keys[:len(kids)]):
+        if (name is not None and isinstance(k, ConstV) and k.value == str(name)) or \
+                (name is None and isinstance(k, UnknownV)):
+            kids[i] = value
+            break
+    else:
+        if qual.endswith("List") and name is not None:
+            return True  # an index past the end raises in torch: nothing added
+        kids.append(value)
+        keys.append(ConstV(str(name)) if name is not None else UNKNOWN)
+    st.own("lists")[children.lid] = tuple(kids)
+    st.own("lists")[keys_v.lid] = tuple(keys)
+    return True
