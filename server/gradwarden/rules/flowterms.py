@@ -367,7 +367,10 @@ class DeadLossTerm(Rule):
     the gradient through that path is lost. Nothing raises; the regulariser, bonus or feature
     loss silently never trains anything. Keep the term a tensor of the graph (log
     ``float(term)`` separately), and store ``output`` itself in the hook when a loss is computed
-    from it.
+    from it. A draw by ``.sample()`` of a reparameterisable distribution (``Normal``,
+    ``Independent(Normal(...))``) whose parameters require grad is such a cut too: fed to a
+    decoder, the reconstruction never reaches the encoder; ``rsample()`` keeps the path (a sample
+    scored through ``log_prob``, as REINFORCE does, is not a cut).
 
     Reported at the cut (the ``float()``/``.item()``, the call of the ``no_grad`` helper, the
     hook's store) when the analysis sees the value cut from a graph that requires grad and then
