@@ -99,8 +99,10 @@ def _mode_layer(m):
     return False
 
 
-def _switched(root, mode, site):
-    for m in root.modules():
+def _switched(root, mode, site, alone=False):
+    """``root`` switched to ``mode`` at ``site`` (with its submodules; ``alone``: a store of its own
+    flag only, which leaves its submodules as they were)."""
+    for m in ((root,) if alone else root.modules()):
         if not (_reads_training(type(m)) or _mode_layer(m)):
             continue
         info = _info.get(m)
@@ -253,4 +255,18 @@ def install():
 
     train.__wrapped__ = orig
     Module.train = train
+    orig_setattr = Module.__setattr__
+
+    def __setattr__(self, name, value):
+        orig_setattr(self, name, value)
+        if name == "training" and _depth[0] == 0 and not _state.suspended and isinstance(value, bool):
+            # `m.training = False` (a loop over `model.modules()`, one module at a time): the switch
+            # `.train(False)` makes, without the call (Module.train stores it here too, at depth > 0)
+            try:
+                _switched(self, value, _site(_user_frame(_caller(1))), alone=True)
+            except Exception:  # noqa: BLE001
+                _internal_error("eval mode: store")
+
+    __setattr__.__wrapped__ = orig_setattr
+    Module.__setattr__ = __setattr__
     _optwatch.on_step(on_step)

@@ -38,7 +38,7 @@ from . import optwatch as _optwatch
 from . import polluted as _polluted
 from .paramnames import describe, quoted
 from .report import _finding, _internal_error, _state
-from .userfiles import _caller, _site, _user_frame
+from .userfiles import _caller, _is_user, _site, _user_frame
 
 _Tensor = torch.Tensor
 
@@ -137,6 +137,53 @@ def _patch_zero_grad():
         cls.zero_grad = zero_grad
 
 
+def _note_zeroing(site, ids):
+    """A zeroing of the tensors ``ids`` at ``site``: the clears made from one line between two
+    backward calls (a loop) are one zeroing call."""
+    n = _state.bw_count
+    last = _zeroings[-1] if _zeroings else None
+    if last is not None and last[0] == site and last[2] == n:
+        _zeroings[-1] = (site, last[1] | frozenset(ids), n)
+    else:
+        _zeroings.append((site, frozenset(ids), n))
+        del _zeroings[:-_MAX_ZEROINGS]
+
+
+_grad_owners = [None, -1]  # {data_ptr of an optimizer tensor's .grad: the tensor}, backward count then
+
+
+def grads_zeroed(targets):
+    """The mode, for ``zero_`` / ``_foreach_zero_`` called by the program itself: zeros written into
+    the ``.grad`` of tensors an optimizer holds (``p.grad.zero_()``, ``p.grad.data.zero_()`` in a
+    loop: the hand-written ``zero_grad(set_to_none=False)``) are a zeroing call like ``p.grad = None``.
+    Matched by memory (``.data`` of a gradient is another tensor object over the same storage);
+    ``zero_grad`` itself, which calls them from torch's code, is noted by its own wrapper."""
+    if not _polluted._optimizers or _state.suspended:
+        return
+    try:
+        f = _caller(2)
+        if f is None or not _is_user(f.f_code.co_filename):
+            return
+        owners = _grad_owners[0]
+        if owners is None or _grad_owners[1] != _state.bw_count:
+            owners = {}
+            for p in _polluted._all_params() or ():
+                g = p.grad
+                if g is not None and g.numel():
+                    owners[g.data_ptr()] = p
+            _grad_owners[0], _grad_owners[1] = owners, _state.bw_count
+        ids = []
+        for t in targets:
+            if isinstance(t, _Tensor) and t.numel():
+                p = owners.get(t.data_ptr())
+                if p is not None and p.grad is not None and p.grad.data_ptr() == t.data_ptr():
+                    ids.append(id(p))
+        if ids:
+            _note_zeroing(_site(f), ids)
+    except Exception:  # noqa: BLE001
+        _internal_error("held grads: zero_")
+
+
 def _patch_grad_setter():
     """``p.grad = None`` written by the program (a loop over one module's parameters instead of
     ``zero_grad()``) is a zeroing call too: the assignments made from one line between two backward
@@ -151,14 +198,7 @@ def _patch_grad_setter():
             f = _user_frame(_caller(1))
             if f is None:
                 return
-            site = _site(f)
-            n = _state.bw_count
-            last = _zeroings[-1] if _zeroings else None
-            if last is not None and last[0] == site and last[2] == n:
-                _zeroings[-1] = (site, last[1] | {id(self)}, n)
-            else:
-                _zeroings.append((site, frozenset((id(self),)), n))
-                del _zeroings[:-_MAX_ZEROINGS]
+            _note_zeroing(_site(f), (id(self),))
         except Exception:  # noqa: BLE001
             _internal_error("held grads: grad setter")
 

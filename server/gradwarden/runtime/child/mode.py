@@ -2,6 +2,7 @@
 import torch
 
 from . import ctxstash as _cs
+from . import heldgrads as _heldgrads
 from . import nonfinite as _nf
 from . import probestate as _ps
 from . import untrained as _untrained
@@ -27,6 +28,10 @@ def _make_mode():
     kinds = _write_kind
     expand_funcs = _expand_funcs
     detach = torch.Tensor.detach
+    detach_ = torch.Tensor.detach_
+    zeroing = {f for f in (getattr(torch.Tensor, "zero_", None), getattr(torch, "_foreach_zero_", None))
+               if f is not None}
+    grads_zeroed = _heldgrads.grads_zeroed
     fw_frames = _cs._frames
     probe_fresh = _ps.fresh
     singular = _nf._singular
@@ -111,6 +116,11 @@ def _make_mode():
                     if untrained_taint[0]:  # a copy of such a parameter's value is alive
                         untrained_carry(args, out)
                     return out
+            if func is detach_ and untrained_watch[0] and args and isinstance(args[0], tensor_type):
+                # `h.detach_()`: the tensor itself leaves the graph (its graph is read before it goes)
+                untrained_cut(args[0], ".detach_()", args[0])
+            if func in zeroing and args:  # `p.grad.zero_()` in a loop: a zeroing call (GW725)
+                grads_zeroed(args[0] if isinstance(args[0], (list, tuple)) else args[:1])
             out = _on_write(func, kind, args, kwargs)
             _tag_built(out)
             if untrained_taint[0]:  # `loss += term` of a copy that left the graph

@@ -11,6 +11,7 @@ Shown where the iterator was made, the static finding's line (the fix: ``list(..
 generator's code, or the function a ``filter``/``map`` applies, when it is the user's; else at
 the new optimizer's construction.
 """
+import collections.abc
 import types
 import weakref
 
@@ -20,8 +21,9 @@ from . import optwatch as _optwatch
 from .report import _finding, _internal_error, _state
 from .userfiles import _caller, _display_file, _is_user, _site, _user_frame
 
-_ITERATORS = (type(filter(None, ())), type(map(abs, ())), type(zip()), type(iter([])), type(iter(())),
-              types.GeneratorType)
+# one-shot: any iterator (its own `__iter__`, a `__next__`): `filter`, `map`, `zip`, `iter(...)`, a
+# generator, and `itertools.chain(...)`, `islice`, a dict's value iterator, a class of the program's
+_ITERATORS = collections.abc.Iterator
 _MAX_ITERATORS = 256
 _given = {}  # id(iterator) -> (the iterator, weakrefs to the parameters it gave, optimizer site)
 _lost = weakref.WeakKeyDictionary()  # optimizer -> (where the iterator was made, lost parameter refs, first site)

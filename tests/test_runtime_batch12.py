@@ -1,0 +1,271 @@
+"""The runtime bridge on what batches 10 and 11 left, and the detectors widened to the kind
+(issue 24, before batch 12), each a program of the kind with a correct twin on which the run finds
+nothing:
+
+- a singular op that torch builds from several nodes (``2.0 / x`` is ``reciprocal(x) * 2.0``): the
+  nodes the call made below its output's are watched too, so a non-finite derivative hidden by a
+  ``clamp`` of the result (its zero gradient where it clips, 0 x inf = NaN) is GW720 at the call;
+- ``m.training = False`` stored by the program (not ``.eval()``/``.train(False)``) is a mode switch:
+  a training step that then takes the module's eval branch is GW724 at the store;
+- ``x.detach_()`` is a cut like ``x.detach()``: the parameters its graph reached, stepped without
+  a gradient, are GW719 at that line;
+- ``p.grad.zero_()`` written by the program (a loop over one module) is a zeroing call like
+  ``p.grad = None``: GW725 when the optimizer also steps tensors it leaves accumulating;
+- an optimizer rebuilt from any one-shot iterator (``itertools.chain``, ``islice``, a dict's value
+  iterator, not only ``filter``/``map``/``zip``/``iter``/a generator) that an earlier one emptied:
+  GW719.
+
+The comments say what torch does (ground truth: run the file plainly)."""
+from __future__ import annotations
+
+from typing import Dict
+
+import pytest
+
+pytest.importorskip("torch")
+
+from gradwarden.runtime import DebugResult  # noqa: E402
+from runtime_runs import debug_runs, only_finding as _one, site_rows, write_programs  # noqa: E402
+
+PROGRAMS: Dict[str, str] = {
+    # inverse distances over pairs that include each anchor with itself (distance exactly 0): `2.0 / dist`
+    # is inf there, `clamp_max` hides it in the forward, and its zero gradient meets the reciprocal's
+    # infinite derivative (0 x inf = NaN) in the node *below* the one the call returns (`2.0 / x` is
+    # `reciprocal(x) * 2.0`): `pts.grad` is NaN. GW720 at line 9
+    "clamp_inv": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        pts = nn.Parameter(torch.randn(6, 2))
+        opt = torch.optim.SGD([pts], lr=0.1)
+        idx = torch.tensor([0, 2, 5])
+        for step in range(2):
+            dist = (pts.unsqueeze(1) - pts[idx].unsqueeze(0)).abs().sum(-1)
+            inv = (2.0 / dist).clamp_max(50.0)
+            loss = (inv / inv.sum(1, keepdim=True)).pow(2).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # the distance clamped before dividing: finite everywhere
+    "clamp_inv_ok": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        pts = nn.Parameter(torch.randn(6, 2))
+        opt = torch.optim.SGD([pts], lr=0.1)
+        idx = torch.tensor([0, 2, 5])
+        for step in range(2):
+            dist = (pts.unsqueeze(1) - pts[idx].unsqueeze(0)).abs().sum(-1)
+            inv = 2.0 / dist.clamp_min(0.04)
+            loss = (inv / inv.sum(1, keepdim=True)).pow(2).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # a sanity pass switches the model off by storing its flag (line 16), not by `.eval()`, and never
+    # restores it: every training step takes the eval branch, `aux` is never trained. GW724 at line 16
+    "store_off": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(6, 8)
+                self.out = nn.Linear(8, 3)
+                self.aux = nn.Linear(8, 3)
+            def forward(self, x):
+                h = torch.relu(self.body(x))
+                if self.training:
+                    return self.out(h) + 0.3 * self.aux(h)
+                return self.out(h)
+        def sanity_pass(net, x):
+            net.training = False
+            with torch.no_grad():
+                return net(x).shape
+        net = Net()
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        x, y = torch.randn(10, 6), torch.randint(0, 3, (10,))
+        sanity_pass(net, x)
+        for step in range(3):
+            loss = F.cross_entropy(net(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # the same store, restored by a store before the training steps
+    "store_off_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(6, 8)
+                self.out = nn.Linear(8, 3)
+                self.aux = nn.Linear(8, 3)
+            def forward(self, x):
+                h = torch.relu(self.body(x))
+                if self.training:
+                    return self.out(h) + 0.3 * self.aux(h)
+                return self.out(h)
+        def sanity_pass(net, x):
+            was = net.training
+            net.training = False
+            with torch.no_grad():
+                shape = net(x).shape
+            net.training = was
+            return shape
+        net = Net()
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        x, y = torch.randn(10, 6), torch.randint(0, 3, (10,))
+        sanity_pass(net, x)
+        for step in range(3):
+            loss = F.cross_entropy(net(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # the encoder's output detached in place (line 9): the encoder's parameters, which SGD steps, get no
+    # gradient at any step. GW719 at line 9
+    "detach_inplace": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        enc = nn.Linear(4, 4)
+        head = nn.Linear(4, 2)
+        opt = torch.optim.SGD([*enc.parameters(), *head.parameters()], lr=0.1)
+        for step in range(3):
+            z = enc(torch.randn(5, 4))
+            z.detach_()
+            loss = F.cross_entropy(head(z), torch.randint(0, 2, (5,)))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # gradients cleared by a hand-written loop of `p.grad.zero_()` over the network only (line 11): the
+    # learnable `scale` SGD also steps accumulates its gradient over the steps. GW725 at line 11
+    "zero_loop": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        net = nn.Linear(4, 2)
+        scale = nn.Parameter(torch.ones(1))
+        opt = torch.optim.SGD([*net.parameters(), scale], lr=0.1)
+        for step in range(3):
+            loss = F.cross_entropy(net(torch.randn(5, 4)) * scale, torch.randint(0, 2, (5,)))
+            for p in net.parameters():
+                if p.grad is not None:
+                    p.grad.zero_()
+            loss.backward()
+            opt.step()
+    """,
+    # the loop over every tensor the optimizer holds
+    "zero_loop_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        net = nn.Linear(4, 2)
+        scale = nn.Parameter(torch.ones(1))
+        opt = torch.optim.SGD([*net.parameters(), scale], lr=0.1)
+        for step in range(3):
+            loss = F.cross_entropy(net(torch.randn(5, 4)) * scale, torch.randint(0, 2, (5,)))
+            for p in opt.param_groups[0]["params"]:
+                if p.grad is not None:
+                    p.grad.zero_()
+            loss.backward()
+            opt.step()
+    """,
+    # the same, with an encoder no optimizer holds (a frozen feature extractor): meant
+    "detach_inplace_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        enc = nn.Linear(4, 4)
+        head = nn.Linear(4, 2)
+        opt = torch.optim.SGD(head.parameters(), lr=0.1)
+        for step in range(3):
+            z = enc(torch.randn(5, 4))
+            z.detach_()
+            loss = F.cross_entropy(head(z), torch.randint(0, 2, (5,)))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # a schedule rebuilds the optimizer each epoch from one `itertools.chain` (line 8): the second one
+    # gets an empty backbone group, whose gradients no optimizer then applies. GW719 (where the iterator
+    # was made cannot be read from a chain object: shown at the new optimizer, line 10)
+    "chain_rebuilt": """
+        import itertools
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        enc = nn.Linear(4, 4)
+        proj = nn.Linear(4, 4)
+        head = nn.Linear(4, 2)
+        backbone = itertools.chain(enc.parameters(), proj.parameters())
+        for epoch in range(2):
+            opt = torch.optim.SGD([{"params": backbone}, {"params": head.parameters(), "lr": 0.01}], lr=0.1 / (epoch + 1))
+            for step in range(2):
+                loss = F.cross_entropy(head(torch.relu(proj(enc(torch.randn(5, 4))))), torch.randint(0, 2, (5,)))
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+    """,
+    # the chain made a list once
+    "chain_rebuilt_ok": """
+        import itertools
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        enc = nn.Linear(4, 4)
+        proj = nn.Linear(4, 4)
+        head = nn.Linear(4, 2)
+        backbone = list(itertools.chain(enc.parameters(), proj.parameters()))
+        for epoch in range(2):
+            opt = torch.optim.SGD([{"params": backbone}, {"params": head.parameters(), "lr": 0.01}], lr=0.1 / (epoch + 1))
+            for step in range(2):
+                loss = F.cross_entropy(head(torch.relu(proj(enc(torch.randn(5, 4))))), torch.randint(0, 2, (5,)))
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+    """,
+}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> Dict[str, DebugResult]:
+    return debug_runs(write_programs(PROGRAMS, tmp_path_factory.mktemp("batch12")), static=False)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in PROGRAMS if n.endswith("_ok")))
+def test_correct_programs_have_no_finding(runs, name):
+    result = runs[name]
+    assert result.status == "ok", result.message
+    assert result.runtime_findings == [], [(f.code, f.row, f.message) for f in result.runtime_findings]
+
+
+def test_singular_node_below_a_composite_call_hidden_by_a_clamp(runs):
+    f = _one(runs["clamp_inv"], "GW720")
+    assert f.row == 9 and "ReciprocalBackward0" in f.message and site_rows(f, "backward") == [12]
+
+
+def test_training_flag_stored_by_the_program_is_a_mode_switch(runs):
+    f = _one(runs["store_off"], "GW724")
+    assert f.row == 16 and site_rows(f, "step") == [27]
+
+
+def test_in_place_detach_is_a_cut(runs):
+    f = _one(runs["detach_inplace"], "GW719")
+    assert f.row == 9 and ".detach_()" in f.message and site_rows(f, "step") == [13]
+
+
+def test_grad_zero_in_a_loop_is_a_zeroing_call(runs):
+    f = _one(runs["zero_loop"], "GW725")
+    assert f.row == 11 and site_rows(f, "step") == [13]
+
+
+def test_optimizer_rebuilt_from_an_emptied_chain(runs):
+    f = _one(runs["chain_rebuilt"], "GW719")
+    assert f.row == 10 and "one-shot iterator" in f.message and site_rows(f, "step") == [15]
