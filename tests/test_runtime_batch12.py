@@ -13,7 +13,9 @@ nothing:
   ``p.grad = None``: GW725 when the optimizer also steps tensors it leaves accumulating;
 - an optimizer rebuilt from any one-shot iterator (``itertools.chain``, ``islice``, a dict's value
   iterator, not only ``filter``/``map``/``zip``/``iter``/a generator) that an earlier one emptied:
-  GW719.
+  GW719;
+- a module whose ``self.training`` is read in a function, lambda or comprehension defined in one of
+  its methods (or in a property) is watched in eval mode like one whose method reads it.
 
 The comments say what torch does (ground truth: run the file plainly)."""
 from __future__ import annotations
@@ -231,6 +233,52 @@ PROGRAMS: Dict[str, str] = {
                 loss.backward()
                 opt.step()
     """,
+    # the module's `self.training` branch is read in a lambda defined in forward (line 10); the model is
+    # switched off before training (line 14): every step rounds without the estimator and `fc` gets
+    # exactly zero gradients. GW718 at the switch (line 14)
+    "nested_branch": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        class Quant(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+            def forward(self, x):
+                h = self.fc(x)
+                snap = lambda t: t + (t.round() - t).detach() if self.training else t.round()
+                return snap(h)
+        net = nn.Sequential(Quant(), nn.Linear(4, 2))
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        net.eval()
+        for step in range(3):
+            loss = F.cross_entropy(net(torch.randn(6, 4)), torch.randint(0, 2, (6,)))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # switched on instead
+    "nested_branch_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        class Quant(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+            def forward(self, x):
+                h = self.fc(x)
+                snap = lambda t: t + (t.round() - t).detach() if self.training else t.round()
+                return snap(h)
+        net = nn.Sequential(Quant(), nn.Linear(4, 2))
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        net.train()
+        for step in range(3):
+            loss = F.cross_entropy(net(torch.randn(6, 4)), torch.randint(0, 2, (6,)))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
 }
 
 
@@ -269,3 +317,9 @@ def test_grad_zero_in_a_loop_is_a_zeroing_call(runs):
 def test_optimizer_rebuilt_from_an_emptied_chain(runs):
     f = _one(runs["chain_rebuilt"], "GW719")
     assert f.row == 10 and "one-shot iterator" in f.message and site_rows(f, "step") == [15]
+
+
+def test_training_flag_read_in_a_nested_function_is_watched(runs):
+    result = runs["nested_branch"]
+    [f] = [f for f in result.runtime_findings if f.code == "GW718" and f.row == 14]
+    assert "in eval mode" in f.message and site_rows(f, "step") == [19]

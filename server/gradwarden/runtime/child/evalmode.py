@@ -52,6 +52,13 @@ class _Info(object):
         self.root = None  # weakref: the module the switch was called on
 
 
+def _names_training(code, depth=0):
+    """``code`` or a function, lambda or comprehension defined in it names ``training``."""
+    if "training" in code.co_names:
+        return True
+    return depth < 3 and any(_names_training(c, depth + 1) for c in code.co_consts if hasattr(c, "co_names"))
+
+
 def _reads_training(cls):
     """The module's code (your code: its ``forward``, the other methods of its class and of its
     user-written bases, which forward may call: ``self._quantize(x)``) reads ``self.training``."""
@@ -63,9 +70,9 @@ def _reads_training(cls):
                 if klass is torch.nn.Module or klass is object:
                     break
                 for value in list(vars(klass).values())[:256]:
-                    fn = getattr(value, "__func__", value)  # a staticmethod/classmethod's function
+                    fn = getattr(value, "__func__", getattr(value, "fget", value))  # static/class method, property
                     code = getattr(fn, "__code__", None)
-                    if code is not None and "training" in code.co_names and _is_user(code.co_filename):
+                    if code is not None and _is_user(code.co_filename) and _names_training(code):
                         out = True
                         break
                 if out:
