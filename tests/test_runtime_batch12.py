@@ -15,7 +15,10 @@ nothing:
   iterator, not only ``filter``/``map``/``zip``/``iter``/a generator) that an earlier one emptied:
   GW719;
 - a module whose ``self.training`` is read in a function, lambda or comprehension defined in one of
-  its methods (or in a property) is watched in eval mode like one whose method reads it.
+  its methods (or in a property) is watched in eval mode like one whose method reads it;
+- a parameter stored into a container (``nn.ParameterList.append``, ``nn.ParameterDict[key] = ...``)
+  in ``forward`` after the optimizer was built over the module that holds the container: GW719 at
+  the store, as for a module attribute.
 
 The comments say what torch does (ground truth: run the file plainly)."""
 from __future__ import annotations
@@ -279,6 +282,51 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # prototypes appended to an `nn.ParameterList` in forward (line 11) after the optimizer was built:
+    # backward gives them gradients, no optimizer holds them, they never move. GW719 at line 11
+    "plist_late": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        class Protos(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(4, 3)
+                self.protos = nn.ParameterList()
+            def forward(self, x, n_cls):
+                while len(self.protos) < n_cls:
+                    self.protos.append(nn.Parameter(torch.randn(3)))
+                return self.enc(x) @ torch.stack(list(self.protos)).T
+        net = Protos()
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for step in range(3):
+            loss = F.cross_entropy(net(torch.randn(6, 4), 3), torch.randint(0, 3, (6,)))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # the prototypes made in __init__, before the optimizer
+    "plist_late_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        class Protos(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(4, 3)
+                self.protos = nn.ParameterList([nn.Parameter(torch.randn(3)) for _ in range(3)])
+            def forward(self, x, n_cls):
+                while len(self.protos) < n_cls:
+                    self.protos.append(nn.Parameter(torch.randn(3)))
+                return self.enc(x) @ torch.stack(list(self.protos)).T
+        net = Protos()
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for step in range(3):
+            loss = F.cross_entropy(net(torch.randn(6, 4), 3), torch.randint(0, 3, (6,)))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
 }
 
 
@@ -323,3 +371,8 @@ def test_training_flag_read_in_a_nested_function_is_watched(runs):
     result = runs["nested_branch"]
     [f] = [f for f in result.runtime_findings if f.code == "GW718" and f.row == 14]
     assert "in eval mode" in f.message and site_rows(f, "step") == [19]
+
+
+def test_parameter_appended_to_a_container_after_the_optimizer(runs):
+    f = _one(runs["plist_late"], "GW719")
+    assert f.row == 11 and "protos[" in f.message and site_rows(f, "step") == [19]

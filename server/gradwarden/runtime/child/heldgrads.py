@@ -103,16 +103,40 @@ def _patch_setattr():
             if not new:
                 return
             ids = {id(p) for p in new}
+            owner = self
             if not any(_held(q) for q in self.parameters() if id(q) not in ids):
-                return  # a module no optimizer trains yet (being built, or trained by none)
+                # an item of a container (`self.biases[key] = nn.Parameter(...)` into an
+                # `nn.ParameterDict`, `ParameterList.append`, a `ModuleDict`): the module of the
+                # program's code that holds the container, when an optimizer holds its other parameters
+                owner = _enclosing(self, ids)
+                if owner is None:
+                    return  # a module no optimizer trains yet (being built, or trained by none)
             site = _site(_user_frame(_caller(1)))
             if site is not None:
-                _late.append([[weakref.ref(p) for p in new], site, name, _state.bw_count, type(self).__name__])
+                what = name if owner is self else "%s[%r]" % (
+                    next((n for n, m in owner.named_modules() if m is self), "") or type(self).__name__, name)
+                _late.append([[weakref.ref(p) for p in new], site, what, _state.bw_count, type(owner).__name__])
         except Exception:  # noqa: BLE001
             _internal_error("held grads: setattr")
 
     __setattr__.__wrapped__ = orig
     Module.__setattr__ = __setattr__
+
+
+def _enclosing(container, ids, depth=6):
+    """The module whose method is running in the program's frames (its ``self``) and that contains
+    ``container``, when an optimizer holds some of its parameters other than ``ids``; else None."""
+    f = _caller(2)
+    while f is not None and depth > 0:
+        if _is_user(f.f_code.co_filename):
+            depth -= 1
+            me = f.f_locals.get("self") if "self" in f.f_code.co_varnames else None
+            if isinstance(me, torch.nn.Module) and me is not container:
+                if any(m is container for m in me.modules()) and \
+                        any(_held(q) for q in me.parameters() if id(q) not in ids):
+                    return me
+        f = f.f_back
+    return None
 
 
 def _patch_zero_grad():
