@@ -18,7 +18,11 @@ nothing:
   its methods (or in a property) is watched in eval mode like one whose method reads it;
 - a parameter stored into a container (``nn.ParameterList.append``, ``nn.ParameterDict[key] = ...``)
   in ``forward`` after the optimizer was built over the module that holds the container: GW719 at
-  the store, as for a module attribute.
+  the store, as for a module attribute;
+- ``clip_grad_norm_`` given a one-shot iterator that an earlier consumer emptied (the optimizer built
+  from the same ``model.parameters()`` generator, or a generator that finished) clips nothing while the
+  parameters it was meant for have gradients: GW730 where the iterator was made (a
+  ``parameters()``/``named_parameters()`` generator is named by the line that called it).
 
 The comments say what torch does (ground truth: run the file plainly)."""
 from __future__ import annotations
@@ -327,6 +331,56 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # the optimizer is built from a generator expression (line 5), which it empties; clipping over the same
+    # object (line 11) gets nothing (torch warns: an empty generator) and the step applies the gradients
+    # unclipped. GW730 where the generator was made, the clipping call as a site
+    "clip_consumed": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+        trainable = (p for p in net.parameters() if p.requires_grad)
+        opt = torch.optim.Adam(trainable, lr=1e-3)
+        for step in range(3):
+            loss = 100.0 * F.cross_entropy(net(torch.randn(6, 4)), torch.randint(0, 2, (6,)))
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(trainable, 0.5)
+            opt.step()
+    """,
+    # a list, which both take whole
+    "clip_consumed_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+        trainable = [p for p in net.parameters() if p.requires_grad]
+        opt = torch.optim.Adam(trainable, lr=1e-3)
+        for step in range(3):
+            loss = 100.0 * F.cross_entropy(net(torch.randn(6, 4)), torch.randint(0, 2, (6,)))
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(trainable, 0.5)
+            opt.step()
+    """,
+    # clipping over a fresh generator that is empty because the module is frozen: nothing to clip, the
+    # trained module clipped on the next line
+    "clip_empty_ok": """
+        import warnings
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        net = nn.Linear(4, 2)
+        frozen = nn.Linear(4, 4).requires_grad_(False)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for step in range(2):
+            loss = F.cross_entropy(net(frozen(torch.randn(6, 4))), torch.randint(0, 2, (6,)))
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_((p for p in frozen.parameters() if p.requires_grad), 1.0)
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            opt.step()
+    """,
 }
 
 
@@ -376,3 +430,8 @@ def test_training_flag_read_in_a_nested_function_is_watched(runs):
 def test_parameter_appended_to_a_container_after_the_optimizer(runs):
     f = _one(runs["plist_late"], "GW719")
     assert f.row == 11 and "protos[" in f.message and site_rows(f, "step") == [19]
+
+
+def test_clipping_over_an_emptied_iterator(runs):
+    f = _one(runs["clip_consumed"], "GW730")
+    assert f.row == 5 and site_rows(f, "call") == [11] and site_rows(f, "optimizer") == [6]
