@@ -22,7 +22,9 @@ nothing:
 - ``clip_grad_norm_`` given a one-shot iterator that an earlier consumer emptied (the optimizer built
   from the same ``model.parameters()`` generator, or a generator that finished) clips nothing while the
   parameters it was meant for have gradients: GW730 where the iterator was made (a
-  ``parameters()``/``named_parameters()`` generator is named by the line that called it).
+  ``parameters()``/``named_parameters()`` generator is named by the line that called it);
+- ``torch.set_grad_enabled(False)`` called as a statement by the program and never switched back:
+  the backward that then raises (its loss has no graph) is GW701 at the statement.
 
 The comments say what torch does (ground truth: run the file plainly)."""
 from __future__ import annotations
@@ -381,6 +383,43 @@ PROGRAMS: Dict[str, str] = {
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
             opt.step()
     """,
+    # a scoring helper switches grad mode off with a statement (line 5) and returns with it off: the next
+    # step's loss has no graph and its backward (line 13) raises. GW701 at the statement
+    "grad_off_stmt": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        def score(net, x):
+            torch.autograd.set_grad_enabled(False)
+            return net(x).softmax(-1).max(-1).values.mean().item()
+        net = nn.Linear(4, 3)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+        for step in range(3):
+            loss = F.cross_entropy(net(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            print("confidence %.3f" % score(net, x))
+    """,
+    # the same switch as a `with` block: restored when the block exits
+    "grad_off_stmt_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        def score(net, x):
+            with torch.autograd.set_grad_enabled(False):
+                return net(x).softmax(-1).max(-1).values.mean().item()
+        net = nn.Linear(4, 3)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+        for step in range(3):
+            loss = F.cross_entropy(net(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            print("confidence %.3f" % score(net, x))
+    """,
 }
 
 
@@ -435,3 +474,10 @@ def test_parameter_appended_to_a_container_after_the_optimizer(runs):
 def test_clipping_over_an_emptied_iterator(runs):
     f = _one(runs["clip_consumed"], "GW730")
     assert f.row == 5 and site_rows(f, "call") == [11] and site_rows(f, "optimizer") == [6]
+
+
+def test_grad_mode_left_off_by_a_statement(runs):
+    result = runs["grad_off_stmt"]
+    assert result.status == "failed"
+    f = _one(result, "GW701")
+    assert f.row == 5 and f.severity == "error" and site_rows(f, "backward") == [13]

@@ -4,6 +4,7 @@ import torch
 from . import aliased as _aliased
 from . import ctxstash as _cs
 from . import evalmode as _evalmode
+from . import gradmode as _gradmode
 from . import groups as _groups
 from . import heldgrads as _heldgrads
 from . import hookslots as _hookslots
@@ -41,6 +42,7 @@ def install(config):
     _patch_parameter_new()
     _hookslots.install()
     _evalmode.install()
+    _gradmode.install()
     _cs.install()
     _patch_data_setter()
     _patch_custom_backward()
