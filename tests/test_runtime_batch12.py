@@ -24,7 +24,10 @@ nothing:
   parameters it was meant for have gradients: GW730 where the iterator was made (a
   ``parameters()``/``named_parameters()`` generator is named by the line that called it);
 - ``torch.set_grad_enabled(False)`` called as a statement by the program and never switched back:
-  the backward that then raises (its loss has no graph) is GW701 at the statement.
+  the backward that then raises (its loss has no graph) is GW701 at the statement;
+- a value drawn with ``sample()`` from a distribution built from tensors that require grad, used by
+  a computation of the program's (not the distribution's own ``log_prob``) in a loss whose backward
+  also reaches the distribution's parameters by another path: GW731 at the draw (``rsample()``).
 
 The comments say what torch does (ground truth: run the file plainly)."""
 from __future__ import annotations
@@ -420,6 +423,69 @@ PROGRAMS: Dict[str, str] = {
             opt.step()
             print("confidence %.3f" % score(net, x))
     """,
+    # a stochastic actor scored by a (frozen) critic on `dist.sample()` (line 11): the critic term's gradient
+    # never reaches the actor through the draw; the same loss reaches `log_std` through the entropy.
+    # GW731 at the draw (the actor's weights, which nothing else trains, are also GW719 there)
+    "actor_sample": """
+        import torch
+        from torch import nn
+        from torch.distributions import Normal
+        actor = nn.Linear(4, 2)
+        log_std = nn.Parameter(torch.zeros(2))
+        critic = nn.Linear(6, 1).requires_grad_(False)
+        opt = torch.optim.Adam([*actor.parameters(), log_std], lr=1e-3)
+        for step in range(3):
+            s = torch.randn(8, 4)
+            dist = Normal(actor(s), log_std.exp())
+            a = dist.sample()
+            loss = -critic(torch.cat([s, a], -1)).mean() - 0.01 * dist.entropy().sum(-1).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # `rsample()`: the draw carries the graph
+    "actor_sample_ok": """
+        import torch
+        from torch import nn
+        from torch.distributions import Normal
+        actor = nn.Linear(4, 2)
+        log_std = nn.Parameter(torch.zeros(2))
+        critic = nn.Linear(6, 1).requires_grad_(False)
+        opt = torch.optim.Adam([*actor.parameters(), log_std], lr=1e-3)
+        for step in range(3):
+            s = torch.randn(8, 4)
+            dist = Normal(actor(s), log_std.exp())
+            a = dist.rsample()
+            loss = -critic(torch.cat([s, a], -1)).mean() - 0.01 * dist.entropy().sum(-1).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # a critic trained on sampled actions by its own loss (which never touches the distribution), the actor
+    # by `log_prob` of the same sample (REINFORCE): no loss differentiates through the draw
+    "critic_on_samples_ok": """
+        import torch
+        from torch import nn
+        from torch.distributions import Normal
+        actor = nn.Linear(4, 2)
+        log_std = nn.Parameter(torch.zeros(2))
+        critic = nn.Linear(6, 1)
+        opt_a = torch.optim.Adam([*actor.parameters(), log_std], lr=1e-3)
+        opt_c = torch.optim.Adam(critic.parameters(), lr=1e-3)
+        for step in range(3):
+            s = torch.randn(8, 4)
+            dist = Normal(actor(s), log_std.exp())
+            a = dist.sample()
+            q = critic(torch.cat([s, a], -1)).squeeze(-1)
+            critic_loss = (q - torch.randn(8)).pow(2).mean()
+            opt_c.zero_grad()
+            critic_loss.backward()
+            opt_c.step()
+            actor_loss = -(dist.log_prob(a).sum(-1) * q.detach()).mean()
+            opt_a.zero_grad()
+            actor_loss.backward()
+            opt_a.step()
+    """,
 }
 
 
@@ -481,3 +547,8 @@ def test_grad_mode_left_off_by_a_statement(runs):
     assert result.status == "failed"
     f = _one(result, "GW701")
     assert f.row == 5 and f.severity == "error" and site_rows(f, "backward") == [13]
+
+
+def test_sample_differentiated_through_is_a_cut(runs):
+    f = _one(runs["actor_sample"], "GW731")
+    assert f.row == 11 and "rsample()" in f.message and f.backward_site.row == 14

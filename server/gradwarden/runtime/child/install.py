@@ -11,6 +11,7 @@ from . import hookslots as _hookslots
 from . import mode as _md
 from . import oneshot as _oneshot
 from . import polluted as _polluted
+from . import samples as _samples
 from . import staleopt as _staleopt
 from . import untrained as _untrained
 from .backward import _wrap_backward
@@ -43,6 +44,7 @@ def install(config):
     _hookslots.install()
     _evalmode.install()
     _gradmode.install()
+    _samples.install()
     _cs.install()
     _patch_data_setter()
     _patch_custom_backward()

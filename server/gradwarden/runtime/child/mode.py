@@ -5,6 +5,7 @@ from . import ctxstash as _cs
 from . import heldgrads as _heldgrads
 from . import nonfinite as _nf
 from . import probestate as _ps
+from . import samples as _samples
 from . import untrained as _untrained
 from . import zerograd as _zerograd
 from .chainrule import note_fresh as _note_fresh
@@ -42,6 +43,8 @@ def _make_mode():
     untrained_call = _untrained.after_call
     untrained_taint = _untrained.taint
     untrained_carry = _untrained.carry
+    sample_taint = _samples.taint
+    sample_carry = _samples.carry
     zero_kind = _zerograd._zero_kind
     zero_kind_of = _zerograd.kind_of
     zero_note = _zerograd.note
@@ -115,6 +118,8 @@ def _make_mode():
                         untrained_call(func, args, out)
                     if untrained_taint[0]:  # a copy of such a parameter's value is alive
                         untrained_carry(args, out)
+                    if sample_taint[0]:  # a `sample()` of a distribution that requires grad is alive (GW731)
+                        sample_carry(args, out)
                     return out
             if func is detach_ and untrained_watch[0] and args and isinstance(args[0], tensor_type):
                 # `h.detach_()`: the tensor itself leaves the graph (its graph is read before it goes)
