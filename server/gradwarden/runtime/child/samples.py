@@ -84,6 +84,9 @@ def carry(args, out):
     """The mode, while ``taint`` is on: a call of the program's that takes a draw marks the node it
     builds, or passes the draw on to a value without graph."""
     try:
+        if not len(_draws):
+            taint[0] = False  # every draw is gone: the mode stops asking
+            return
         d = None
         for a in args[:6]:
             if isinstance(a, _Tensor):
