@@ -27,7 +27,9 @@ nothing:
   the backward that then raises (its loss has no graph) is GW701 at the statement;
 - a value drawn with ``sample()`` from a distribution built from tensors that require grad, used by
   a computation of the program's (not the distribution's own ``log_prob``) in a loss whose backward
-  also reaches the distribution's parameters by another path: GW731 at the draw (``rsample()``).
+  also reaches the distribution's parameters by another path: GW731 at the draw (``rsample()``);
+- a freed graph whose stale tensor was returned by a function of the program memoised with
+  ``functools.lru_cache``/``functools.cache`` is shown at the decorator (GW402), the read as a reuse.
 
 The comments say what torch does (ground truth: run the file plainly)."""
 from __future__ import annotations
@@ -486,6 +488,45 @@ PROGRAMS: Dict[str, str] = {
             actor_loss.backward()
             opt_a.step()
     """,
+    # a table computed from a parameter, memoised with `functools.cache` (line 7): the second step's backward
+    # runs into the graph the first one freed (it raises). GW402 at the decorator, the read as a reuse site
+    "cached_table": """
+        import functools
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        emb = nn.Embedding(5, 4)
+        head = nn.Linear(4, 5)
+        @functools.cache
+        def table():
+            return torch.tanh(emb.weight)
+        opt = torch.optim.SGD([*emb.parameters(), *head.parameters()], lr=0.1)
+        for step in range(3):
+            idx = torch.randint(0, 5, (6,))
+            loss = F.cross_entropy(head(table()[idx]), idx)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # a memoised constant table (no graph): meant
+    "cached_table_ok": """
+        import functools
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        emb = nn.Embedding(5, 4)
+        head = nn.Linear(4, 5)
+        @functools.cache
+        def table():
+            return torch.arange(5.0).unsqueeze(1) / 5.0
+        opt = torch.optim.SGD([*emb.parameters(), *head.parameters()], lr=0.1)
+        for step in range(3):
+            idx = torch.randint(0, 5, (6,))
+            loss = F.cross_entropy(head(emb(idx) + table()[idx]), idx)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
 }
 
 
@@ -552,3 +593,10 @@ def test_grad_mode_left_off_by_a_statement(runs):
 def test_sample_differentiated_through_is_a_cut(runs):
     f = _one(runs["actor_sample"], "GW731")
     assert f.row == 11 and "rsample()" in f.message and f.backward_site.row == 14
+
+
+def test_freed_graph_of_a_memoised_function_names_the_decorator(runs):
+    result = runs["cached_table"]
+    assert result.status == "failed"
+    f = _one(result, "GW402")
+    assert f.row == 7 and "`table`" in f.message and 13 in site_rows(f, "reuse")

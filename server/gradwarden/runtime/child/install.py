@@ -8,6 +8,7 @@ from . import gradmode as _gradmode
 from . import groups as _groups
 from . import heldgrads as _heldgrads
 from . import hookslots as _hookslots
+from . import memo as _memo
 from . import mode as _md
 from . import oneshot as _oneshot
 from . import polluted as _polluted
@@ -44,6 +45,7 @@ def install(config):
     _hookslots.install()
     _evalmode.install()
     _gradmode.install()
+    _memo.install()
     _samples.install()
     _cs.install()
     _patch_data_setter()
