@@ -4,9 +4,11 @@ import time
 import torch
 
 from .freed import _freed_graph, _remember_roots
+from . import gradmode as _gradmode
 from . import nonfinite as _nonfinite
 from . import polluted as _polluted
 from . import probestate as _ps
+from . import samples as _samples
 from . import untrained as _untrained
 from . import zerograd as _zerograd
 from .hidden import (
@@ -14,7 +16,7 @@ from .hidden import (
     _stale_found, _unwatch_grads
 )
 from .records import _pending, _sweep
-from .report import _emit, _finding, _flush_lines, _internal_error, _state, _stop
+from .report import _emit, _finding, _mark, _flush_lines, _internal_error, _state, _stop
 from .tensors import _storage_key
 from .userfiles import _caller, _site, _user_frame
 from .writes import _expanded, _finalize, _sweep_expanded
@@ -68,6 +70,9 @@ def _wrap_backward(orig, kind):
         if retain is None:
             retain = bool(create)
         site = _site(_user_frame(_caller(1)))
+        # grad mode left off by a statement: the raise that follows is reported at the switch
+        off_reported = top and _gradmode._off[0] is not None and \
+            _gradmode.before_backward(_roots(args, kwargs, roots_name), site)
         grads = kwargs.get(grads_name, args[grads_pos] if len(args) > grads_pos else None)
         saved_user = st.user_grads
         if grads is not None:
@@ -98,6 +103,8 @@ def _wrap_backward(orig, kind):
         if follow_grads:
             _polluted.before_backward()
         if top:
+            if _samples._marked[0]:
+                _samples.before_backward(_roots(args, kwargs, roots_name), site)
             _nonfinite.before_backward()
             _untrained.before_backward(_roots(args, kwargs, roots_name))
         st.bw_depth += 1
@@ -120,6 +127,8 @@ def _wrap_backward(orig, kind):
                         _finding(fields.pop("key"), **fields)
             return out
         except RuntimeError as exc:
+            if off_reported:
+                _mark(exc)
             if "backward through the graph a second time" in str(exc) and not getattr(exc, "_gradwarden_reported", 0):
                 try:
                     _freed_graph(exc, _roots(args, kwargs, roots_name), site, st.cur_bw[0])

@@ -52,6 +52,13 @@ class _Info(object):
         self.root = None  # weakref: the module the switch was called on
 
 
+def _names_training(code, depth=0):
+    """``code`` or a function, lambda or comprehension defined in it names ``training``."""
+    if "training" in code.co_names:
+        return True
+    return depth < 3 and any(_names_training(c, depth + 1) for c in code.co_consts if hasattr(c, "co_names"))
+
+
 def _reads_training(cls):
     """The module's code (your code: its ``forward``, the other methods of its class and of its
     user-written bases, which forward may call: ``self._quantize(x)``) reads ``self.training``."""
@@ -63,9 +70,9 @@ def _reads_training(cls):
                 if klass is torch.nn.Module or klass is object:
                     break
                 for value in list(vars(klass).values())[:256]:
-                    fn = getattr(value, "__func__", value)  # a staticmethod/classmethod's function
+                    fn = getattr(value, "__func__", getattr(value, "fget", value))  # static/class method, property
                     code = getattr(fn, "__code__", None)
-                    if code is not None and "training" in code.co_names and _is_user(code.co_filename):
+                    if code is not None and _is_user(code.co_filename) and _names_training(code):
                         out = True
                         break
                 if out:
@@ -99,8 +106,10 @@ def _mode_layer(m):
     return False
 
 
-def _switched(root, mode, site):
-    for m in root.modules():
+def _switched(root, mode, site, alone=False):
+    """``root`` switched to ``mode`` at ``site`` (with its submodules; ``alone``: a store of its own
+    flag only, which leaves its submodules as they were)."""
+    for m in ((root,) if alone else root.modules()):
         if not (_reads_training(type(m)) or _mode_layer(m)):
             continue
         info = _info.get(m)
@@ -253,4 +262,18 @@ def install():
 
     train.__wrapped__ = orig
     Module.train = train
+    orig_setattr = Module.__setattr__
+
+    def __setattr__(self, name, value):
+        orig_setattr(self, name, value)
+        if name == "training" and _depth[0] == 0 and not _state.suspended and isinstance(value, bool):
+            # `m.training = False` (a loop over `model.modules()`, one module at a time): the switch
+            # `.train(False)` makes, without the call (Module.train stores it here too, at depth > 0)
+            try:
+                _switched(self, value, _site(_user_frame(_caller(1))), alone=True)
+            except Exception:  # noqa: BLE001
+                _internal_error("eval mode: store")
+
+    __setattr__.__wrapped__ = orig_setattr
+    Module.__setattr__ = __setattr__
     _optwatch.on_step(on_step)

@@ -2,7 +2,8 @@
 backward freed it."""
 import torch
 
-from .graphtags import _add_built, _built_sites, _next_nodes, _unpack_tag, _walk
+from . import memo as _memo
+from .graphtags import _BUILT, _add_built, _built_sites, _next_nodes, _unpack_tag, _walk
 from .records import ATTR_STORE, _dist_sites, _mod_sites, _node_name
 from .report import _finding, _mark
 from .userfiles import _caller, _display_file, _user_frame
@@ -94,6 +95,16 @@ def _freed_graph(exc, roots, site, current):
             message += " made at line %s" % made[1]
         if primary is not None:
             message += ", reused at line %s" % primary[1]
+        memo = _memoised(path[boundary + 1:]) if stored is None else None
+        if memo is not None:
+            # returned by a function memoised with functools.lru_cache/cache: every call after the
+            # first returns the first graph's tensor; the decorator is the line to change
+            where, name = memo
+            message += "; it is returned by `%s`, memoised by the cache decorator at line %s: every call after the " \
+                       "first returns the tensor of the first graph" % (name, where[1])
+            if primary is not None and primary[:2] != where[:2]:
+                sites.append({"kind": "reuse", "site": primary, "message": "the stale tensor is read here"})
+            primary = where
         if stored is not None:
             # the stale tensor was given to a module as a plain attribute with its graph (a memory
             # carried across steps): that store is the line to change (`.detach()` there)
@@ -116,6 +127,25 @@ def _freed_graph(exc, roots, site, current):
              save_site=built, backward_site=site, freed_site=freed_site, save_op=_node_name(found),
              sites=sites, error=str(exc).splitlines()[0])
     _mark(exc)
+
+
+def _memoised(stale_nodes):
+    """(decorator site, function name) when the stale tensor (the first of ``stale_nodes`` with a build
+    tag) was made in a function of the program memoised by ``functools.lru_cache``/``cache``."""
+    for node in stale_nodes[:8]:
+        try:
+            tag = node.metadata.get(_BUILT)
+        except Exception:  # noqa: BLE001
+            continue
+        if tag is None:
+            continue
+        for pair in tag[:2]:
+            code = pair[0] if pair is not None else None
+            where = _memo.site_of(code) if code is not None else None
+            if where is not None:
+                return where, code.co_name
+        return None
+    return None
 
 
 def _stored(stale):

@@ -38,7 +38,7 @@ from . import optwatch as _optwatch
 from . import polluted as _polluted
 from .paramnames import describe, quoted
 from .report import _finding, _internal_error, _state
-from .userfiles import _caller, _site, _user_frame
+from .userfiles import _caller, _is_user, _site, _user_frame
 
 _Tensor = torch.Tensor
 
@@ -103,16 +103,40 @@ def _patch_setattr():
             if not new:
                 return
             ids = {id(p) for p in new}
+            owner = self
             if not any(_held(q) for q in self.parameters() if id(q) not in ids):
-                return  # a module no optimizer trains yet (being built, or trained by none)
+                # an item of a container (`self.biases[key] = nn.Parameter(...)` into an
+                # `nn.ParameterDict`, `ParameterList.append`, a `ModuleDict`): the module of the
+                # program's code that holds the container, when an optimizer holds its other parameters
+                owner = _enclosing(self, ids)
+                if owner is None:
+                    return  # a module no optimizer trains yet (being built, or trained by none)
             site = _site(_user_frame(_caller(1)))
             if site is not None:
-                _late.append([[weakref.ref(p) for p in new], site, name, _state.bw_count, type(self).__name__])
+                what = name if owner is self else "%s[%r]" % (
+                    next((n for n, m in owner.named_modules() if m is self), "") or type(self).__name__, name)
+                _late.append([[weakref.ref(p) for p in new], site, what, _state.bw_count, type(owner).__name__])
         except Exception:  # noqa: BLE001
             _internal_error("held grads: setattr")
 
     __setattr__.__wrapped__ = orig
     Module.__setattr__ = __setattr__
+
+
+def _enclosing(container, ids, depth=6):
+    """The module whose method is running in the program's frames (its ``self``) and that contains
+    ``container``, when an optimizer holds some of its parameters other than ``ids``; else None."""
+    f = _caller(2)
+    while f is not None and depth > 0:
+        if _is_user(f.f_code.co_filename):
+            depth -= 1
+            me = f.f_locals.get("self") if "self" in f.f_code.co_varnames else None
+            if isinstance(me, torch.nn.Module) and me is not container:
+                if any(m is container for m in me.modules()) and \
+                        any(_held(q) for q in me.parameters() if id(q) not in ids):
+                    return me
+        f = f.f_back
+    return None
 
 
 def _patch_zero_grad():
@@ -137,6 +161,53 @@ def _patch_zero_grad():
         cls.zero_grad = zero_grad
 
 
+def _note_zeroing(site, ids):
+    """A zeroing of the tensors ``ids`` at ``site``: the clears made from one line between two
+    backward calls (a loop) are one zeroing call."""
+    n = _state.bw_count
+    last = _zeroings[-1] if _zeroings else None
+    if last is not None and last[0] == site and last[2] == n:
+        _zeroings[-1] = (site, last[1] | frozenset(ids), n)
+    else:
+        _zeroings.append((site, frozenset(ids), n))
+        del _zeroings[:-_MAX_ZEROINGS]
+
+
+_grad_owners = [None, -1]  # {data_ptr of an optimizer tensor's .grad: the tensor}, backward count then
+
+
+def grads_zeroed(targets):
+    """The mode, for ``zero_`` / ``_foreach_zero_`` called by the program itself: zeros written into
+    the ``.grad`` of tensors an optimizer holds (``p.grad.zero_()``, ``p.grad.data.zero_()`` in a
+    loop: the hand-written ``zero_grad(set_to_none=False)``) are a zeroing call like ``p.grad = None``.
+    Matched by memory (``.data`` of a gradient is another tensor object over the same storage);
+    ``zero_grad`` itself, which calls them from torch's code, is noted by its own wrapper."""
+    if not _polluted._optimizers or _state.suspended:
+        return
+    try:
+        f = _caller(2)
+        if f is None or not _is_user(f.f_code.co_filename):
+            return
+        owners = _grad_owners[0]
+        if owners is None or _grad_owners[1] != _state.bw_count:
+            owners = {}
+            for p in _polluted._all_params() or ():
+                g = p.grad
+                if g is not None and g.numel():
+                    owners[g.data_ptr()] = p
+            _grad_owners[0], _grad_owners[1] = owners, _state.bw_count
+        ids = []
+        for t in targets:
+            if isinstance(t, _Tensor) and t.numel():
+                p = owners.get(t.data_ptr())
+                if p is not None and p.grad is not None and p.grad.data_ptr() == t.data_ptr():
+                    ids.append(id(p))
+        if ids:
+            _note_zeroing(_site(f), ids)
+    except Exception:  # noqa: BLE001
+        _internal_error("held grads: zero_")
+
+
 def _patch_grad_setter():
     """``p.grad = None`` written by the program (a loop over one module's parameters instead of
     ``zero_grad()``) is a zeroing call too: the assignments made from one line between two backward
@@ -151,14 +222,7 @@ def _patch_grad_setter():
             f = _user_frame(_caller(1))
             if f is None:
                 return
-            site = _site(f)
-            n = _state.bw_count
-            last = _zeroings[-1] if _zeroings else None
-            if last is not None and last[0] == site and last[2] == n:
-                _zeroings[-1] = (site, last[1] | {id(self)}, n)
-            else:
-                _zeroings.append((site, frozenset((id(self),)), n))
-                del _zeroings[:-_MAX_ZEROINGS]
+            _note_zeroing(_site(f), (id(self),))
         except Exception:  # noqa: BLE001
             _internal_error("held grads: grad setter")
 

@@ -4,12 +4,15 @@ import torch
 from . import aliased as _aliased
 from . import ctxstash as _cs
 from . import evalmode as _evalmode
+from . import gradmode as _gradmode
 from . import groups as _groups
 from . import heldgrads as _heldgrads
 from . import hookslots as _hookslots
+from . import memo as _memo
 from . import mode as _md
 from . import oneshot as _oneshot
 from . import polluted as _polluted
+from . import samples as _samples
 from . import staleopt as _staleopt
 from . import untrained as _untrained
 from .backward import _wrap_backward
@@ -41,6 +44,9 @@ def install(config):
     _patch_parameter_new()
     _hookslots.install()
     _evalmode.install()
+    _gradmode.install()
+    _memo.install()
+    _samples.install()
     _cs.install()
     _patch_data_setter()
     _patch_custom_backward()

@@ -2,8 +2,10 @@
 import torch
 
 from . import ctxstash as _cs
+from . import heldgrads as _heldgrads
 from . import nonfinite as _nf
 from . import probestate as _ps
+from . import samples as _samples
 from . import untrained as _untrained
 from . import zerograd as _zerograd
 from .chainrule import note_fresh as _note_fresh
@@ -27,6 +29,10 @@ def _make_mode():
     kinds = _write_kind
     expand_funcs = _expand_funcs
     detach = torch.Tensor.detach
+    detach_ = torch.Tensor.detach_
+    zeroing = {f for f in (getattr(torch.Tensor, "zero_", None), getattr(torch, "_foreach_zero_", None))
+               if f is not None}
+    grads_zeroed = _heldgrads.grads_zeroed
     fw_frames = _cs._frames
     probe_fresh = _ps.fresh
     singular = _nf._singular
@@ -37,6 +43,8 @@ def _make_mode():
     untrained_call = _untrained.after_call
     untrained_taint = _untrained.taint
     untrained_carry = _untrained.carry
+    sample_taint = _samples.taint
+    sample_carry = _samples.carry
     zero_kind = _zerograd._zero_kind
     zero_kind_of = _zerograd.kind_of
     zero_note = _zerograd.note
@@ -110,7 +118,14 @@ def _make_mode():
                         untrained_call(func, args, out)
                     if untrained_taint[0]:  # a copy of such a parameter's value is alive
                         untrained_carry(args, out)
+                    if sample_taint[0]:  # a `sample()` of a distribution that requires grad is alive (GW731)
+                        sample_carry(args, out)
                     return out
+            if func is detach_ and untrained_watch[0] and args and isinstance(args[0], tensor_type):
+                # `h.detach_()`: the tensor itself leaves the graph (its graph is read before it goes)
+                untrained_cut(args[0], ".detach_()", args[0])
+            if func in zeroing and args:  # `p.grad.zero_()` in a loop: a zeroing call (GW725)
+                grads_zeroed(args[0] if isinstance(args[0], (list, tuple)) else args[:1])
             out = _on_write(func, kind, args, kwargs)
             _tag_built(out)
             if untrained_taint[0]:  # `loss += term` of a copy that left the graph

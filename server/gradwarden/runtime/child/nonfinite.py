@@ -24,7 +24,7 @@ tests are gathered and read once when the backward returns).
 """
 import torch
 
-from .graphtags import _built_sites, _walk
+from .graphtags import _BUILT, _built_sites, _walk
 from .paramnames import describe
 from .records import _current_node, _node_name
 from .report import _finding, _internal_error, _state
@@ -83,8 +83,34 @@ def watch(kind, args, out):
                 return  # x ** 2: finite derivative everywhere
         out.grad_fn.register_hook(_hook)
         out.grad_fn.metadata[_SINGULAR_TAG] = True
+        _watch_inner(out.grad_fn, args)
     except Exception:  # noqa: BLE001
         _internal_error("nonfinite watch")
+
+
+_MAX_INNER = 4  # nodes a composite call built below its output's node, watched with it
+
+
+def _watch_inner(top, args):
+    """A call that torch implements in Python or by composition builds more than one node, and the
+    singular one may be below its output's (``1.0 / x`` is ``reciprocal(x) * 1.0``: the output's node
+    multiplies by a constant, the reciprocal's is the one that makes 0 x inf). The nodes the call made
+    (below ``top``, above its inputs' own nodes, not tagged by the mode as made by another call) are
+    watched too, tagged as made where the call was."""
+    stop = {id(a.grad_fn) for a in args[:4] if isinstance(a, _Tensor) and a.grad_fn is not None}
+    tag = top.metadata.get(_BUILT)
+    todo, seen = [n for n, _ in top.next_functions if n is not None], 0
+    while todo and seen < _MAX_INNER:
+        node = todo.pop(0)
+        if id(node) in stop or _BUILT in node.metadata or node.metadata.get(_SINGULAR_TAG) \
+                or not node.next_functions or type(node).__name__ == "AccumulateGrad":
+            continue
+        seen += 1
+        node.register_hook(_hook)
+        node.metadata[_SINGULAR_TAG] = True
+        if tag is not None:
+            node.metadata[_BUILT] = tag
+        todo.extend(n for n, _ in node.next_functions if n is not None)
 
 
 def _watch_masked(args):
@@ -263,7 +289,7 @@ def _report(node, n_bad, reached, bw_site):
                "multiplies a zero by the infinite values of an operand, and 0 x inf = NaN")
         fix = "make the operand finite where it is masked, e.g. clamp_min a log-probability"
     else:
-        why = ("those values were not used (a where/mask did not select them), but the op's derivative there is "
+        why = ("those values were not used (a where, a mask or a clamp did not pass them on), but the op's derivative there is "
                "infinite or undefined, and 0 x inf = NaN")
         fix = "make the branch finite before the op, e.g. where(mask, x, 1) inside it"
     _finding(("nonfinite", tuple(site)), code="GW720", kind="nonfinite-gradient", severity="warning", site=site,

@@ -11,7 +11,11 @@ Shown where the iterator was made, the static finding's line (the fix: ``list(..
 generator's code, or the function a ``filter``/``map`` applies, when it is the user's; else at
 the new optimizer's construction.
 """
+import collections.abc
+import inspect
+import sys
 import types
+import warnings
 import weakref
 
 import torch
@@ -20,16 +24,23 @@ from . import optwatch as _optwatch
 from .report import _finding, _internal_error, _state
 from .userfiles import _caller, _display_file, _is_user, _site, _user_frame
 
-_ITERATORS = (type(filter(None, ())), type(map(abs, ())), type(zip()), type(iter([])), type(iter(())),
-              types.GeneratorType)
+# one-shot: any iterator (its own `__iter__`, a `__next__`): `filter`, `map`, `zip`, `iter(...)`, a
+# generator, and `itertools.chain(...)`, `islice`, a dict's value iterator, a class of the program's
+_ITERATORS = collections.abc.Iterator
 _MAX_ITERATORS = 256
 _given = {}  # id(iterator) -> (the iterator, weakrefs to the parameters it gave, optimizer site)
 _lost = weakref.WeakKeyDictionary()  # optimizer -> (where the iterator was made, lost parameter refs, first site)
 _last = weakref.WeakKeyDictionary()  # optimizer -> backward count at its last step
+# generator made by `module.parameters()` / `named_parameters()` called by the program -> (where, weakref(module))
+_gen_made = weakref.WeakKeyDictionary()
+_clipped = set()  # sites of the clipping calls already reported
 
 
 def _made_at(it):
     """[file, line, function] where a one-shot iterator was made, when the run can tell."""
+    made = _gen_made.get(it) if isinstance(it, types.GeneratorType) else None
+    if made is not None:
+        return made[0]
     code = None
     if isinstance(it, types.GeneratorType):
         code = it.gi_code
@@ -125,7 +136,112 @@ def on_step(opt, args, kwargs):
     return None
 
 
+def _exhausted(it):
+    """(what an earlier consumer took from it, its site) when ``it`` is a one-shot iterator that gives
+    nothing any more: an optimizer took every item, or a generator that finished. Else None."""
+    first = _given.get(id(it))
+    if first is not None and first[0] is it:
+        return [r() for r in first[1]], first[2]
+    if isinstance(it, types.GeneratorType) and inspect.getgeneratorstate(it) == inspect.GEN_CLOSED:
+        made = _gen_made.get(it)
+        module = made[1]() if made is not None else None
+        params = [p for p in module.parameters()] if module is not None else []
+        return params, None
+    return None
+
+
+def before_clip(fn_name, parameters):
+    """``clip_grad_norm_(params, ...)`` / ``clip_grad_value_`` handed an iterator that an earlier
+    consumer emptied (the optimizer built from the same ``model.parameters()`` generator): it clips
+    nothing (the norm it returns is 0) while the parameters it was meant for have gradients, and the
+    step applies them unclipped (GW730, where the iterator was made)."""
+    if _state.suspended or not isinstance(parameters, _ITERATORS) or isinstance(parameters, torch.Tensor):
+        return False
+    try:
+        ex = _exhausted(parameters)
+        if ex is None:
+            return False
+        params, first_site = ex
+        with_grad = [p for p in params if p is not None and p.grad is not None]
+        if not with_grad:
+            return True
+        call = _site(_user_frame(_caller(2)))
+        where = _made_at(parameters) or call
+        if where is None or tuple(where[:2]) in _clipped:
+            return True
+        _clipped.add(tuple(where[:2]))
+        sites = []
+        if call is not None:
+            sites.append({"kind": "call", "site": call, "message": "`%s` gets nothing from it here" % fn_name})
+        if first_site is not None:
+            sites.append({"kind": "optimizer", "site": first_site, "message": "the optimizer built here took every item"})
+        _finding(("exhausted-clip", tuple(where)), code="GW730", kind="exhausted-iterator", severity="warning",
+                 site=where, sites=sites,
+                 message="a one-shot iterator made here was already emptied when `%s` got it: it clips nothing "
+                         "(the norm it returns is 0) while %d parameter(s) it was meant for have gradients, and the "
+                         "step applies them unclipped (make it a list once: `list(...)`, or pass "
+                         "`model.parameters()` again)" % (fn_name, len(with_grad)))
+    except Exception:  # noqa: BLE001
+        _internal_error("one-shot iterators: clip")
+    return True
+
+
+def _patch_parameters():
+    """Where the program made each ``parameters()`` / ``named_parameters()`` generator (a call from
+    torch's own code is not noted)."""
+    Module = torch.nn.Module
+    for name in ("parameters", "named_parameters"):
+        orig = getattr(Module, name)
+
+        def wrapper(self, *args, _orig=orig, **kwargs):
+            out = _orig(self, *args, **kwargs)
+            try:
+                f = sys._getframe(1)
+                if _is_user(f.f_code.co_filename) and isinstance(out, types.GeneratorType) and not _state.suspended:
+                    _gen_made[out] = (_site(f), weakref.ref(self))
+            except Exception:  # noqa: BLE001
+                pass
+            return out
+
+        wrapper.__wrapped__ = orig
+        wrapper.__name__ = orig.__name__
+        wrapper.__doc__ = orig.__doc__
+        setattr(Module, name, wrapper)
+
+
+def _patch_clipping():
+    import torch.nn.utils as utils
+    import torch.nn.utils.clip_grad as clip_grad
+
+    # clip_grad_value_ raises on an empty list (torch 2.13): not silent, not wrapped
+    for name in ("clip_grad_norm_",):
+        orig = getattr(clip_grad, name, None)
+        if orig is None:
+            continue
+
+        def wrapper(parameters, *args, _orig=orig, _name=name, **kwargs):
+            before_clip(_name, parameters)
+            if isinstance(parameters, types.GeneratorType):
+                # torch makes a list of it and warns when it is empty, with a stacklevel that would now
+                # name this frame: the same list and the same warning, from here, name the program's line
+                parameters = list(parameters)
+                if not parameters:
+                    warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
+                                  UserWarning, stacklevel=2)
+            return _orig(parameters, *args, **kwargs)
+
+        wrapper.__wrapped__ = orig
+        wrapper.__name__ = orig.__name__
+        wrapper.__doc__ = orig.__doc__
+        for mod in (clip_grad, utils):
+            if getattr(mod, name, None) is orig:
+                setattr(mod, name, wrapper)
+
+
 def install():
+    _patch_parameters()
+    _patch_clipping()
+
     def before(args, kwargs):
         return _candidates(args, kwargs) if not _state.suspended else []
 
