@@ -27,7 +27,7 @@ nothing:
   the backward that then raises (its loss has no graph) is GW701 at the statement;
 - a value drawn with ``sample()`` from a distribution built from tensors that require grad, used by
   a computation of the program's (not the distribution's own ``log_prob``) in a loss whose backward
-  also reaches the distribution's parameters by another path: GW731 at the draw (``rsample()``);
+  also reaches the distribution's parameters by another path: GW722 at the draw (``rsample()``);
 - a freed graph whose stale tensor was returned by a function of the program memoised with
   ``functools.lru_cache``/``functools.cache`` is shown at the decorator (GW402), the read as a reuse.
 
@@ -427,7 +427,7 @@ PROGRAMS: Dict[str, str] = {
     """,
     # a stochastic actor scored by a (frozen) critic on `dist.sample()` (line 11): the critic term's gradient
     # never reaches the actor through the draw; the same loss reaches `log_std` through the entropy.
-    # GW731 at the draw (the actor's weights, which nothing else trains, are also GW719 there)
+    # GW722 at the draw (the actor's weights, which nothing else trains, are also GW719 there)
     "actor_sample": """
         import torch
         from torch import nn
@@ -591,7 +591,7 @@ def test_grad_mode_left_off_by_a_statement(runs):
 
 
 def test_sample_differentiated_through_is_a_cut(runs):
-    f = _one(runs["actor_sample"], "GW731")
+    f = _one(runs["actor_sample"], "GW722")
     assert f.row == 11 and "rsample()" in f.message and f.backward_site.row == 14
 
 

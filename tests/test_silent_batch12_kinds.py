@@ -247,6 +247,61 @@ def test_container_item_made_after_the_optimizer_under_torch(case):
     assert res.stdout.split()[-1] == ("NOT_HELD" if CONTAINERS[case][4] else "HELD")
 
 
+# --- a list container topped up in forward: the length the analysis knows decides whether it grows ------
+# (`while len(self.protos) < n_cls:` appends only when __init__ left the container short; a container made
+# full in __init__ grows by nothing, so no parameter is made after the optimizer)
+GROWN = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+class Protos(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(4, 3)
+        self.protos = INIT
+    def forward(self, x, n_cls):
+        while len(self.protos) < n_cls:
+            self.protos.append(nn.Parameter(torch.randn(3)))  # <-
+        return self.enc(x) @ torch.stack(list(self.protos)).T
+net = Protos()
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for step in range(3):
+    loss = F.cross_entropy(net(torch.randn(6, 4), 3), torch.randint(0, 3, (6,)))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+late = list(net.protos)
+"""
+
+GROWN_INITS = {
+    "empty ParameterList": ("nn.ParameterList()", True),
+    "ParameterList from a comprehension": ("nn.ParameterList([nn.Parameter(torch.randn(3)) for _ in range(3)])", False),
+    "ParameterList from a literal list": ("nn.ParameterList([nn.Parameter(torch.randn(3)), nn.Parameter(torch.randn(3)), "
+                                          "nn.Parameter(torch.randn(3))])", False),
+}
+
+
+def _grown(case: str) -> str:
+    init, hazard = GROWN_INITS[case]
+    src = GROWN.replace("INIT", init)
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(GROWN_INITS))
+def test_list_container_topped_up_in_forward(case):
+    _check(_grown(case), "GW719")
+
+
+@pytest.mark.parametrize("case", sorted(GROWN_INITS))
+def test_list_container_topped_up_in_forward_under_torch(case):
+    probe = "held = {id(p) for g in opt.param_groups for p in g['params']}\n"
+    probe += "print('HELD' if all(id(p) in held for p in late) else 'NOT_HELD')\n"
+    res = _run(_unmark(_grown(case)), probe)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("NOT_HELD" if GROWN_INITS[case][1] else "HELD")
+
+
 # --- detach_() on the tensor the loss then uses: the tower it came from never trains -----------------
 DETACH = """
 import torch

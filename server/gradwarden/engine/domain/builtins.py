@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, List, Optional
 
+from gradwarden.engine.domain.containers import container_length
 from gradwarden.engine.state.model import (
     ConstV, DictV, FALSE, NONE, ObjV, PLAIN_NUMBER, RefV, SeqV, State, TRUE, TensorV, UNKNOWN, UnknownV, Value,
     fresh_id, ref_value,
@@ -230,6 +231,9 @@ class Builtins:
                     return UNKNOWN
             if name == "len" and args and isinstance(args[0], SeqV) and args[0].kind != "homogeneous":
                 return ConstV(len(st.lists.get(args[0].lid, ())))
+            if name == "len" and len(args) == 1 and isinstance(args[0], ObjV):
+                n = container_length(args[0], st)
+                return ConstV(n) if n is not None else UNKNOWN
             return UNKNOWN
         if name == "getattr" and len(args) >= 2 and isinstance(args[1], ConstV) and isinstance(args[1].value, str):
             if len(args) > 2 and self.it.modules.surely_lacks(args[0], args[1].value, st):

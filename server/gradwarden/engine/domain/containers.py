@@ -5,7 +5,7 @@ container, so it is among ``model.parameters()`` from then on — and not among 
 optimizer built earlier took (a per-domain bias made lazily in ``forward``)."""
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, List, Optional
 
 from gradwarden.engine.state.model import UNKNOWN, ConstV, ObjV, SeqV, State, TensorV, UnknownV, Value
 
@@ -42,3 +42,17 @@ def store_into_container(it: Any, obj: ObjV, key: Value, value: Value, st: State
     st.own("lists")[children.lid] = tuple(kids)
     st.own("lists")[keys_v.lid] = tuple(keys)
     return True
+
+
+def container_length(obj: ObjV, st: State) -> Optional[int]:
+    """``len(container)`` when the analysis knows its children (built from a list of known length,
+    grown by ``append``/``extend``/a store): a ``while len(self.protos) < n:`` that fills a container
+    made full in ``__init__`` then runs no step. None when the length is not known."""
+    attrs = st.attrs(obj.oid)
+    torch_cls = attrs.get("__torch__")
+    if not isinstance(torch_cls, ConstV) or torch_cls.value not in CONTAINER_CLASSES + ("torch.nn.Sequential",):
+        return None
+    children = attrs.get("__children__")
+    if not isinstance(children, SeqV) or children.kind == "homogeneous":
+        return None
+    return len(st.lists.get(children.lid, ()))

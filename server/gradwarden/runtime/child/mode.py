@@ -118,7 +118,7 @@ def _make_mode():
                         untrained_call(func, args, out)
                     if untrained_taint[0]:  # a copy of such a parameter's value is alive
                         untrained_carry(args, out)
-                    if sample_taint[0]:  # a `sample()` of a distribution that requires grad is alive (GW731)
+                    if sample_taint[0]:  # a `sample()` of a distribution that requires grad is alive (GW722)
                         sample_carry(args, out)
                     return out
             if func is detach_ and untrained_watch[0] and args and isinstance(args[0], tensor_type):

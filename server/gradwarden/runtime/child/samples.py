@@ -1,4 +1,4 @@
-"""A sample drawn with ``sample()`` where the loss differentiates through it (GW731, at the draw).
+"""A sample drawn with ``sample()`` where the loss differentiates through it (GW722, at the draw).
 
 ``z = Normal(mu, std).sample()`` is drawn under ``no_grad``: ``z`` carries no path back to ``mu``
 and ``std``. Fed to a decoder whose output is part of the loss, the loss depends on the draw but
@@ -141,7 +141,10 @@ def before_backward(roots, bw_site):
             if not direct:
                 continue
             _reported.add(tuple(d.site[:2]))
-            _finding(("sample-cut", tuple(d.site)), code="GW731", kind="sample-without-gradient", severity="warning",
+            # one GW722 at the draw: the generic dead-term report of the same line (the draw is a copy
+            # that left the graph too) would say it again with a vaguer reason
+            _state.reported.add(("dead-term", tuple(d.site)))
+            _finding(("sample-cut", tuple(d.site)), code="GW722", kind="sample-without-gradient", severity="warning",
                      site=d.site, backward_site=bw_site,
                      message="`sample()` draws this value without a graph, and a loss computed from it is "
                              "backwarded: its gradient reaches the distribution's parameters through its other terms "
