@@ -379,7 +379,9 @@ class Expressions:
 
     def ex_BoolOp(self, node: ast.BoolOp, st: State) -> Value:
         vals = [self.eval(v, st) for v in node.values]
-        truths = [self.truth_of(v) for v in vals]
+        # a container's truth is its items' count where they are known (`act_kwargs or {}` with a
+        # dict of options handed in, `layers or [default]`), as `if d:` reads it (``truth``)
+        truths = [self.container_truth(v, st) for v in vals]
         if isinstance(node.op, ast.And):
             if any(t is False for t in truths):
                 return FALSE
@@ -445,6 +447,10 @@ class Expressions:
     def ex_Lambda(self, node: ast.Lambda, st: State) -> Value:
         # inside a call, the frame it closes over is kept with its index: a lambda returned by a
         # builder (`return lambda pred, y: sum(w * fn(pred, y) for fn, w in fns)`) still sees `fns`
+        if st.fi == 0 and self.it.foreign_stack:
+            # at the module level of another project module (`model_dict = {"resnet8": lambda: resnet8()}`
+            # in `models/__init__.py`): its names are that module's globals, wherever it is called
+            return ref_value("lambda", "<lambda>", (node, ("module", self.it.foreign_stack[-1][0])))
         return ref_value("lambda", "<lambda>", (node, st.fi if st.fi == 0 else (st.fi, st.frame())))
 
     def ex_JoinedStr(self, node: ast.JoinedStr, st: State) -> Value:
@@ -530,7 +536,9 @@ class Expressions:
 
     # -- truth of conditions
     def truth(self, node: ast.expr, st: State) -> Optional[bool]:
-        v = self.eval(node, st)
+        return self.container_truth(self.eval(node, st), st)
+
+    def container_truth(self, v: Value, st: State) -> Optional[bool]:
         if v.__class__ is DictV and st.dicts.get(v.did):  # type: ignore[attr-defined]
             return True  # a dict holding items (`if self.state:` once the state is set)
         if v.__class__ is SeqV and v.kind != "homogeneous" and st.lists.get(v.lid):  # type: ignore[attr-defined]
@@ -647,7 +655,7 @@ class Expressions:
                 return self.it.calls.call_function(fdef, args, kwargs, st, self.it.span_of(node), closure=func.target[1])
             if k == "lambda":
                 lam, fi = func.target
-                return self.it.calls.call_lambda(lam, fi, args, st)
+                return self.it.calls.call_lambda(lam, fi, args, st, self.it.span_of(node))
             if k == "method":
                 (cls, fdef) = func.target
                 if _is_classmethod(fdef):
