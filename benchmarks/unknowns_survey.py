@@ -50,7 +50,7 @@ def _callee(node: ast.Call) -> Tuple[str, str]:
     return f"Call {type(f).__name__}(...)()", type(f).__name__
 
 
-def survey(trees: List[str], max_files: int) -> Tuple[Dict[str, Counter], Dict[str, Counter], Dict[str, int]]:
+def survey(trees: List[str], max_files: int) -> Tuple[Dict[str, Counter], Dict[str, Counter], Dict[str, int], Dict[str, Counter]]:
     from gradwarden.engine.analyze import analyze_source
     from gradwarden.engine.front.imports import set_root_hints
     from gradwarden.engine.interp.expressions import Expressions
@@ -60,11 +60,15 @@ def survey(trees: List[str], max_files: int) -> Tuple[Dict[str, Counter], Dict[s
     calls: Dict[str, Counter] = {}
     files: Dict[str, int] = {}
     seen: set = set()
-    current: List[Counter] = [Counter(), Counter()]
+    current: List[Counter] = [Counter(), Counter(), Counter()]
+    known: Dict[int, str] = {}  # node -> the class (and kind) of the value it had, when known
+    details: Dict[str, Counter] = {}
     original = Expressions.eval
 
     def counted(self, node, st):  # type: ignore[no-untyped-def]
         value = original(self, node, st)
+        if node is not None and value.__class__ is not UnknownV:
+            known[id(node)] = value.__class__.__name__ + (f":{value.kind}" if hasattr(value, "kind") else "")
         if node is not None and value.__class__ is UnknownV and id(node) not in seen:
             seen.add(id(node))
             # a node whose operand was unknown already only carries that unknown on: the kinds
@@ -82,6 +86,9 @@ def survey(trees: List[str], max_files: int) -> Tuple[Dict[str, Counter], Dict[s
             elif isinstance(node, (ast.Attribute, ast.Subscript)):
                 kind = type(node).__name__ + (" of an unknown object" if id(node.value) in seen else
                                               " of a known object")
+                if id(node.value) in known:
+                    what = node.attr if isinstance(node, ast.Attribute) else type(node.slice).__name__
+                    current[2][f"{type(node).__name__} {known[id(node.value)]} .{what}"] += 1
             else:
                 kind = type(node).__name__
             current[0][kind] += 1
@@ -93,17 +100,19 @@ def survey(trees: List[str], max_files: int) -> Tuple[Dict[str, Counter], Dict[s
             root = _tree_dir(name)
             set_root_hints([str(root)])
             paths = sorted(p for p in root.rglob("*.py") if "test" not in p.name)[:max_files]
-            current[0], current[1] = Counter(), Counter()
+            current[0], current[1], current[2] = Counter(), Counter(), Counter()
             for path in paths:
                 seen.clear()
+                known.clear()
                 try:
                     analyze_source(path.read_bytes(), str(path))
                 except Exception as exc:  # a survey: one file's failure is reported, not fatal
                     print(f"  {path}: {type(exc).__name__}: {exc}", file=sys.stderr)
             kinds[name], calls[name], files[name] = current[0], current[1], len(paths)
+            details[name] = current[2]
     finally:
         Expressions.eval = original  # type: ignore[method-assign]
-    return kinds, calls, files
+    return kinds, calls, files, details
 
 
 def main() -> None:
@@ -114,7 +123,7 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=15)
     args = ap.parse_args()
     t0 = time.perf_counter()
-    kinds, calls, files = survey([t.strip() for t in args.trees.split(",") if t.strip()], args.max_files)
+    kinds, calls, files, details = survey([t.strip() for t in args.trees.split(",") if t.strip()], args.max_files)
     total, total_calls = Counter(), Counter()
     for name in kinds:
         total.update(kinds[name])
@@ -126,6 +135,12 @@ def main() -> None:
         print(f"| {k} | {n} |")
     print(f"\n| callee of an unknown call | calls |\n|---|---|")
     for k, n in total_calls.most_common(args.calls):
+        print(f"| `{k}` | {n} |")
+    total_details = Counter()
+    for name in details:
+        total_details.update(details[name])
+    print(f"\n| attribute / subscript of a known value left unknown (value class, attribute) | nodes |\n|---|---|")
+    for k, n in total_details.most_common(args.calls):
         print(f"| `{k}` | {n} |")
     print(f"\n({time.perf_counter() - t0:.0f} s)")
 

@@ -1968,3 +1968,49 @@ def test_a_checkpointed_module_is_computed_through_the_checkpoint(tmp_path):
     bad = dict(CHECKPOINT_WRAPPER, **{"train.py": CHECKPOINT_WRAPPER["train.py"].replace(
         "nn.Tanh())", "nn.Tanh(), nn.Hardtanh(inplace=True))")})
     assert [f[0] for f in loud(project(tmp_path / "bad", bad))] == ["train.py"]
+
+
+# a Hydra-like `_target_` split with `rsplit(".", 1)` and the module imported by
+# `".".join(module_name.split("."))`: string methods that make or read a sequence of known strings
+# (torch raises at the backward: "output 0 of SigmoidBackward0 ... modified by an inplace operation")
+TARGET_SPLIT_JOIN = {
+    "models/gated.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class Gated(nn.Module):
+            def __init__(self, dim=4, inplace=False):
+                super().__init__()
+                self.fc = nn.Linear(dim, dim)
+                self.act = nn.Hardtanh(0.0, 0.5, inplace=inplace)
+
+            def forward(self, x):
+                return self.act(torch.sigmoid(self.fc(x)))
+    """,
+    "train.py": """
+        import importlib
+
+        import torch
+
+        TARGET = "models.gated.Gated"
+
+
+        def build(target, **kwargs):
+            module_name, cls_name = target.rsplit(".", 1)
+            module = importlib.import_module(".".join(module_name.split(".")))
+            return getattr(module, cls_name)(**kwargs)
+
+
+        if __name__ == "__main__":
+            net = build(TARGET, dim=4, inplace=True)
+            net(torch.randn(2, 4)).sum().backward()
+    """,
+}
+
+
+def test_a_target_split_and_joined_by_string_methods(tmp_path):
+    assert loud(project(tmp_path / "bad", TARGET_SPLIT_JOIN)) == [("models/gated.py", 12, "GW201")]
+    fixed = dict(TARGET_SPLIT_JOIN, **{"train.py": TARGET_SPLIT_JOIN["train.py"].replace(
+        "inplace=True)", "inplace=False)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []

@@ -453,6 +453,26 @@ class Expressions:
             return ref_value("lambda", "<lambda>", (node, ("module", self.it.foreign_stack[-1][0])))
         return ref_value("lambda", "<lambda>", (node, st.fi if st.fi == 0 else (st.fi, st.frame())))
 
+    def _str_seq_method(self, recv: Value, name: str, args: List[Value], kwargs: Dict[str, Value], st: State) -> Value:
+        """``".".join(parts)`` of known strings (a module path, a registry key built from parts)
+        is that string; ``name.split(".")`` / ``rsplit(".", 1)`` of a known string is the list of
+        its parts (``cfg["type"].rsplit(".", 1)`` naming a module and a class)."""
+        if kwargs:
+            return UNKNOWN
+        if name == "join":
+            items = self.known_items(args[0], st) if len(args) == 1 else None
+            if items is None or not all(isinstance(x, ConstV) and isinstance(x.value, str) for x in items):
+                return UNKNOWN
+            return ConstV(recv.value.join(x.value for x in items))  # type: ignore[attr-defined,union-attr]
+        if not all(isinstance(a, ConstV) and (a.value is None or isinstance(a.value, (str, int))) and
+                   not isinstance(a.value, bool) for a in args):
+            return UNKNOWN
+        try:
+            parts = getattr(recv.value, name)(*[a.value for a in args])  # type: ignore[attr-defined]
+        except (TypeError, ValueError):
+            return UNKNOWN
+        return self.new_seq([ConstV(p) for p in parts], st) if len(parts) <= MAX_UNROLL else UNKNOWN
+
     def ex_JoinedStr(self, node: ast.JoinedStr, st: State) -> Value:
         """An f-string whose parts are all known (``f"models.{name}"`` with ``name`` an argparse
         default, ``f"layer{i}"`` in a loop over ``range(3)``, ``f"{i:02d}"``) is that string, as
@@ -687,6 +707,8 @@ class Expressions:
             if k == "namedtuple":
                 return self._make_namedtuple(func.target, args, kwargs, st)
             if k == "strmethod":
+                if func.name in _STR_SEQ_METHODS:
+                    return self._str_seq_method(func.bound, func.name, args, kwargs, st)
                 return _str_method(func.bound, func.name, args, kwargs)
             if k == "srcfile":
                 return func
@@ -704,7 +726,9 @@ class Expressions:
 # `name.lower() == opt.model.replace("_", "") + "model"`, a config key normalized with `.upper()`)
 _STR_METHODS = frozenset({"lower", "upper", "casefold", "capitalize", "title", "strip", "lstrip", "rstrip",
                           "replace", "startswith", "endswith", "removeprefix", "removesuffix", "isdigit",
-                          "isidentifier", "zfill"})
+                          "isidentifier", "zfill", "join", "split", "rsplit"})
+# of those, the ones that read or make a sequence (Expressions._str_seq_method)
+_STR_SEQ_METHODS = frozenset({"join", "split", "rsplit"})
 
 
 def _str_method(recv: Value, name: str, args: List[Value], kwargs: Dict[str, Value]) -> Value:
