@@ -16,7 +16,7 @@ from gradwarden.rules.saved import SavedTensorModified, SavedTensorModifiedInBac
 from gradwarden.rules.views import ExpandedWrite, OverlappingAssign, GradOutputInplace, ExpandedParameterData, CustomFunctionOutputInplace, MultiViewInplace, BackwardGradientCount, LegacyFunction, GradientForNonTensorInput, SaveForBackwardNonTensor
 from gradwarden.rules.graph import BackwardFreesGraph, StaleGraphUse, GraphCarriedIntoLoop, StaleRetainedGraph, RunningLossKeepsGraph
 from gradwarden.rules.optimizer import StepBeforeBackward, FusedStepBeforeBackward, PollutedGradients, MissingDetachFreesGraph, TargetNotDetached, PolicyWeightNotDetached, PeerTargetNotDetached
-from gradwarden.rules.data import AnchorAliasesParameter, DataWriteToSaved, HiddenWrite
+from gradwarden.rules.data import AnchorAliasesParameter, DataWriteToSaved, HiddenWrite, UnregisteredTensor
 from gradwarden.rules.flow import (
     BackwardWithoutGrad, NonScalarBackward, GradInputNotInGraph, RequiresGradOnNonLeaf, GradOfNonLeaf, OptimizeNonLeaf,
     OptimizerWithoutGrad, CheckpointWithoutGrad, BackwardIgnoresGradOutput, GradientsNeverZeroed, GradientsPartlyZeroed,
@@ -62,6 +62,7 @@ RULES: Tuple[Type[Rule], ...] = (
     DataWriteToSaved,
     HiddenWrite,
     AnchorAliasesParameter,
+    UnregisteredTensor,
     BackwardWithoutGrad,
     NonScalarBackward,
     GradInputNotInGraph,

@@ -147,3 +147,90 @@ class AnchorAliasesParameter(Rule):
             opt.step()
         """,
     )
+
+
+class UnregisteredTensor(Rule):
+    """A module keeps a tensor that requires grad as a plain attribute, not an ``nn.Parameter``.
+
+    ``self.log_vars = torch.zeros(n, requires_grad=True)`` is a leaf the loss gives a gradient, but
+    ``nn.Module`` registers only ``Parameter``s (and buffers): ``module.parameters()`` does not list
+    it, so an optimizer built over the modules' parameters never holds it, and every step leaves it
+    unchanged, silently (it is not moved by ``.to(device)`` nor saved in the ``state_dict`` either).
+    Wrap it: ``self.log_vars = nn.Parameter(torch.zeros(n))``.
+    """
+
+    event = "unregistered_tensor"
+    code = "GW604"
+    name = "tensor-attribute-not-parameter"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "A module's tensor attribute that requires grad is not an nn.Parameter: .parameters() misses it, no optimizer steps it."
+    NO_FIX = (0,)
+    message = "`{name}` requires grad but is a plain tensor, not an `nn.Parameter`: the module does not register it, so `.parameters()` leaves it out and no optimizer holds it; the loss gives it a gradient that the step at {step} never applies (wrap it in `nn.Parameter`)"
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+
+        class Weighted(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 2)
+                self.log_var = torch.zeros(1, requires_grad=True)  # <-
+
+            def forward(self, x):
+                return (torch.exp(-self.log_var) * self.fc(x).pow(2)).mean() + self.log_var.sum()
+
+        model = Weighted()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            loss = model(torch.randn(4, 3))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+
+        class Weighted(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 2)
+                self.log_var = nn.Parameter(torch.zeros(1))
+
+            def forward(self, x):
+                return (torch.exp(-self.log_var) * self.fc(x).pow(2)).mean() + self.log_var.sum()
+
+        model = Weighted()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            loss = model(torch.randn(4, 3))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+
+        class Weighted(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(3, 2)
+                self.log_var = torch.zeros(1, requires_grad=True)
+
+            def forward(self, x):
+                return (torch.exp(-self.log_var) * self.fc(x).pow(2)).mean() + self.log_var.sum()
+
+        model = Weighted()
+        opt = torch.optim.SGD(list(model.parameters()) + [model.log_var], lr=0.1)
+        for _ in range(3):
+            loss = model(torch.randn(4, 3))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """,
+    )

@@ -88,6 +88,10 @@ def _imported(node: ast.AST, current: Path, mods: Dict[str, Path]) -> List[Path]
             node.value[:-3].replace("/", ".") in mods:
         # a project file named by its path (`"configs/default.py"`, run with `exec` or `runpy`)
         out.append(mods[node.value[:-3].replace("/", ".")])
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "." in node.value and node.value in mods:
+        # a dotted module path in a table read at run time (a package's lazy `__getattr__`:
+        # `{"TextClassifier": "textcls.modeling.classifier"}` given to `import_module`)
+        out.append(mods[node.value])
     elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.rpartition(".")[0] in mods:
         # a dotted path in a config (Hydra's `_target_: models.net.Net`), imported at run time
         out.append(mods[node.value.rpartition(".")[0]])

@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.checks.flowfacts import optimizer_params
 from gradwarden.engine.checks.flowviews import _halt
+from gradwarden.engine.checks.plainattrs import check_unregistered_tensors
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.domain.returncount import tuple_elements
 from gradwarden.engine.events import Event
@@ -317,6 +318,7 @@ class TrainingChecks:
         if tids:  # GW719: which of them the losses reached (engine/checks/reach.py)
             self.flow.reach.at_step(st, obj.oid, tids, span, self.flow.opt_sites.get(obj.oid, span),
                                     self.it.tensors.receiver_text(node) or "optimizer")
+            check_unregistered_tensors(self, st, span)  # GW604 (engine/checks/plainattrs.py)
         if tids:
             cuts = []
             for tid in tids:

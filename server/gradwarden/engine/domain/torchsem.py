@@ -34,6 +34,9 @@ ARITHMETIC = frozenset({f"{p}{n}{s}" for n in ("add", "sub", "mul", "div", "true
                                                 "remainder", "fmod", "rsub", "truediv", "floordiv", "mod")
                         for p, s in (("", ""), ("", "_"), ("__", "__"), ("__r", "__"), ("__i", "__"))})
 
+# keyword arguments of ``torch.utils.checkpoint.checkpoint`` itself (the others go to the function)
+_CHECKPOINT_OPTIONS = frozenset({"use_reentrant", "preserve_rng_state", "determinism_check", "debug", "context_fn"})
+
 REGRESSION_LOSSES = {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"}
 
 # losses against a distribution another model predicts (distillation, mutual learning)
@@ -165,6 +168,19 @@ class TorchCalls:
             self.note_wrapped_number(out, args, kwargs, st)
         return out
 
+    def checkpointed(self, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Optional[Value]:
+        """``checkpoint(fn, *args)`` computes ``fn(*args)``: the same values and, from the backward's
+        side, the same graph through ``fn``'s parameters (a wrapper module in ``utils/`` around a
+        block). Not so where a reentrant checkpoint (``use_reentrant`` not ``False``) gets no input
+        that requires grad: its output has no graph (GW708), left to the caller (None)."""
+        flag = kwargs.get("use_reentrant")
+        if flag is None or self.it.ev.truth_of(flag) is not False:
+            tensors = [x for a in args[1:] for x in self.it.graph.slot_tensors(st, a)]
+            if not tensors or all(st.t.get(x.tid) is not None and st.t[x.tid].rg is False for x in tensors):
+                return None
+        kw = {k: v for k, v in kwargs.items() if k not in _CHECKPOINT_OPTIONS}
+        return self.it.ev.call(args[0], list(args[1:]), kw, st, node)
+
     def note_wrapped_number(self, out: Value, args: Sequence[Value], kwargs: Dict[str, Value], st: State) -> None:
         """``w * 2``, ``w / 2``: autograd wraps the Python number in a tensor and saves it, so a
         backward frees that node like any other (measured: a second backward through ``w * 2``
@@ -203,6 +219,10 @@ class TorchCalls:
             return self.it.optim.construct_swa(qual, args, kwargs, st, node)
         if qual in REPARAMETRIZE:
             return self.reparametrize(qual, args, kwargs, st, node)
+        if qual == "torch.utils.checkpoint.checkpoint" and args and isinstance(args[0], (RefV, ObjV)):
+            out = self.checkpointed(args, kwargs, st, node)
+            if out is not None:
+                return out
         if qual.startswith("torch.optim.") and not qual.startswith("torch.optim.lr_scheduler") \
                 and qual.rsplit(".", 1)[-1][:1].isupper():
             return self.it.optim.construct_optimizer(qual, args, kwargs, st, node)

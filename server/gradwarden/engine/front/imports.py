@@ -12,12 +12,13 @@ a large library stays fast.
 from __future__ import annotations
 
 import ast
+import copy
 import os
 from collections import OrderedDict
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine import entry
 from gradwarden.engine.front import listings
@@ -246,11 +247,17 @@ def path_insertions(tree: ast.Module, filename: str) -> List[Path]:
         here = Path(filename).resolve().parent
     except OSError:
         return out
+    bound: Dict[str, ast.expr] = {}  # module-level names bound once, so far (`ROOT = Path(__file__)...`)
+    once = _bound_once(tree)
     for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and node.targets[0].id in once:
+            bound[node.targets[0].id] = _inlined(node.value, bound)
         for call in _path_calls(node):
             arg = call.args[-1] if call.args else None
             if arg is None:
                 continue
+            arg = _inlined(arg, bound)
             parts = [n.value for n in ast.walk(arg) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
             names = [n.id for n in ast.walk(arg) if isinstance(n, ast.Name)]
             others = [n for n in names if n not in ("os", "__file__", "Path", "str", "pathlib", "osp", "path")]
@@ -346,6 +353,35 @@ def calls_project_code(calls: Sequence[Tuple[str, int]], resolver: "ImportResolv
         return False
     return any(resolver.find(name, level, None) is not None or bool(resolver.find_dir(name, level))
                for name, level in calls)
+
+
+def _bound_once(tree: ast.Module) -> Set[str]:
+    """The names the module's top level binds exactly once, by a plain assignment (a path
+    variable, ``FILE = Path(__file__).resolve()``; ``ROOT = FILE.parents[1]``), and nowhere else."""
+    counts: Dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            counts[node.id] = counts.get(node.id, 0) + 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for n in node.names:
+                counts[n] = counts.get(n, 0) + 2
+    return {stmt.targets[0].id for stmt in tree.body
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and counts.get(stmt.targets[0].id) == 1}
+
+
+def _inlined(expr: ast.expr, bound: Dict[str, ast.expr]) -> ast.expr:
+    """``expr`` with the names in ``bound`` replaced by the expressions they were bound to (a
+    path spelled through a variable reads as the call spelling it out)."""
+    if not bound or not any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(expr)):
+        return expr
+
+    class _Inline(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            value = bound.get(node.id)
+            return copy.deepcopy(value) if value is not None and isinstance(node.ctx, ast.Load) else node
+
+    return _Inline().visit(copy.deepcopy(expr))
 
 
 def _path_calls(node: ast.stmt) -> Iterator[ast.Call]:

@@ -53,7 +53,9 @@ class Calls:
         self.generators: Dict[int, bool] = {}  # id(FunctionDef) -> is a generator
         self.annotation_kinds: Dict[int, Optional[str]] = {}  # id(annotation) -> numbers_annotation's answer
 
-    def call_lambda(self, lam: ast.Lambda, fi: Any, args: List[Value], st: State) -> Value:
+    def call_lambda(self, lam: ast.Lambda, fi: Any, args: List[Value], st: State, span: Optional[Span] = None) -> Value:
+        if isinstance(fi, tuple) and fi[0] == "module":
+            return self._call_module_lambda(lam, fi[1], args, st, span)
         if isinstance(fi, tuple):
             # (frame index, that call's frame): the live frame while that call runs, else what it held
             fi, captured = fi
@@ -69,6 +71,24 @@ class Calls:
             return self.it.ev.eval(lam.body, st)
         finally:
             st.pop_frame(caller)
+
+    def _call_module_lambda(self, lam: ast.Lambda, fm: Any, args: List[Value], st: State, span: Optional[Span]) -> Value:
+        """A lambda of another module's top level: its free names are that module's globals (read
+        at the call, as Python does), and its spans name that module's file."""
+        env: Dict[str, Value] = {"__gw_globals__": fm.globals}  # type: ignore[dict-item]
+        for a, v in zip(lam.args.args, args):
+            env[a.arg] = v
+        caller = st.fi
+        entered = not (self.it.foreign_stack and self.it.foreign_stack[-1][0] is fm)
+        if entered:
+            self.it.foreign_stack.append((fm, span if span is not None else Span(1, 1, 1, 1)))
+        st.push_frame(env)
+        try:
+            return self.it.ev.eval(lam.body, st)
+        finally:
+            st.pop_frame(caller)
+            if entered:
+                self.it.foreign_stack.pop()
 
     def bind_params(self, fdef: ast.FunctionDef, args: List[Value], kwargs: Dict[str, Value], st: State) -> Dict[str, Value]:
         env: Dict[str, Value] = {}

@@ -379,7 +379,9 @@ class Expressions:
 
     def ex_BoolOp(self, node: ast.BoolOp, st: State) -> Value:
         vals = [self.eval(v, st) for v in node.values]
-        truths = [self.truth_of(v) for v in vals]
+        # a container's truth is its items' count where they are known (`act_kwargs or {}` with a
+        # dict of options handed in, `layers or [default]`), as `if d:` reads it (``truth``)
+        truths = [self.container_truth(v, st) for v in vals]
         if isinstance(node.op, ast.And):
             if any(t is False for t in truths):
                 return FALSE
@@ -445,7 +447,31 @@ class Expressions:
     def ex_Lambda(self, node: ast.Lambda, st: State) -> Value:
         # inside a call, the frame it closes over is kept with its index: a lambda returned by a
         # builder (`return lambda pred, y: sum(w * fn(pred, y) for fn, w in fns)`) still sees `fns`
+        if st.fi == 0 and self.it.foreign_stack:
+            # at the module level of another project module (`model_dict = {"resnet8": lambda: resnet8()}`
+            # in `models/__init__.py`): its names are that module's globals, wherever it is called
+            return ref_value("lambda", "<lambda>", (node, ("module", self.it.foreign_stack[-1][0])))
         return ref_value("lambda", "<lambda>", (node, st.fi if st.fi == 0 else (st.fi, st.frame())))
+
+    def _str_seq_method(self, recv: Value, name: str, args: List[Value], kwargs: Dict[str, Value], st: State) -> Value:
+        """``".".join(parts)`` of known strings (a module path, a registry key built from parts)
+        is that string; ``name.split(".")`` / ``rsplit(".", 1)`` of a known string is the list of
+        its parts (``cfg["type"].rsplit(".", 1)`` naming a module and a class)."""
+        if kwargs:
+            return UNKNOWN
+        if name == "join":
+            items = self.known_items(args[0], st) if len(args) == 1 else None
+            if items is None or not all(isinstance(x, ConstV) and isinstance(x.value, str) for x in items):
+                return UNKNOWN
+            return ConstV(recv.value.join(x.value for x in items))  # type: ignore[attr-defined,union-attr]
+        if not all(isinstance(a, ConstV) and (a.value is None or isinstance(a.value, (str, int))) and
+                   not isinstance(a.value, bool) for a in args):
+            return UNKNOWN
+        try:
+            parts = getattr(recv.value, name)(*[a.value for a in args])  # type: ignore[attr-defined]
+        except (TypeError, ValueError):
+            return UNKNOWN
+        return self.new_seq([ConstV(p) for p in parts], st) if len(parts) <= MAX_UNROLL else UNKNOWN
 
     def ex_JoinedStr(self, node: ast.JoinedStr, st: State) -> Value:
         """An f-string whose parts are all known (``f"models.{name}"`` with ``name`` an argparse
@@ -530,7 +556,9 @@ class Expressions:
 
     # -- truth of conditions
     def truth(self, node: ast.expr, st: State) -> Optional[bool]:
-        v = self.eval(node, st)
+        return self.container_truth(self.eval(node, st), st)
+
+    def container_truth(self, v: Value, st: State) -> Optional[bool]:
         if v.__class__ is DictV and st.dicts.get(v.did):  # type: ignore[attr-defined]
             return True  # a dict holding items (`if self.state:` once the state is set)
         if v.__class__ is SeqV and v.kind != "homogeneous" and st.lists.get(v.lid):  # type: ignore[attr-defined]
@@ -647,7 +675,7 @@ class Expressions:
                 return self.it.calls.call_function(fdef, args, kwargs, st, self.it.span_of(node), closure=func.target[1])
             if k == "lambda":
                 lam, fi = func.target
-                return self.it.calls.call_lambda(lam, fi, args, st)
+                return self.it.calls.call_lambda(lam, fi, args, st, self.it.span_of(node))
             if k == "method":
                 (cls, fdef) = func.target
                 if _is_classmethod(fdef):
@@ -679,6 +707,8 @@ class Expressions:
             if k == "namedtuple":
                 return self._make_namedtuple(func.target, args, kwargs, st)
             if k == "strmethod":
+                if func.name in _STR_SEQ_METHODS:
+                    return self._str_seq_method(func.bound, func.name, args, kwargs, st)
                 return _str_method(func.bound, func.name, args, kwargs)
             if k == "srcfile":
                 return func
@@ -696,7 +726,9 @@ class Expressions:
 # `name.lower() == opt.model.replace("_", "") + "model"`, a config key normalized with `.upper()`)
 _STR_METHODS = frozenset({"lower", "upper", "casefold", "capitalize", "title", "strip", "lstrip", "rstrip",
                           "replace", "startswith", "endswith", "removeprefix", "removesuffix", "isdigit",
-                          "isidentifier", "zfill"})
+                          "isidentifier", "zfill", "join", "split", "rsplit"})
+# of those, the ones that read or make a sequence (Expressions._str_seq_method)
+_STR_SEQ_METHODS = frozenset({"join", "split", "rsplit"})
 
 
 def _str_method(recv: Value, name: str, args: List[Value], kwargs: Dict[str, Value]) -> Value:

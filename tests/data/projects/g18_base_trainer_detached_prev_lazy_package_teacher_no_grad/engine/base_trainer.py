@@ -1,0 +1,14 @@
+class BaseTrainer:
+    def __init__(self, model, optimizer):
+        self.model = model
+        self.optimizer = optimizer
+
+    def compute_loss(self, batch):
+        raise NotImplementedError
+
+    def train_step(self, batch):
+        loss = self.compute_loss(batch)
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        return loss.item()

@@ -1,0 +1,2 @@
+from .models import build_detector
+from .losses import build_loss

@@ -1,0 +1,3 @@
+from .cls_head import ClsHead
+
+HEADS = {"cls": ClsHead}

@@ -1,0 +1,1 @@
+from .resmlp import ResMLP

@@ -1,0 +1,2 @@
+TASKS = ["segment", "depth", "edges"]
+OUT_DIMS = {"segment": 4, "depth": 1, "edges": 1}
