@@ -55,9 +55,11 @@ def main() -> int:
     ap.add_argument("tree", type=Path)
     ap.add_argument("--every", type=int, default=4)
     ap.add_argument("--baseline-rev", action="append", default=[], help="a revision to measure too (repeatable)")
+    ap.add_argument("--revs-only", action="store_true", help="measure the revisions given, not the working tree")
     args = ap.parse_args()
     servers = {rev: cached_server_of(rev) for rev in args.baseline_rev}
-    servers["this tree"] = REPO / "server"
+    if not args.revs_only:
+        servers["this tree"] = REPO / "server"
     with tempfile.TemporaryDirectory(prefix="gw-inproc-") as tmp:
         got = {name: measure(server, args.tree, args.every, Path(tmp)) for name, server in servers.items()}
     first = next(iter(got.values()))
