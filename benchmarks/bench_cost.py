@@ -248,7 +248,9 @@ def trees_table(names: Sequence[str], servers: Dict[str, Path], rounds: int, fmt
                     got = instr_timm.measure(servers[c], tree, fmt, Path(tmp))
                 print(f"{'':<18}instructions, {c}: ast.parse {got['ast.parse'] / 1e9:.2f} G, check "
                       f"{got['check'] / 1e9:.2f} G = {got['check'] / got['ast.parse']:.2f}x (parent "
-                      f"{got['check: parent'] / 1e9:.2f} G, workers {got['check: workers'] / 1e9:.2f} G), "
+                      f"{got['check: parent'] / 1e9:.2f} G, workers {got['check: workers'] / 1e9:.2f} G, other "
+                      f"children {got['check: other children'] / 1e9:.2f} G, processes left out for want "
+                      f"of a count: {got['left out (no count)']}), "
                       f"analyze_source in-process {got['analyze_source'] / got['ast.parse']:.2f}x", flush=True)
     judged = [n for n in names if n in DEFAULT_TREES]
     verdict = ("met" if ok else "NOT met") if judged else "not judged (none of them measured)"

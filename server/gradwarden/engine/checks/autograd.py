@@ -143,7 +143,7 @@ class Graph:
                                   report_span=report_span, call_span=call_span, opaque=opaque)
 
         n_out = max(1, info.n_outputs if info is not None else 1)
-        nondiff = set(info.nondiff_outputs) if info is not None else set()
+        nondiff = info.nondiff_outputs if info is not None else ()  # a tuple of output indices: no set per op
         alias = info.alias if info is not None else None
         outs: List[TensorV] = []
         for k in range(n_out):

@@ -24,6 +24,19 @@ NUMBER_METHODS = {"item", "tolist", "numpy", "size", "dim", "ndimension", "numel
                   "__format__", "__bool__", "__float__", "__int__", "is_set_to", "has_names", "type"}
 NOT_TENSOR_METHODS = {"items", "keys", "values", "get", "append", "extend", "update", "setdefault", "insert",
                       "popitem", "index", "count", "startswith", "endswith", "split_", "format", "strip"}
+_NO_RESULT = frozenset({"retain_grad", "register_hook", "share_memory_", "pin_memory", "record_stream"})
+_NEW_FACTORIES = frozenset({"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "new", "new_empty_strided"})
+_SPLITS = frozenset({"split", "chunk", "unbind", "tensor_split", "split_with_sizes", "hsplit", "vsplit", "unflatten_"})
+_FLOAT_CASTS = frozenset({"float", "double", "half", "bfloat16"})
+_MOVES_OR_CASTS = frozenset({"float", "double", "half", "bfloat16", "to", "cuda", "cpu", "type_as", "contiguous", "type"})
+_NOT_DIFFERENTIABLE = frozenset({"long", "int", "bool", "byte", "short", "char", "argmax", "argmin", "argsort", "nonzero",
+                                 "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "sign", "round",
+                                 "floor", "ceil", "trunc"})
+# every name `Tensors._call_tensor_method` tests before its general path (an op-table look-up):
+# any other name goes there at once, past the tests (most method calls: view, sum, permute...)
+_BEFORE_GENERAL = frozenset({"backward", "detach", "detach_", "requires_grad_", "type_as", "to", "clone"}) | \
+    NUMBER_METHODS | NOT_TENSOR_METHODS | _NO_RESULT | _NEW_FACTORIES | _SPLITS | _FLOAT_CASTS | _MOVES_OR_CASTS | \
+    _NOT_DIFFERENTIABLE
 LAYOUT_VIEWS = {"transpose", "permute", "t", "T", "mT", "mH", "H", "swapaxes", "swapdims", "movedim", "flip",
                 "transpose_", "adjoint"}
 BINOP_METHOD = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.MatMult: "matmul",
@@ -59,76 +72,74 @@ class Tensors:
         info_t = st.t.get(t.tid)
         if info_t is None:
             return UNKNOWN
-        if name == "backward":
-            retain = kwargs.get("retain_graph", args[1] if len(args) > 1 else None)
-            create = kwargs.get("create_graph", args[2] if len(args) > 2 else None)
-            create_b = isinstance(create, ConstV) and create.value is True
-            retain_b = create_b if retain is None else self.it.ev.truth_of(retain) is not False
-            inputs = kwargs.get("inputs", args[3] if len(args) > 3 else None)
-            self.it.backward.do_backward(st, [t], span, retain=retain_b,
-                                         inputs=[inputs] if isinstance(inputs, (TensorV, SeqV)) else ())
-            return NONE
-        if name in NUMBER_METHODS and not (name == "type" and args):
-            return UNKNOWN
-        if name in NOT_TENSOR_METHODS:
-            return UNKNOWN  # `.items()`: an opaque call's result that is a dict, not a tensor
-        if name == "detach":
-            return self.it.graph.alias_tensor(st, t, kind="detach", span=span, rg=False, grad_fn=None)
-        if name == "detach_":
-            st.update_t(t.tid, rg=False, leaf=True, grad_fn=None, base=None)
-            return t
-        if name == "requires_grad_":
-            flag = args[0] if args else kwargs.get("requires_grad", TRUE)
-            b = self.it.ev.truth_of(flag)
-            if info_t.leaf or info_t.grad_fn is None:
-                st.update_t(t.tid, rg=b if b is not None else None, leaf=True)
-            return t
-        if name in {"retain_grad", "register_hook", "share_memory_", "pin_memory", "record_stream"}:
-            return NONE if name != "pin_memory" else t
-        if name in {"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "new", "new_empty_strided"}:
-            rg = kwargs.get("requires_grad")
-            return self.it.graph.new_tensor(st, rg=True if isinstance(rg, ConstV) and rg.value is True else False, node=node)
-        if name in {"split", "chunk", "unbind", "tensor_split", "split_with_sizes", "hsplit", "vsplit", "unflatten_"}:
-            kinds = [arg_kind(st, a) for a in args]
-            info = optable.lookup_method(name, kinds, kwargs.keys())
-            diff = info.differentiable if info is not None else True
-            rg = info_t.rg if st.grad_enabled and diff else False
-            grad_fn = None
-            if rg is not False:
-                grad_fn = self.it.graph.make_node(st, name, span, [t], (), st.next_seq())
-            view = self.it.graph.alias_tensor(st, t, kind="multi_view", span=span, rg=rg, grad_fn=grad_fn, opname=name)
-            return self.it.ev.new_seq([view], st, kind="homogeneous")
-        if name in ("type_as", "to") and args and isinstance(args[0], TensorV) and args[0].tid in st.t:
-            other = st.t[args[0].tid].dtype
-            if other is not None and info_t.dtype is not None and other != info_t.dtype:
-                out = self._copy_of(t, st, node, name)  # a dtype conversion (bool mask -> float): a copy
-                st.update_t(out.tid, dtype=other)
-                return out
-        if name in {"float", "double", "half", "bfloat16"} and info_t.dtype in ("bool", "int"):
-            out = self._copy_of(t, st, node, name)
-            st.update_t(out.tid, dtype="float")
-            return out
-        if name in {"float", "double", "half", "bfloat16", "to", "cuda", "cpu", "type_as", "contiguous",
-                    "type"} and not self._dtype_change(name, args, kwargs):
-            if name == "contiguous" and info_t.expanded is not None:
-                return self._copy_of(t, st, node, name)  # an expanded tensor is not contiguous: a copy
-            if name in {"to", "cuda", "cpu", "double", "half", "bfloat16", "type_as", "type"} and \
-                    info_t.rg is True and info_t.grad_fn is None:
-                # a leaf moved to another device or dtype is a new, non-leaf tensor; on the same
-                # one it is the leaf itself: we cannot tell, so it is neither for our rules
+        if name in _BEFORE_GENERAL:  # the special methods' chain of tests, skipped by every other name
+            if name == "backward":
+                retain = kwargs.get("retain_graph", args[1] if len(args) > 1 else None)
+                create = kwargs.get("create_graph", args[2] if len(args) > 2 else None)
+                create_b = isinstance(create, ConstV) and create.value is True
+                retain_b = create_b if retain is None else self.it.ev.truth_of(retain) is not False
+                inputs = kwargs.get("inputs", args[3] if len(args) > 3 else None)
+                self.it.backward.do_backward(st, [t], span, retain=retain_b,
+                                             inputs=[inputs] if isinstance(inputs, (TensorV, SeqV)) else ())
+                return NONE
+            if name in NUMBER_METHODS and not (name == "type" and args):
+                return UNKNOWN
+            if name in NOT_TENSOR_METHODS:
+                return UNKNOWN  # `.items()`: an opaque call's result that is a dict, not a tensor
+            if name == "detach":
+                return self.it.graph.alias_tensor(st, t, kind="detach", span=span, rg=False, grad_fn=None)
+            if name == "detach_":
+                st.update_t(t.tid, rg=False, leaf=True, grad_fn=None, base=None)
+                return t
+            if name == "requires_grad_":
+                flag = args[0] if args else kwargs.get("requires_grad", TRUE)
+                b = self.it.ev.truth_of(flag)
+                if info_t.leaf or info_t.grad_fn is None:
+                    st.update_t(t.tid, rg=b if b is not None else None, leaf=True)
+                return t
+            if name in _NO_RESULT:
+                return NONE if name != "pin_memory" else t
+            if name in _NEW_FACTORIES:
+                rg = kwargs.get("requires_grad")
+                return self.it.graph.new_tensor(st, rg=True if isinstance(rg, ConstV) and rg.value is True else False, node=node)
+            if name in _SPLITS:
+                kinds = [arg_kind(st, a) for a in args]
+                info = optable.lookup_method(name, kinds, kwargs.keys())
+                diff = info.differentiable if info is not None else True
+                rg = info_t.rg if st.grad_enabled and diff else False
+                grad_fn = None
+                if rg is not False:
+                    grad_fn = self.it.graph.make_node(st, name, span, [t], (), st.next_seq())
+                view = self.it.graph.alias_tensor(st, t, kind="multi_view", span=span, rg=rg, grad_fn=grad_fn, opname=name)
+                return self.it.ev.new_seq([view], st, kind="homogeneous")
+            if name in ("type_as", "to") and args and isinstance(args[0], TensorV) and args[0].tid in st.t:
+                other = st.t[args[0].tid].dtype
+                if other is not None and info_t.dtype is not None and other != info_t.dtype:
+                    out = self._copy_of(t, st, node, name)  # a dtype conversion (bool mask -> float): a copy
+                    st.update_t(out.tid, dtype=other)
+                    return out
+            if name in _FLOAT_CASTS and info_t.dtype in ("bool", "int"):
                 out = self._copy_of(t, st, node, name)
-                st.update_t(out.tid, counter=info_t.counter, storage=info_t.storage)
+                st.update_t(out.tid, dtype="float")
                 return out
-            return t  # may return the very same tensor object: shares everything
-        if name in {"long", "int", "bool", "byte", "short", "char", "argmax", "argmin", "argsort", "nonzero",
-                    "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "sign", "round",
-                    "floor", "ceil", "trunc"} and not name.endswith("_"):
-            kinds = [arg_kind(st, a) for a in args]
-            info = optable.lookup_method(name, kinds, kwargs.keys())
-            if info is None or not info.differentiable:
-                return self.it.graph.new_tensor(st, rg=False, node=node, dtype=_RESULT_DTYPE.get(name))
-        if name == "clone":
-            return self._copy_of(t, st, node, name)
+            if name in _MOVES_OR_CASTS and not self._dtype_change(name, args, kwargs):
+                if name == "contiguous" and info_t.expanded is not None:
+                    return self._copy_of(t, st, node, name)  # an expanded tensor is not contiguous: a copy
+                if name in {"to", "cuda", "cpu", "double", "half", "bfloat16", "type_as", "type"} and \
+                        info_t.rg is True and info_t.grad_fn is None:
+                    # a leaf moved to another device or dtype is a new, non-leaf tensor; on the same
+                    # one it is the leaf itself: we cannot tell, so it is neither for our rules
+                    out = self._copy_of(t, st, node, name)
+                    st.update_t(out.tid, counter=info_t.counter, storage=info_t.storage)
+                    return out
+                return t  # may return the very same tensor object: shares everything
+            if name in _NOT_DIFFERENTIABLE and not name.endswith("_"):
+                kinds = [arg_kind(st, a) for a in args]
+                info = optable.lookup_method(name, kinds, kwargs.keys())
+                if info is None or not info.differentiable:
+                    return self.it.graph.new_tensor(st, rg=False, node=node, dtype=_RESULT_DTYPE.get(name))
+            if name == "clone":
+                return self._copy_of(t, st, node, name)
         kinds = [(operand_kind if name in ARITHMETIC else arg_kind)(st, a) for a in args]
         info = optable.lookup_method(name, kinds, kwargs.keys())
         inplace = (name.endswith("_") and not name.endswith("__")) or (info is not None and 0 in info.mutates)
