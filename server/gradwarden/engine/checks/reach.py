@@ -26,6 +26,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.checks.flowfacts import Cut, optimizer_params as _params_of
 from gradwarden.engine.checks.groups import GroupHoles
+from gradwarden.engine.checks.unheld import UnheldParameters
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.state.model import ConstV, Node, NumberV, ObjV, State, TensorV, Value, walk_nodes
@@ -75,6 +76,7 @@ class GradientReach:
         # fixed, this backward trains them, so the path ending there proves nothing about them
         self.reached_by_raising: Set[int] = set()
         self.groups = GroupHoles(self)  # parameter groups whose filters leave a parameter out
+        self.unheld = UnheldParameters(self)  # trained parameters no optimizer holds
 
     # ------------------------------------------------------------------ recording
     def note_raising_backward(self, order: Sequence[Node]) -> None:
@@ -332,7 +334,7 @@ class GradientReach:
                 else:
                     self.untrained[key] = (cut, span, site, opt, info.name or "a parameter")  # type: ignore[union-attr]
             return
-        self._attached_later(st, oid, span, site, opt)
+        self.unheld.at_step(st, oid, span, site, opt)  # GW719: held by no optimizer (checks/unheld.py)
         if self.groups.records:
             self.groups.at_step(st, oid, span, site, opt)
         replaced: Any = False  # not looked for yet
@@ -469,46 +471,6 @@ class GradientReach:
     def _held(self, st: State) -> Set[int]:
         """The tensors any optimizer of the program holds."""
         return {t for other in self.flow.opt_sites for t in _params_of(st, other)}
-
-    def _attached_later(self, st: State, oid: int, span: Span, site: Span, opt: str) -> None:
-        """The optimizer was built over ``model.parameters()``, and a submodule was attached to that
-        model afterwards (a head built lazily in ``forward`` on the first batch, ``model.head =
-        nn.Linear(...)`` in the script): its parameters get gradients that no optimizer applies.
-        Reported where the module is made: building it before the optimizer (or adding it with
-        ``add_param_group``) is the fix."""
-        model = self._optimized_model(st, site, oid)
-        built = self.flow.opt_built_id.get(oid)
-        if model is None or built is None:
-            return
-        held = self._held(st)
-        now = self.it.modules.module_params(model, st)
-        if set(_params_of(st, oid)) - {t.tid for _, t in now}:
-            # the optimizer holds tensors the model no longer has: a parameter was replaced (a
-            # re-wrap), not added — the stray-parameter check says that, at the same line
-            return
-        late = [t for _, t in now
-                if t.tid > built and t.tid not in held and st.grads.get(t.tid) and st.t.get(t.tid) is not None
-                and st.t[t.tid].param and st.t[t.tid].rg is True and st.t[t.tid].leaf
-                and t.tid not in self.flow.manual_grads and st.t[t.tid].created is not None]
-        if not late:
-            return
-        made = st.t[late[0].tid].created
-        key = ("attached", made)
-        if key in self.reported:
-            return
-        self.reported.add(key)
-        names = sorted({st.t[t.tid].name or "a parameter" for t in late})
-        shown = _listed(names)
-        self.it.emit(Event("untrained_parameter", made, {
-            "names": shown if len(late) < 2 else f"{len(late)} parameters ({shown})",
-            "opt": opt, "opt_line": site.row,
-            "fate": f"made here after the `{opt}` at line {site.row} was built over the model's parameters, are "
-                    f"held by no optimizer",
-            "why": f"the optimizer took the parameters the model had when it was built; the loss gives these "
-                   f"gradients, and the step at line {span.row} never applies them (build the module before the "
-                   f"optimizer, or add it with `add_param_group`)"},
-            related=(Related(site, "the optimizer built before the module existed", "optimizer"),
-                     Related(span, "stepped without them", "step"))))
 
     def _optimized_model(self, st: State, site: Span, oid: int) -> Optional[ObjV]:
         """The module whose ``.parameters()`` the optimizer built at ``site`` was given whole (built in

@@ -9,7 +9,7 @@ from typing import Any, List
 
 from gradwarden.engine.state.model import UNKNOWN, ConstV, ObjV, SeqV, State, TensorV, UnknownV, Value
 
-CONTAINER_CLASSES = ("torch.nn.ModuleDict", "torch.nn.ParameterDict", "torch.nn.ModuleList", "torch.nn.ParameterList")
+CONTAINER_CLASSES = ("torch.nn.Sequential", "torch.nn.ModuleDict", "torch.nn.ParameterDict", "torch.nn.ModuleList", "torch.nn.ParameterList")
 
 
 def store_into_container(it: Any, obj: ObjV, key: Value, value: Value, st: State) -> bool:
@@ -42,3 +42,15 @@ def store_into_container(it: Any, obj: ObjV, key: Value, value: Value, st: State
     st.own("lists")[children.lid] = tuple(kids)
     st.own("lists")[keys_v.lid] = tuple(keys)
     return True
+
+
+def replace_named_child(it: Any, obj: ObjV, attr: str, value: Value, st: State) -> bool:
+    """``setattr(container, name, module)`` with the name of one of its children (``"0"`` of a
+    ``Sequential`` walked with ``named_children()``, a key of a ``ModuleDict``): torch's
+    ``Module.__setattr__`` replaces the entry of ``_modules`` the forward runs, in its place.
+    False when ``obj`` is no such container or has no child of that name (a new attribute)."""
+    keys_v = st.attrs(obj.oid).get("__keys__")
+    if not isinstance(keys_v, SeqV) or not any(isinstance(k, ConstV) and k.value == attr
+                                               for k in st.lists.get(keys_v.lid, ())):
+        return False
+    return store_into_container(it, obj, ConstV(attr), value, st)

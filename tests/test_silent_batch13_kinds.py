@@ -1,0 +1,138 @@
+"""Static checks of the kinds batch 13 (tests/data/variants/BATCHES.md) missed at first contact, written as
+other programs of the same kinds, one hazard and its correct twin per mechanism, each also run under torch
+to show the hazard is what torch does: modules kept in a plain Python ``list``/``tuple`` attribute of an
+``nn.Module`` are not registered, so an optimizer over ``model.parameters()`` never holds them while the
+loss gives them gradients (GW719 at the statement that makes the list), while ``nn.ModuleList``, a list whose
+items are registered with ``add_module``, and ``nn.Sequential(*blocks)`` are held; ``setattr(container,
+name, module)`` with the name of one of a ``Sequential``'s (``ModuleDict``'s) children replaces that child
+(the forward runs the new module): a swap before the optimizer is clean (no freeze of the wrapped layer
+leaks into the wrapper's own parameters), a swap after it leaves the new parameters held by no optimizer
+(GW719 at the call that makes the module).
+A line ending in ``# <-`` is where a finding must be reported; a twin must stay clean."""
+
+import pytest
+
+from marked_cases import (marked as _marked, codes as _codes, run_under_torch as _run, unmark as _unmark)
+
+
+def _check(src: str, code: str) -> None:
+    rows = _marked(src)
+    assert [c for c in _codes(src) if c[1].startswith("GW7")] == [(n, code) for n in rows]
+
+
+# --- modules kept in a plain list attribute ----------------------------------------------------------
+LISTED = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+class Net(nn.Module):
+    def __init__(self, d=6, depth=2):
+        super().__init__()
+        self.stem = nn.Linear(3, d)
+BLOCKS
+        self.head = nn.Linear(d, 1)
+    def forward(self, x):
+        h = self.stem(x)
+        for layer in self.layers:
+            h = torch.tanh(layer(h)) + h
+        return self.head(h)
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 3), torch.randn(8, 1)
+for step in range(2):
+    opt.zero_grad()
+    (model(x) - y).pow(2).mean().backward()
+    opt.step()
+"""
+
+BLOCKS = {
+    "list comprehension": ("        self.layers = [nn.Linear(d, d) for _ in range(depth)]  # <-\n", True),
+    "list grown by append": ("        self.layers = []  # <-\n        for _ in range(depth):\n"
+                             "            self.layers.append(nn.Linear(d, d))\n", True),
+    "tuple": ("        self.layers = (nn.Linear(d, d), nn.Linear(d, d))  # <-\n", True),
+    "ModuleList": ("        self.layers = nn.ModuleList([nn.Linear(d, d) for _ in range(depth)])\n", False),
+    "list registered with add_module": ("        self.layers = [nn.Linear(d, d) for _ in range(depth)]\n"
+                                        "        for i, layer in enumerate(self.layers):\n"
+                                        "            self.add_module(f'layer{i}', layer)\n", False),
+    "list wrapped in Sequential": ("        self.layers = nn.Sequential(*[nn.Linear(d, d) for _ in range(depth)])\n",
+                                   False),
+}
+
+
+def _listed(case: str) -> str:
+    blocks, hazard = BLOCKS[case]
+    src = LISTED.replace("BLOCKS\n", blocks)
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(BLOCKS))
+def test_modules_in_a_plain_list_are_held_by_no_optimizer(case):
+    _check(_listed(case), "GW719")
+
+
+@pytest.mark.parametrize("case", sorted(BLOCKS))
+def test_modules_in_a_plain_list_under_torch(case):
+    probe = "held = {id(p) for g in opt.param_groups for p in g['params']}\n"
+    probe += "layer = list(model.layers)[0]\n"
+    probe += "assert layer.weight.grad is not None\n"
+    probe += "print('HELD' if id(layer.weight) in held else 'NOT_HELD')\n"
+    res = _run(_unmark(_listed(case)), probe)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("NOT_HELD" if BLOCKS[case][1] else "HELD")
+
+
+# --- a Sequential's child replaced by setattr (adapter injection) ------------------------------------
+SWAP = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+class Adapter(nn.Module):
+    def __init__(self, base, r=2):
+        super().__init__()
+        self.base = base
+        self.base.requires_grad_(False)
+        self.down = nn.Parameter(torch.randn(r, base.in_features) * 0.1)
+        self.up = nn.Parameter(torch.zeros(base.out_features, r))
+    def forward(self, x):
+        return self.base(x) + x @ self.down.t() @ self.up.t()
+model = nn.Sequential(nn.Linear(5, 7), nn.GELU(), nn.Linear(7, 2))
+BEFORE
+for name, child in list(model.named_children()):
+    if isinstance(child, nn.Linear):
+        setattr(model, name, Adapter(child))  # <-
+AFTER
+x, y = torch.randn(10, 5), torch.randn(10, 2)
+for step in range(2):
+    opt.zero_grad()
+    (model(x) - y).pow(2).mean().backward()
+    opt.step()
+"""
+OPT_WHOLE = "opt = torch.optim.Adam(model.parameters(), lr=1e-2)\n"
+SWAPS = {
+    # before the swap the optimizer holds only the wrapped layers, which the adapters freeze (GW707)
+    "optimizer built before the swap": (OPT_WHOLE.replace("\n", "  # <-\n"), "", True),
+    "optimizer built after the swap": ("", OPT_WHOLE, False),
+}
+
+
+def _swap(case: str) -> str:
+    before, after, hazard = SWAPS[case]
+    src = SWAP.replace("BEFORE\n", before).replace("AFTER\n", after)
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(SWAPS))
+def test_child_swapped_by_setattr(case):
+    src = _swap(case)
+    rows = _marked(src)
+    assert [c for c in _codes(src) if c[1].startswith("GW7")] == list(zip(rows, ["GW707", "GW719"]))
+
+
+@pytest.mark.parametrize("case", sorted(SWAPS))
+def test_child_swapped_by_setattr_under_torch(case):
+    probe = "held = {id(p) for g in opt.param_groups for p in g['params']}\n"
+    probe += "assert isinstance(model[0], Adapter) and model[0].up.grad is not None\n"
+    probe += "print('HELD' if id(model[0].up) in held else 'NOT_HELD')\n"
+    res = _run(_unmark(_swap(case)), probe)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("NOT_HELD" if SWAPS[case][2] else "HELD")
