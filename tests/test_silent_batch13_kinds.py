@@ -136,3 +136,70 @@ def test_child_swapped_by_setattr_under_torch(case):
     res = _run(_unmark(_swap(case)), probe)
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split()[-1] == ("NOT_HELD" if SWAPS[case][2] else "HELD")
+
+
+def test_last_layer_replaced_by_negative_index_is_the_child_the_forward_runs():
+    # `model[-1] = head` on a frozen Sequential: the new head trains (no GW701/GW707/GW719), as torch does
+    src = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+model.requires_grad_(False)
+model[-1] = nn.Linear(8, 2)
+opt = torch.optim.SGD(model[-1].parameters(), lr=0.1)
+for _ in range(2):
+    opt.zero_grad()
+    model(torch.randn(5, 4)).pow(2).mean().backward()
+    opt.step()
+"""
+    assert [c for c in _codes(src) if c[1].startswith("GW7")] == []
+    res = _run(src, "print(tuple(model(torch.randn(1, 4)).shape), model[-1].weight.grad is not None)\n")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split("\n")[-2] == "(1, 2) True"
+
+
+# --- gradients cleared between the backward and the step ---------------------------------------------
+CLEARED = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 6), nn.Tanh(), nn.Linear(6, 2))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+before = model[0].weight.detach().clone()
+x, y = torch.randn(10, 4), torch.randn(10, 2)
+for step in range(3):
+BODY
+"""
+STEP = "    loss = (model(x) - y).pow(2).mean()\n"
+CLEARS = {
+    "opt.zero_grad between backward and step": (STEP + "    loss.backward()\n    opt.zero_grad()  # <-\n"
+                                                "    opt.step()\n", True),
+    "model.zero_grad between backward and step": (STEP + "    loss.backward()\n    model.zero_grad()  # <-\n"
+                                                  "    opt.step()\n", True),
+    "gradients assigned by hand after zero_grad": (STEP + "    loss.backward()\n    opt.zero_grad()\n"
+                                                   "    for p in model.parameters():\n"
+                                                   "        p.grad = torch.ones_like(p)\n    opt.step()\n", False),
+    "zero_grad before the backward": ("    opt.zero_grad()\n" + STEP + "    loss.backward()\n    opt.step()\n", False),
+    "zero_grad after the step": (STEP + "    loss.backward()\n    opt.step()\n    opt.zero_grad()\n", False),
+    "zero_grad after the step, backward again": (STEP + "    loss.backward()\n    opt.step()\n    opt.zero_grad()\n"
+                                                 "    (model(x) - y).abs().mean().backward()\n    opt.step()\n", False),
+}
+
+
+def _cleared(case: str) -> str:
+    body, hazard = CLEARS[case]
+    src = CLEARED.replace("BODY\n", body)
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(CLEARS))
+def test_gradients_cleared_before_the_step(case):
+    _check(_cleared(case), "GW740")
+
+
+@pytest.mark.parametrize("case", sorted(CLEARS))
+def test_gradients_cleared_before_the_step_under_torch(case):
+    res = _run(_unmark(_cleared(case)), "print('STILL' if torch.equal(before, model[0].weight) else 'MOVED')\n")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("STILL" if CLEARS[case][1] else "MOVED")

@@ -27,6 +27,7 @@ from gradwarden.rules.flowterms import (
     UntrainedParameter, NonfiniteBranchGradient, HookOverwritesActivation, DeadLossTerm, GradientOrder,
     EvalModeTraining,
 )
+from gradwarden.rules.stepping import GradientsClearedBeforeStep
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
 RULES: Tuple[Type[Rule], ...] = (
@@ -88,4 +89,5 @@ RULES: Tuple[Type[Rule], ...] = (
     DetachViewInplace,
     SelfOverlappingWrite,
     UnfoldWindowWrite,
+    GradientsClearedBeforeStep,
 )

@@ -1,6 +1,6 @@
 """Items stored into a module container by subscript: ``self.heads[name] = nn.Linear(...)``,
 ``self.bias[domain] = nn.Parameter(...)`` (``ModuleDict``/``ParameterDict``, also ``ModuleList``/
-``ParameterList`` by position). torch registers the value as a submodule / parameter of the
+``ParameterList`` and ``Sequential`` by position). torch registers the value as a submodule / parameter of the
 container, so it is among ``model.parameters()`` from then on — and not among the parameters an
 optimizer built earlier took (a per-domain bias made lazily in ``forward``)."""
 from __future__ import annotations
@@ -27,7 +27,8 @@ def store_into_container(it: Any, obj: ObjV, key: Value, value: Value, st: State
     kids: List[Value] = list(st.lists.get(children.lid, ()))
     keys: List[Value] = list(st.lists.get(keys_v.lid, ()))
     name = key.value if isinstance(key, ConstV) and isinstance(key.value, (str, int)) else None
-    if name is not None and qual.endswith("List") and isinstance(name, int):
+    indexed = qual.endswith(("List", "Sequential"))  # `seq[-1] = head`: by position
+    if name is not None and indexed and isinstance(name, int):
         name = str(name if name >= 0 else len(kids) + name)
     for i, k in enumerate(keys[:len(kids)]):
         if (name is not None and isinstance(k, ConstV) and k.value == str(name)) or \
@@ -35,7 +36,7 @@ def store_into_container(it: Any, obj: ObjV, key: Value, value: Value, st: State
             kids[i] = value
             break
     else:
-        if qual.endswith("List") and name is not None:
+        if indexed and name is not None:
             return True  # an index past the end raises in torch: nothing added
         kids.append(value)
         keys.append(ConstV(str(name)) if name is not None else UNKNOWN)

@@ -535,6 +535,7 @@ class Modules:
                 st.update_t(t.tid, rg=flag)
             return obj
         if name == "zero_grad":
+            self.it.optim.note_cleared(st, [t.tid for _, t in self.module_params(obj, st)], self.it.span_of(node))
             grads = st.own("grads")
             for _, t in self.module_params(obj, st):
                 grads.pop(t.tid, None)
