@@ -7,7 +7,12 @@ items are registered with ``add_module``, and ``nn.Sequential(*blocks)`` are hel
 name, module)`` with the name of one of a ``Sequential``'s (``ModuleDict``'s) children replaces that child
 (the forward runs the new module): a swap before the optimizer is clean (no freeze of the wrapped layer
 leaks into the wrapper's own parameters), a swap after it leaves the new parameters held by no optimizer
-(GW719 at the call that makes the module).
+(GW719 at the call that makes the module); ``loss.backward(); opt.zero_grad(); opt.step()`` (or
+``model.zero_grad()`` there) clears the gradients before the step applies them, so the weights never move
+(GW740 at the zeroing call), while zeroing before the backward or after the step, or gradients assigned by hand
+after the zeroing, train; a ``@torch.no_grad()`` helper (a metric) whose result is added to a loss adds a
+constant, so the loss's gradient is the other terms' alone (GW722 at the decorator), while the undecorated
+helper, the metric only logged, or the helper's result used as a target stay clean.
 A line ending in ``# <-`` is where a finding must be reported; a twin must stay clean."""
 
 import pytest
@@ -203,3 +208,68 @@ def test_gradients_cleared_before_the_step_under_torch(case):
     res = _run(_unmark(_cleared(case)), "print('STILL' if torch.equal(before, model[0].weight) else 'MOVED')\n")
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split()[-1] == ("STILL" if CLEARS[case][1] else "MOVED")
+
+
+# --- a @torch.no_grad() helper's result added to a loss (a metric reused as a loss term) -------------
+METRIC = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+DECORATOR
+def soft_iou(logits, target):
+    prob = logits.sigmoid()
+    inter = (prob * target).sum()
+    return inter / (prob.sum() + target.sum() - inter + 1.0)
+net = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 6))
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+x, target = torch.randn(4, 6), (torch.rand(4, 6) > 0.5).float()
+for step in range(2):
+    logits = net(x)
+    bce = F.binary_cross_entropy_with_logits(logits, target)
+LOSS
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+METRICS = {
+    "decorated metric added to the loss": ("@torch.no_grad()  # <-", "    loss = bce + (1 - soft_iou(logits, target))",
+                                           True),
+    "decorated metric subtracted, weighted": ("@torch.no_grad()  # <-",
+                                              "    loss = bce - 0.5 * soft_iou(logits, target)", True),
+    "undecorated metric added to the loss": ("", "    loss = bce + (1 - soft_iou(logits, target))", False),
+    "decorated metric only logged": ("@torch.no_grad()",
+                                     "    loss = bce\n    print(float(soft_iou(logits, target)))", False),
+    "decorated helper used as a target": ("@torch.no_grad()",
+                                          "    loss = F.mse_loss(logits.sigmoid().mean(), soft_iou(logits, target))",
+                                          False),
+}
+
+
+def _metric(case: str) -> str:
+    deco, loss, hazard = METRICS[case]
+    src = METRIC.replace("DECORATOR", deco).replace("LOSS", loss)
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(METRICS))
+def test_no_grad_helper_added_to_a_loss(case):
+    _check(_metric(case), "GW722")
+
+
+@pytest.mark.parametrize("case", sorted(METRICS))
+def test_no_grad_helper_added_to_a_loss_under_torch(case):
+    probe = "logits = net(x)\nbce = F.binary_cross_entropy_with_logits(logits, target)\n"
+    probe += "\n".join(line.replace("    ", "", 1) for line in METRICS[case][1].splitlines() if "print" not in line) + "\n"
+    probe += "g_all = torch.autograd.grad(loss, net[2].weight, retain_graph=True)[0]\n"
+    probe += "g_bce = torch.autograd.grad(bce, net[2].weight)[0]\n"
+    probe += "print('BCE_ONLY' if torch.allclose(g_all, g_bce) else 'MORE')\n"
+    res = _run(_unmark(_metric(case)), probe)
+    assert res.returncode == 0, res.stderr[-2000:]
+    hazard = METRICS[case][2]
+    # the hazards' term adds nothing to the gradient; the undecorated term does (the logged/target twins: the
+    # loss is bce alone, or a different loss, and their gradient is not bce's)
+    if hazard:
+        assert res.stdout.split()[-1] == "BCE_ONLY"
+    elif case == "undecorated metric added to the loss":
+        assert res.stdout.split()[-1] == "MORE"

@@ -272,8 +272,10 @@ class GradientReach:
                     self._emit_term(cut, cut.span or used_at, span, "hook")
                 elif scalar and n.id in spine and op in ADDITIVE_OPS:
                     nodes, _ = self.sources[cut]
-                    if any(m.id in ran for m in nodes):
-                        continue  # `x - x.detach()`: the value itself is in the graph (a surrogate)
+                    if any(m.id in ran for m in nodes) and not (cut.kind == "nograd" and cut.at_region):
+                        # `x - x.detach()`: the value itself is in the graph (a surrogate); not so a
+                        # `@torch.no_grad()` helper's result (a metric reused as a loss term, `1 - dice(logits)`)
+                        continue
                     self._emit_term(cut, used_at, span, "term")
 
     def _emit_term(self, cut: Cut, where: Span, bspan: Span, kind: str) -> None:
