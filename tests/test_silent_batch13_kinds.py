@@ -12,7 +12,9 @@ leaks into the wrapper's own parameters), a swap after it leaves the new paramet
 (GW740 at the zeroing call), while zeroing before the backward or after the step, or gradients assigned by hand
 after the zeroing, train; a ``@torch.no_grad()`` helper (a metric) whose result is added to a loss adds a
 constant, so the loss's gradient is the other terms' alone (GW722 at the decorator), while the undecorated
-helper, the metric only logged, or the helper's result used as a target stay clean.
+helper, the metric only logged, or the helper's result used as a target stay clean; ``clip_grad_norm_`` over
+``params = model.parameters()`` after the optimizer was built over the same generator clips nothing (GW739 where
+the generator is made), while a list, or a new generator at the clipping call, clips.
 A line ending in ``# <-`` is where a finding must be reported; a twin must stay clean."""
 
 import pytest
@@ -273,3 +275,45 @@ def test_no_grad_helper_added_to_a_loss_under_torch(case):
         assert res.stdout.split()[-1] == "BCE_ONLY"
     elif case == "undecorated metric added to the loss":
         assert res.stdout.split()[-1] == "MORE"
+
+
+# --- clipping over a parameters() generator something already read (batch 12's H135) -----------------
+CLIP = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 3))
+MAKE
+x, y = torch.randn(12, 4), torch.randn(12, 3)
+opt.zero_grad()
+(100.0 * (model(x) - y).pow(2).mean()).backward()
+torch.nn.utils.clip_grad_norm_(CLIPPED, max_norm=1.0)
+total = torch.stack([p.grad.norm() for p in model.parameters()]).norm().item()
+opt.step()
+"""
+CLIPS = {
+    "generator shared with the optimizer": ("params = model.parameters()  # <-\n"
+                                            "opt = torch.optim.SGD(params, lr=0.1)\n", "params", True),
+    "list shared with the optimizer": ("params = list(model.parameters())\n"
+                                       "opt = torch.optim.SGD(params, lr=0.1)\n", "params", False),
+    "a new generator at the clipping call": ("params = model.parameters()\n"
+                                             "opt = torch.optim.SGD(params, lr=0.1)\n", "model.parameters()", False),
+}
+
+
+def _clip(case: str) -> str:
+    make, clipped, hazard = CLIPS[case]
+    src = CLIP.replace("MAKE\n", make).replace("CLIPPED", clipped)
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(CLIPS))
+def test_clipping_over_a_consumed_generator(case):
+    _check(_clip(case), "GW739")
+
+
+@pytest.mark.parametrize("case", sorted(CLIPS))
+def test_clipping_over_a_consumed_generator_under_torch(case):
+    res = _run(_unmark(_clip(case)), "print('UNCLIPPED' if total > 1.01 else 'CLIPPED')\n")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("UNCLIPPED" if CLIPS[case][2] else "CLIPPED")

@@ -27,7 +27,7 @@ from gradwarden.rules.flowterms import (
     UntrainedParameter, NonfiniteBranchGradient, HookOverwritesActivation, DeadLossTerm, GradientOrder,
     EvalModeTraining,
 )
-from gradwarden.rules.stepping import GradientsClearedBeforeStep
+from gradwarden.rules.stepping import ClipExhaustedParameters, GradientsClearedBeforeStep
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
 RULES: Tuple[Type[Rule], ...] = (
@@ -90,4 +90,5 @@ RULES: Tuple[Type[Rule], ...] = (
     SelfOverlappingWrite,
     UnfoldWindowWrite,
     GradientsClearedBeforeStep,
+    ClipExhaustedParameters,
 )

@@ -81,3 +81,64 @@ class GradientsClearedBeforeStep(Rule):
             opt_d.zero_grad()
         """,
     )
+
+
+class ClipExhaustedParameters(Rule):
+    """Gradient clipping over a ``parameters()`` generator something already read to its end.
+
+    ``params = model.parameters()`` is a generator: the optimizer built over it (``SGD(params, ...)``)
+    reads it to its end, and a later ``clip_grad_norm_(params, max_norm)`` (or ``clip_grad_value_``)
+    gets an empty iterator. It clips nothing and returns a norm of 0; nothing raises, and the
+    gradients the clipping was meant to bound (an RNN's exploding gradients) reach the step whole.
+    Reported where the generator is made: keep a list (``params = list(model.parameters())``), or call
+    ``model.parameters()`` again at the clipping call.
+    """
+
+    event = "clip_exhausted_params"
+    code = "GW739"
+    name = "clip-exhausted-parameters"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "clip_grad_norm_ over a parameters() generator that was already consumed: it clips nothing."
+    message = "`{what}()` returns a one-shot generator, which {first} at line {first_line} reads to its end: " \
+              "`{clip}` at line {clip_line} gets no parameter and clips nothing; keep a list " \
+              "(`list({what}())`)"
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        params = model.parameters()  # <-
+        opt = torch.optim.SGD(params, lr=0.1)
+        for step in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            nn.utils.clip_grad_norm_(params, max_norm=1.0)
+            opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        params = list(model.parameters())
+        opt = torch.optim.SGD(params, lr=0.1)
+        for step in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            nn.utils.clip_grad_norm_(params, max_norm=1.0)
+            opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+            opt.step()
+        """,
+    )

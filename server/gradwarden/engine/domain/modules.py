@@ -10,6 +10,7 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Span
+from gradwarden.engine.domain.builtins import make_oneshot
 from gradwarden.engine.domain.containers import replace_named_child
 from gradwarden.engine.domain import optable
 from gradwarden.engine.front.callsites import GRAD_OFF_CONTEXTS
@@ -488,8 +489,12 @@ class Modules:
             if name.endswith("buffers"):
                 params = [(n, t) for n, t in params if not st.t[t.tid].param]
             if name.startswith("named"):
-                return self.it.ev.new_seq([self.it.ev.new_seq([ConstV(n), t], st, kind="tuple") for n, t in params], st)
-            return self.it.ev.new_seq([t for _, t in params], st, kind="list" if len(params) else "list")
+                out = self.it.ev.new_seq([self.it.ev.new_seq([ConstV(n), t], st, kind="tuple") for n, t in params], st)
+            else:
+                out = self.it.ev.new_seq([t for _, t in params], st, kind="list")
+            # a generator: an optimizer built over it reads it to its end (GW739: clipping it later clips nothing)
+            make_oneshot(out, st, self.it.span_of(node), f"{self.it.tensors.receiver_text(node) or 'module'}.{name}")
+            return out
         if name in ("modules", "named_modules", "children", "named_children"):
             mods = self.submodules(obj, st)
             if name in ("children", "named_children"):

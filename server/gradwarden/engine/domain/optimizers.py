@@ -154,6 +154,26 @@ class Optimizers:
             related=(Related(bspan, "the backward whose gradients are cleared", "backward"),
                      Related(span, "this step finds no gradient", "step"))))
 
+    def check_clip(self, qual: str, params: Value, st: State, node: ast.AST) -> None:
+        """GW739: gradient clipping handed a generator (``params = model.parameters()``) that something
+        already read to its end (the optimizer built over it, an earlier clipping call): it gets no
+        parameter and clips nothing. Reported where the generator is made (``list(...)`` is the fix)."""
+        span = self.it.span_of(node)
+        rec = consume(params, st, span)
+        if rec is None or rec.consumer is None or rec.consumer == span:
+            return
+        key = ("clip", rec.made)
+        if key in self.reported_cleared:
+            return
+        self.reported_cleared.add(key)
+        first = "the optimizer built" if any(rec.consumer == s for s in getattr(getattr(self.it, "flow", None), "opt_sites", {}).values()) \
+            else "the call"
+        self.it.emit(Event("clip_exhausted_params", rec.made, {
+            "what": rec.what, "first": first, "first_line": rec.consumer.row, "clip": qual.rsplit(".", 1)[-1],
+            "clip_line": span.row},
+            related=(Related(rec.consumer, "reads the generator to its end", "note"),
+                     Related(span, "clips an empty list", "note"))))
+
     def update_in_place(self, st: State, tids: Sequence[int], label: str, span: Span, owner: str,
                         kind: str = "step") -> None:
         """An optimizer-like update of parameters: in-place writes under no_grad (each bumps the
