@@ -14,7 +14,9 @@ after the zeroing, train; a ``@torch.no_grad()`` helper (a metric) whose result 
 constant, so the loss's gradient is the other terms' alone (GW722 at the decorator), while the undecorated
 helper, the metric only logged, or the helper's result used as a target stay clean; ``clip_grad_norm_`` over
 ``params = model.parameters()`` after the optimizer was built over the same generator clips nothing (GW739 where
-the generator is made), while a list, or a new generator at the clipping call, clips.
+the generator is made), while a list, or a new generator at the clipping call, clips; in a single step (no
+loop), ``detach_()`` of the tensor the loss then uses leaves its producer's parameters without a gradient (GW719 at
+the ``detach_()``), while ``detach_()`` of a clone or a ``detach()`` copy leaves the loss's path alone.
 A line ending in ``# <-`` is where a finding must be reported; a twin must stay clean."""
 
 import pytest
@@ -317,3 +319,45 @@ def test_clipping_over_a_consumed_generator_under_torch(case):
     res = _run(_unmark(_clip(case)), "print('UNCLIPPED' if total > 1.01 else 'CLIPPED')\n")
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split()[-1] == ("UNCLIPPED" if CLIPS[case][2] else "CLIPPED")
+
+
+# --- detach_() in a single step on the tensor the loss then uses (batch 12's H131) ---------------------
+DETACH = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+keys_net, query_net = nn.Linear(7, 5), nn.Linear(6, 5)
+opt = torch.optim.SGD([*keys_net.parameters(), *query_net.parameters()], lr=0.1)
+bank = []
+keys = keys_net(torch.randn(4, 7))
+CUT
+loss = F.cross_entropy(query_net(torch.randn(4, 6)) @ keys.T, torch.arange(4))
+opt.zero_grad()
+loss.backward()
+opt.step()
+"""
+DETACHES = {
+    "detach_ inside the append": ("bank.append(keys.detach_())  # <-", True),
+    "detach_ as a statement": ("keys.detach_()  # <-\nbank.append(keys)", True),
+    "detach_ of a clone": ("bank.append(keys.clone().detach_())", False),
+    "detach copy": ("bank.append(keys.detach())", False),
+}
+
+
+def _detach(case: str) -> str:
+    cut, hazard = DETACHES[case]
+    src = DETACH.replace("CUT", cut)
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(DETACHES))
+def test_detach_in_place_in_a_single_step(case):
+    _check(_detach(case), "GW719")
+
+
+@pytest.mark.parametrize("case", sorted(DETACHES))
+def test_detach_in_place_in_a_single_step_under_torch(case):
+    res = _run(_unmark(_detach(case)), "print('NONE' if keys_net.weight.grad is None else 'GRAD')\n")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("NONE" if DETACHES[case][1] else "GRAD")

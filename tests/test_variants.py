@@ -121,7 +121,7 @@ class PendingBatch:
 PENDING_BATCHES: Tuple[PendingBatch, ...] = (
     PendingBatch("10", re.compile(r"^(H(10[6-9]|11[0-7])|A103|B103|C211|D125|E113|F206|G25[4-8])_"), 15, 0),
     PendingBatch("11", re.compile(r"^(H(11[89]|12[0-7])|A104|B104|C212|D126|G2(59|6[0-2]))_"), 13, 0),
-    PendingBatch("12", re.compile(r"^(H(12[89]|13[0-7])|A105|B105|C213|D127|E114|G26[3-6])_"), 10, 0),
+    PendingBatch("12", re.compile(r"^(H(12[89]|13[0-7])|A105|B105|C213|D127|E114|G26[3-6])_"), 11, 0),
     PendingBatch("13", re.compile(r"^(H(13[89]|14[0-7])|A106|B106|D128|F207|G2(6[7-9]|70))_"), 10, 0),
 )
 

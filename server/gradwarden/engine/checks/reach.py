@@ -318,6 +318,8 @@ class GradientReach:
         # only a training loop's steps: a single step (a snippet, a peer trained elsewhere) says
         # nothing about what the program trains over time
         if not meta.get("reach_backwards") or not st.loop_ctx:
+            if meta.get("reach_backwards") and not meta.get("reach_open"):
+                tids = self._detached_in_place(st, oid, tids, span, site, opt)
             for tid in tids:
                 self.trained.add((oid, tid))
             return
@@ -388,6 +390,21 @@ class GradientReach:
                 self.trained.add(key)
                 continue
             self.untrained[key] = (cut, span, site, opt, info.name or "a parameter")
+
+    def _detached_in_place(self, st: State, oid: int, tids: Sequence[int], span: Span, site: Span, opt: str) -> List[int]:
+        """A single step says nothing about what a program trains, except through a tensor detached in place
+        (``index.append(docs.detach_())``) that the backwarded loss then used: the loss is computed from it, so
+        the parameters it came from were meant to train, and they get no gradient. The others: as trained."""
+        rest: List[int] = []
+        for tid in tids:
+            info = st.t.get(tid)
+            cut = self._cut_from(tid) if info is not None and info.rg is True and not st.grads.get(tid) \
+                and tid not in self.flow.manual_grads else None
+            if cut is not None and cut.what == "`.detach_()`" and (oid, tid) not in self.trained:
+                self.untrained.setdefault((oid, tid), (cut, span, site, opt, info.name or "a parameter"))  # type: ignore[union-attr]
+            else:
+                rest.append(tid)
+        return rest
 
     def _kept_in_eval(self, st: State) -> Set[int]:
         """The tensors held by modules in eval mode (``.eval()`` sets every submodule's ``training``)."""
