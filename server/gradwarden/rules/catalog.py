@@ -27,6 +27,7 @@ from gradwarden.rules.flowterms import (
     UntrainedParameter, NonfiniteBranchGradient, HookOverwritesActivation, DeadLossTerm, GradientOrder,
     EvalModeTraining,
 )
+from gradwarden.rules.stepping import ClipExhaustedParameters, GradientsClearedBeforeStep
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
 RULES: Tuple[Type[Rule], ...] = (
@@ -89,4 +90,6 @@ RULES: Tuple[Type[Rule], ...] = (
     DetachViewInplace,
     SelfOverlappingWrite,
     UnfoldWindowWrite,
+    GradientsClearedBeforeStep,
+    ClipExhaustedParameters,
 )

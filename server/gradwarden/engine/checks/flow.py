@@ -263,6 +263,11 @@ class FlowFacts:
                 st.t[t.tid].rg is False for t in tensors if t.tid in st.t):
             return inherited
         region = self._region(st)
+        if inherited is not None and inherited.kind == "nograd" and inherited.at_region and inherited.region == region \
+                and all(st.t[t.tid].rg is False for t in tensors if t.tid in st.t):
+            # inside a `@torch.no_grad()` helper that cut its argument, an op on what it cut (`(2 * inter + eps)
+            # / ...`) cuts nothing new: the helper's result is that cut (GW722 names the decorator)
+            return inherited
         return Cut("nograd", span, what or "`torch.no_grad()`", sure=region is not None,
                    stack=tuple(self.it.call_spans), region=region,
                    at_region=region is not None and (

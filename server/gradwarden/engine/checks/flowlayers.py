@@ -364,6 +364,8 @@ class FlowGraph(Graph):
                    param: bool = False, grad_fn: Any = None, dtype: Optional[str] = None,
                    created: Optional[Span] = None) -> TensorV:
         t = super().new_tensor(st, rg, node, name, param, grad_fn, dtype, created)
+        if param and self.it.call_stack:
+            self.flow.reach.unheld.note_param(t.tid)  # made inside a constructor: where the module is made
         if not st.grad_enabled and self.flow.mentions_inference:
             region = self.flow._inference_region(st)
             if region is not None:

@@ -26,6 +26,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.checks.flowfacts import Cut, optimizer_params as _params_of
 from gradwarden.engine.checks.groups import GroupHoles
+from gradwarden.engine.checks.unheld import UnheldParameters
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.state.model import ConstV, Node, NumberV, ObjV, State, TensorV, Value, walk_nodes
@@ -75,6 +76,7 @@ class GradientReach:
         # fixed, this backward trains them, so the path ending there proves nothing about them
         self.reached_by_raising: Set[int] = set()
         self.groups = GroupHoles(self)  # parameter groups whose filters leave a parameter out
+        self.unheld = UnheldParameters(self)  # trained parameters no optimizer holds
 
     # ------------------------------------------------------------------ recording
     def note_raising_backward(self, order: Sequence[Node]) -> None:
@@ -270,8 +272,10 @@ class GradientReach:
                     self._emit_term(cut, cut.span or used_at, span, "hook")
                 elif scalar and n.id in spine and op in ADDITIVE_OPS:
                     nodes, _ = self.sources[cut]
-                    if any(m.id in ran for m in nodes):
-                        continue  # `x - x.detach()`: the value itself is in the graph (a surrogate)
+                    if any(m.id in ran for m in nodes) and not (cut.kind == "nograd" and cut.at_region):
+                        # `x - x.detach()`: the value itself is in the graph (a surrogate); not so a
+                        # `@torch.no_grad()` helper's result (a metric reused as a loss term, `1 - dice(logits)`)
+                        continue
                     self._emit_term(cut, used_at, span, "term")
 
     def _emit_term(self, cut: Cut, where: Span, bspan: Span, kind: str) -> None:
@@ -314,6 +318,8 @@ class GradientReach:
         # only a training loop's steps: a single step (a snippet, a peer trained elsewhere) says
         # nothing about what the program trains over time
         if not meta.get("reach_backwards") or not st.loop_ctx:
+            if meta.get("reach_backwards") and not meta.get("reach_open"):
+                tids = self._detached_in_place(st, oid, tids, span, site, opt)
             for tid in tids:
                 self.trained.add((oid, tid))
             return
@@ -332,7 +338,7 @@ class GradientReach:
                 else:
                     self.untrained[key] = (cut, span, site, opt, info.name or "a parameter")  # type: ignore[union-attr]
             return
-        self._attached_later(st, oid, span, site, opt)
+        self.unheld.at_step(st, oid, span, site, opt)  # GW719: held by no optimizer (checks/unheld.py)
         if self.groups.records:
             self.groups.at_step(st, oid, span, site, opt)
         replaced: Any = False  # not looked for yet
@@ -384,6 +390,21 @@ class GradientReach:
                 self.trained.add(key)
                 continue
             self.untrained[key] = (cut, span, site, opt, info.name or "a parameter")
+
+    def _detached_in_place(self, st: State, oid: int, tids: Sequence[int], span: Span, site: Span, opt: str) -> List[int]:
+        """A single step says nothing about what a program trains, except through a tensor detached in place
+        (``index.append(docs.detach_())``) that the backwarded loss then used: the loss is computed from it, so
+        the parameters it came from were meant to train, and they get no gradient. The others: as trained."""
+        rest: List[int] = []
+        for tid in tids:
+            info = st.t.get(tid)
+            cut = self._cut_from(tid) if info is not None and info.rg is True and not st.grads.get(tid) \
+                and tid not in self.flow.manual_grads else None
+            if cut is not None and cut.what == "`.detach_()`" and (oid, tid) not in self.trained:
+                self.untrained.setdefault((oid, tid), (cut, span, site, opt, info.name or "a parameter"))  # type: ignore[union-attr]
+            else:
+                rest.append(tid)
+        return rest
 
     def _kept_in_eval(self, st: State) -> Set[int]:
         """The tensors held by modules in eval mode (``.eval()`` sets every submodule's ``training``)."""
@@ -469,46 +490,6 @@ class GradientReach:
     def _held(self, st: State) -> Set[int]:
         """The tensors any optimizer of the program holds."""
         return {t for other in self.flow.opt_sites for t in _params_of(st, other)}
-
-    def _attached_later(self, st: State, oid: int, span: Span, site: Span, opt: str) -> None:
-        """The optimizer was built over ``model.parameters()``, and a submodule was attached to that
-        model afterwards (a head built lazily in ``forward`` on the first batch, ``model.head =
-        nn.Linear(...)`` in the script): its parameters get gradients that no optimizer applies.
-        Reported where the module is made: building it before the optimizer (or adding it with
-        ``add_param_group``) is the fix."""
-        model = self._optimized_model(st, site, oid)
-        built = self.flow.opt_built_id.get(oid)
-        if model is None or built is None:
-            return
-        held = self._held(st)
-        now = self.it.modules.module_params(model, st)
-        if set(_params_of(st, oid)) - {t.tid for _, t in now}:
-            # the optimizer holds tensors the model no longer has: a parameter was replaced (a
-            # re-wrap), not added — the stray-parameter check says that, at the same line
-            return
-        late = [t for _, t in now
-                if t.tid > built and t.tid not in held and st.grads.get(t.tid) and st.t.get(t.tid) is not None
-                and st.t[t.tid].param and st.t[t.tid].rg is True and st.t[t.tid].leaf
-                and t.tid not in self.flow.manual_grads and st.t[t.tid].created is not None]
-        if not late:
-            return
-        made = st.t[late[0].tid].created
-        key = ("attached", made)
-        if key in self.reported:
-            return
-        self.reported.add(key)
-        names = sorted({st.t[t.tid].name or "a parameter" for t in late})
-        shown = _listed(names)
-        self.it.emit(Event("untrained_parameter", made, {
-            "names": shown if len(late) < 2 else f"{len(late)} parameters ({shown})",
-            "opt": opt, "opt_line": site.row,
-            "fate": f"made here after the `{opt}` at line {site.row} was built over the model's parameters, are "
-                    f"held by no optimizer",
-            "why": f"the optimizer took the parameters the model had when it was built; the loss gives these "
-                   f"gradients, and the step at line {span.row} never applies them (build the module before the "
-                   f"optimizer, or add it with `add_param_group`)"},
-            related=(Related(site, "the optimizer built before the module existed", "optimizer"),
-                     Related(span, "stepped without them", "step"))))
 
     def _optimized_model(self, st: State, site: Span, oid: int) -> Optional[ObjV]:
         """The module whose ``.parameters()`` the optimizer built at ``site`` was given whole (built in

@@ -41,6 +41,13 @@ def oneshot_of(v: Value, st: State) -> Optional[Oneshot]:
     return st.meta.get("oneshot", {}).get(v.lid)
 
 
+def make_oneshot(v: Value, st: State, made: Any, what: str) -> None:
+    """``v`` is a one-shot iterator (a generator such as ``model.parameters()``) made at ``made``."""
+    if isinstance(v, SeqV):
+        meta = st.own("meta")
+        meta["oneshot"] = {**meta.get("oneshot", {}), v.lid: Oneshot(made, what)}
+
+
 def consume(v: Value, st: State, consumer: Any) -> Optional[Oneshot]:
     """``v`` is read to its end by ``consumer`` (a span): the record as it was before (None: not
     a one-shot iterator). Its ``consumer`` was None the first time."""

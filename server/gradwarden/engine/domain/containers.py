@@ -1,6 +1,6 @@
 """Items stored into a module container by subscript: ``self.heads[name] = nn.Linear(...)``,
 ``self.bias[domain] = nn.Parameter(...)`` (``ModuleDict``/``ParameterDict``, also ``ModuleList``/
-``ParameterList`` by position). torch registers the value as a submodule / parameter of the
+``ParameterList`` and ``Sequential`` by position). torch registers the value as a submodule / parameter of the
 container, so it is among ``model.parameters()`` from then on — and not among the parameters an
 optimizer built earlier took (a per-domain bias made lazily in ``forward``)."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any, List, Optional
 
 from gradwarden.engine.state.model import UNKNOWN, ConstV, ObjV, SeqV, State, TensorV, UnknownV, Value
 
-CONTAINER_CLASSES = ("torch.nn.ModuleDict", "torch.nn.ParameterDict", "torch.nn.ModuleList", "torch.nn.ParameterList")
+CONTAINER_CLASSES = ("torch.nn.Sequential", "torch.nn.ModuleDict", "torch.nn.ParameterDict", "torch.nn.ModuleList", "torch.nn.ParameterList")
 
 
 def store_into_container(it: Any, obj: ObjV, key: Value, value: Value, st: State) -> bool:
@@ -27,7 +27,8 @@ def store_into_container(it: Any, obj: ObjV, key: Value, value: Value, st: State
     kids: List[Value] = list(st.lists.get(children.lid, ()))
     keys: List[Value] = list(st.lists.get(keys_v.lid, ()))
     name = key.value if isinstance(key, ConstV) and isinstance(key.value, (str, int)) else None
-    if name is not None and qual.endswith("List") and isinstance(name, int):
+    indexed = qual.endswith(("List", "Sequential"))  # `seq[-1] = head`: by position
+    if name is not None and indexed and isinstance(name, int):
         name = str(name if name >= 0 else len(kids) + name)
     for i, k in enumerate(keys[:len(kids)]):
         if (name is not None and isinstance(k, ConstV) and k.value == str(name)) or \
@@ -35,7 +36,7 @@ def store_into_container(it: Any, obj: ObjV, key: Value, value: Value, st: State
             kids[i] = value
             break
     else:
-        if qual.endswith("List") and name is not None:
+        if indexed and name is not None:
             return True  # an index past the end raises in torch: nothing added
         kids.append(value)
         keys.append(ConstV(str(name)) if name is not None else UNKNOWN)
@@ -56,3 +57,15 @@ def container_length(obj: ObjV, st: State) -> Optional[int]:
     if not isinstance(children, SeqV) or children.kind == "homogeneous":
         return None
     return len(st.lists.get(children.lid, ()))
+
+
+def replace_named_child(it: Any, obj: ObjV, attr: str, value: Value, st: State) -> bool:
+    """``setattr(container, name, module)`` with the name of one of its children (``"0"`` of a
+    ``Sequential`` walked with ``named_children()``, a key of a ``ModuleDict``): torch's
+    ``Module.__setattr__`` replaces the entry of ``_modules`` the forward runs, in its place.
+    False when ``obj`` is no such container or has no child of that name (a new attribute)."""
+    keys_v = st.attrs(obj.oid).get("__keys__")
+    if not isinstance(keys_v, SeqV) or not any(isinstance(k, ConstV) and k.value == attr
+                                               for k in st.lists.get(keys_v.lid, ())):
+        return False
+    return store_into_container(it, obj, ConstV(attr), value, st)

@@ -10,6 +10,8 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Span
+from gradwarden.engine.domain.builtins import make_oneshot
+from gradwarden.engine.domain.containers import replace_named_child
 from gradwarden.engine.domain import optable
 from gradwarden.engine.front.callsites import GRAD_OFF_CONTEXTS
 from gradwarden.engine.state.model import (
@@ -160,7 +162,10 @@ class Modules:
         return obj
 
     def module_params(self, obj: ObjV, st: State, prefix: str = "", seen: Optional[set] = None,
-                      buffers: bool = False) -> List[Tuple[str, TensorV]]:
+                      buffers: bool = False, plain_lists: bool = False) -> List[Tuple[str, TensorV]]:
+        """What ``parameters()`` yields (``buffers``: and the buffers). Modules kept in a plain Python
+        list attribute (``self.blocks = [nn.Linear(...), ...]``) are not registered by torch: only
+        with ``plain_lists`` (what the forward can reach)."""
         seen = set() if seen is None else seen
         if obj.oid in seen:
             return []
@@ -174,20 +179,20 @@ class Modules:
                 if info is not None and (info.param or (buffers and not info.param)):
                     out.append((prefix + k, v))
             elif isinstance(v, ObjV) and self.is_module_obj(v, st):
-                out.extend(self.module_params(v, st, prefix + k + ".", seen, buffers))
+                out.extend(self.module_params(v, st, prefix + k + ".", seen, buffers, plain_lists))
             elif k == "__children__" and isinstance(v, SeqV):
                 keys = st.lists.get(st.attrs(obj.oid).get("__keys__", SeqV(-1)).lid, ()) \
                     if isinstance(st.attrs(obj.oid).get("__keys__"), SeqV) else ()
                 for i, child in enumerate(st.lists.get(v.lid, ())):
                     key = keys[i].value if i < len(keys) and isinstance(keys[i], ConstV) else str(i)
                     if isinstance(child, ObjV):
-                        out.extend(self.module_params(child, st, f"{prefix}{key}.", seen, buffers))
+                        out.extend(self.module_params(child, st, f"{prefix}{key}.", seen, buffers, plain_lists))
                     elif isinstance(child, TensorV):
                         out.append((f"{prefix}{key}", child))
-            elif isinstance(v, SeqV) and k != "__keys__":
+            elif plain_lists and isinstance(v, SeqV) and k != "__keys__":
                 for i, child in enumerate(st.lists.get(v.lid, ())):
                     if isinstance(child, ObjV) and self.is_module_obj(child, st):
-                        out.extend(self.module_params(child, st, f"{prefix}{k}.{i}.", seen, buffers))
+                        out.extend(self.module_params(child, st, f"{prefix}{k}.{i}.", seen, buffers, plain_lists))
         return out
 
     def submodules(self, obj: ObjV, st: State, prefix: str = "", seen: Optional[set] = None) -> List[Tuple[str, ObjV]]:
@@ -210,6 +215,8 @@ class Modules:
         return out
 
     def module_setattr(self, obj: ObjV, attr: str, value: Value, st: State) -> None:
+        if replace_named_child(self.it, obj, attr, value, st):
+            return  # `setattr(seq, "0", block)`: the container's child of that name, not a new attribute
         st.set_attr(obj.oid, attr, value)
         if isinstance(value, ObjV):
             owner = st.attrs(obj.oid).get("__name__")
@@ -482,8 +489,12 @@ class Modules:
             if name.endswith("buffers"):
                 params = [(n, t) for n, t in params if not st.t[t.tid].param]
             if name.startswith("named"):
-                return self.it.ev.new_seq([self.it.ev.new_seq([ConstV(n), t], st, kind="tuple") for n, t in params], st)
-            return self.it.ev.new_seq([t for _, t in params], st, kind="list" if len(params) else "list")
+                out = self.it.ev.new_seq([self.it.ev.new_seq([ConstV(n), t], st, kind="tuple") for n, t in params], st)
+            else:
+                out = self.it.ev.new_seq([t for _, t in params], st, kind="list")
+            # a generator: an optimizer built over it reads it to its end (GW739: clipping it later clips nothing)
+            make_oneshot(out, st, self.it.span_of(node), f"{self.it.tensors.receiver_text(node) or 'module'}.{name}")
+            return out
         if name in ("modules", "named_modules", "children", "named_children"):
             mods = self.submodules(obj, st)
             if name in ("children", "named_children"):
@@ -529,6 +540,7 @@ class Modules:
                 st.update_t(t.tid, rg=flag)
             return obj
         if name == "zero_grad":
+            self.it.optim.note_cleared(st, [t.tid for _, t in self.module_params(obj, st)], self.it.span_of(node))
             grads = st.own("grads")
             for _, t in self.module_params(obj, st):
                 grads.pop(t.tid, None)
@@ -568,6 +580,10 @@ class Modules:
                     st.update_t(val.tid, name=f"self.{args[0].value}")
                     self.it.stores.note_store(val, st, node, held=True)
                 st.set_attr(obj.oid, str(args[0].value), val)
+            elif len(args) >= 2 and name != "register_buffer" and isinstance(args[1], (ObjV, TensorV)):
+                # a name the analysis cannot read (`add_module(f"block{i}", b)` in a loop it joins): the
+                # child is registered all the same, under a key no attribute read can name
+                st.set_attr(obj.oid, f"?{args[1].oid if isinstance(args[1], ObjV) else args[1].tid}", args[1])
             return NONE
         if name == "__setattr__" and len(args) == 2 and isinstance(args[0], ConstV) and isinstance(args[0].value, str):
             # `self.__setattr__(head, nn.Sequential(...))`: `setattr(self, head, ...)` spelled as the

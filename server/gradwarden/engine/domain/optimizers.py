@@ -21,6 +21,7 @@ class Optimizers:
 
     def __init__(self, it: Any) -> None:
         self.it = it
+        self.reported_cleared: set = set()  # GW740's zeroing calls already reported
 
     # ================================================================== optimizers
     def construct_optimizer(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
@@ -92,6 +93,7 @@ class Optimizers:
             self.check_polluted(obj, tids, opt_name, st, span)
             self.check_peer_pollution(tids, opt_name, st, span)
             fused = self.it.ev.truth_of(attrs.get("__fused__", FALSE)) is True
+            self.check_cleared(obj.oid, tids, opt_name, st, span)
             # zero_grad() (set_to_none) with no backward since: those parameters have no
             # .grad, and step() leaves them untouched.
             none = st.meta.get("none_grads", frozenset())
@@ -101,6 +103,7 @@ class Optimizers:
             meta["steps"] = meta.get("steps", ()) + ((obj.oid, st.next_seq(), span),)
             return NONE
         if name == "zero_grad":
+            self.note_cleared(st, tids, span)
             grads = st.own("grads")
             for tid in tids:
                 grads.pop(tid, None)
@@ -118,6 +121,58 @@ class Optimizers:
             meta["optimizers"] = opts
             return NONE
         return UNKNOWN
+
+    def note_cleared(self, st: State, tids: Sequence[int], span: Span) -> None:
+        """A zeroing call (``opt.zero_grad()``, ``model.zero_grad()``) drops the gradients the backwards
+        gave: remember which backward's, so a step that then finds none can say who took them."""
+        cleared = {tid: (span, recs[-1][0], recs[-1][1]) for tid in tids for recs in (st.grads.get(tid),) if recs}
+        if cleared:
+            meta = st.own("meta")
+            meta["cleared_grads"] = {**meta.get("cleared_grads", {}), **cleared}
+
+    def check_cleared(self, oid: int, tids: Sequence[int], opt_name: str, st: State, span: Span) -> None:
+        """GW740: ``loss.backward(); opt.zero_grad(); opt.step()`` — the step finds no gradient on any
+        parameter it holds, because a zeroing call cleared, after the backward, gradients no step of this
+        optimizer had applied yet. The step changes nothing (``set_to_none``: it skips every parameter).
+        Reported at the zeroing call; gradients cleared after a step (``step(); zero_grad()``) were used."""
+        cleared = st.meta.get("cleared_grads")
+        if not cleared or not tids or any(st.grads.get(t) for t in tids):
+            return
+        if set(tids) & getattr(getattr(self.it, "flow", None), "manual_grads", set()):
+            return  # `p.grad = g` (meta-gradients, restored gradients): the step has what the program gave it
+        last = max((seq for o, seq, _ in st.meta.get("steps", ()) if o == oid), default=-1)
+        lost = [cleared[t] for t in tids if t in cleared and cleared[t][2] > last]
+        if not lost:
+            return
+        zspan, bspan, _ = max(lost, key=lambda r: r[2])
+        key = ("cleared", zspan)
+        if key in self.reported_cleared:
+            return
+        self.reported_cleared.add(key)
+        self.it.emit(Event("grads_cleared_before_step", zspan, {
+            "opt": opt_name, "step_line": span.row, "backward_line": bspan.row},
+            related=(Related(bspan, "the backward whose gradients are cleared", "backward"),
+                     Related(span, "this step finds no gradient", "step"))))
+
+    def check_clip(self, qual: str, params: Value, st: State, node: ast.AST) -> None:
+        """GW739: gradient clipping handed a generator (``params = model.parameters()``) that something
+        already read to its end (the optimizer built over it, an earlier clipping call): it gets no
+        parameter and clips nothing. Reported where the generator is made (``list(...)`` is the fix)."""
+        span = self.it.span_of(node)
+        rec = consume(params, st, span)
+        if rec is None or rec.consumer is None or rec.consumer == span:
+            return
+        key = ("clip", rec.made)
+        if key in self.reported_cleared:
+            return
+        self.reported_cleared.add(key)
+        first = "the optimizer built" if any(rec.consumer == s for s in getattr(getattr(self.it, "flow", None), "opt_sites", {}).values()) \
+            else "the call"
+        self.it.emit(Event("clip_exhausted_params", rec.made, {
+            "what": rec.what, "first": first, "first_line": rec.consumer.row, "clip": qual.rsplit(".", 1)[-1],
+            "clip_line": span.row},
+            related=(Related(rec.consumer, "reads the generator to its end", "note"),
+                     Related(span, "clips an empty list", "note"))))
 
     def update_in_place(self, st: State, tids: Sequence[int], label: str, span: Span, owner: str,
                         kind: str = "step") -> None:

@@ -1,0 +1,144 @@
+"""Optimizer steps that apply nothing although a loss was backwarded: the gradients cleared between
+the backward and the step (GW740), gradient clipping over a ``parameters()`` generator an optimizer
+already consumed (GW739)."""
+from __future__ import annotations
+
+from gradwarden.engine.diagnostic import Severity
+from gradwarden.rules.base import Rule
+
+
+class GradientsClearedBeforeStep(Rule):
+    """A zeroing call between a backward and the step that should apply its gradients.
+
+    ``loss.backward(); optimizer.zero_grad(); optimizer.step()``: ``zero_grad()`` (``set_to_none=True``
+    by default) drops the gradients the backward just computed, so the step finds no ``.grad`` on any
+    parameter it holds and skips them all (with ``set_to_none=False`` it applies zeros; weight decay and
+    momentum alone move the weights). Nothing raises, the loss is printed every iteration, and the model
+    never learns. ``model.zero_grad()`` at the same place does the same. Reported at the zeroing call:
+    clear the gradients before the backward (at the top of the iteration) or after the step.
+    Clearing after the step (``step(); zero_grad()``), or clearing another optimizer's gradients (a GAN's
+    generator between the discriminator's backward and step), is not reported.
+
+    ``gradwarden debug`` does not prove it yet (the run watches parameters that never get a gradient).
+    """
+
+    event = "grads_cleared_before_step"
+    code = "GW740"
+    name = "gradients-cleared-before-step"
+    family = "H"
+    severity = Severity.WARNING
+    NO_FIX = (0, 1)  # where the zeroing call goes is the loop's layout: moved by hand
+    summary = "zero_grad() between backward() and step(): the step finds no gradient and changes nothing."
+    message = "this clears the gradients the backward at line {backward_line} computed before `{opt}.step()` at " \
+              "line {step_line} applies them: the step finds no gradient and the parameters never change; " \
+              "clear them before the backward or after the step"
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            loss = model(torch.randn(8, 4)).pow(2).mean()
+            loss.backward()
+            opt.zero_grad()  # <-
+            opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        opt = torch.optim.Adam(model.parameters(), lr=0.1)
+        loss = model(torch.randn(8, 4)).pow(2).mean()
+        loss.backward()
+        model.zero_grad()  # <-
+        opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            loss = model(torch.randn(8, 4)).pow(2).mean()
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+        """,
+        """
+        import torch
+        from torch import nn
+        G, D = nn.Linear(3, 4), nn.Linear(4, 1)
+        opt_g = torch.optim.SGD(G.parameters(), lr=0.1)
+        opt_d = torch.optim.SGD(D.parameters(), lr=0.1)
+        for step in range(3):
+            d_loss = D(G(torch.randn(8, 3))).mean()
+            d_loss.backward()
+            opt_g.zero_grad()
+            opt_d.step()
+            opt_d.zero_grad()
+        """,
+    )
+
+
+class ClipExhaustedParameters(Rule):
+    """Gradient clipping over a ``parameters()`` generator something already read to its end.
+
+    ``params = model.parameters()`` is a generator: the optimizer built over it (``SGD(params, ...)``)
+    reads it to its end, and a later ``clip_grad_norm_(params, max_norm)`` (or ``clip_grad_value_``)
+    gets an empty iterator. It clips nothing and returns a norm of 0; nothing raises, and the
+    gradients the clipping was meant to bound (an RNN's exploding gradients) reach the step whole.
+    Reported where the generator is made: keep a list (``params = list(model.parameters())``), or call
+    ``model.parameters()`` again at the clipping call.
+    """
+
+    event = "clip_exhausted_params"
+    code = "GW739"
+    name = "clip-exhausted-parameters"
+    family = "H"
+    severity = Severity.WARNING
+    summary = "clip_grad_norm_ over a parameters() generator that was already consumed: it clips nothing."
+    message = "`{what}()` returns a one-shot generator, which {first} at line {first_line} reads to its end: " \
+              "`{clip}` at line {clip_line} gets no parameter and clips nothing; keep a list " \
+              "(`list({what}())`)"
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        params = model.parameters()  # <-
+        opt = torch.optim.SGD(params, lr=0.1)
+        for step in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            nn.utils.clip_grad_norm_(params, max_norm=1.0)
+            opt.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        params = list(model.parameters())
+        opt = torch.optim.SGD(params, lr=0.1)
+        for step in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            nn.utils.clip_grad_norm_(params, max_norm=1.0)
+            opt.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+            opt.step()
+        """,
+    )
