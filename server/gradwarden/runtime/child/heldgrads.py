@@ -36,11 +36,13 @@ import torch
 
 from . import optwatch as _optwatch
 from . import polluted as _polluted
+from . import unregistered as _unregistered
 from .paramnames import describe, quoted
 from .report import _finding, _internal_error, _state
 from .userfiles import _caller, _is_user, _site, _user_frame
 
 _Tensor = torch.Tensor
+_PLAIN = (list, tuple, dict)
 
 _MAX_REWRAPS = 64
 _MAX_ZEROINGS = 16
@@ -94,6 +96,10 @@ def _patch_setattr():
 
     def __setattr__(self, name, value):
         orig(self, name, value)
+        if type(value) in _PLAIN and not _state.suspended:
+            f = _user_frame(_caller(1))
+            if f is not None and f.f_locals.get("self") is self:
+                _unregistered.note_store(self, name, value, _site(f))
         if not _polluted._optimizers or _state.suspended or not isinstance(value, (Module, Parameter)) or \
                 len(_late) >= _MAX_LATE:
             return
@@ -244,6 +250,8 @@ def _on_step(opt, args, kwargs):
             _check_rewraps(opt, params, site)
         if _late:
             _check_late(opt, site)
+        if _unregistered._stores:
+            _unregistered.check(opt, site, _held, _optimizer_site(opt))
         if _zeroings and _polluted._grads is not None:
             _check_partial_zeroing(opt, params, prev, site)
         if _polluted._grads is not None:
