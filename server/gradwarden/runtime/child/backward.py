@@ -84,6 +84,7 @@ def _wrap_backward(orig, kind):
                         st.user_grads.add(k)
         if top:
             st.bw_count += 1
+            st.last_bw_site = site
             if retain:
                 st.retained = True
             else:

@@ -36,6 +36,7 @@ import torch
 
 from . import optwatch as _optwatch
 from . import polluted as _polluted
+from . import cleared as _cleared
 from . import unregistered as _unregistered
 from .paramnames import describe, quoted
 from .report import _finding, _internal_error, _state
@@ -152,13 +153,22 @@ def _patch_zero_grad():
         orig = cls.zero_grad
 
         def zero_grad(self, *args, _orig=orig, _params=params, **kwargs):
+            had = False
+            if _polluted._optimizers and not _state.suspended and _state.bw_count:
+                try:
+                    had = any(p.grad is not None for p in _params(self))
+                except Exception:  # noqa: BLE001
+                    had = False
             out = _orig(self, *args, **kwargs)
             try:
                 if _polluted._optimizers and not _state.suspended:
                     site = _site(_user_frame(_caller(1)))
                     if site is not None:
-                        _zeroings.append((site, frozenset(id(p) for p in _params(self)), _state.bw_count))
+                        ids = frozenset(id(p) for p in _params(self))
+                        _zeroings.append((site, ids, _state.bw_count))
                         del _zeroings[:-_MAX_ZEROINGS]
+                        if had:
+                            _cleared.note(site, ids, _state.bw_count, _state.last_bw_site)
             except Exception:  # noqa: BLE001
                 _internal_error("held grads: zero_grad")
             return out
@@ -256,6 +266,8 @@ def _on_step(opt, args, kwargs):
             _check_partial_zeroing(opt, params, prev, site)
         if _polluted._grads is not None:
             _check_never_zeroed(opt, params, prev, site)
+        if _cleared._discards:
+            _cleared.check(opt, params, n, site, _optimizer_site(opt))
     except Exception:  # noqa: BLE001
         _internal_error("held grads: step")
     return None
