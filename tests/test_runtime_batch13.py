@@ -14,7 +14,11 @@ nothing:
   a teacher, is not this);
 - ``opt.zero_grad()`` between ``backward()`` and ``step()``: the step finds no gradient, GW732 at
   the zeroing call (clearing after the step, and a GAN's other optimizer cleared before this one's
-  step, are not this).
+  step, are not this);
+- a state detached at every step of one forward and fed back to the line that made it
+  (``h = cell(x[:, t], h.detach())``), one backward after the loop: GW733 at the detach (truncated
+  BPTT between chunks, after their backward, and a refinement whose every step is in the loss are
+  not this).
 
 The comments say what torch does (ground truth: run the file plainly)."""
 from __future__ import annotations
@@ -280,6 +284,75 @@ PROGRAMS: Dict[str, str] = {
             g_loss.backward()
             opt_g.step()
     """,
+    # the state detached at every step of one sequence, one loss on the last state: backward runs
+    # through the last step only (x.grad[:, 0] is zero). GW733 at the detach, line 9
+    "state_detached": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        lin, head = nn.Linear(7, 4), nn.Linear(4, 1)
+        opt = torch.optim.SGD([*lin.parameters(), *head.parameters()], lr=0.1)
+        for step in range(2):
+            x, h = torch.randn(2, 5, 3), torch.zeros(2, 4)
+            for t in range(5):
+                h = torch.tanh(lin(torch.cat([x[:, t], h.detach()], 1)))
+            loss = head(h).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    "state_detached_ok": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        lin, head = nn.Linear(7, 4), nn.Linear(4, 1)
+        opt = torch.optim.SGD([*lin.parameters(), *head.parameters()], lr=0.1)
+        for step in range(2):
+            x, h = torch.randn(2, 5, 3), torch.zeros(2, 4)
+            for t in range(5):
+                h = torch.tanh(lin(torch.cat([x[:, t], h], 1)))
+            loss = head(h).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # truncated BPTT: the state is detached after the backward of the chunk that used its graph
+    "tbptt_ok": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        cell, head = nn.GRUCell(3, 4), nn.Linear(4, 1)
+        opt = torch.optim.SGD([*cell.parameters(), *head.parameters()], lr=0.1)
+        h = torch.zeros(2, 4)
+        for chunk in range(3):
+            x = torch.randn(2, 4, 3)
+            h = h.detach()
+            for t in range(4):
+                h = cell(x[:, t], h)
+            loss = head(h).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # iterative refinement with a sequence loss (RAFT): each step's estimate is detached before the
+    # next update, and every estimate is a term of the loss, so every step's graph is backwarded
+    "refine_ok": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        net = nn.Linear(3, 3)
+        opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        for step in range(2):
+            target, y, preds = torch.randn(4, 3), torch.zeros(4, 3), []
+            for i in range(3):
+                y = y.detach()
+                y = y + net(y)
+                preds.append(y)
+            loss = sum((p - target).pow(2).mean() for p in preds)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
 }
 
 
@@ -323,3 +396,8 @@ def test_layers_in_a_plain_dict_attribute_filled_later(runs):
 def test_gradients_cleared_between_backward_and_step(runs):
     f = _one(runs["cleared"], "GW732")
     assert f.row == 10 and site_rows(f, "backward") == [9] and site_rows(f, "step") == [11]
+
+
+def test_state_detached_at_every_step_of_one_forward(runs):
+    f = _one(runs["state_detached"], "GW733")
+    assert f.row == 9 and "line 9" in f.message and f.backward_site.row == 12
