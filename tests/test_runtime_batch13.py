@@ -353,6 +353,22 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # a straight-through estimator: the copy is taken in by the run of the line that made it
+    "straight_through_ok": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        enc, dec = nn.Linear(4, 4), nn.Linear(4, 4)
+        opt = torch.optim.SGD([*enc.parameters(), *dec.parameters()], lr=0.1)
+        for step in range(2):
+            x = torch.randn(6, 4)
+            z = enc(x)
+            q = z + (z.round() - z).detach()
+            loss = (dec(q) - x).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
 }
 
 

@@ -10,8 +10,9 @@ The run proves it without intent when all of these hold:
 - your code calls ``.detach()`` on a floating tensor with a graph built by a line of your code
   *since the last backward started* (a state detached after the backward that used its graph,
   truncated BPTT between chunks, is not this);
-- the copy is passed to a call made at that same line (the recurrence: the line that made the
-  value takes its detached copy back in);
+- the copy is passed to a call made at that same line in a later run of it (the recurrence: the
+  line that made the value takes its detached copy back in; a straight-through estimator
+  ``t + (t.round() - t).detach()`` takes its copy in the run that made it);
 - the next backward goes through nodes that line built after the copy was made, and not through
   the detached value's own graph (it is lost: no output of the earlier steps reaches any loss).
 
@@ -33,11 +34,12 @@ _reported = set()
 
 
 class _Cut(object):
-    __slots__ = ("node", "line", "count", "site", "fed")
+    __slots__ = ("node", "line", "lasti", "count", "site", "fed")
 
-    def __init__(self, node, line, count, site):
+    def __init__(self, node, line, lasti, count, site):
         self.node = node  # the detached value's node (kept until the next backward)
         self.line = line  # (code, line) that built it
+        self.lasti = lasti  # the instruction of that line that built it
         self.count = count  # build tags handed out when it was detached
         self.site = site  # the detach() call
         self.fed = False
@@ -60,7 +62,7 @@ def note_detach(src, out):
         if len(unfed) >= 4:
             drop = {id(c) for c in unfed[:-3]}
             _cuts[:] = [c for c in _cuts if id(c) not in drop]
-        c = _Cut(g, tag[0], _built_count[0], _site(f))
+        c = _Cut(g, tag[0], tag[4] if len(tag) > 4 else -1, _built_count[0], _site(f))
         _cuts.append(c)
         _copies[out] = c
         taint[0] = True
@@ -80,7 +82,10 @@ def carry(args):
             if c is None or c.fed:
                 continue
             f = _user_frame(_caller(2))
-            if f is not None and f.f_code is c.line[0] and f.f_lineno == c.line[1]:
+            # a later run of the line: an instruction at or before the one that made the value (within
+            # one run of a line its instructions only move forward: `t + (t.round() - t).detach()`,
+            # a straight-through estimator, takes the copy in after making it, in the same run)
+            if f is not None and f.f_code is c.line[0] and f.f_lineno == c.line[1] and 0 <= f.f_lasti <= c.lasti:
                 c.fed = True
     except Exception:  # noqa: BLE001
         _internal_error("recurrent: carry")
