@@ -18,7 +18,10 @@ nothing:
 - a state detached at every step of one forward and fed back to the line that made it
   (``h = cell(x[:, t], h.detach())``), one backward after the loop: GW733 at the detach (truncated
   BPTT between chunks, after their backward, and a refinement whose every step is in the loss are
-  not this).
+  not this);
+- a custom backward that returns a tensor for an input that was a number (torch raises once the
+  backward returned): GW309 at its ``return``, as the static engine gives it (the chain-rule probe
+  no longer judges a gradient that no input needs, which named it GW709).
 
 The comments say what torch does (ground truth: run the file plainly)."""
 from __future__ import annotations
@@ -369,6 +372,39 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # a gradient-reversal Function whose backward returns a tensor for its float coefficient: the
+    # engine raises after the backward returned ("... was not a Variable"). GW309 at the return, line 10
+    # (the chain-rule probe does not judge a gradient no input needs)
+    "grad_for_number": """
+        import torch
+        from torch import nn
+        class Reverse(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, lam):
+                ctx.lam = lam
+                return x.view_as(x)
+            @staticmethod
+            def backward(ctx, g):
+                return -ctx.lam * g, g.new_tensor(ctx.lam)
+        net = nn.Linear(3, 2)
+        loss = Reverse.apply(net(torch.randn(4, 3)), 0.5).pow(2).sum()
+        loss.backward()
+    """,
+    "grad_for_number_ok": """
+        import torch
+        from torch import nn
+        class Reverse(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, lam):
+                ctx.lam = lam
+                return x.view_as(x)
+            @staticmethod
+            def backward(ctx, g):
+                return -ctx.lam * g, None
+        net = nn.Linear(3, 2)
+        loss = Reverse.apply(net(torch.randn(4, 3)), 0.5).pow(2).sum()
+        loss.backward()
+    """,
 }
 
 
@@ -417,3 +453,11 @@ def test_gradients_cleared_between_backward_and_step(runs):
 def test_state_detached_at_every_step_of_one_forward(runs):
     f = _one(runs["state_detached"], "GW733")
     assert f.row == 9 and "line 9" in f.message and f.backward_site.row == 12
+
+
+def test_gradient_for_a_number_input_is_shown_at_the_return(runs):
+    result = runs["grad_for_number"]
+    assert result.status == "failed"
+    f = _one(result, "GW309")
+    assert f.row == 10 and f.severity == "error"
+    assert [g.code for g in result.runtime_findings] == ["GW309"]  # no GW709 from the probe
