@@ -8,6 +8,7 @@ from . import gradmode as _gradmode
 from . import nonfinite as _nonfinite
 from . import polluted as _polluted
 from . import probestate as _ps
+from . import recurrent as _recurrent
 from . import samples as _samples
 from . import untrained as _untrained
 from . import zerograd as _zerograd
@@ -84,6 +85,7 @@ def _wrap_backward(orig, kind):
                         st.user_grads.add(k)
         if top:
             st.bw_count += 1
+            st.last_bw_site = site
             if retain:
                 st.retained = True
             else:
@@ -105,6 +107,8 @@ def _wrap_backward(orig, kind):
         if top:
             if _samples._marked[0]:
                 _samples.before_backward(_roots(args, kwargs, roots_name), site)
+            if _recurrent._cuts:
+                _recurrent.before_backward(_roots(args, kwargs, roots_name), site)
             _nonfinite.before_backward()
             _untrained.before_backward(_roots(args, kwargs, roots_name))
         st.bw_depth += 1

@@ -160,8 +160,14 @@ def after_backward(node, args, out):
         outs = out if isinstance(out, tuple) else (out,)
         if any(o is not None and not isinstance(o, _Tensor) for o in outs):
             return
+        try:  # a gradient returned where none is needed (an input that is a number, or does not
+            # require grad) is never used: its chain rule does not matter (for a number, torch raises: GW309)
+            needs = tuple(node.needs_input_grad)
+        except Exception:  # noqa: BLE001
+            needs = ()
         with torch._C.DisableTorchFunction():
             candidates = [i for i, o in enumerate(outs) if o is not None and o.is_floating_point()
+                          and (i >= len(needs) or needs[i])
                           and bool(o.ne(0).any()) and bool(torch.isfinite(o).all())]
         if not candidates:
             return

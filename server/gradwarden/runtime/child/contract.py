@@ -25,7 +25,9 @@ _returns = {}  # code -> sorted return lines of that code (an empty tuple: none 
 _last = {}  # node class name -> [file, line, function] of the return its backward last ran
 _reported = set()  # node class names whose count was already reported here
 
-_NAMED = re.compile(r"\b[Ff]unction (\w+) returned an (incorrect number of gradients|invalid gradient)")
+# (a gradient for an input that was not a tensor, GW309, is raised by the engine in the same way)
+_NAMED = re.compile(r"\b[Ff]unction (\w+) returned (?:an |a )?(incorrect number of gradients|invalid gradient|"
+                    r"gradient different than None)")
 _INDEX = re.compile(r"invalid gradient at index (\d+)")
 _codes = {}  # node class name -> the user's backward code whose return was noted
 

@@ -40,7 +40,8 @@ def report_exception(exc, tb=None):
         # a custom backward's outputs broke autograd's contract: the fix goes in its `return`
         _mark(exc)
         if not returned[1]:
-            _report_error("GW307", "custom-function-contract", msg, site, returned[2], primary=returned[0])
+            code = "GW309" if "different than None" in (msg or "") else "GW307"
+            _report_error(code, "custom-function-contract", msg, site, returned[2], primary=returned[0])
         return
     if kind is None:
         _raised(exc, site)

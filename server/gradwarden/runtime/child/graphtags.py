@@ -72,7 +72,7 @@ def _BUILT_COUNT(node):
         return -1
     return tag[3] if tag is not None else -1
 
-_BUILT = "_gradwarden_built"  # node.metadata key: (inner code, line, outer code, line, backward count)
+_BUILT = "_gradwarden_built"  # node.metadata key: ((inner code, line), (outer code, line), backward count, build number, inner instruction)
 
 
 def _tag_built(out):
@@ -105,6 +105,7 @@ def _tag_built(out):
 
 def _build_tag(f):
     inner = outer = None
+    lasti = -1
     cache = _uf._ucache
     while f is not None:
         code = f.f_code
@@ -114,11 +115,12 @@ def _build_tag(f):
         if u:
             if inner is None:
                 inner = (code, f.f_lineno)
+                lasti = f.f_lasti  # the instruction of the line (which call of it made the node)
             else:
                 outer = (code, f.f_lineno)
         f = f.f_back
     _built_count[0] += 1
-    return (inner, outer, _state.bw_count, _built_count[0])
+    return (inner, outer, _state.bw_count, _built_count[0], lasti)
 
 _built_count = [0]  # build tags handed out (orders the nodes the mode saw made)
 

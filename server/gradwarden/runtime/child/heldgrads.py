@@ -36,11 +36,14 @@ import torch
 
 from . import optwatch as _optwatch
 from . import polluted as _polluted
+from . import cleared as _cleared
+from . import unregistered as _unregistered
 from .paramnames import describe, quoted
 from .report import _finding, _internal_error, _state
 from .userfiles import _caller, _is_user, _site, _user_frame
 
 _Tensor = torch.Tensor
+_PLAIN = (list, tuple, dict)
 
 _MAX_REWRAPS = 64
 _MAX_ZEROINGS = 16
@@ -94,6 +97,10 @@ def _patch_setattr():
 
     def __setattr__(self, name, value):
         orig(self, name, value)
+        if type(value) in _PLAIN and not _state.suspended:
+            f = _user_frame(_caller(1))
+            if f is not None and f.f_locals.get("self") is self:
+                _unregistered.note_store(self, name, value, _site(f))
         if not _polluted._optimizers or _state.suspended or not isinstance(value, (Module, Parameter)) or \
                 len(_late) >= _MAX_LATE:
             return
@@ -146,13 +153,22 @@ def _patch_zero_grad():
         orig = cls.zero_grad
 
         def zero_grad(self, *args, _orig=orig, _params=params, **kwargs):
+            had = False
+            if _polluted._optimizers and not _state.suspended and _state.bw_count:
+                try:
+                    had = any(p.grad is not None for p in _params(self))
+                except Exception:  # noqa: BLE001
+                    had = False
             out = _orig(self, *args, **kwargs)
             try:
                 if _polluted._optimizers and not _state.suspended:
                     site = _site(_user_frame(_caller(1)))
                     if site is not None:
-                        _zeroings.append((site, frozenset(id(p) for p in _params(self)), _state.bw_count))
+                        ids = frozenset(id(p) for p in _params(self))
+                        _zeroings.append((site, ids, _state.bw_count))
                         del _zeroings[:-_MAX_ZEROINGS]
+                        if had:
+                            _cleared.note(site, ids, _state.bw_count, _state.last_bw_site)
             except Exception:  # noqa: BLE001
                 _internal_error("held grads: zero_grad")
             return out
@@ -244,10 +260,14 @@ def _on_step(opt, args, kwargs):
             _check_rewraps(opt, params, site)
         if _late:
             _check_late(opt, site)
+        if _unregistered._stores:
+            _unregistered.check(opt, site, _held, _optimizer_site(opt))
         if _zeroings and _polluted._grads is not None:
             _check_partial_zeroing(opt, params, prev, site)
         if _polluted._grads is not None:
             _check_never_zeroed(opt, params, prev, site)
+        if _cleared._discards:
+            _cleared.check(opt, params, n, site, _optimizer_site(opt))
     except Exception:  # noqa: BLE001
         _internal_error("held grads: step")
     return None

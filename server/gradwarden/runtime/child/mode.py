@@ -5,6 +5,7 @@ from . import ctxstash as _cs
 from . import heldgrads as _heldgrads
 from . import nonfinite as _nf
 from . import probestate as _ps
+from . import recurrent as _recurrent
 from . import samples as _samples
 from . import untrained as _untrained
 from . import zerograd as _zerograd
@@ -45,6 +46,9 @@ def _make_mode():
     untrained_carry = _untrained.carry
     sample_taint = _samples.taint
     sample_carry = _samples.carry
+    recurrent_detach = _recurrent.note_detach
+    recurrent_taint = _recurrent.taint
+    recurrent_carry = _recurrent.carry
     zero_kind = _zerograd._zero_kind
     zero_kind_of = _zerograd.kind_of
     zero_note = _zerograd.note
@@ -78,6 +82,8 @@ def _make_mode():
                         _note_alias(args[0] if args else None, out)
                         if untrained_watch[0] and args and isinstance(args[0], torch.Tensor):
                             untrained_cut(args[0], ".detach()", out)
+                        if args and type(args[0]) is tensor_type and grad_enabled():
+                            recurrent_detach(args[0], out)  # a state fed back detached (GW733)
                         if fw_frames:
                             note_call(func, args, kwargs, out)
                         return out
@@ -120,6 +126,8 @@ def _make_mode():
                         untrained_carry(args, out)
                     if sample_taint[0]:  # a `sample()` of a distribution that requires grad is alive (GW722)
                         sample_carry(args, out)
+                    if recurrent_taint[0]:  # a detached copy of a value made since the last backward
+                        recurrent_carry(args)
                     return out
             if func is detach_ and untrained_watch[0] and args and isinstance(args[0], tensor_type):
                 # `h.detach_()`: the tensor itself leaves the graph (its graph is read before it goes)

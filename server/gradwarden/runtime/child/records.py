@@ -42,7 +42,7 @@ class _Write(object):
     """One mutating op that touched the storage of a live saved tensor."""
 
     __slots__ = ("op", "site", "call_site", "module", "module_site", "step", "fused", "in_backward", "via",
-                 "internal")
+                 "internal", "outer")
 
 
 def _sweep():
@@ -104,6 +104,7 @@ def _make_write(func, frame):
     w.module = w.module_site = w.call_site = w.via = None
     w.in_backward = False
     w.internal = False
+    w.outer = None
     modules = []
     f = frame
     nn_module = torch.nn.Module
@@ -160,6 +161,51 @@ def _make_write(func, frame):
                 w.call_site = w.site
                 w.via = "module"
     return w
+
+
+def note_update_routine(w, frame):
+    """A leaf that requires grad (a parameter) written under ``no_grad`` by user code: remember
+    the user frames the write ran in (innermost first, as (site, code)), so that a backward
+    that then raises can show the call of the update routine (a hand-written weight decay, an
+    EMA update) made in the function that runs the backward, as the static engine does
+    (GW501 at the call)."""
+    if w.step is not None or w.in_backward or w.module_site is not None or w.outer is not None:
+        return
+    out = []
+    f = frame
+    while f is not None and len(out) < 12:
+        fn = f.f_code.co_filename
+        u = _uf._ucache.get(fn)
+        if u is None:
+            u = _uf._USER.classify(fn)
+        if u:
+            out.append((_site(f), f.f_code))
+        f = f.f_back
+    if len(out) > 1:
+        w.outer = out
+
+
+def _code_has_line(code, line):
+    try:
+        return any(ln == line for _s, _e, ln in code.co_lines())
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def update_routine_call(w, backward_site):
+    """(call site, routine name) when the write ``w`` ran inside a function that the function
+    running the backward at ``backward_site`` called (the routine is then the line to move),
+    else None: a write made by that function itself is shown where it is."""
+    if not w.outer or not backward_site:
+        return None
+    for i in range(1, len(w.outer)):
+        site, code = w.outer[i]
+        if site is None or site[0] != backward_site[0] or code.co_name != backward_site[2]:
+            continue
+        if _code_has_line(code, backward_site[1]):
+            return site, w.outer[i - 1][1].co_name
+        return None
+    return None
 
 
 def _is_fused(opt):

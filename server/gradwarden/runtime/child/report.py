@@ -18,6 +18,7 @@ class _State:
         self.bw_count = 0  # top-level backward calls
         self.bw_depth = 0
         self.cur_bw = None  # (n, site, retain) of the running backward
+        self.last_bw_site = None  # where the last top-level backward was called
         self.cur_roots = None  # its root nodes
         self.retained = False  # a backward with retain_graph=True ran: later ones may reuse its graph
         self.max_steps = None

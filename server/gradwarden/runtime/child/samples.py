@@ -50,11 +50,18 @@ class _Draw(object):
         self.params = params  # the distribution's tensors that require grad (kept until the draw dies)
 
 
+# distribution -> the tensors that require grad its constructor was given (a constructor may
+# store a function of them instead: ``MultivariateNormal`` keeps ``loc.expand(...)``,
+# ``RelaxedOneHotCategorical`` normalised logits, nodes a loss on the given tensors never goes through)
+_given = weakref.WeakKeyDictionary()
+
+
 def _dist_tensors(dist, depth=0):
-    out = []
+    out = list(_given.get(dist, ())) if depth == 0 else []
     for v in list(vars(dist).values())[:32]:
         if isinstance(v, _Tensor) and v.requires_grad:
-            out.append(v)
+            if all(v is not x for x in out):
+                out.append(v)
         elif depth < 2 and isinstance(v, torch.distributions.Distribution):
             out.extend(_dist_tensors(v, depth + 1))
     return out
@@ -179,3 +186,29 @@ def install():
         sample.__name__ = "sample"
         sample.__doc__ = getattr(orig, "__doc__", None)
         cls.sample = sample
+    for cls in classes:
+        init = vars(cls).get("__init__")
+        if init is None or not callable(init):
+            continue
+
+        def __init__(self, *args, _orig=init, **kwargs):
+            if _draws is not None and torch.is_grad_enabled() and not _state.suspended:
+                _note_given(self, args, kwargs)
+            return _orig(self, *args, **kwargs)
+
+        __init__.__wrapped__ = init
+        __init__.__doc__ = getattr(init, "__doc__", None)
+        cls.__init__ = __init__
+
+
+def _note_given(dist, args, kwargs):
+    """The outermost constructor's tensors that require grad (a subclass's ``super().__init__``
+    sees the object already noted)."""
+    try:
+        if dist in _given:
+            return
+        given = [a for a in list(args[:8]) + list(kwargs.values())[:8]
+                 if isinstance(a, _Tensor) and a.requires_grad]
+        _given[dist] = tuple(given)
+    except Exception:  # noqa: BLE001
+        _internal_error("samples: constructor")

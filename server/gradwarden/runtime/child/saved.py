@@ -4,6 +4,7 @@ import torch
 
 from . import probestate as _ps
 from .hidden import _silent_sites
+from .records import update_routine_call
 from .records import (
     SWEEP_EVERY, _Rec, _by_storage, _current_node, _make_write, _node_name, _packs, _recent, _sweep,
     _weakref, _write_sites
@@ -113,9 +114,15 @@ def _version_error(r, cur, node, bw):
             "%s%s, is at version %d; expected version %d instead." % (
                 shape, (", which is saved by " + name) if name else "", cur, r.version))
     sites = []
+    routine = update_routine_call(w, bw[1] if bw else None) if w is not None else None
     if w is not None:
-        code = "GW501" if w.step else ("GW202" if w.in_backward else "GW201")
+        code = "GW501" if w.step or routine else ("GW202" if w.in_backward else "GW201")
         wsite, extra = _write_sites(w)
+        if routine is not None:
+            # a parameter update routine called between the forward and this backward (a
+            # hand-written weight decay under no_grad): its call is the line to move
+            extra = [{"kind": "write", "site": wsite, "message": "%s writes the parameter in place" % w.op}] + extra
+            wsite = routine[0]
         sites.extend(extra)
         if w.step:
             sites.append({"kind": "step", "site": w.site, "message": "%s.step() updates the parameter in place" % w.step})
@@ -134,7 +141,7 @@ def _version_error(r, cur, node, bw):
     msg = base + note
     key = ("version", code, tuple(wsite or ()), tuple(r.site or ()))
     _finding(key, code=code, kind="version-counter",
-             message=_short_version_message(w, r, name, cur),
+             message=_short_version_message(w, r, name, cur, routine),
              severity="error", write_site=wsite, save_site=r.site, backward_site=bw[1] if bw else None,
              save_op=name, write_op=w.op if w else None, sites=sites,
              versions={"saved": r.version, "current": cur,
@@ -143,8 +150,12 @@ def _version_error(r, cur, node, bw):
     return msg
 
 
-def _short_version_message(w, r, node_name, cur):
+def _short_version_message(w, r, node_name, cur, routine=None):
     saver = node_name or "an autograd node"
+    if routine is not None:
+        return ("%s() updates in place (%s), between the forward and this backward, a parameter that %s saved "
+                "for backward (saved at version %d, now %d); backward raises" % (
+                    routine[1], w.op, saver, r.version, cur))
     if w is None:
         return ("a tensor that %s saved for backward was modified in place (version %d -> %d); "
                 "the write was not observed" % (saver, r.version, cur))

@@ -7,6 +7,7 @@ from . import probestate as _ps
 from .chainrule import check_write as _probe_check_write
 from .graphtags import _built_count
 from .hidden import _aliases, _check_hidden_write, _leaf_writes
+from .records import note_update_routine as _note_update_routine
 from .records import _by_storage, _live, _make_write, _op_name, _pending, _weakref, _write_sites
 from .report import _classify_message, _finding, _internal_error, _mark, _raised, _report_error
 from .tensors import _describe, _internal_overlap, _overlaps, _storage_key, tensor_registry
@@ -74,6 +75,8 @@ def _before_write(func, targets):
             if live:
                 if write is None:
                     write = _make_write(func, _caller(3))
+                if t.is_leaf and t.requires_grad and not torch.is_grad_enabled():
+                    _note_update_routine(write, _caller(3))
                 if hits is None:
                     hits = []
                 hits.append((write, t, t._version, live))

@@ -1,0 +1,72 @@
+"""Gradients cleared between the backward and the step that should apply them (GW732).
+
+``loss.backward(); opt.zero_grad(); opt.step()``: the zeroing call drops the gradients the
+backward just computed, so the step finds none (``set_to_none``: it skips every parameter; zeros:
+only weight decay and momentum move them). Nothing raises and the loss never improves.
+
+The run proves it at a step of an optimizer when all of these hold:
+
+- a zeroing call of the program (``zero_grad()`` of this optimizer, or of a module holding all its
+  parameters) ran after the last backward, while some of those tensors had a gradient;
+- no backward ran between that zeroing call and the step;
+- the zeroing covered every tensor the optimizer holds, and at the step none has a non-zero
+  gradient.
+
+Clearing after the step (the usual end-of-iteration ``zero_grad``), gradient accumulation, and a
+second optimizer's ``zero_grad`` between a backward and the first optimizer's step (a GAN's
+discriminator and generator) are not this. Shown at the zeroing call, with the backward whose
+gradients it dropped and the step.
+"""
+from .report import _finding, _internal_error
+
+_MAX = 8
+
+_discards = []  # (zeroing site, ids of the tensors it cleared, backward count then, last backward site)
+_reported = set()
+
+
+def note(site, ids, bw_count, bw_site):
+    _discards.append((site, ids, bw_count, bw_site))
+    del _discards[:-_MAX]
+
+
+def _no_gradient(p):
+    g = p.grad
+    if g is None:
+        return True
+    try:
+        return g.numel() <= (1 << 20) and not bool(g.any())
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def check(opt, params, bw_count, step_site, optimizer_site):
+    """At a step of ``opt`` (``bw_count`` backward calls so far, at least one since its last step)."""
+    try:
+        found = None
+        for entry in _discards:
+            if entry[2] == bw_count and entry[3] is not None and params and \
+                    all(id(p) in entry[1] for p in params):
+                found = entry
+        _discards[:] = [e for e in _discards if e[2] == bw_count]
+        if found is None or tuple(found[0][:2]) in _reported:
+            return
+        if not all(_no_gradient(p) for p in params):
+            return
+        site, _ids, _n, bw_site = found
+        _reported.add(tuple(site[:2]))
+        name = type(opt).__name__
+        sites = [{"kind": "backward", "site": bw_site, "message": "computes the gradients the zeroing call drops"}]
+        if step_site is not None:
+            sites.append({"kind": "step", "site": step_site,
+                          "message": "%s.step() then finds no gradient to apply" % name})
+        if optimizer_site is not None:
+            sites.append({"kind": "optimizer", "site": optimizer_site, "message": "the optimizer"})
+        _finding(("cleared-before-step", tuple(site)), code="GW732", kind="gradients-cleared-before-step",
+                 severity="warning", site=site, sites=sites,
+                 message="this zeroing call runs after the backward at line %s and before %s.step(): it drops the "
+                         "gradients the backward just computed, so the step applies none and the parameters do "
+                         "not train (clear the gradients before the backward, or after the step)" % (
+                             bw_site[1], name))
+    except Exception:  # noqa: BLE001
+        _internal_error("cleared: step")
