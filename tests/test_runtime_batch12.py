@@ -21,7 +21,7 @@ nothing:
   the store, as for a module attribute;
 - ``clip_grad_norm_`` given a one-shot iterator that an earlier consumer emptied (the optimizer built
   from the same ``model.parameters()`` generator, or a generator that finished) clips nothing while the
-  parameters it was meant for have gradients: GW730 where the iterator was made (a
+  parameters it was meant for have gradients: GW739 where the iterator was made (a
   ``parameters()``/``named_parameters()`` generator is named by the line that called it);
 - ``torch.set_grad_enabled(False)`` called as a statement by the program and never switched back:
   the backward that then raises (its loss has no graph) is GW701 at the statement;
@@ -340,7 +340,7 @@ PROGRAMS: Dict[str, str] = {
     """,
     # the optimizer is built from a generator expression (line 5), which it empties; clipping over the same
     # object (line 11) gets nothing (torch warns: an empty generator) and the step applies the gradients
-    # unclipped. GW730 where the generator was made, the clipping call as a site
+    # unclipped. GW739 where the generator was made, the clipping call as a site
     "clip_consumed": """
         import torch
         from torch import nn
@@ -579,7 +579,7 @@ def test_parameter_appended_to_a_container_after_the_optimizer(runs):
 
 
 def test_clipping_over_an_emptied_iterator(runs):
-    f = _one(runs["clip_consumed"], "GW730")
+    f = _one(runs["clip_consumed"], "GW739")
     assert f.row == 5 and site_rows(f, "call") == [11] and site_rows(f, "optimizer") == [6]
 
 

@@ -12,7 +12,7 @@ nothing:
   the function that stored it: given gradients by backward, held by no optimizer while the owner's
   other parameters are: GW719 at the store (a module made elsewhere and hidden in a list on purpose,
   a teacher, is not this);
-- ``opt.zero_grad()`` between ``backward()`` and ``step()``: the step finds no gradient, GW732 at
+- ``opt.zero_grad()`` between ``backward()`` and ``step()``: the step finds no gradient, GW740 at
   the zeroing call (clearing after the step, and a GAN's other optimizer cleared before this one's
   step, are not this);
 - a state detached at every step of one forward and fed back to the line that made it
@@ -238,7 +238,7 @@ PROGRAMS: Dict[str, str] = {
             opt.step()
     """,
     # zero_grad (set_to_none) after the backward: every step finds no gradient and the weights never
-    # move. GW732 at line 9, the backward at 8, the step at 10
+    # move. GW740 at line 9, the backward at 8, the step at 10
     "cleared": """
         import torch
         from torch import nn
@@ -446,7 +446,7 @@ def test_layers_in_a_plain_dict_attribute_filled_later(runs):
 
 
 def test_gradients_cleared_between_backward_and_step(runs):
-    f = _one(runs["cleared"], "GW732")
+    f = _one(runs["cleared"], "GW740")
     assert f.row == 10 and site_rows(f, "backward") == [9] and site_rows(f, "step") == [11]
 
 

@@ -82,6 +82,8 @@ _KIND_OF_CODE = {
     "GW725": "partial-zero-grad",
     "GW707": "optimizer-without-grad",
     "GW738": "custom-function-contract",
+    "GW739": "exhausted-iterator",
+    "GW740": "gradients-cleared-before-step",
 }
 
 

@@ -1,4 +1,4 @@
-"""Gradients cleared between the backward and the step that should apply them (GW732).
+"""Gradients cleared between the backward and the step that should apply them (GW740).
 
 ``loss.backward(); opt.zero_grad(); opt.step()``: the zeroing call drops the gradients the
 backward just computed, so the step finds none (``set_to_none``: it skips every parameter; zeros:
@@ -62,7 +62,7 @@ def check(opt, params, bw_count, step_site, optimizer_site):
                           "message": "%s.step() then finds no gradient to apply" % name})
         if optimizer_site is not None:
             sites.append({"kind": "optimizer", "site": optimizer_site, "message": "the optimizer"})
-        _finding(("cleared-before-step", tuple(site)), code="GW732", kind="gradients-cleared-before-step",
+        _finding(("cleared-before-step", tuple(site)), code="GW740", kind="gradients-cleared-before-step",
                  severity="warning", site=site, sites=sites,
                  message="this zeroing call runs after the backward at line %s and before %s.step(): it drops the "
                          "gradients the backward just computed, so the step applies none and the parameters do "

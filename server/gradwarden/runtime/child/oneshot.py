@@ -154,7 +154,7 @@ def before_clip(fn_name, parameters):
     """``clip_grad_norm_(params, ...)`` / ``clip_grad_value_`` handed an iterator that an earlier
     consumer emptied (the optimizer built from the same ``model.parameters()`` generator): it clips
     nothing (the norm it returns is 0) while the parameters it was meant for have gradients, and the
-    step applies them unclipped (GW730, where the iterator was made)."""
+    step applies them unclipped (GW739, where the iterator was made)."""
     if _state.suspended or not isinstance(parameters, _ITERATORS) or isinstance(parameters, torch.Tensor):
         return False
     try:
@@ -175,7 +175,7 @@ def before_clip(fn_name, parameters):
             sites.append({"kind": "call", "site": call, "message": "`%s` gets nothing from it here" % fn_name})
         if first_site is not None:
             sites.append({"kind": "optimizer", "site": first_site, "message": "the optimizer built here took every item"})
-        _finding(("exhausted-clip", tuple(where)), code="GW730", kind="exhausted-iterator", severity="warning",
+        _finding(("exhausted-clip", tuple(where)), code="GW739", kind="exhausted-iterator", severity="warning",
                  site=where, sites=sites,
                  message="a one-shot iterator made here was already emptied when `%s` got it: it clips nothing "
                          "(the norm it returns is 0) while %d parameter(s) it was meant for have gradients, and the "
