@@ -2014,3 +2014,123 @@ def test_a_target_split_and_joined_by_string_methods(tmp_path):
     fixed = dict(TARGET_SPLIT_JOIN, **{"train.py": TARGET_SPLIT_JOIN["train.py"].replace(
         "inplace=True)", "inplace=False)")})
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# an ``@property`` returning a submodule, called as ``self.head(x)``: reading it runs the getter. The
+# head's ``ReLU(inplace=True)`` overwrites the ``Sigmoid`` output; torch raises at the backward: "one
+# of the variables needed for gradient computation has been modified by an inplace operation"
+PROPERTY_HEAD = {
+    "nets/multi.py": """
+        import torch.nn as nn
+
+
+        class Multi(nn.Module):
+            def __init__(self, tasks):
+                super().__init__()
+                self.heads = nn.ModuleDict({
+                    t: nn.Sequential(nn.Linear(4, 4), nn.Sigmoid(), nn.ReLU(inplace=True)) for t in tasks
+                })
+                self.task = tasks[0]
+
+            @property
+            def head(self):
+                return self.heads[self.task]
+
+            def forward(self, x):
+                return self.head(x)
+    """,
+    "train.py": """
+        import torch
+        from nets.multi import Multi
+
+        model = Multi(["a", "b"])
+        model(torch.randn(2, 4)).sum().backward()
+    """,
+}
+
+
+def test_a_property_read_runs_its_getter(tmp_path):
+    assert loud(project(tmp_path / "bad", PROPERTY_HEAD)) == [("nets/multi.py", 8, "GW201")]
+    fixed = dict(PROPERTY_HEAD, **{"nets/multi.py": PROPERTY_HEAD["nets/multi.py"].replace(
+        "nn.ReLU(inplace=True)", "nn.ReLU()")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a constructor whose defaults name its own module's imports (``act_kwargs=ACT_KWARGS`` from a config
+# module): they are read in that module, not where the call is. ``F.relu6(g, inplace=True)`` on the
+# ``sigmoid`` output; torch raises at the backward (modified by an inplace operation)
+DEFAULTS_AT_HOME = {
+    "config.py": """
+        ACT = "relu6"
+        ACT_KWARGS = dict(inplace=True)
+    """,
+    "net/gate.py": """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        from config import ACT, ACT_KWARGS
+
+
+        class Gate(nn.Module):
+            def __init__(self, dim, act=ACT, *, act_kwargs=ACT_KWARGS):
+                super().__init__()
+                self.fc = nn.Linear(dim, dim)
+                self.act = getattr(F, act)
+                self.act_kwargs = act_kwargs
+
+            def forward(self, x):
+                return self.act(torch.sigmoid(self.fc(x)), **self.act_kwargs)
+    """,
+    "train.py": """
+        import torch
+        from net.gate import Gate
+
+        Gate(4)(torch.randn(2, 4)).sum().backward()
+    """,
+}
+
+
+def test_defaults_are_read_in_the_functions_own_module(tmp_path):
+    assert loud(project(tmp_path / "bad", DEFAULTS_AT_HOME)) == [("net/gate.py", 16, "GW201")]
+    fixed = dict(DEFAULTS_AT_HOME, **{"config.py": DEFAULTS_AT_HOME["config.py"].replace(
+        "inplace=True", "inplace=False")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# SWA: the loss computed through ``AveragedModel(model)`` (a deep copy of the parameters) trains the
+# copy, and the optimizer's parameters (the model's) never get a gradient: silent (run under torch
+# 2.13: ``model[0].weight.grad`` stays None after the step). Reported at the forward through the copy.
+AVERAGED_FORWARD = {
+    "swa/loop.py": """
+        import torch.nn.functional as F
+
+
+        def train_epoch(model, swa_model, optimizer, data):
+            for x, y in data:
+                loss = F.mse_loss(swa_model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                swa_model.update_parameters(model)
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from torch.optim.swa_utils import AveragedModel
+        from swa.loop import train_epoch
+
+        model = nn.Sequential(nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 1))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        swa_model = AveragedModel(model)
+        data = [(torch.randn(4, 6), torch.randn(4, 1)) for _ in range(2)]
+        train_epoch(model, swa_model, optimizer, data)
+    """,
+}
+
+
+def test_a_loss_through_the_averaged_copy_trains_no_optimized_parameter(tmp_path):
+    assert loud(project(tmp_path / "bad", AVERAGED_FORWARD)) == [("swa/loop.py", 6, "GW719")]
+    fixed = dict(AVERAGED_FORWARD, **{"swa/loop.py": AVERAGED_FORWARD["swa/loop.py"].replace(
+        "F.mse_loss(swa_model(x), y)", "F.mse_loss(model(x), y)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []

@@ -84,6 +84,11 @@ def _imported(node: ast.AST, current: Path, mods: Dict[str, Path]) -> List[Path]
                 head = _absolute("", level, current) + "." + head[level:]
             if head:
                 out += [f for n, f in sorted(mods.items()) if n.startswith(head) and n.endswith(tail)]
+    elif (isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "load" and node.args
+          and isinstance(node.args[0], ast.Constant) and node.args[0].value in (".", "./") and "hubconf" in mods
+          and any(k.arg == "source" and getattr(k.value, "value", None) == "local" for k in node.keywords)):
+        # `torch.hub.load(".", name, source="local")`: the project's own `hubconf.py`
+        out.append(mods["hubconf"])
     elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.endswith(".py") and \
             node.value[:-3].replace("/", ".") in mods:
         # a project file named by its path (`"configs/default.py"`, run with `exec` or `runpy`)

@@ -25,6 +25,7 @@ import os
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.checks.flowfacts import Cut, optimizer_params as _params_of
+from gradwarden.engine.checks.averaged import averaged_forward, averaged_why
 from gradwarden.engine.checks.groups import GroupHoles
 from gradwarden.engine.checks.unheld import UnheldParameters
 from gradwarden.engine.diagnostic import Related, Span
@@ -352,7 +353,7 @@ class GradientReach:
                     continue
                 # trained at an earlier step: abandoned only if the model was given a new tensor since
                 if strays is False:
-                    strays = self._strays(st, oid, site)
+                    strays = _strays(self, st, oid, site)
                 if strays is not None and strays.kind == "stray_new":
                     self.abandoned.add(key)
                     self.untrained[key] = (strays, span, site, opt, info.name or "a parameter")
@@ -373,7 +374,7 @@ class GradientReach:
             if key in self.untrained:
                 continue
             if strays is False:
-                strays = self._strays(st, oid, site)
+                strays = _strays(self, st, oid, site)
             cut = strays or self._cut_from(tid)
             if cut is None or cut.kind == "stray_new":
                 # new tensors made inside a constructor: the instance the name now holds was built
@@ -503,33 +504,6 @@ class GradientReach:
             return None
         now = st.lookup(arg.func.value.id)
         return now if isinstance(now, ObjV) and self.it.modules.is_module_obj(now, st) else None
-
-    def _strays(self, st: State, oid: int, site: Span) -> Optional[Cut]:
-        """The backward gave gradients to parameters that no optimizer of the program holds, while
-        this one holds parameters that get none: the optimizer and the model hold different objects.
-        Either the optimizer was built over the wrong ones (a ``copy.deepcopy`` of the model, a list
-        of parameters taken before a module was replaced: the construction is the line to change), or
-        the model was given new ones after it was built (a weight re-wrapped as a new
-        ``nn.Parameter``: that re-wrap is the line to change)."""
-        held = self._held(st)
-        stray = sorted(t for t, g in st.grads.items() if g and t not in held and t not in self.flow.manual_grads
-                       and t not in self.flow.fake_leaves and st.t.get(t) is not None and st.t[t].param
-                       and st.t[t].rg is True and st.t[t].leaf)
-        if not stray:
-            return None
-        names = sorted({st.t[t].name or "a parameter" for t in stray})
-        shown = _listed(names)
-        them = f"{len(stray)} parameters ({shown})" if len(stray) > 1 else shown
-        built = self.flow.opt_built_id.get(oid)
-        later = [t for t in stray if built is not None and t > built]
-        if not later:
-            copies = st.meta.get("copies", {})
-            copy = next((copies[t][1] for t in _params_of(st, oid) if t in copies), None)
-            return Cut("stray", site, them, region=copy)
-        made = st.t[later[0]].created
-        if made is None:
-            return None
-        return _stray_new(self.flow, later[0], oid, made, them, st.t[later[0]].loop_ctx)
 
     def _never_read(self, st: State, tid: int, strict: bool = False) -> Optional[Cut]:
         """A parameter a module of this file registers (``self.pos = nn.Parameter(...)``) and no
@@ -688,6 +662,8 @@ class GradientReach:
                 why = f"this optimizer holds {whose}, while the loss trains {cut.what}, which no optimizer " \
                       f"holds: build it over the parameters the model uses (the step at {_line(step, where)} moves " \
                       f"nothing the loss reaches)"
+            elif cut.kind == "averaged":
+                why = averaged_why(cut, site, step, where, opt)
             elif cut.kind == "stray_new" and cut.region is not None:
                 why = _new_module_why(cut, site, step, where)
                 related = (Related(cut.region, "the new module is made here", "note"),) + related
@@ -729,6 +705,37 @@ def _self_flag(test: ast.expr) -> Optional[str]:
     if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
         return test.attr
     return None
+
+
+def _strays(self: GradientReach, st: State, oid: int, site: Span) -> Optional[Cut]:
+    """The backward gave gradients to parameters that no optimizer of the program holds, while
+    this one holds parameters that get none: the optimizer and the model hold different objects.
+    Either the optimizer was built over the wrong ones (a ``copy.deepcopy`` of the model, a list
+    of parameters taken before a module was replaced: the construction is the line to change), or
+    the model was given new ones after it was built (a weight re-wrapped as a new
+    ``nn.Parameter``: that re-wrap is the line to change)."""
+    held = self._held(st)
+    stray = sorted(t for t, g in st.grads.items() if g and t not in held and t not in self.flow.manual_grads
+                   and t not in self.flow.fake_leaves and st.t.get(t) is not None and st.t[t].param
+                   and st.t[t].rg is True and st.t[t].leaf)
+    if not stray:
+        return None
+    averaged = averaged_forward(st, stray)
+    if averaged is not None:
+        return Cut("averaged", averaged, _listed(sorted({st.t[t].name or "a parameter" for t in stray})))
+    names = sorted({st.t[t].name or "a parameter" for t in stray})
+    shown = _listed(names)
+    them = f"{len(stray)} parameters ({shown})" if len(stray) > 1 else shown
+    built = self.flow.opt_built_id.get(oid)
+    later = [t for t in stray if built is not None and t > built]
+    if not later:
+        copies = st.meta.get("copies", {})
+        copy = next((copies[t][1] for t in _params_of(st, oid) if t in copies), None)
+        return Cut("stray", site, them, region=copy)
+    made = st.t[later[0]].created
+    if made is None:
+        return None
+    return _stray_new(self.flow, later[0], oid, made, them, st.t[later[0]].loop_ctx)
 
 
 def _stray_new(flow: Any, tid: int, oid: int, made: Span, them: str, loop_ctx: Any) -> Cut:

@@ -283,6 +283,9 @@ class Modules:
         attrs = st.attrs(obj.oid)
         cls = attrs.get("__class__")
         if "__averaged__" in attrs and isinstance(attrs.get("module"), ObjV):
+            if st.grad_enabled and obj.oid not in st.meta.get("averaged_calls", {}):
+                meta = st.own("meta")  # the first forward through the copy with grad on (checks/averaged.py)
+                meta["averaged_calls"] = {**meta.get("averaged_calls", {}), obj.oid: self.it.span_of(node)}
             return self.call_object(attrs["module"], args, kwargs, st, node, site)
         if "__opaque__" in attrs:
             tensors = [a for a in args if isinstance(a, TensorV)]

@@ -266,6 +266,10 @@ class Optimizers:
         for k, v in (("module", copy), ("__averaged__", TRUE), ("__module__", TRUE), ("training", TRUE),
                      ("__span__", ConstV(self.it.span_of(node)))):
             st.set_attr(obj.oid, k, v)
+        meta = st.own("meta")
+        owners = dict(meta.get("averaged_params", {}))
         for _, t in self.it.modules.module_params(copy, st):
             st.update_t(t.tid, name=(st.t[t.tid].name or "parameter") + " (averaged copy)")
+            owners[t.tid] = obj.oid  # checks/averaged.py: a loss trained through this copy
+        meta["averaged_params"] = owners
         return obj

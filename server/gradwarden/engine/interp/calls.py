@@ -90,7 +90,11 @@ class Calls:
             if entered:
                 self.it.foreign_stack.pop()
 
-    def bind_params(self, fdef: ast.FunctionDef, args: List[Value], kwargs: Dict[str, Value], st: State) -> Dict[str, Value]:
+    def bind_params(self, fdef: ast.FunctionDef, args: List[Value], kwargs: Dict[str, Value], st: State,
+                    home: Optional[Dict[str, Value]] = None) -> Dict[str, Value]:
+        """The call's frame. ``home``: the globals of the function's own module when it is another
+        project module's function (its defaults name that module's globals: ``act_kwargs=ACT_KWARGS``
+        imported there, not where the call is)."""
         env: Dict[str, Value] = {}
         a = fdef.args
         positional = list(a.posonlyargs) + list(a.args)
@@ -101,7 +105,8 @@ class Calls:
             elif param.arg in kwargs:
                 env[param.arg] = kwargs[param.arg]
             elif default is not None:
-                env[param.arg] = self.it.ev.eval(default, st)
+                env[param.arg] = self.it.ev.eval(default, st) if home is None else \
+                    self._eval_at_home(default, home, st)
             else:
                 env[param.arg] = self.unpassed_arg(param, st)
         if a.vararg is not None:
@@ -111,7 +116,11 @@ class Calls:
             if param.arg in kwargs:
                 env[param.arg] = kwargs[param.arg]
             else:
-                env[param.arg] = self.it.ev.eval(default, st) if default is not None else self.unpassed_arg(param, st)
+                if default is None:
+                    env[param.arg] = self.unpassed_arg(param, st)
+                else:
+                    env[param.arg] = self.it.ev.eval(default, st) if home is None else \
+                        self._eval_at_home(default, home, st)
         for param in positional + list(a.kwonlyargs):
             if env.get(param.arg).__class__ is UnknownV and param.annotation is not None:
                 env[param.arg] = self.unpassed_arg(param, st)  # an unknown value annotated `int`: a number
@@ -121,6 +130,16 @@ class Calls:
             st.own("dicts")[d.did] = tuple((("c", k), v) for k, v in kwargs.items() if k not in names)
             env[a.kwarg.arg] = d
         return env
+
+    def _eval_at_home(self, node: ast.expr, home: Dict[str, Value], st: State) -> Value:
+        if node.__class__ is ast.Constant:
+            return self.it.ev.eval(node, st)
+        caller = st.fi
+        st.push_frame({"__gw_globals__": home})  # type: ignore[dict-item]
+        try:
+            return self.it.ev.eval(node, st)
+        finally:
+            st.pop_frame(caller)
 
     def unpassed_arg(self, param: ast.arg, st: State) -> Value:
         """An argument no caller in view passes (an object built without its constructor's
@@ -183,7 +202,7 @@ class Calls:
             return self._coarse_or_give_up(fdef, self.it.coarse_defs[id(fdef)], st.fork(), args, kwargs, st, span,
                                            bound_self, join, closure, generator)
         self.it.reached.add(id(fdef))
-        env = self.bind_params(fdef, args, kwargs, st)
+        env = self.bind_params(fdef, args, kwargs, st, fm.globals if fm is not None and closure is None else None)
         if fm is not None:
             env["__gw_globals__"] = fm.globals  # type: ignore[assignment]
         if isinstance(closure, tuple):

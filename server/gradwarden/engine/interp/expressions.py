@@ -51,6 +51,19 @@ def _is_classmethod(fdef: ast.AST) -> bool:
     return isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
         isinstance(d, ast.Name) and d.id == "classmethod" for d in fdef.decorator_list)
 
+
+def _property_kind(fdef: ast.AST) -> Optional[str]:
+    """``"get"`` for a method decorated ``@property`` / ``@functools.cached_property``, ``"other"``
+    for a property's ``@x.setter`` / ``@x.deleter`` (the getter it replaced in the class body is
+    not kept), None for a plain method."""
+    for d in getattr(fdef, "decorator_list", ()):
+        name = d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else None
+        if name in ("property", "cached_property"):
+            return "get"
+        if name in ("setter", "deleter") and isinstance(d, ast.Attribute):
+            return "other"
+    return None
+
 class Expressions:
     """The ``ev`` role: expressions. The handler of an expression kind is looked up once per kind
 (``ex_`` + its class name); names are read inline (a third of all expressions)."""
@@ -163,7 +176,10 @@ class Expressions:
         if isinstance(cls, RefV) and cls.kind == "class":
             found = cls.target.find_method(attr)
             if found:
-                return ref_value("method", attr, found, obj)
+                kind = _property_kind(found[1])
+                if kind is None:
+                    return ref_value("method", attr, found, obj)
+                return self.read_property(obj, attr, found, st, node) if kind == "get" else UNKNOWN
             expr = cls.target.class_attrs.get(attr)
             if expr is not None and isinstance(expr, ast.Constant):
                 return ConstV(expr.value)
@@ -172,6 +188,18 @@ class Expressions:
                 if missing is not None:
                     return missing
         return self.it.modules.builtin_object_attr(obj, attr, st)
+
+    def read_property(self, obj: ObjV, attr: str, found: Any, st: State, node: ast.AST) -> Value:
+        """``self.head`` of an ``@property``: its getter runs on the object (``return
+        self.heads[self.task]``), as Python does on every read."""
+        key = (obj.oid, "@" + attr)
+        if key in self._getattr_running:
+            return UNKNOWN  # a getter reading itself: unknown, not a loop
+        self._getattr_running.add(key)
+        try:
+            return self.call(ref_value("method", attr, found, obj), [], {}, st, node)
+        finally:
+            self._getattr_running.discard(key)
 
     def missing_attr(self, obj: ObjV, cls: Any, attr: str, attrs: Dict[str, Value], st: State,
                      node: ast.AST) -> Optional[Value]:

@@ -1,0 +1,1 @@
+from .multihead import MultiHeadNet

@@ -1,0 +1,5 @@
+from torch.optim.swa_utils import AveragedModel
+
+
+def wrap_swa(model):
+    return AveragedModel(model)

@@ -1,0 +1,2 @@
+ACT = "relu6"
+ACT_KWARGS = dict(inplace=False)
