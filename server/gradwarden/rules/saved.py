@@ -33,7 +33,7 @@ class SavedTensorModified(Rule):
     severity = Severity.ERROR
     summary = "In-place write to a tensor that a graph node saved for backward."
     message = ("in-place {op} modifies `{name}`, which `{saver}` (line {save_line}) saved for backward "
-               "at version {version}; {backward} will raise{cond}")
+               "at version {version}; {backward} {outcome}{cond}")
     INVALID = (
         """
         import torch

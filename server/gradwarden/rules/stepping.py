@@ -99,6 +99,7 @@ class ClipExhaustedParameters(Rule):
     name = "clip-exhausted-parameters"
     family = "H"
     severity = Severity.WARNING
+    NO_FIX = (0,)  # no automatic edit yet: the message says to keep a list
     summary = "clip_grad_norm_ over a parameters() generator that was already consumed: it clips nothing."
     message = "`{what}()` returns a one-shot generator, which {first} at line {first_line} reads to its end: " \
               "`{clip}` at line {clip_line} gets no parameter and clips nothing; keep a list " \

@@ -52,6 +52,12 @@ def first_keep(st: State, tid: Optional[int], limit: int = 8) -> Optional[Span]:
     return found
 
 
+
+def _recomputed(st: State, save_seq: int, write_seq: int) -> bool:
+    """The save and the write both happened inside one ``checkpoint(..., use_reentrant=False)`` call
+    (``domain/torchsem.checkpointed`` records the span of each such call)."""
+    return any(lo < save_seq <= hi and lo < write_seq <= hi for lo, hi in st.meta.get("recomputed", ()))
+
 class BackwardPass:
     """The ``backward`` role: backward passes and their checks."""
 
@@ -298,15 +304,23 @@ class BackwardPass:
         if w.site is not None and w.site != w.span:
             related.append(Related(w.span, "the module runs (and writes) here", "call"))
         implicit = backward_desc.startswith("any")
+        recomputed = _recomputed(st, n.seq, w.seq)
         related.append(Related(span, "a backward through what this returns would fail" if implicit
+                               else "backward uses the written values here" if recomputed
                                else "backward fails here", "backward"))
         timeline = self.timeline(st, s, n, w, span)
         if s.maybe and implicit and not self.implicit_objective:
             return  # (see implicit_backward)
         facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.call_span or n.report_span or n.span).row,
                  "version": s.version, "backward_line": span.row, "backward": backward_desc,
+                 "outcome": "will raise",
                  "cond": " (if its inputs require grad: we cannot tell here)" if s.maybe else ""}
         severity = 3 if s.maybe else None  # information: not provable from this code alone
+        if recomputed:
+            # save and write inside one non-reentrant checkpoint: nothing raises, the gradients are wrong
+            facts["outcome"] = ("does not raise under `checkpoint(use_reentrant=False)`, which recomputes the saved "
+                                "value and writes it again: the gradients are silently computed from the written values")
+            severity = 3 if s.maybe else 2
         where = w.site or w.span
         if w.kind == "step":
             params = f"`{s.name}`" if s.name else "its parameters"

@@ -179,7 +179,16 @@ class TorchCalls:
             if not tensors or all(st.t.get(x.tid) is not None and st.t[x.tid].rg is False for x in tensors):
                 return None
         kw = {k: v for k, v in kwargs.items() if k not in _CHECKPOINT_OPTIONS}
-        return self.it.ev.call(args[0], list(args[1:]), kw, st, node)
+        start = st.seq
+        out = self.it.ev.call(args[0], list(args[1:]), kw, st, node)
+        if flag is not None and self.it.ev.truth_of(flag) is False:
+            # non-reentrant: the saved tensors of what ran here are recomputed in the backward, whose
+            # version checks then pass; an in-place write of this forward on a tensor it saved is
+            # made again on the recomputed tensor, so the backward computes with the written values
+            # (measured: no error, gradients that differ from the same network without checkpoint)
+            meta = st.own("meta")
+            meta["recomputed"] = meta.get("recomputed", ()) + ((start, st.seq),)
+        return out
 
     def note_wrapped_number(self, out: Value, args: Sequence[Value], kwargs: Dict[str, Value], st: State) -> None:
         """``w * 2``, ``w / 2``: autograd wraps the Python number in a tensor and saves it, so a
