@@ -174,14 +174,15 @@ class TorchCalls:
         block). Not so where a reentrant checkpoint (``use_reentrant`` not ``False``) gets no input
         that requires grad: its output has no graph (GW708), left to the caller (None)."""
         flag = kwargs.get("use_reentrant")
-        if flag is None or self.it.ev.truth_of(flag) is not False:
+        non_reentrant = flag is not None and self.it.ev.truth_of(flag) is False
+        if not non_reentrant:
             tensors = [x for a in args[1:] for x in self.it.graph.slot_tensors(st, a)]
             if not tensors or all(st.t.get(x.tid) is not None and st.t[x.tid].rg is False for x in tensors):
                 return None
         kw = {k: v for k, v in kwargs.items() if k not in _CHECKPOINT_OPTIONS}
         start = st.seq
         out = self.it.ev.call(args[0], list(args[1:]), kw, st, node)
-        if flag is not None and self.it.ev.truth_of(flag) is False:
+        if non_reentrant:
             # non-reentrant: the saved tensors of what ran here are recomputed in the backward, whose
             # version checks then pass; an in-place write of this forward on a tensor it saved is
             # made again on the recomputed tensor, so the backward computes with the written values
