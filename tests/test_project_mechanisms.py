@@ -603,6 +603,18 @@ def test_the_import_graph_follows_import_module_with_a_built_name(tmp_path):
     assert graph.importers(root / "models" / "other.py") == []  # the name's ends do not allow it
 
 
+def test_the_import_graph_sees_a_file_made_since_its_last_walk(tmp_path):
+    """A module created after the folder was walked (the walk is reused for a while) is walked
+    again when it is asked about, so its importers are known at once."""
+    from gradwarden.engine.front.projectgraph import ProjectGraph
+
+    root = project(tmp_path / "p", {"setup.py": "", "old.py": "X = 1\n"})
+    graph = ProjectGraph(root.resolve())
+    assert graph.importers(root / "old.py") == []
+    project(root, {"helper.py": "Y = 2\n", "run.py": "from helper import Y\nprint(Y)\n"})
+    assert graph.importers(root / "helper.py") == [(root / "run.py").resolve()]
+
+
 # a notebook export (no main block, no autograd call of its own) calling a project helper; torch
 # raises at the backward: "output 0 of SigmoidBackward0 ... modified by an inplace operation"
 NOTEBOOK_HELPER = """

@@ -46,19 +46,22 @@ class Outcome:
 
 def merge_findings(diags: Sequence[Diagnostic]) -> List[Diagnostic]:
     """The findings of a run's analyses, each once: a hazard in a helper module is found by
-    every script that reaches it (and, at a lower severity, by the helper's own analysis); it is
-    reported once, in its file, at the most severe of them (the first with that severity)."""
+    every script that reaches it (and often by the helper's own analysis); it is reported once,
+    in its file. Which one: a finding made with the backward its program runs outranks one that
+    assumes a caller's backward (the helper analysed alone cannot see how its callers run it:
+    under a non-reentrant checkpoint, say, the write does not raise); among equals, the most
+    severe (the first with that severity)."""
     best: Dict[Tuple[str, str, int, int], int] = {}
-    out: List[Optional[Diagnostic]] = []
+    out: List[Diagnostic] = []
     for d in diags:
         key = (os.path.normcase(os.path.abspath(d.filename)), d.code, d.span.row, d.span.column)
         at = best.get(key)
         if at is None:
             best[key] = len(out)
             out.append(d)
-        elif d.severity < out[at].severity:  # type: ignore[union-attr]
+        elif d.outranks(out[at]):
             out[at] = d
-    return [d for d in out if d is not None]
+    return out
 
 
 def default_jobs(n_files: int) -> int:

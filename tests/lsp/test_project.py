@@ -46,3 +46,48 @@ async def test_helper_shows_what_its_importer_found(session):
     assert await s.diagnostics(helper, lambda ds: len(ds) == 0) == []
     s.close(helper)
     s.close(script)
+
+
+# A write on a saved activation in a helper module, run by the script through a non-reentrant
+# checkpoint (nothing raises, the gradients are wrong: tests/test_checkpoint_recompute.py runs both
+# under torch). The helper analysed alone assumes its callers' backward and would call it an error
+# that "will raise"; the script's analysis ran the checkpoint. The helper shows the script's finding.
+GATE = """import torch
+import torch.nn as nn
+
+
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        g = torch.tanh(self.lin(x))
+        g.mul_(0.5)
+        return x * g
+"""
+GATE_SCRIPT = """import torch
+from torch.utils.checkpoint import checkpoint
+from {pkg}.gate import Gate
+
+net = Gate()
+x = torch.randn(3, 4, requires_grad=True)
+y = checkpoint(net, x, use_reentrant=False)
+y.sum().backward()
+"""
+
+
+async def test_helper_shows_the_severity_of_the_program_that_runs_it(session):
+    s = session
+    pkg = s.unique("ypkg", suffix="")
+    s.path(pkg).mkdir()
+    (s.path(pkg) / "__init__.py").write_text("")
+    # the script exists before the helper is opened (a file that appears on disk later is picked
+    # up at its save, which refreshes the other open documents)
+    script = s.open(s.unique("ytrain"), GATE_SCRIPT.format(pkg=pkg))
+    helper = s.open(f"{pkg}/gate.py", GATE)
+    [d] = await s.diagnostics(helper, lambda ds: len(ds) == 1 and ds[0].severity == 2)
+    assert d.code == "GW201" and d.range.start.line == 11, d
+    assert "does not raise" in d.message and "will raise" not in d.message, d.message
+    s.close(helper)
+    s.close(script)

@@ -169,7 +169,7 @@ def findings_through_importers(text: str, filename: str) -> List[Diagnostic]:
             _THROUGH[(str(script), str(me))] = ((stamp[0], stamp[1], dict(followed)), found)
         for d in found:
             key = (d.code, d.span.row, d.span.column)
-            if key not in out or d.severity < out[key].severity:
+            if key not in out or d.outranks(out[key]):
                 out[key] = replace(d, filename=filename)
     return sorted(out.values(), key=lambda d: d.sort_key())
 

@@ -102,6 +102,10 @@ class Diagnostic:
     rule: str = ""  # the rule's short name, e.g. "saved-tensor-modified"
     # The tensor's version timeline as the engine saw it (rendered by hover and `--explain`):
     timeline: Tuple[Related, ...] = ()
+    # The hazard needs a backward this analysis did not see (a helper module analysed alone
+    # assumes its callers run one): a program's finding at the same place, made with the
+    # backward it runs, outranks it when a run's findings are merged (runner.merge_findings).
+    assumes_backward: bool = False
 
     @property
     def row(self) -> int:
@@ -110,6 +114,12 @@ class Diagnostic:
     @property
     def column(self) -> int:
         return self.span.column
+
+    def outranks(self, other: "Diagnostic") -> bool:
+        """Which of two analyses' reports of one finding (same file, code and place) is shown: a
+        script's made through a helper, and the helper's own. The one made with the backward its
+        program runs wins over one that assumes a caller's; then the more severe."""
+        return (self.assumes_backward, self.severity) < (other.assumes_backward, other.severity)
 
     def with_severity(self, severity: Severity) -> "Diagnostic":
         return replace(self, severity=severity)

@@ -69,7 +69,7 @@ def in_project(diags: List[Diagnostic], text: str, filename: str) -> List[Diagno
         return own
     seen = {(d.code, d.span.row, d.span.column): d for d in own}
     extra = [d for d in filter_noqa(found, text) if (d.code, d.span.row, d.span.column) not in seen
-             or d.severity < seen[(d.code, d.span.row, d.span.column)].severity]
+             or d.outranks(seen[(d.code, d.span.row, d.span.column)])]
     keys = {(d.code, d.span.row, d.span.column) for d in extra}
     return [d for d in own if (d.code, d.span.row, d.span.column) not in keys] + extra
 

@@ -53,6 +53,7 @@ def events_to_diagnostics(events: Sequence[Event], filename: str, src: SourceTex
             fixes=tuple(_plain_fix(f) for f in vet_fixes(severity, [f for f in fixes if _fix_in(f, home)])),
             rule=rule.name,
             timeline=_related_in(ev.timeline, home, filename, names),
+            assumes_backward=bool(ev.facts.get("assumes_backward")),
         )
         key = (diag.filename, diag.code, diag.span.row, diag.span.column)
         if key not in out:

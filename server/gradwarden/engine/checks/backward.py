@@ -5,6 +5,7 @@ through ``.data``, gradients accumulated over iterations, custom backward bodies
 from __future__ import annotations
 
 import ast
+import os
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from gradwarden.engine.diagnostic import Related, Span
@@ -312,8 +313,8 @@ class BackwardPass:
         if s.maybe and implicit and not self.implicit_objective:
             return  # (see implicit_backward)
         facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.call_span or n.report_span or n.span).row,
-                 "version": s.version, "backward_line": span.row, "backward": backward_desc,
-                 "outcome": "will raise",
+                 "version": s.version, "backward_line": span.row, "outcome": "will raise", "assumes_backward": implicit,
+                 "backward": _named(backward_desc, span, w.site or w.span, self.it.filename),
                  "cond": " (if its inputs require grad: we cannot tell here)" if s.maybe else ""}
         severity = 3 if s.maybe else None  # information: not provable from this code alone
         if recomputed:
@@ -336,7 +337,9 @@ class BackwardPass:
     def unchecked_event(self, st: State, n: Node, s: Saved, w: Write, span: Span, backward_desc: str) -> None:
         fn = n.custom[0].name if n.custom else n.op
         self.it.emit(Event("ctx_stash_modified", w.site or w.span,
-                           {"op": w.op, "name": w.name, "fn": fn, "backward": backward_desc},
+                           {"op": w.op, "name": w.name, "fn": fn,
+                            "backward": _named(backward_desc, span, w.site or w.span, self.it.filename),
+                            "assumes_backward": backward_desc.startswith("any")},
                            (self._save_related(n, s), Related(span, "backward silently uses the modified values here",
                                                           "backward"))))
 
@@ -344,7 +347,8 @@ class BackwardPass:
         related = (self._save_related(n, s), Related(span, "backward silently uses the modified values here",
                                                      "backward"))
         facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.call_span or n.report_span or n.span).row,
-                 "version": s.version, "backward_line": span.row, "backward": backward_desc,
+                 "version": s.version, "backward_line": span.row, "assumes_backward": backward_desc.startswith("any"),
+                 "backward": _named(backward_desc, span, w.site or w.span, self.it.filename),
                  "cond": " (if its inputs require grad)" if s.maybe else "",
                  "how": "replacing its `.data`" if w.kind == "data_assign" else f"in-place {w.op} through `.data`"}
         if w.kind == "fused_step":
@@ -772,6 +776,14 @@ OBJECTIVE_KEEPERS = frozenset({
     "flatten", "to", "float", "double", "half", "type_as", "contiguous", "clone", "stack", "cat", "setitem",
     "copy_", "fill_", "masked_fill", "masked_fill_", "__setitem__", "index_put_", "expand", "expand_as",
 })
+
+
+def _named(desc: str, backward: Span, where: Span, analysed: str) -> str:
+    """The backward as the finding's own file names it: its line, and its file when that is
+    another (a script's backward reaching a write in a helper module)."""
+    if desc.startswith("any") or backward.file == where.file:
+        return desc
+    return f"{desc} of {os.path.basename(backward.file or analysed)}"
 
 
 def _is_objective(st: State, t: TensorV, limit: int = 64) -> bool:

@@ -39,9 +39,9 @@ class ProjectGraph:
         self._files: Dict[Path, _FileImports] = {}
         self._walked: Optional[Tuple[float, List[Path]]] = None
 
-    def files(self) -> List[Path]:
+    def files(self, rescan: bool = False) -> List[Path]:
         now = time.monotonic()
-        if self._walked is None or now - self._walked[0] > RESCAN_S:
+        if rescan or self._walked is None or now - self._walked[0] > RESCAN_S:
             self._walked = (now, list(_python_files(self.root)))
         return self._walked[1]
 
@@ -78,6 +78,8 @@ class ProjectGraph:
         directly or through other modules of the project, nearest first, at most ``limit``."""
         target = target.resolve()
         files = self.files()
+        if target not in files and len(files) < MAX_FILES:  # made since the last walk (a new file)
+            files = self.files(rescan=True)
         if len(files) >= MAX_FILES or target not in files:
             return []
         reverse: Dict[Path, Set[Path]] = {}
