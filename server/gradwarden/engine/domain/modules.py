@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain.builtins import make_oneshot
-from gradwarden.engine.domain.containers import replace_named_child
+from gradwarden.engine.domain.containers import replace_named_child, store_into_container
 from gradwarden.engine.domain import optable
 from gradwarden.engine.front.callsites import GRAD_OFF_CONTEXTS
 from gradwarden.engine.state.model import (
@@ -556,6 +556,14 @@ class Modules:
                                                               rg=False, grad_fn=None)))
             st.own("dicts")[d.did] = tuple(entries)
             return d
+        if name == "update" and args and args[0].__class__ is DictV:
+            # `heads.update({"reg": nn.Linear(16, 1)})` of a ModuleDict/ParameterDict: one store per item,
+            # as `heads["reg"] = ...` (an optimizer built before does not hold them)
+            for k, v in st.dicts.get(args[0].did, ()):  # type: ignore[attr-defined]
+                if not store_into_container(self.it, obj, ConstV(k[1]) if k[0] == "c" else UNKNOWN, v, st):
+                    break
+            else:
+                return NONE
         children = st.attrs(obj.oid).get("__children__")
         if isinstance(children, SeqV) and (name in ("append", "extend") and args or
                                            name in ("add_module", "register_module") and len(args) >= 2):

@@ -1,0 +1,194 @@
+"""Static checks of the kinds batch 14 (tests/data/variants/BATCHES.md) missed at first contact, written as
+other programs of the same kinds, one hazard and its correct twin per mechanism, each also run under torch
+to show the hazard is what torch does: a parameter whose every used value goes through a non-differentiable
+op (indices from ``argmax``/``argmin``/``topk``, a comparison's mask) before the loss never gets a gradient
+(GW719 at that op: a hard router, a thresholded gate), while a differentiable relaxation (a softmax weighting,
+``F.gumbel_softmax(..., hard=True)``, a straight-through mask), an index used only for a metric, or a second,
+differentiable path to the same parameters (an auxiliary loss) trains them; ``ModuleDict.update({...})`` after
+the optimizer adds modules no optimizer holds (GW719 at the update), before it they are held; a custom
+``autograd.Function`` whose backward returns ``None`` at the position of an input that requires grad (a
+learnable parameter passed to ``apply``) gives it no gradient (GW719 at that ``return``), while returning its
+gradient, or ``None`` for an input that does not require grad (a mask), is clean.
+A line ending in ``# <-`` is where a finding must be reported; a twin must stay clean."""
+
+import pytest
+
+from marked_cases import (marked as _marked, codes as _codes, run_under_torch as _run, unmark as _unmark)
+
+
+def _check(src: str, code: str) -> None:
+    rows = _marked(src)
+    assert [c for c in _codes(src) if c[1].startswith("GW7")] == [(n, code) for n in rows]
+
+
+# --- a parameter reached only through indices or a mask ----------------------------------------------
+GATED = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+class Gated(nn.Module):
+    def __init__(self, d=6, n=3):
+        super().__init__()
+        self.scorer = nn.Linear(d, n)
+        self.values = nn.Linear(d, n)
+    def forward(self, x):
+        scores = self.scorer(x)
+GATE
+        return (gate * self.values(x)).sum(-1)
+model = Gated()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(10, 6), torch.randn(10)
+for step in range(2):
+    opt.zero_grad()
+    out = model(x)
+LOSS
+    opt.step()
+"""
+PLAIN_LOSS = "    F.mse_loss(out, y).backward()\n"
+GATES = {
+    "one_hot of argmax": ("        gate = F.one_hot(scores.argmax(-1), 3).float()  # <-\n", PLAIN_LOSS, True),
+    "one_hot of torch.argmin": ("        gate = F.one_hot(torch.argmin(scores, dim=-1), 3).float()  # <-\n",
+                                PLAIN_LOSS, True),
+    "scatter of topk indices": ("        idx = scores.topk(1, dim=-1).indices  # <-\n"
+                                "        gate = torch.zeros_like(scores).scatter(-1, idx, 1.0)\n", PLAIN_LOSS, True),
+    "comparison mask": ("        gate = (scores > 0).float()  # <-\n", PLAIN_LOSS, True),
+    "softmax weighting": ("        gate = scores.softmax(-1)\n", PLAIN_LOSS, False),
+    "gumbel softmax hard": ("        gate = F.gumbel_softmax(scores, tau=1.0, hard=True)\n", PLAIN_LOSS, False),
+    "straight-through mask": ("        soft = torch.sigmoid(scores)\n"
+                              "        gate = soft + ((soft > 0.5).float() - soft).detach()\n", PLAIN_LOSS, False),
+    "argmax gate with an auxiliary loss on the scores": (
+        "        gate = F.one_hot(scores.argmax(-1), 3).float()\n        self.aux = scores.logsumexp(-1).pow(2).mean()\n",
+        "    (F.mse_loss(out, y) + 0.01 * model.aux).backward()\n", False),
+}
+
+
+def _gated(case: str) -> str:
+    gate, loss, hazard = GATES[case]
+    src = GATED.replace("GATE\n", gate).replace("LOSS\n", loss)
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(GATES))
+def test_parameter_reached_only_through_indices_or_a_mask(case):
+    _check(_gated(case), "GW719")
+
+
+@pytest.mark.parametrize("case", sorted(GATES))
+def test_parameter_reached_only_through_indices_or_a_mask_under_torch(case):
+    res = _run(_unmark(_gated(case)), "print('NONE' if model.scorer.weight.grad is None else 'GRAD')\n")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("NONE" if GATES[case][2] else "GRAD")
+
+
+def test_index_used_only_for_a_metric_stays_clean():
+    src = _unmark(GATED.replace("GATE\n", "        gate = scores.softmax(-1)\n        self.pred = scores.argmax(-1)\n")
+                  .replace("LOSS\n", PLAIN_LOSS + "    acc = (model.pred == y.long()).float().mean()\n"))
+    assert [c for c in _codes(src) if c[1].startswith("GW7")] == []
+
+
+# --- ModuleDict.update after the optimizer ------------------------------------------------------------
+UPDATE = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+class Heads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.trunk = nn.Linear(4, 8)
+        self.heads = nn.ModuleDict({"a": nn.Linear(8, 1)})
+    def forward(self, x, k):
+        return self.heads[k](torch.relu(self.trunk(x)))
+model = Heads()
+ORDER
+x, y = torch.randn(6, 4), torch.randn(6, 1)
+before = model.heads["b"].weight.detach().clone()
+for step in range(2):
+    opt.zero_grad()
+    (F.mse_loss(model(x, "a"), y) + F.mse_loss(model(x, "b"), y)).backward()
+    opt.step()
+"""
+ORDERS = {
+    "update after the optimizer": ("opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                                   "model.heads.update({'b': nn.Linear(8, 1)})  # <-\n", True),
+    "update before the optimizer": ("model.heads.update({'b': nn.Linear(8, 1)})\n"
+                                    "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n", False),
+    "update then add_param_group": ("opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                                    "model.heads.update({'b': nn.Linear(8, 1)})\n"
+                                    "opt.add_param_group({'params': model.heads['b'].parameters()})\n", False),
+}
+
+
+def _update(case: str) -> str:
+    order, hazard = ORDERS[case]
+    src = UPDATE.replace("ORDER\n", order)
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(ORDERS))
+def test_moduledict_update_after_the_optimizer(case):
+    _check(_update(case), "GW719")
+
+
+@pytest.mark.parametrize("case", sorted(ORDERS))
+def test_moduledict_update_after_the_optimizer_under_torch(case):
+    res = _run(_unmark(_update(case)), "print('SAME' if torch.equal(before, model.heads['b'].weight) else 'MOVED')\n")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("SAME" if ORDERS[case][1] else "MOVED")
+
+
+# --- a custom Function's backward returns None for an input that requires grad ------------------------
+FUNCTION = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+class ScaledTanh(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, scale, mask):
+        t = torch.tanh(x)
+        ctx.save_for_backward(t, scale, mask)
+        return scale * t * mask
+    @staticmethod
+    def backward(ctx, g):
+        t, scale, mask = ctx.saved_tensors
+RETURN
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(5, 4)
+        self.scale = nn.Parameter(torch.ones(()))
+    def forward(self, x):
+        return ScaledTanh.apply(self.fc(x), self.scale, torch.ones(4))
+model = Net()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, y = torch.randn(8, 5), torch.randn(8, 4)
+for step in range(2):
+    opt.zero_grad()
+    F.mse_loss(model(x), y).backward()
+    opt.step()
+"""
+RETURNS = {
+    "None for the learnable scale": ("        return g * scale * mask * (1 - t * t), None, None  # <-\n", True),
+    "the scale's gradient, None for the mask": (
+        "        return g * scale * mask * (1 - t * t), (g * t * mask).sum().reshape(scale.shape), None\n", False),
+}
+
+
+def _function(case: str) -> str:
+    ret, hazard = RETURNS[case]
+    src = FUNCTION.replace("RETURN\n", ret)
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(RETURNS))
+def test_function_backward_returns_none_for_a_parameter(case):
+    _check(_function(case), "GW719")
+
+
+@pytest.mark.parametrize("case", sorted(RETURNS))
+def test_function_backward_returns_none_for_a_parameter_under_torch(case):
+    res = _run(_unmark(_function(case)), "print('NONE' if model.scale.grad is None else 'GRAD')\n")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("NONE" if RETURNS[case][1] else "GRAD")
