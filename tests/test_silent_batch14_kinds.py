@@ -8,7 +8,9 @@ differentiable path to the same parameters (an auxiliary loss) trains them; ``Mo
 the optimizer adds modules no optimizer holds (GW719 at the update), before it they are held; a custom
 ``autograd.Function`` whose backward returns ``None`` at the position of an input that requires grad (a
 learnable parameter passed to ``apply``) gives it no gradient (GW719 at that ``return``), while returning its
-gradient, or ``None`` for an input that does not require grad (a mask), is clean.
+gradient, or ``None`` for an input that does not require grad (a mask), is clean; losses copied into a new leaf
+by ``torch.tensor(losses, requires_grad=True)`` and then reduced leave every parameter they came from without a
+gradient (GW719 at the re-wrap), while ``torch.stack``/``sum`` keep the graphs.
 A line ending in ``# <-`` is where a finding must be reported; a twin must stay clean."""
 
 import pytest
@@ -192,3 +194,47 @@ def test_function_backward_returns_none_for_a_parameter_under_torch(case):
     res = _run(_unmark(_function(case)), "print('NONE' if model.scale.grad is None else 'GRAD')\n")
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split()[-1] == ("NONE" if RETURNS[case][1] else "GRAD")
+
+
+# --- losses re-wrapped by torch.tensor(..., requires_grad=True) ---------------------------------------
+REWRAP = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+towers = nn.ModuleList([nn.Linear(4, 1), nn.Linear(4, 1)])
+opt = torch.optim.SGD(towers.parameters(), lr=0.1)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+for step in range(2):
+    opt.zero_grad()
+COMBINE
+    total.backward()
+    opt.step()
+"""
+COMBINES = {
+    "a comprehension's losses, mean": ("    losses = [F.mse_loss(t(x), y) for t in towers]\n"
+                                       "    total = torch.tensor(losses, requires_grad=True).mean()  # <-\n", True),
+    "two named losses, weighted sum": ("    la, lb = F.mse_loss(towers[0](x), y), F.l1_loss(towers[1](x), y)\n"
+                                       "    w = torch.tensor([la, lb], requires_grad=True)  # <-\n"
+                                       "    total = (w * torch.tensor([1.0, 0.5])).sum()\n", True),
+    "stacked": ("    losses = [F.mse_loss(t(x), y) for t in towers]\n    total = torch.stack(losses).mean()\n", False),
+    "summed": ("    total = sum(F.mse_loss(t(x), y) for t in towers)\n", False),
+}
+
+
+def _rewrap(case: str) -> str:
+    combine, hazard = COMBINES[case]
+    src = REWRAP.replace("COMBINE\n", combine)
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(COMBINES))
+def test_losses_rewrapped_by_torch_tensor(case):
+    _check(_rewrap(case), "GW719")
+
+
+@pytest.mark.parametrize("case", sorted(COMBINES))
+def test_losses_rewrapped_by_torch_tensor_under_torch(case):
+    res = _run(_unmark(_rewrap(case)), "print('NONE' if towers[0].weight.grad is None else 'GRAD')\n")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("NONE" if COMBINES[case][1] else "GRAD")

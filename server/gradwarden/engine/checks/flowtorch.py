@@ -327,8 +327,16 @@ class FlowTorchCalls(TorchCalls):
                 if graphed:
                     self.flow.reach.note_cut(st, cut, graphed)
         elif oi.rg is True and origin is not None and origin.kind != "data":
-            self.flow.rewrapped[out.tid] = self.flow._cut_here("rewrap", span, f"`{qual}(...)`", origin=origin)
+            self.flow.rewrapped[out.tid] = cut = self.flow._cut_here("rewrap", span, f"`{qual}(...)`", origin=origin)
             self.flow.reach.note_leaf(out.tid, origin)  # `torch.tensor(w.tolist(), requires_grad=True)`
+            if origin.kind == "detach" and origin.span is None:
+                # `torch.tensor(losses, requires_grad=True)` of tensors that carry graphs: a new leaf
+                # holding their values; a loss computed from it reaches none of those graphs
+                graphed = [t for v in args[:1] for t in self.it.graph.slot_tensors(st, v)
+                           if t.tid in st.t and st.t[t.tid].rg is True]
+                if graphed:
+                    self.flow.reach.note_rewrap(st, cut, graphed[0], out)
+                    self.flow.reach.note_cut(st, cut, graphed[1:])
 
     def _value_cut(self, values: Sequence[Value], st: State, depth: int = 0) -> Optional[Cut]:
         """What the values a new tensor is built from tell about gradient flow: the most telling
