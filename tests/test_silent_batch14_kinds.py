@@ -10,7 +10,10 @@ the optimizer adds modules no optimizer holds (GW719 at the update), before it t
 learnable parameter passed to ``apply``) gives it no gradient (GW719 at that ``return``), while returning its
 gradient, or ``None`` for an input that does not require grad (a mask), is clean; losses copied into a new leaf
 by ``torch.tensor(losses, requires_grad=True)`` and then reduced leave every parameter they came from without a
-gradient (GW719 at the re-wrap), while ``torch.stack``/``sum`` keep the graphs.
+gradient (GW719 at the re-wrap), while ``torch.stack``/``sum`` keep the graphs; a ``ModuleDict``'s ``items()``/
+``keys()``/``values()`` are its known children, so ``{k: v.detach() for k, v in out.items()}`` over the dict a forward
+built from them cuts each value the loss then reads by key (GW722 at the comprehension, batch 13's H140), while
+detached copies kept under another name stay clean.
 A line ending in ``# <-`` is where a finding must be reported; a twin must stay clean."""
 
 import pytest
@@ -238,3 +241,57 @@ def test_losses_rewrapped_by_torch_tensor_under_torch(case):
     res = _run(_unmark(_rewrap(case)), "print('NONE' if towers[0].weight.grad is None else 'GRAD')\n")
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split()[-1] == ("NONE" if COMBINES[case][1] else "GRAD")
+
+
+# --- a dict comprehension over a ModuleDict's outputs whose values are detached ------------------------
+DICTCOMP = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+class Towers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(5, 8)
+        self.heads = nn.ModuleDict({"a": nn.Linear(8, 2), "b": nn.Linear(8, 1)})
+    def forward(self, x):
+        h = torch.relu(self.body(x))
+        return {k: head(h) for k, head in self.heads.items()}
+model = Towers()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x, ya, yb = torch.randn(6, 5), torch.randint(0, 2, (6,)), torch.randn(6, 1)
+for step in range(2):
+    out = model(x)
+DETACH
+    loss = F.cross_entropy(out["a"], ya) + F.mse_loss(out["b"], yb) + 1e-4 * model.body.weight.pow(2).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+DICTCOMPS = {
+    "values detached, name rebound": ("    out = {k: v.detach() for k, v in out.items()}  # <-\n", True),
+    "detached copies kept for logging": ("    logged = {k: v.detach() for k, v in out.items()}\n", False),
+    "values kept": ("    out = {k: v.float() for k, v in out.items()}\n", False),
+}
+
+
+def _dictcomp(case: str) -> str:
+    detach, hazard = DICTCOMPS[case]
+    src = DICTCOMP.replace("DETACH\n", detach)
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(DICTCOMPS))
+def test_dict_comprehension_detaches_the_outputs_the_loss_reads(case):
+    src = _dictcomp(case)
+    want = [(n, "GW722") for n in _marked(src)]
+    assert [c for c in _codes(src) if c[1] == "GW722"] == want
+    if not DICTCOMPS[case][1]:
+        assert [c for c in _codes(src) if c[1].startswith("GW7")] == []
+
+
+@pytest.mark.parametrize("case", sorted(DICTCOMPS))
+def test_dict_comprehension_detaches_the_outputs_the_loss_reads_under_torch(case):
+    res = _run(_unmark(_dictcomp(case)), "print('NONE' if model.heads['a'].weight.grad is None else 'GRAD')\n")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("NONE" if DICTCOMPS[case][1] else "GRAD")

@@ -505,6 +505,12 @@ class Modules:
             if name.startswith("named"):
                 return self.it.ev.new_seq([self.it.ev.new_seq([ConstV(n), m], st, kind="tuple") for n, m in mods], st)
             return self.it.ev.new_seq([m for _, m in mods], st)
+        if name in ("items", "keys", "values") and not args:
+            pairs = self._dict_children(obj, st)  # `for name, head in self.heads.items()` of a ModuleDict
+            if pairs is not None:
+                ev = self.it.ev
+                return ev.new_seq([ev.new_seq([k, m], st, kind="tuple") if name == "items" else k if name == "keys" else m
+                                   for k, m in pairs], st)
         if name in ("train", "eval"):
             mode = name == "train" and self.it.ev.truth_of(args[0] if args else kwargs.get("mode", TRUE)) is not False
             self.note_mode_switch(obj, mode, node, st, self.submodules(obj, st))
@@ -614,6 +620,19 @@ class Modules:
         if name == "get_submodule" and args and isinstance(args[0], ConstV) and isinstance(args[0].value, str):
             return self.submodule_at(obj, args[0].value, st)
         return UNKNOWN
+
+    @staticmethod
+    def _dict_children(obj: ObjV, st: State) -> Optional[List[Tuple[Value, Value]]]:
+        """A ``ModuleDict``'s (key, module) pairs when every key is known, in insertion order."""
+        attrs = st.attrs(obj.oid)
+        qual, children, keys = attrs.get("__torch__"), attrs.get("__children__"), attrs.get("__keys__")
+        if not (isinstance(qual, ConstV) and qual.value == "torch.nn.ModuleDict" and isinstance(children, SeqV)
+                and isinstance(keys, SeqV) and children.kind != "homogeneous"):
+            return None
+        kids, names = st.lists.get(children.lid, ()), st.lists.get(keys.lid, ())
+        if len(kids) != len(names) or not all(isinstance(k, ConstV) for k in names):
+            return None
+        return list(zip(names, kids))
 
     def submodule_at(self, obj: ObjV, target: str, st: State) -> Value:
         """``model.get_submodule("blocks.0.attn")``: attributes and container entries, dot by dot."""
