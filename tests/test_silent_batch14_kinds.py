@@ -13,7 +13,10 @@ by ``torch.tensor(losses, requires_grad=True)`` and then reduced leave every par
 gradient (GW719 at the re-wrap), while ``torch.stack``/``sum`` keep the graphs; a ``ModuleDict``'s ``items()``/
 ``keys()``/``values()`` are its known children, so ``{k: v.detach() for k, v in out.items()}`` over the dict a forward
 built from them cuts each value the loss then reads by key (GW722 at the comprehension, batch 13's H140), while
-detached copies kept under another name stay clean.
+detached copies kept under another name stay clean; a loop-carried recurrent state detached at every iteration of
+the loop that builds it (``h = cell(x[:, t], h.detach())``), with the loss after the loop, backpropagates through the
+last step only (GW733 at the statement, batch 13's H147; the runtime's code for the same hazard), while truncated
+BPTT (detached per chunk, backward per chunk), a backward at every step, or every step's state in the loss, is clean.
 A line ending in ``# <-`` is where a finding must be reported; a twin must stay clean."""
 
 import pytest
@@ -295,3 +298,83 @@ def test_dict_comprehension_detaches_the_outputs_the_loss_reads_under_torch(case
     res = _run(_unmark(_dictcomp(case)), "print('NONE' if model.heads['a'].weight.grad is None else 'GRAD')\n")
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split()[-1] == ("NONE" if DICTCOMPS[case][1] else "GRAD")
+
+
+# --- a loop-carried state detached at every step of the loop that builds it (GW733) --------------------
+UNROLL = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+cell, head = CELL, nn.Linear(5, 1)
+opt = torch.optim.SGD(list(cell.parameters()) + list(head.parameters()), lr=0.1)
+x = torch.randn(3, 4, 2, requires_grad=True)
+LOOP
+"""
+RNN = "nn.RNNCell(2, 5)"
+LSTM = "nn.LSTMCell(2, 5)"
+UNROLLS = {
+    "RNNCell, state detached in the call": (RNN, """h = torch.zeros(3, 5)
+for t in range(4):
+    h = cell(x[:, t], h.detach())  # <-
+loss = head(h).pow(2).mean()
+loss.backward()
+opt.step()
+""", True),
+    "LSTMCell, both states detached": (LSTM, """h, c = torch.zeros(3, 5), torch.zeros(3, 5)
+for t in range(4):
+    h, c = cell(x[:, t], (h.detach(), c.detach()))  # <-
+loss = head(h).pow(2).mean()
+loss.backward()
+opt.step()
+""", True),
+    "no detach": (RNN, """h = torch.zeros(3, 5)
+for t in range(4):
+    h = cell(x[:, t], h)
+loss = head(h).pow(2).mean()
+loss.backward()
+opt.step()
+""", False),
+    "truncated BPTT: detached per chunk, backward per chunk": (RNN, """h = torch.zeros(3, 5)
+for chunk in range(2):
+    h = h.detach()
+    for t in range(2):
+        h = cell(x[:, 2 * chunk + t], h)
+    opt.zero_grad()
+    head(h).pow(2).mean().backward()
+    opt.step()
+""", False),
+    "a backward at every step": (RNN, """h = torch.zeros(3, 5)
+for t in range(4):
+    h = cell(x[:, t], h.detach())
+    opt.zero_grad()
+    head(h).pow(2).mean().backward()
+    opt.step()
+""", False),
+    "every step's state in the loss": (RNN, """h = torch.zeros(3, 5)
+outs = []
+for t in range(4):
+    h = cell(x[:, t], h.detach())
+    outs.append(head(h))
+loss = torch.stack(outs).pow(2).mean()
+loss.backward()
+opt.step()
+""", False),
+}
+
+
+def _unroll(case: str) -> str:
+    cell, loop, hazard = UNROLLS[case]
+    src = UNROLL.replace("CELL", cell).replace("LOOP\n", loop)
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(UNROLLS))
+def test_state_detached_every_step(case):
+    _check(_unroll(case), "GW733")
+
+
+@pytest.mark.parametrize("case", ["RNNCell, state detached in the call", "LSTMCell, both states detached", "no detach"])
+def test_state_detached_every_step_under_torch(case):
+    res = _run(_unmark(_unroll(case)), "print('ZERO' if x.grad[:, 0].abs().sum() == 0 else 'GRAD')\n")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("ZERO" if UNROLLS[case][2] else "GRAD")

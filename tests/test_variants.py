@@ -124,12 +124,13 @@ class PendingBatch:
 # 0 false alarms, engine e42bb7e; BATCHES.md); parameters reached only through indices or a mask, ModuleDict.update
 # after the optimizer, a custom backward's None for a parameter and losses re-wrapped by torch.tensor(...,
 # requires_grad=True) (GW719) brought it to 12/14 with no false alarm; a ModuleDict's items() read as its known
-# children brought batch 13 to 11/14 (H140's dict comprehension of detached outputs, GW722).
+# children brought batch 13 to 11/14 (H140's dict comprehension of detached outputs, GW722), and the static GW733
+# (a recurrent state detached at every step of the loop that builds it, H147) to 12/14.
 PENDING_BATCHES: Tuple[PendingBatch, ...] = (
     PendingBatch("10", re.compile(r"^(H(10[6-9]|11[0-7])|A103|B103|C211|D125|E113|F206|G25[4-8])_"), 15, 0),
     PendingBatch("11", re.compile(r"^(H(11[89]|12[0-7])|A104|B104|C212|D126|G2(59|6[0-2]))_"), 13, 0),
     PendingBatch("12", re.compile(r"^(H(12[89]|13[0-7])|A105|B105|C213|D127|E114|G26[3-6])_"), 11, 0),
-    PendingBatch("13", re.compile(r"^(H(13[89]|14[0-7])|A106|B106|D128|F207|G2(6[7-9]|70))_"), 11, 0),
+    PendingBatch("13", re.compile(r"^(H(13[89]|14[0-7])|A106|B106|D128|F207|G2(6[7-9]|70))_"), 12, 0),
     PendingBatch("14", re.compile(r"^(H(14[89]|15[0-7])|A107|B107|D129|F208|G27[1-4])_"), 12, 0),
 )
 

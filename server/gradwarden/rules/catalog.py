@@ -28,6 +28,7 @@ from gradwarden.rules.flowterms import (
     EvalModeTraining,
 )
 from gradwarden.rules.stepping import ClipExhaustedParameters, GradientsClearedBeforeStep
+from gradwarden.rules.recurrent import StateDetachedEveryStep
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
 RULES: Tuple[Type[Rule], ...] = (
@@ -92,4 +93,5 @@ RULES: Tuple[Type[Rule], ...] = (
     UnfoldWindowWrite,
     GradientsClearedBeforeStep,
     ClipExhaustedParameters,
+    StateDetachedEveryStep,
 )
