@@ -16,7 +16,10 @@ built from them cuts each value the loss then reads by key (GW722 at the compreh
 detached copies kept under another name stay clean; a loop-carried recurrent state detached at every iteration of
 the loop that builds it (``h = cell(x[:, t], h.detach())``), with the loss after the loop, backpropagates through the
 last step only (GW733 at the statement, batch 13's H147; the runtime's code for the same hazard), while truncated
-BPTT (detached per chunk, backward per chunk), a backward at every step, or every step's state in the loss, is clean.
+BPTT (detached per chunk, backward per chunk), a backward at every step, or every step's state in the loss, is clean;
+a ``LambdaLR`` whose ``lr_lambda`` (a lambda or a function of the file) is 0 at the count every ``optimizer.step()``
+sees multiplies every update by zero (GW741 at the scheduler, batch 14's H156), while a factor that is 0 at the first
+step only, a floor-division warm-up shorter than the run, or a decay, moves the weights.
 A line ending in ``# <-`` is where a finding must be reported; a twin must stay clean."""
 
 import pytest
@@ -378,3 +381,50 @@ def test_state_detached_every_step_under_torch(case):
     res = _run(_unmark(_unroll(case)), "print('ZERO' if x.grad[:, 0].abs().sum() == 0 else 'GRAD')\n")
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split()[-1] == ("ZERO" if UNROLLS[case][2] else "GRAD")
+
+
+# --- a LambdaLR whose factor is zero at every step taken (GW741) --------------------------------------
+SCHEDULE = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+before = model.weight.detach().clone()
+LAMBDA
+for step in range(STEPS):
+    opt.zero_grad()
+    model(torch.randn(6, 3)).pow(2).mean().backward()
+    opt.step()
+    sched.step()
+"""
+SCHEDULES = {
+    "floor division, run shorter than the warm-up": (
+        "warmup = 10\nsched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, s // warmup))  # <-\n", 4, True),
+    "a function of the file, keyword argument": (
+        "def factor(epoch):\n    return 0 if epoch < 5 else 1.0\n"
+        "sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda=factor)  # <-\n", 3, True),
+    "true division from zero": (
+        "warmup = 10\nsched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, s / warmup))\n", 4, False),
+    "floor division, run longer than the warm-up": (
+        "warmup = 2\nsched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, s // warmup))\n", 4, False),
+    "exponential decay": ("sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda e: 0.9 ** e)\n", 4, False),
+}
+
+
+def _schedule(case: str) -> str:
+    lam, steps, hazard = SCHEDULES[case]
+    src = SCHEDULE.replace("LAMBDA\n", lam).replace("STEPS", str(steps))
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(SCHEDULES))
+def test_learning_rate_zero_at_every_step(case):
+    _check(_schedule(case), "GW741")
+
+
+@pytest.mark.parametrize("case", sorted(SCHEDULES))
+def test_learning_rate_zero_at_every_step_under_torch(case):
+    res = _run(_unmark(_schedule(case)), "print('SAME' if torch.equal(before, model.weight) else 'MOVED')\n")
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split()[-1] == ("SAME" if SCHEDULES[case][2] else "MOVED")

@@ -27,7 +27,7 @@ from gradwarden.rules.flowterms import (
     UntrainedParameter, NonfiniteBranchGradient, HookOverwritesActivation, DeadLossTerm, GradientOrder,
     EvalModeTraining,
 )
-from gradwarden.rules.stepping import ClipExhaustedParameters, GradientsClearedBeforeStep
+from gradwarden.rules.stepping import ClipExhaustedParameters, GradientsClearedBeforeStep, LearningRateAlwaysZero
 from gradwarden.rules.recurrent import StateDetachedEveryStep
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
@@ -94,4 +94,5 @@ RULES: Tuple[Type[Rule], ...] = (
     GradientsClearedBeforeStep,
     ClipExhaustedParameters,
     StateDetachedEveryStep,
+    LearningRateAlwaysZero,
 )

@@ -465,6 +465,8 @@ class Modules:
             return self.it.optim.optimizer_method(obj, name, args, kwargs, st, node)
         if "__argparser__" in attrs:
             return self.it.builtins.parser_method(obj, name, args, kwargs, st)
+        if "__sched__" in attrs:
+            return self.it.optim.schedules.method(obj, name, st)
         if "__ctx__" in attrs:
             return self.it.functions.ctx_method(obj, name, args, st, node)
         if "__dist__" in attrs:
