@@ -27,7 +27,8 @@ from gradwarden.rules.flowterms import (
     UntrainedParameter, NonfiniteBranchGradient, HookOverwritesActivation, DeadLossTerm, GradientOrder,
     EvalModeTraining,
 )
-from gradwarden.rules.stepping import ClipExhaustedParameters, GradientsClearedBeforeStep
+from gradwarden.rules.stepping import ClipExhaustedParameters, GradientsClearedBeforeStep, LearningRateAlwaysZero
+from gradwarden.rules.recurrent import StateDetachedEveryStep
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
 RULES: Tuple[Type[Rule], ...] = (
@@ -92,4 +93,6 @@ RULES: Tuple[Type[Rule], ...] = (
     UnfoldWindowWrite,
     GradientsClearedBeforeStep,
     ClipExhaustedParameters,
+    StateDetachedEveryStep,
+    LearningRateAlwaysZero,
 )

@@ -1,6 +1,6 @@
 """Optimizer steps that apply nothing although a loss was backwarded: the gradients cleared between
 the backward and the step (GW740), gradient clipping over a ``parameters()`` generator an optimizer
-already consumed (GW739)."""
+already consumed (GW739), a LambdaLR whose factor is zero at every step taken (GW741)."""
 from __future__ import annotations
 
 from gradwarden.engine.diagnostic import Severity
@@ -141,5 +141,72 @@ class ClipExhaustedParameters(Rule):
             model(torch.randn(8, 4)).pow(2).mean().backward()
             nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
             opt.step()
+        """,
+    )
+
+
+class LearningRateAlwaysZero(Rule):
+    """A ``LambdaLR`` whose factor is zero at every step the program takes.
+
+    ``LambdaLR(opt, lambda step: min(1.0, step // warmup))``: each step's learning rate is
+    ``base_lr * lr_lambda(n)``, ``n`` the number of ``scheduler.step()`` calls before it. Floor
+    division gives 0 until the warm-up ends, and a run shorter than the warm-up (or a factor that is 0
+    for every count it is evaluated at) multiplies every update by zero: nothing raises, the loss is
+    printed, and the weights never move. Reported at the scheduler, after evaluating the program's own
+    ``lr_lambda`` at the count each ``optimizer.step()`` sees; use true division (``(step + 1) /
+    warmup``). A factor that is 0 at the first step only (``step / warmup``) moves the weights from the
+    second step on and is not reported.
+    """
+
+    event = "lr_always_zero"
+    code = "GW741"
+    name = "learning-rate-always-zero"
+    family = "H"
+    severity = Severity.WARNING
+    NO_FIX = (0,)  # the schedule's formula is the program's: changed by hand
+    summary = "LambdaLR whose factor is 0 at every step taken: the optimizer never changes the weights."
+    message = "this schedule's `lr_lambda` is 0 at every one of the {steps} optimizer step(s) the program takes, so " \
+              "every update is multiplied by a learning rate of 0 and the weights never change; check the formula " \
+              "(floor division `//` in a warm-up gives 0 until it ends: use `(step + 1) / warmup`)"
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        warmup = 50
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: min(1.0, step // warmup))  # <-
+        for step in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            opt.step()
+            sched.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        warmup = 50
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: min(1.0, step / warmup))
+        for step in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            opt.step()
+            sched.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda epoch: 0.95 ** epoch)
+        for step in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            opt.step()
+            sched.step()
         """,
     )

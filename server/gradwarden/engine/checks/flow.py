@@ -20,6 +20,7 @@ import ast
 from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
+from gradwarden.engine.checks.recurrent import check_detached_states
 from gradwarden.engine.checks.flowfacts import Cut, join_cuts, unsure
 from gradwarden.engine.checks.branches import ExactZeros
 from gradwarden.engine.checks.hookslots import HookSlots
@@ -173,6 +174,7 @@ class FlowFacts:
                 self.it.emit(ev)
         self.pending_accum = []
         self.reach.finish()
+        check_detached_states(self)  # GW733 (engine/checks/recurrent.py): reads what reach saw used
         self.samples.finish()
         self.modes.finish()  # after reach: GW724 yields to a GW718/GW719 at the same switch
 

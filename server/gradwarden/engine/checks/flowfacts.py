@@ -20,7 +20,8 @@ from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.state.model import ConstV, NumberV, State
 
 # kinds of cut, most telling first (the one a combination keeps)
-KINDS = ("nograd", "detach", "sample", "rewrap", "item", "data_attr", "marked", "nondiff", "checkpoint", "frozen", "data")
+KINDS = ("nograd", "detach", "sample", "rewrap", "item", "data_attr", "marked", "nondiff", "none_grad", "checkpoint", "frozen",
+         "data")
 
 
 @dataclass(frozen=True)

@@ -105,7 +105,8 @@ class FlowExpressions(Expressions):
             operands = self.flow._cmp_stack.pop()
         if isinstance(out, TensorV) and out.tid not in self.flow.cuts:
             if any(st.t[t.tid].rg is not False for t in operands if t.tid in st.t):
-                self.flow.cuts[out.tid] = self.flow._cut_here("nondiff", self.it.span_of(node), "a comparison")
+                self.flow.cuts[out.tid] = c = self.flow._cut_here("nondiff", self.it.span_of(node), "a comparison")
+                self.flow.reach.note_cut(st, c, [t for t in operands if t.tid in st.t])  # a hard gate's mask
             else:
                 c = self.flow._inputs_cut(st, operands)
                 if c is not None:
@@ -297,9 +298,9 @@ class FlowGraph(Graph):
             nondiff = info is not None and (not info.differentiable or k in info.nondiff_outputs)
             if nondiff and any(st.t[t.tid].rg is not False for t in ins if t.tid in st.t):
                 self.flow.cuts[o.tid] = c = self.flow._cut_here("nondiff", span, f"`{opname}`")
-                mode = self.flow.modes.current()
-                if mode is not None:
-                    self.flow.reach.note_cut(st, c, ins, config=mode)  # an eval-mode branch's argmax
+                # indices or a mask (`one_hot(router(x).argmax(-1))`): a parameter reached only through
+                # them never gets a gradient; with a mode switch, an eval-mode branch's argmax
+                self.flow.reach.note_cut(st, c, ins, config=self.flow.modes.current())
                 continue
             c = self.flow._inputs_cut(st, ins)
             if c is not None:

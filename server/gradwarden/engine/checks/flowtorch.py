@@ -327,8 +327,16 @@ class FlowTorchCalls(TorchCalls):
                 if graphed:
                     self.flow.reach.note_cut(st, cut, graphed)
         elif oi.rg is True and origin is not None and origin.kind != "data":
-            self.flow.rewrapped[out.tid] = self.flow._cut_here("rewrap", span, f"`{qual}(...)`", origin=origin)
+            self.flow.rewrapped[out.tid] = cut = self.flow._cut_here("rewrap", span, f"`{qual}(...)`", origin=origin)
             self.flow.reach.note_leaf(out.tid, origin)  # `torch.tensor(w.tolist(), requires_grad=True)`
+            if origin.kind == "detach" and origin.span is None:
+                # `torch.tensor(losses, requires_grad=True)` of tensors that carry graphs: a new leaf
+                # holding their values; a loss computed from it reaches none of those graphs
+                graphed = [t for v in args[:1] for t in self.it.graph.slot_tensors(st, v)
+                           if t.tid in st.t and st.t[t.tid].rg is True]
+                if graphed:
+                    self.flow.reach.note_rewrap(st, cut, graphed[0], out)
+                    self.flow.reach.note_cut(st, cut, graphed[1:])
 
     def _value_cut(self, values: Sequence[Value], st: State, depth: int = 0) -> Optional[Cut]:
         """What the values a new tensor is built from tell about gradient flow: the most telling
@@ -493,9 +501,8 @@ class FlowTensors(Tensors):
                     self.flow.reach.note_cut(st, c, tensors)
                 elif rg0 is not False:
                     self.flow.cuts[out.tid] = c = self.flow._cut_here("nondiff", span, f"`.{name}()`")
-                    mode = self.flow.modes.current()
-                    if mode is not None:
-                        self.flow.reach.note_cut(st, c, tensors, config=mode)  # an eval-mode branch's argmax
+                    # indices (`.argmax()`): a parameter reached only through them gets no gradient
+                    self.flow.reach.note_cut(st, c, tensors, config=self.flow.modes.current())
                 else:
                     c = self.flow._inputs_cut(st, tensors)
                     if c is not None:
@@ -857,6 +864,14 @@ class FlowCustomFunctions(CustomFunctions):
 
     def output_marked_nondiff(self, st: State, out: TensorV, where: Span) -> None:
         self.flow.cuts[out.tid] = self.flow._cut_here("marked", where, "`ctx.mark_non_differentiable`")
+
+    def input_without_gradient(self, st: State, node: Any, tensors: Sequence[TensorV], where: Span, fn: str) -> None:
+        """``return grad_x, None`` for a parameter handed to ``Fn.apply``: a cut of that parameter's
+        path, used by every backward through the node (GW719 when nothing else reaches it)."""
+        c = self.flow._cut_here("none_grad", where, f"the `None` that `{fn}.backward` returns for it")
+        self.flow.reach.note_cut(st, c, tensors)
+        if c in self.flow.reach.sources:
+            self.flow.reach.operand_cuts[node.id] = (f"{fn}Backward", ((c, where, False),))
 
     def custom_function_view(self, st: State, out: TensorV, fn: str, span: Span) -> None:
         """``Fn.apply(x)`` whose forward returns ``x`` as-is, with no input requiring grad:

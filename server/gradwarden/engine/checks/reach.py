@@ -32,9 +32,10 @@ from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.state.model import ConstV, Node, NumberV, ObjV, State, TensorV, Value, walk_nodes
 
-# the cuts a gradient path to a parameter can end at (not a non-differentiable op: its zero or
-# missing gradient is by design, argmax for an index, a comparison for a mask)
-CUT_KINDS = frozenset({"detach", "item", "rewrap", "nograd", "data_attr", "sample"})
+# the cuts a gradient path to a parameter can end at; a non-differentiable op (argmax for an index,
+# a comparison for a mask) among them: a parameter whose every used value went through one never
+# trains (a hard router), while one that also reaches the loss another way is trained as usual
+CUT_KINDS = frozenset({"detach", "item", "rewrap", "nograd", "data_attr", "sample", "nondiff", "none_grad"})
 # ops through which a term of the loss stays a term (the sum the backward starts from)
 SPINE_OPS = frozenset({"add", "sub", "__add__", "__radd__", "__sub__", "__rsub__", "__iadd__", "__isub__",
                        "neg", "__neg__", "mean", "sum", "div", "__truediv__", "mul", "__mul__", "__rmul__"})
@@ -271,6 +272,8 @@ class GradientReach:
             for cut, used_at, scalar in cuts:
                 if cut in self.hook_cuts:
                     self._emit_term(cut, cut.span or used_at, span, "hook")
+                elif cut.kind in ("nondiff", "none_grad") and cut not in self.mode_cuts:
+                    continue  # a count or an index in a loss term: a metric the code may mean to add
                 elif scalar and n.id in spine and op in ADDITIVE_OPS:
                     nodes, _ = self.sources[cut]
                     if any(m.id in ran for m in nodes) and not (cut.kind == "nograd" and cut.at_region):
@@ -676,6 +679,16 @@ class GradientReach:
                 why = f"the optimizer was built over the parameters of the instance the name held then, and " \
                       f"{cut.what} at line {cut.span.row} replaced it with a new one: the loss trains the new " \
                       f"instance, which no optimizer steps, and the step at {_line(step, where)} moves nothing it uses"
+            elif cut.kind == "none_grad":
+                why = f"this backward returns `None` where the forward takes {them}: autograd accepts it and gives " \
+                      f"{them} no gradient, and no backwarded loss reaches {them} another way (the step at " \
+                      f"{_line(step, where)} leaves {them} unchanged); return the gradient with respect to that input"
+            elif cut.kind == "nondiff" and cut not in self.mode_cuts:
+                why = f"the only values computed from {them} that the program uses go through {cut.what or 'this op'} " \
+                      f"here, which is not differentiable (indices or a mask: no gradient flows back through it), and " \
+                      f"no backwarded loss reaches {them} another way (the step at {_line(step, where)} leaves {them} " \
+                      f"unchanged); use a differentiable relaxation (a softmax weighting, `F.gumbel_softmax(..., " \
+                      f"hard=True)`, a straight-through estimator)"
             elif cut in self.mode_cuts and cut.span is not None:
                 why = f"this call leaves the module in eval mode for the training step at {_line(step, where)}, whose " \
                       f"eval-mode branch cuts {them} from the graph by {cut.what or cut.kind} at line {cut.span.row}; no " \

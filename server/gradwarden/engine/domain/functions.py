@@ -33,6 +33,26 @@ class CustomFunctions:
         """A custom Function's output that ``ctx.mark_non_differentiable`` cut from the graph
         (the gradient-flow facts note where)."""
 
+    def input_without_gradient(self, st: State, node: Any, tensors: Sequence[TensorV], where: Span, fn: str) -> None:
+        """Inputs requiring grad for which the Function's backward returns ``None`` at every
+        ``return`` (they get no gradient from it; the gradient-flow facts note where)."""
+
+    def _none_positions(self, info: Any) -> Dict[int, Span]:
+        """The forward inputs (by position) for which every ``return`` of the backward is a tuple
+        literal holding the constant ``None`` there, with the last such ``return``."""
+        bwd = info.methods.get("backward")
+        if bwd is None:
+            return {}
+        rets = [n for n in _own_nodes(bwd) if isinstance(n, ast.Return)]
+        if not rets or not all(isinstance(r.value, ast.Tuple) for r in rets):
+            return {}
+        width = {len(r.value.elts) for r in rets}  # type: ignore[union-attr]
+        if len(width) != 1:
+            return {}
+        return {i: self.it.span_of(rets[-1]) for i in range(width.pop())
+                if all(isinstance(r.value.elts[i], ast.Constant) and r.value.elts[i].value is None  # type: ignore[union-attr]
+                       for r in rets)}
+
     def apply_custom_function(self, info: Any, args: List[Value], kwargs: Dict[str, Value], st: State,
                               span: Span) -> Value:
         self.it.applied_functions.add(info.name)
@@ -78,8 +98,15 @@ class CustomFunctions:
         ends = {st.t[x.tid].counter for x in inputs + outputs if x.tid in st.t}
         middles = tuple(sp for tid, sp in (sites.value if isinstance(sites, ConstV) else ())
                         if tid in st.t and st.t[tid].counter not in ends and st.t[tid].dtype not in ("bool", "int"))
-        node = self.it.graph.make_node(st, f"{info.name}Backward", span, inputs, saved_recs, st.next_seq(),
+        # `return grad_x, None` for an input that requires grad (a learnable clipping level): autograd
+        # accepts it and that input gets no gradient from this node
+        nones = self._none_positions(info)
+        dropped = [a for i, a in enumerate(args) if i in nones and isinstance(a, TensorV) and st.t[a.tid].rg is True]
+        edges = [a for a in inputs if all(a is not d for d in dropped)]
+        node = self.it.graph.make_node(st, f"{info.name}Backward", span, edges, saved_recs, st.next_seq(),
                                        custom=(info, ctx, len(outputs)))
+        if dropped:
+            self.input_without_gradient(st, node, dropped, nones[max(nones)], info.name)
         if middles:
             self.it.backward.custom_middles[node.id] = (info.name, middles[0])
         dirty = set(st.attrs(ctx.oid)["__dirty__"].value)

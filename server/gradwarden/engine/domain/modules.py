@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.domain.builtins import make_oneshot
-from gradwarden.engine.domain.containers import replace_named_child
+from gradwarden.engine.domain.containers import replace_named_child, store_into_container
 from gradwarden.engine.domain import optable
 from gradwarden.engine.front.callsites import GRAD_OFF_CONTEXTS
 from gradwarden.engine.state.model import (
@@ -465,6 +465,8 @@ class Modules:
             return self.it.optim.optimizer_method(obj, name, args, kwargs, st, node)
         if "__argparser__" in attrs:
             return self.it.builtins.parser_method(obj, name, args, kwargs, st)
+        if "__sched__" in attrs:
+            return self.it.optim.schedules.method(obj, name, st)
         if "__ctx__" in attrs:
             return self.it.functions.ctx_method(obj, name, args, st, node)
         if "__dist__" in attrs:
@@ -505,6 +507,12 @@ class Modules:
             if name.startswith("named"):
                 return self.it.ev.new_seq([self.it.ev.new_seq([ConstV(n), m], st, kind="tuple") for n, m in mods], st)
             return self.it.ev.new_seq([m for _, m in mods], st)
+        if name in ("items", "keys", "values") and not args:
+            pairs = self._dict_children(obj, st)  # `for name, head in self.heads.items()` of a ModuleDict
+            if pairs is not None:
+                ev = self.it.ev
+                return ev.new_seq([ev.new_seq([k, m], st, kind="tuple") if name == "items" else k if name == "keys" else m
+                                   for k, m in pairs], st)
         if name in ("train", "eval"):
             mode = name == "train" and self.it.ev.truth_of(args[0] if args else kwargs.get("mode", TRUE)) is not False
             self.note_mode_switch(obj, mode, node, st, self.submodules(obj, st))
@@ -556,6 +564,14 @@ class Modules:
                                                               rg=False, grad_fn=None)))
             st.own("dicts")[d.did] = tuple(entries)
             return d
+        if name == "update" and args and args[0].__class__ is DictV:
+            # `heads.update({"reg": nn.Linear(16, 1)})` of a ModuleDict/ParameterDict: one store per item,
+            # as `heads["reg"] = ...` (an optimizer built before does not hold them)
+            for k, v in st.dicts.get(args[0].did, ()):  # type: ignore[attr-defined]
+                if not store_into_container(self.it, obj, ConstV(k[1]) if k[0] == "c" else UNKNOWN, v, st):
+                    break
+            else:
+                return NONE
         children = st.attrs(obj.oid).get("__children__")
         if isinstance(children, SeqV) and (name in ("append", "extend") and args or
                                            name in ("add_module", "register_module") and len(args) >= 2):
@@ -606,6 +622,19 @@ class Modules:
         if name == "get_submodule" and args and isinstance(args[0], ConstV) and isinstance(args[0].value, str):
             return self.submodule_at(obj, args[0].value, st)
         return UNKNOWN
+
+    @staticmethod
+    def _dict_children(obj: ObjV, st: State) -> Optional[List[Tuple[Value, Value]]]:
+        """A ``ModuleDict``'s (key, module) pairs when every key is known, in insertion order."""
+        attrs = st.attrs(obj.oid)
+        qual, children, keys = attrs.get("__torch__"), attrs.get("__children__"), attrs.get("__keys__")
+        if not (isinstance(qual, ConstV) and qual.value == "torch.nn.ModuleDict" and isinstance(children, SeqV)
+                and isinstance(keys, SeqV) and children.kind != "homogeneous"):
+            return None
+        kids, names = st.lists.get(children.lid, ()), st.lists.get(keys.lid, ())
+        if len(kids) != len(names) or not all(isinstance(k, ConstV) for k in names):
+            return None
+        return list(zip(names, kids))
 
     def submodule_at(self, obj: ObjV, target: str, st: State) -> Value:
         """``model.get_submodule("blocks.0.attn")``: attributes and container entries, dot by dot."""

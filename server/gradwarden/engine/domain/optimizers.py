@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from gradwarden.engine.domain.schedules import LambdaSchedules
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.domain.builtins import consume
 from gradwarden.engine.events import Event
@@ -22,6 +23,7 @@ class Optimizers:
     def __init__(self, it: Any) -> None:
         self.it = it
         self.reported_cleared: set = set()  # GW740's zeroing calls already reported
+        self.schedules = LambdaSchedules(it)  # LambdaLR factors at each step (GW741, domain/schedules.py)
 
     # ================================================================== optimizers
     def construct_optimizer(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
@@ -94,6 +96,7 @@ class Optimizers:
             self.check_peer_pollution(tids, opt_name, st, span)
             fused = self.it.ev.truth_of(attrs.get("__fused__", FALSE)) is True
             self.check_cleared(obj.oid, tids, opt_name, st, span)
+            self.schedules.at_step(obj, st, node)
             # zero_grad() (set_to_none) with no backward since: those parameters have no
             # .grad, and step() leaves them untouched.
             none = st.meta.get("none_grads", frozenset())

@@ -233,6 +233,8 @@ class TorchCalls:
             out = self.checkpointed(args, kwargs, st, node)
             if out is not None:
                 return out
+        if qual == "torch.optim.lr_scheduler.LambdaLR":
+            return self.it.optim.schedules.construct(args, kwargs, st, node)
         if qual.startswith("torch.optim.") and not qual.startswith("torch.optim.lr_scheduler") \
                 and qual.rsplit(".", 1)[-1][:1].isupper():
             return self.it.optim.construct_optimizer(qual, args, kwargs, st, node)

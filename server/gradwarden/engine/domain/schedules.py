@@ -1,0 +1,73 @@
+"""``LambdaLR`` schedules whose factor is zero at every step the program takes (GW741).
+
+``LambdaLR(opt, lambda step: min(1.0, step // warmup))``: the learning rate of every step is
+``base_lr * lr_lambda(n)``, ``n`` the number of ``scheduler.step()`` calls made before it (the
+constructor applies ``lr_lambda(0)`` at once). Floor division, or a factor that only becomes positive
+after more steps than the program takes, leaves every update multiplied by zero: nothing raises, the
+loss is printed, the weights never move.
+
+Decided by evaluating the program's own ``lr_lambda`` (a ``lambda`` or a function of the file) at the
+count each ``optimizer.step()`` sees, on every path the analysis follows: reported only when every
+step of that optimizer got a factor of exactly 0 and at least one step was taken. A factor the
+analysis cannot evaluate (an unknown count, a value it does not follow) is not zero; a schedule that
+starts at 0 and grows (``step / warmup``, zero only at the first step) moves the weights."""
+from __future__ import annotations
+
+import ast
+from typing import Any, Dict, List, Tuple
+
+from gradwarden.engine.diagnostic import Span
+from gradwarden.engine.events import Event
+from gradwarden.engine.state.model import ConstV, NONE, ObjV, RefV, State, TRUE, UNKNOWN, Value, fresh_id
+
+
+class LambdaSchedules:
+    """Held by the ``optim`` role as ``optim.schedules``."""
+
+    def __init__(self, it: Any) -> None:
+        self.it = it
+        # the LambdaLR call -> [zero steps, other steps], over every path
+        self.factors: Dict[Span, List[int]] = {}
+        it.finishers.append(self.finish)
+
+    def construct(self, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        opt = args[0] if args else kwargs.get("optimizer", UNKNOWN)
+        fn = args[1] if len(args) > 1 else kwargs.get("lr_lambda", UNKNOWN)
+        obj = ObjV(fresh_id())
+        st.set_attr(obj.oid, "__sched__", TRUE)
+        if isinstance(opt, ObjV) and "__optim__" in st.attrs(opt.oid) and isinstance(fn, RefV) \
+                and fn.kind in ("lambda", "func"):
+            span = self.it.span_of(node)
+            st.set_attr(obj.oid, "__count__", ConstV(0))
+            prev = st.attrs(opt.oid).get("__lambdas__")
+            entry = (obj.oid, fn, span)
+            st.set_attr(opt.oid, "__lambdas__", ConstV((prev.value if isinstance(prev, ConstV) else ()) + (entry,)))
+        return obj
+
+    def method(self, obj: ObjV, name: str, st: State) -> Value:
+        count = st.attrs(obj.oid).get("__count__")
+        if name == "step" and isinstance(count, ConstV):
+            st.set_attr(obj.oid, "__count__", ConstV(count.value + 1))
+        return NONE if name == "step" else UNKNOWN
+
+    def at_step(self, opt: ObjV, st: State, node: ast.AST) -> None:
+        """``opt.step()``: the factor each LambdaLR of this optimizer gives this step."""
+        entries = st.attrs(opt.oid).get("__lambdas__")
+        for oid, fn, span in entries.value if isinstance(entries, ConstV) else ():
+            count = st.attrs(oid).get("__count__")
+            factor: Value = UNKNOWN
+            if isinstance(count, ConstV) and isinstance(count.value, int):
+                factor = self.it.ev.call(fn, [ConstV(count.value)], {}, st.fork(), node)
+            zero = isinstance(factor, ConstV) and isinstance(factor.value, (int, float)) and \
+                not isinstance(factor.value, bool) and factor.value == 0
+            tally = self.factors.setdefault(span, [0, 0])
+            tally[0 if zero else 1] += 1
+
+    def finish(self) -> None:
+        for span, (zero, other) in self.factors.items():
+            if zero and not other:
+                self.it.emit(Event("lr_always_zero", span, {"steps": zero}))
+        self.factors = {}
+
+
+__all__: Tuple[str, ...] = ("LambdaSchedules",)
