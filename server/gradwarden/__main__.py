@@ -1,3 +1,3 @@
-from gradwarden.cli import main
+from gradwarden.cli import entry
 
-raise SystemExit(main())
+entry()
