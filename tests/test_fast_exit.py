@@ -1,5 +1,5 @@
 """``gradwarden check`` (and the other short-lived commands) end without the interpreter's
-teardown of the heap (``cli.entry``): what the run kept is not freed object by object. What
+teardown of the heap when ``cli.main`` is the process's entry (called by ``__main__``): what the run kept is not freed object by object. What
 the interpreter does at exit for others must still happen: ``atexit`` functions run, the
 standard streams are flushed (all of the report arrives, through a pipe too), the exit status
 is the command's. Other commands (``serve``, ``debug``, a usage error) exit as Python does."""
@@ -22,7 +22,7 @@ FIXABLE = textwrap.dedent("""\
     y.sum().backward()
     """)
 
-# Runs cli.entry as the console script does, with an atexit function and an object whose
+# Calls cli.main as the console script does, with an atexit function and an object whose
 # finaliser runs only when the interpreter tears its modules down.
 DRIVER = textwrap.dedent("""\
     import atexit, sys
@@ -34,8 +34,8 @@ DRIVER = textwrap.dedent("""\
     kept = Torn()
     atexit.register(lambda: sys.stdout.write("ATEXIT\\n"))
     sys.argv = ["gradwarden"] + sys.argv[1:]
-    from gradwarden.cli import entry
-    entry()
+    from gradwarden.cli import main
+    sys.exit(main())
     """)
 
 
@@ -60,11 +60,18 @@ def test_other_commands_exit_as_python_does(tmp_path: Path) -> None:
     assert "ATEXIT" in res.stdout and "TEARDOWN" in res.stderr  # the driver checks itself
 
 
-def test_entry_raises_system_exit_for_a_long_lived_command(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys, "argv", ["gradwarden", "--no-such-option"])
-    with pytest.raises(SystemExit) as exc:
-        cli.entry()
-    assert exc.value.code == 2
+def test_main_called_by_another_module_returns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "prog.py").write_text(FIXABLE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["gradwarden", "check", "--no-cache", "--isolated", "--no-progress", "prog.py"])
+    assert cli.main() == 1  # this process goes on: the caller is not __main__
+
+
+def test_python_m_gradwarden_skips_the_teardown(tmp_path: Path) -> None:
+    (tmp_path / "prog.py").write_text(FIXABLE)
+    res = subprocess.run([sys.executable, "-X", "dev", "-m", "gradwarden", "check", "--no-cache", "--isolated",
+                          "--no-progress", "prog.py"], capture_output=True, text=True, cwd=str(tmp_path), timeout=120)
+    assert res.returncode == 1 and "Found 1 error." in res.stdout, res.stdout + res.stderr
 
 
 def test_a_closed_pipe_keeps_the_report_lines_written_before(tmp_path: Path) -> None:

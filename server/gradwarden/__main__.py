@@ -1,3 +1,3 @@
-from gradwarden.cli import entry
+from gradwarden.cli import main
 
-entry()
+raise SystemExit(main())

@@ -308,27 +308,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_OK
     modules = _subcommand_modules_for(args_list)
     if modules == []:  # check, rule(s), clean: a short-lived process
-        return _with_fewer_collections(lambda: _main(args_list, modules))
+        code = _with_fewer_collections(lambda: _main(args_list, modules))
+        if argv is None and sys._getframe(1).f_globals.get("__name__") == "__main__":
+            _exit_without_teardown(code)  # the process's own entry (console script, python -m)
+        return code
     return _main(args_list, modules)
 
 
-def entry() -> None:
-    """The console script and ``python -m gradwarden``: :func:`main`, then the process's end.
-    A short-lived command (``check``, ``rule(s)``, ``clean``) ends without tearing its heap
-    down: the interpreter's own exit frees every object the run kept (the engine, the parse
-    cache, the answers of a ``check`` over a tree) one by one and collects them once more,
-    which took 3.9 s of CPU after a ``check --jobs 1`` of timm's 304 files had printed its
-    report (4.6 s), 0.2 s in the parent of a run with workers (benchmarks/README.md, cost9).
-    Everything the interpreter does at exit for others still happens first (threads joined,
-    ``atexit`` functions run, the standard streams flushed). Tests call :func:`main`, which
-    returns."""
-    code = main()
-    if _subcommand_modules_for(_bare_color_flag(sys.argv[1:])) == []:
-        _exit_without_teardown(code)
-    raise SystemExit(code)
-
-
 def _exit_without_teardown(code: int) -> None:
+    """End a short-lived command's process (``check``, ``rule(s)``, ``clean``, when
+    :func:`main` is called by the process's ``__main__``: the console script, ``python -m
+    gradwarden``) without the interpreter's teardown of the heap: its exit frees every object
+    the run kept (the engine, the parse cache, the answers of a ``check`` over a tree) one by
+    one and collects them once more, which took 3.9 s of CPU after a ``check --jobs 1`` of
+    timm's 304 files had printed its report (benchmarks/README.md, cost9). What the
+    interpreter does at exit for others still happens first: threads joined, ``atexit``
+    functions run, the standard streams flushed. Called from elsewhere (tests), main returns."""
     try:
         import threading
 
