@@ -107,6 +107,12 @@ class Builtins:
             return self.builtin_isinstance(args[0], args[1], st)
         if name == "argparse.ArgumentParser":
             return self.new_parser(kwargs.get("parents"), st)
+        if name in ("types.SimpleNamespace", "argparse.Namespace") and not args:
+            ns = ObjV(fresh_id())  # `SimpleNamespace(head="smooth", lr=0.05)`: a config object of its keywords
+            st.set_attr(ns.oid, "__namespace__", TRUE)
+            for k, v in kwargs.items():
+                st.set_attr(ns.oid, k, v)
+            return ns
         if name == "importlib.import_module" and args and isinstance(args[0], ConstV):
             return self.it.projects.import_by_name(args[0].value, node, st)
         if name == "runpy.run_path" and args and isinstance(args[0], ConstV):

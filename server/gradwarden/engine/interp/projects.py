@@ -86,6 +86,9 @@ def _registers(fn: Value) -> bool:
     return size <= MAX_DECORATOR_STATEMENTS
 
 
+small_user_function = _registers  # a decorator small enough to run (interp/calls.py: wrappers at a call)
+
+
 def _registration_call(stmt: ast.stmt) -> bool:
     """A module-level statement that is a call of a name or an attribute (``REGISTRY.register(Net)``)."""
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
