@@ -2335,3 +2335,45 @@ def test_an_enum_called_with_a_value_is_its_member(tmp_path):
     assert loud(project(tmp_path / "bad", ENUM_LOOKUP)) == [("zoo.py", 19, "GW201")]
     fixed = dict(ENUM_LOOKUP, **{"zoo.py": ENUM_LOOKUP["zoo.py"].replace("y *= 2", "y = y * 2")})
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a text config beside its loader, found through ``os.path.join(os.path.dirname(__file__), ...)`` and
+# parsed line by line by the project's own code (``key = value``, ``"on"`` -> True); the flag makes
+# ``Hardtanh(inplace=True)`` overwrite ``tanh``'s output (run under torch 2.13: "output 0 of
+# TanhBackward0 ... modified by an inplace operation").
+TEXT_CONFIG = {
+    "settings/__init__.py": """
+        import os
+
+
+        def read_settings(path=os.path.join(os.path.dirname(__file__), "run.cfg")):
+            out = {}
+            with open(path) as f:
+                for raw in f:
+                    raw = raw.strip()
+                    if not raw or raw.startswith(";"):
+                        continue
+                    key, value = [part.strip() for part in raw.split("=", 1)]
+                    out[key] = value == "on"
+            return out
+    """,
+    "settings/run.cfg": """
+        ; activation
+        clip_inplace = on
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from settings import read_settings
+
+        opts = read_settings()
+        net = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Hardtanh(inplace=opts["clip_inplace"]))
+        net(torch.randn(2, 4)).sum().backward()
+    """,
+}
+
+
+def test_a_text_config_read_by_the_projects_own_loader(tmp_path):
+    assert loud(project(tmp_path / "bad", TEXT_CONFIG)) == [("train.py", 6, "GW201")]
+    fixed = dict(TEXT_CONFIG, **{"settings/run.cfg": TEXT_CONFIG["settings/run.cfg"].replace("= on", "= off")})
+    assert loud(project(tmp_path / "ok", fixed)) == []

@@ -211,7 +211,7 @@ class Calls:
             return self._coarse_or_give_up(fdef, self.it.coarse_defs[id(fdef)], st.fork(), args, kwargs, st, span,
                                            bound_self, join, closure, generator)
         self.it.reached.add(id(fdef))
-        env = self.bind_params(fdef, args, kwargs, st, fm.globals if fm is not None and closure is None else None)
+        env = self.bind_params(fdef, args, kwargs, st, fm.globals if fm is not None and closure in (None, 0) else None)
         if fm is not None:
             env["__gw_globals__"] = fm.globals  # type: ignore[assignment]
         if isinstance(closure, tuple):

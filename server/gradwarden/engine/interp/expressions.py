@@ -131,8 +131,8 @@ class Expressions:
             if obj.kind == "torch":
                 return ref_value("torch", f"{obj.name}.{attr}")
             if obj.kind == "module":
-                if f"{obj.name}.{attr}" == "importlib.util":  # `import importlib.util` binds `importlib`
-                    return ref_value("module", "importlib.util")
+                if f"{obj.name}.{attr}" in ("importlib.util", "os.path"):  # `import importlib.util` binds `importlib`
+                    return ref_value("module", f"{obj.name}.{attr}")
                 return ref_value("builtin", f"{obj.name}.{attr}")
             if obj.kind == "project":
                 return self.it.projects.attr(obj, attr, st, node)

@@ -220,6 +220,8 @@ class Interpreter:
     def _run(self) -> List[Event]:
         st = State()
         st.frame()["__name__"] = ConstV("__main__")
+        if self.filename:
+            st.frame()["__file__"] = ConstV(os.path.abspath(self.filename))
         body = self.tree.body
         from gradwarden.engine.front.imports import (ImportResolver, calls_project_code, imported_top_level_calls,
                                                      runs_project_code)

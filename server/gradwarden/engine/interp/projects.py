@@ -238,6 +238,14 @@ class ProjectImports:
             return UNKNOWN
         return ref_value("srcfile", rel)
 
+    def text_file(self, rel: str, st: State) -> Value:
+        """``open("configs/base.yaml")`` of a text file of the project (a config its own code parses
+        line by line): the list of its lines, which iterating the file gives; anything else: unknown."""
+        lines = self._resolver().text_lines(rel) if self.active() else None
+        if lines is None:
+            return UNKNOWN
+        return self.it.ev.new_seq([ConstV(line) for line in lines], st)
+
     def exec_source(self, src: Value, ns: Value, node: ast.AST, st: State) -> Value:
         """``exec(compile(f.read(), ...), ns)``: the file run as ``runpy.run_path`` runs it, its
         globals bound in ``ns`` (a dict the code made)."""
@@ -387,7 +395,7 @@ class ProjectImports:
         body: List[ast.stmt] = [s for s in fm.tree.body if isinstance(s, _RUN) or _registration_call(s)]
         work = st.fork()
         outer_frames, outer_fi = work.frames, work.fi
-        work.frames = [{"__name__": ConstV(fm.path.stem)}]
+        work.frames = [{"__name__": ConstV(fm.path.stem), "__file__": ConstV(str(fm.path))}]
         work.fi = 0
         work._shared.discard(("frame", 0))
         # while it runs, a module importing it back (`from . import register` in a submodule

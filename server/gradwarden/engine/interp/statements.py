@@ -304,9 +304,9 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         if qual == "torch" or qual.startswith("torch."):
             return ref_value("torch", qual)
         if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os", "dataclasses",
-                    "importlib", "runpy", "argparse", "importlib.util", "enum", "types"):
+                    "importlib", "runpy", "argparse", "importlib.util", "enum", "types", "os.path"):
             return ref_value("module", qual)
-        if qual.startswith(("copy.", "math.", "itertools.", "functools.")) or qual in (
+        if qual.startswith(("copy.", "math.", "itertools.", "functools.", "os.path.")) or qual in (
                 "dataclasses.replace", "dataclasses.dataclass", "dataclasses.field", "importlib.import_module", "runpy.run_path", "runpy.run_module",
                 "argparse.ArgumentParser", "collections.deque", "collections.namedtuple",
                 "importlib.util.spec_from_file_location", "importlib.util.module_from_spec", "enum.Enum", "enum.IntEnum",
