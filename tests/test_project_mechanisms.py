@@ -2377,3 +2377,15 @@ def test_a_text_config_read_by_the_projects_own_loader(tmp_path):
     assert loud(project(tmp_path / "bad", TEXT_CONFIG)) == [("train.py", 6, "GW201")]
     fixed = dict(TEXT_CONFIG, **{"settings/run.cfg": TEXT_CONFIG["settings/run.cfg"].replace("= on", "= off")})
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+def test_gw719_names_the_entry_file_of_a_line_it_cites_from_another_module(tmp_path):
+    # the finding is in `swa/loop.py`; the optimizer it cites was built in the entry script: every
+    # line the message cites outside the finding's own file names that file
+    root = project(tmp_path / "bad", AVERAGED_FORWARD)
+    proc = subprocess.run([sys.executable, "-m", "gradwarden", "check", "--no-cache", "--output-format", "json", "."],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    (finding,) = [d for d in json.loads(proc.stdout) if d["code"] == "GW719"]
+    assert finding["filename"].endswith("loop.py")
+    assert "handed to `optimizer` at line 7 of `train.py`" in finding["message"]
+    assert "at line 7," not in finding["message"] and "at line 7)" not in finding["message"]
