@@ -2146,3 +2146,258 @@ def test_a_loss_through_the_averaged_copy_trains_no_optimized_parameter(tmp_path
     fixed = dict(AVERAGED_FORWARD, **{"swa/loop.py": AVERAGED_FORWARD["swa/loop.py"].replace(
         "F.mse_loss(swa_model(x), y)", "F.mse_loss(model(x), y)")})
     assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a ``@contextmanager`` of another module entering ``torch.no_grad()`` around its ``yield``: the block
+# of ``with frozen_eval(t):`` runs without grad, so a loss from a forward inside it has no graph (run
+# under torch 2.13: "element 0 of tensors does not require grad"). Reported at that forward, in the
+# caller's file, not at the helper's ``with`` (which is right for the teacher).
+CONTEXT_GENERATOR = {
+    "helpers/ctx.py": """
+        import contextlib
+
+        import torch
+
+
+        @contextlib.contextmanager
+        def frozen_eval(module):
+            module.eval()
+            try:
+                with torch.no_grad():
+                    yield module
+            finally:
+                module.train()
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from helpers.ctx import frozen_eval
+
+        teacher, student = nn.Linear(4, 4), nn.Linear(4, 4)
+        x = torch.randn(3, 4)
+        with frozen_eval(teacher) as t:
+            target = t(x)
+            pred = student(x)
+        loss = (pred - target).pow(2).mean()
+        loss.backward()
+    """,
+}
+
+
+def test_a_with_over_a_contextmanager_runs_its_block_at_the_yield(tmp_path):
+    assert loud(project(tmp_path / "bad", CONTEXT_GENERATOR)) == [("train.py", 9, "GW701")]
+    fixed = dict(CONTEXT_GENERATOR, **{"train.py": CONTEXT_GENERATOR["train.py"].replace(
+        "            pred = student(x)\n", "        pred = student(x)\n")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a decorator factory of the user's code whose ``functools.wraps`` wrapper post-processes the method's
+# result in place: the call goes through the wrapper (run under torch 2.13: "output 0 of SigmoidBackward0
+# ... modified by an inplace operation"). Reported at the wrapper's write, in the decorator's file.
+METHOD_WRAPPER = {
+    "common/deco.py": """
+        from functools import wraps
+
+
+        def sharpen(power):
+            def outer(fn):
+                @wraps(fn)
+                def inner(self, *args, **kwargs):
+                    y = fn(self, *args, **kwargs)
+                    y.pow_(power)
+                    return y
+                return inner
+            return outer
+    """,
+    "net.py": """
+        import torch
+        import torch.nn as nn
+        from common.deco import sharpen
+
+
+        class Gate(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            @sharpen(2)
+            def forward(self, x):
+                return torch.sigmoid(self.fc(x))
+    """,
+    "train.py": """
+        import torch
+        from net import Gate
+
+        Gate()(torch.randn(2, 4)).sum().backward()
+    """,
+}
+
+
+def test_a_method_is_called_through_its_user_decorators_wrapper(tmp_path):
+    assert loud(project(tmp_path / "bad", METHOD_WRAPPER)) == [("common/deco.py", 9, "GW201")]
+    fixed = dict(METHOD_WRAPPER, **{"common/deco.py": METHOD_WRAPPER["common/deco.py"].replace(
+        "y.pow_(power)", "y = y.pow(power)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a registry filled by a parent's ``__init_subclass__`` (class keywords), in a class-level dict, looked
+# up by a ``SimpleNamespace`` config; the registered block keeps its output on ``self`` with its graph
+# (run under torch 2.13: "Trying to backward through the graph a second time").
+SUBCLASS_HOOK = {
+    "blocks/base.py": """
+        import torch.nn as nn
+
+
+        class Block(nn.Module):
+            kinds = {}
+
+            def __init_subclass__(cls, kind=None, **kw):
+                super().__init_subclass__(**kw)
+                Block.kinds[kind] = cls
+    """,
+    "blocks/memory.py": """
+        import torch.nn as nn
+        from blocks.base import Block
+
+
+        class Memory(Block, kind="memory"):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.last = None
+
+            def forward(self, x):
+                y = self.fc(x)
+                if self.last is not None:
+                    y = y + self.last
+                self.last = y
+                return y
+    """,
+    "train.py": """
+        import types
+
+        import torch
+        from blocks.base import Block
+        import blocks.memory
+
+        cfg = types.SimpleNamespace(kind="memory", steps=2)
+        net = Block.kinds[cfg.kind]()
+        for _ in range(cfg.steps):
+            net(torch.randn(2, 4)).sum().backward()
+    """,
+}
+
+
+def test_init_subclass_fills_a_class_level_registry(tmp_path):
+    assert loud(project(tmp_path / "bad", SUBCLASS_HOOK)) == [("blocks/memory.py", 15, "GW402")]
+    fixed = dict(SUBCLASS_HOOK, **{"blocks/memory.py": SUBCLASS_HOOK["blocks/memory.py"].replace(
+        "self.last = y", "self.last = y.detach()")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# an ``Enum`` member looked up by its value (``Kind(name)``) keys a factory dict of two different
+# classes; the chosen one scales ``tanh``'s output in place (run under torch 2.13: "output 0 of
+# TanhBackward0 ... modified by an inplace operation").
+ENUM_LOOKUP = {
+    "zoo.py": """
+        from enum import Enum
+
+        import torch
+        import torch.nn as nn
+
+
+        class Kind(Enum):
+            SQUASH = "squash"
+            PLAIN = "plain"
+
+
+        class Squash(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                y = torch.tanh(self.fc(x))
+                y *= 2
+                return y
+
+
+        class Plain(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x):
+                return self.fc(x)
+
+
+        FACTORY = {Kind.SQUASH: Squash, Kind.PLAIN: Plain}
+    """,
+    "train.py": """
+        import torch
+        from zoo import FACTORY, Kind
+
+        net = FACTORY[Kind("squash")]()
+        net(torch.randn(2, 4)).sum().backward()
+    """,
+}
+
+
+def test_an_enum_called_with_a_value_is_its_member(tmp_path):
+    assert loud(project(tmp_path / "bad", ENUM_LOOKUP)) == [("zoo.py", 19, "GW201")]
+    fixed = dict(ENUM_LOOKUP, **{"zoo.py": ENUM_LOOKUP["zoo.py"].replace("y *= 2", "y = y * 2")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a text config beside its loader, found through ``os.path.join(os.path.dirname(__file__), ...)`` and
+# parsed line by line by the project's own code (``key = value``, ``"on"`` -> True); the flag makes
+# ``Hardtanh(inplace=True)`` overwrite ``tanh``'s output (run under torch 2.13: "output 0 of
+# TanhBackward0 ... modified by an inplace operation").
+TEXT_CONFIG = {
+    "settings/__init__.py": """
+        import os
+
+
+        def read_settings(path=os.path.join(os.path.dirname(__file__), "run.cfg")):
+            out = {}
+            with open(path) as f:
+                for raw in f:
+                    raw = raw.strip()
+                    if not raw or raw.startswith(";"):
+                        continue
+                    key, value = [part.strip() for part in raw.split("=", 1)]
+                    out[key] = value == "on"
+            return out
+    """,
+    "settings/run.cfg": """
+        ; activation
+        clip_inplace = on
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from settings import read_settings
+
+        opts = read_settings()
+        net = nn.Sequential(nn.Linear(4, 4), nn.Tanh(), nn.Hardtanh(inplace=opts["clip_inplace"]))
+        net(torch.randn(2, 4)).sum().backward()
+    """,
+}
+
+
+def test_a_text_config_read_by_the_projects_own_loader(tmp_path):
+    assert loud(project(tmp_path / "bad", TEXT_CONFIG)) == [("train.py", 6, "GW201")]
+    fixed = dict(TEXT_CONFIG, **{"settings/run.cfg": TEXT_CONFIG["settings/run.cfg"].replace("= on", "= off")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+def test_gw719_names_the_entry_file_of_a_line_it_cites_from_another_module(tmp_path):
+    # the finding is in `swa/loop.py`; the optimizer it cites was built in the entry script: every
+    # line the message cites outside the finding's own file names that file
+    root = project(tmp_path / "bad", AVERAGED_FORWARD)
+    proc = subprocess.run([sys.executable, "-m", "gradwarden", "check", "--no-cache", "--output-format", "json", "."],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    (finding,) = [d for d in json.loads(proc.stdout) if d["code"] == "GW719"]
+    assert finding["filename"].endswith("loop.py")
+    assert "handed to `optimizer` at line 7 of `train.py`" in finding["message"]
+    assert "at line 7," not in finding["message"] and "at line 7)" not in finding["message"]

@@ -72,10 +72,11 @@ def _imported(node: ast.AST, current: Path, mods: Dict[str, Path]) -> List[Path]
         arg = node.args[0]
         if isinstance(arg, ast.Constant) and arg.value in mods:
             out.append(mods[arg.value])
-        elif isinstance(arg, ast.BinOp):
-            # `"models." + name + "_model"`: every module the literal ends allow (a diagnostic may
-            # over-include; the checked file only gets longer)
-            pieces = _concat(arg)
+        elif isinstance(arg, (ast.BinOp, ast.JoinedStr)):
+            # `"models." + name + "_model"`, `f"losses.{name}"`: every module the literal ends allow
+            # (a diagnostic may over-include; the checked file only gets longer)
+            pieces = _concat(arg) if isinstance(arg, ast.BinOp) else [
+                v.value if isinstance(v, ast.Constant) else None for v in arg.values]
             head = pieces[0] if isinstance(pieces[0], str) else ""
             tail = pieces[-1] if isinstance(pieces[-1], str) else ""
             if head.startswith("."):

@@ -10,6 +10,7 @@ Each one states a check PyTorch makes (or a silent failure it lets through) over
 from __future__ import annotations
 
 import ast
+import os
 from typing import Any, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.checks.flowfacts import Cut
@@ -29,20 +30,24 @@ def _halt() -> None:
     raise Halt()
 
 
-def _region_text(self: Any, region: Span) -> str:
-    line = self.it.src.line(region.row).strip() if not self.it.foreign_stack else ""
+def _region_text(self: Any, region: Span, loc: Optional[Span] = None) -> str:
+    src = self.it.source_of(region)  # the region's own file, which the text names when it is not the finding's
+    line = src.line(region.row).strip() if src is not None else ""
+    at = f"line {region.row}" if loc is None or region.file == loc.file or region.file is None else \
+        f"{os.path.basename(region.file)}:{region.row}"
     if line.startswith("@"):
-        return f"`{line}` (line {region.row})"
+        return f"`{line}` ({at})"
     if line.startswith(("with ", "async with ")):
         inner = line.split(None, 1)[1].rstrip(":").strip() if " " in line else line
-        return f"`{inner}` (line {region.row})" if len(inner) <= 60 else f"`torch.no_grad()` (line {region.row})"
-    return f"gradients disabled at line {region.row}"
+        return f"`{inner}` ({at})" if len(inner) <= 60 else f"`torch.no_grad()` ({at})"
+    return f"gradients disabled at {at}"
 
 
 def _is_with(self: Any, region: Span) -> bool:
-    if self.it.foreign_stack:
+    src = self.it.source_of(region)  # the region's own file (a `with` in a helper of another module)
+    if src is None:
         return True
-    return self.it.src.line(region.row).lstrip().startswith(("with ", "async with "))
+    return src.line(region.row).lstrip().startswith(("with ", "async with "))
 
 
 def why_no_grad(self: Any, cut: Cut, loc: Optional[Span]) -> str:
@@ -50,7 +55,7 @@ def why_no_grad(self: Any, cut: Cut, loc: Optional[Span]) -> str:
     line = loc.row if loc is not None else (cut.span.row if cut.span is not None else 0)
     k = cut.kind
     if k == "nograd":
-        region = _region_text(self, cut.region) if cut.region is not None else "with gradients disabled"
+        region = _region_text(self, cut.region, loc) if cut.region is not None else "with gradients disabled"
         return f"it is computed under {region}"
     if k == "detach":
         return f"{cut.what} at line {line} cuts it from the graph"

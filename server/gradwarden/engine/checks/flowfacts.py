@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional, Tuple
 
@@ -114,3 +115,12 @@ def optimizer_params(st: State, oid: int) -> Tuple[int, ...]:
     """The tensors the optimizer ``oid`` was built over (empty when the analysis does not know)."""
     p = st.attrs(oid).get("__params__")
     return p.value if isinstance(p, ConstV) and isinstance(p.value, tuple) else ()
+
+
+def line_ref(span: Span, where: Span, entry: str = "") -> str:
+    """``line N``, naming the file when ``span`` lies in another module of the project than the
+    finding (an optimizer built in ``utils/optim.py``, a finding in ``train.py``; ``entry``: the
+    analysed file, which a span without a file is in, named when the finding is in another)."""
+    if span.file == where.file or span.file is None and not entry:
+        return f"line {span.row}"
+    return f"line {span.row} of `{os.path.basename(span.file or entry)}`"

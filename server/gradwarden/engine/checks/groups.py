@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from gradwarden.engine.checks.flowfacts import optimizer_params as _params_of
+from gradwarden.engine.checks.flowfacts import line_ref, optimizer_params as _params_of
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.state.model import ConstV, ObjV, State
@@ -398,18 +398,18 @@ class GroupHoles:
             if i >= 0:
                 where, severity = filters[i][0], None
                 why = f"this filter takes the other {kind} but not {them}, and no other group takes {them}, so no " \
-                      f"optimizer holds {them} and {'they' if len(hs) > 1 else 'it'} never change{'' if len(hs) > 1 else 's'} (the step at line " \
-                      f"{span.row} leaves {them} as {'they' if len(hs) > 1 else 'it'} {be}); make this condition " \
+                      f"optimizer holds {them} and {'they' if len(hs) > 1 else 'it'} never change{'' if len(hs) > 1 else 's'} (the step at " \
+                      f"{line_ref(span, filters[i][0], self.it.filename)} leaves {them} as {'they' if len(hs) > 1 else 'it'} {be}); make this condition " \
                       f"take {them}"
             else:
                 where, severity = site, 3
                 why = f"no filter that builds the groups of `{opt}` takes {them}, so no optimizer holds {them} and " \
-                      f"{'they' if len(hs) > 1 else 'it'} never change{'' if len(hs) > 1 else 's'} (the step at line {span.row} leaves {them} as " \
+                      f"{'they' if len(hs) > 1 else 'it'} never change{'' if len(hs) > 1 else 's'} (the step at {line_ref(span, site, self.it.filename)} leaves {them} as " \
                       f"{'they' if len(hs) > 1 else 'it'} {be}); make the groups cover every parameter"
             if ("groups", where) in self.reach.reported:
                 continue  # the same construction seen on another path of the analysis
             self.reach.reported.add(("groups", where))
-            fate = f"left out of every parameter group of `{opt}` built at line {site.row}, get" \
+            fate = f"left out of every parameter group of `{opt}` built at {line_ref(site, where, self.it.filename)}, get" \
                    f"{'' if len(hs) > 1 else 's'} a gradient that no optimizer applies"
             self.it.emit(Event("untrained_parameter", where, {
                 "names": shown if len(hs) < 2 else f"{len(hs)} parameters ({shown})", "opt": opt,

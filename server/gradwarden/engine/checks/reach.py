@@ -21,10 +21,9 @@ trained; a parameter is reported only when a cut from it was seen.
 from __future__ import annotations
 
 import ast
-import os
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from gradwarden.engine.checks.flowfacts import Cut, optimizer_params as _params_of
+from gradwarden.engine.checks.flowfacts import Cut, line_ref, optimizer_params as _params_of
 from gradwarden.engine.checks.averaged import averaged_forward, averaged_why
 from gradwarden.engine.checks.groups import GroupHoles
 from gradwarden.engine.checks.unheld import UnheldParameters
@@ -643,68 +642,69 @@ class GradientReach:
             names = sorted({p[4] for p in params})
             shown = _listed(names)
             where = self.config.get(cut) or self.st_self_loss.get(cut) or cut.span or site
+            entry = self.it.filename  # a line of the analysed file, named when the finding is in another
             them = "them" if len(params) > 1 else "it"
             why = f"the only values computed from {'them' if len(params) > 1 else 'it'} that the program uses " \
                   f"were cut from the graph here by {cut.what or cut.kind}, and no backwarded loss reaches " \
-                  f"{'them' if len(params) > 1 else 'it'} another way (`.grad` stays None: the step at line " \
-                  f"{step.row} leaves {'them' if len(params) > 1 else 'it'} unchanged)"
+                  f"{'them' if len(params) > 1 else 'it'} another way (`.grad` stays None: the step at " \
+                  f"{line_ref(step, where, entry)} leaves {'them' if len(params) > 1 else 'it'} unchanged)"
             related: Tuple[Related, ...] = (Related(site, "handed to the optimizer here", "optimizer"),
                                              Related(step, "stepped here without a gradient", "step"))
             if cut in self.st_self_loss and cut.span is not None:
                 why = f"this loss compares the straight-through output (line {cut.span.row}: its gradient goes to the " \
                       f"input only, never to what it looked up) with the detached input itself, so it trains none of " \
-                      f"{them}; compute it on the looked-up value (the step at {_line(step, where)} leaves {them} unchanged)"
+                      f"{them}; compute it on the looked-up value (the step at {line_ref(step, where, entry)} leaves {them} unchanged)"
                 related = (Related(cut.span, "the straight-through estimator cuts the lookup here", "note"),) + related
             elif cut.kind == "unused" and cut.span is not None:
                 why = f"the module registers {cut.what} but no code of its class reads it: this forward never " \
-                      f"uses it, so no loss reaches it (the step at {_line(step, where)} leaves it unchanged)"
+                      f"uses it, so no loss reaches it (the step at {line_ref(step, where, entry)} leaves it unchanged)"
             elif cut.kind == "stray":
                 whose = f"the parameters of the copy made at line {cut.region.row} (a deep copy is a new set of " \
                         f"parameters; the loss never reaches them)" if cut.region is not None else \
                     "parameters the model no longer uses"
                 why = f"this optimizer holds {whose}, while the loss trains {cut.what}, which no optimizer " \
-                      f"holds: build it over the parameters the model uses (the step at {_line(step, where)} moves " \
+                      f"holds: build it over the parameters the model uses (the step at {line_ref(step, where, entry)} moves " \
                       f"nothing the loss reaches)"
             elif cut.kind == "averaged":
                 why = averaged_why(cut, site, step, where, opt)
             elif cut.kind == "stray_new" and cut.region is not None:
-                why = _new_module_why(cut, site, step, where)
+                why = _new_module_why(cut, site, step, where, entry)
                 related = (Related(cut.region, "the new module is made here", "note"),) + related
             elif cut.kind == "stray_new":
-                why = f"this gives the model a new tensor after the optimizer was built at {_line(site, where)}: the " \
+                why = f"this gives the model a new tensor after the optimizer was built at {line_ref(site, where, entry)}: the " \
                       f"loss now trains {cut.what}, which no optimizer holds, and the tensor the optimizer holds " \
-                      f"never gets a gradient again (the step at {_line(step, where)} leaves it unchanged); update the " \
+                      f"never gets a gradient again (the step at {line_ref(step, where, entry)} leaves it unchanged); update the " \
                       f"existing parameter in place instead"
             elif cut.kind == "replaced" and cut.span is not None:
                 why = f"the optimizer was built over the parameters of the instance the name held then, and " \
                       f"{cut.what} at line {cut.span.row} replaced it with a new one: the loss trains the new " \
-                      f"instance, which no optimizer steps, and the step at {_line(step, where)} moves nothing it uses"
+                      f"instance, which no optimizer steps, and the step at {line_ref(step, where, entry)} moves nothing it uses"
             elif cut.kind == "none_grad":
                 why = f"this backward returns `None` where the forward takes {them}: autograd accepts it and gives " \
                       f"{them} no gradient, and no backwarded loss reaches {them} another way (the step at " \
-                      f"{_line(step, where)} leaves {them} unchanged); return the gradient with respect to that input"
+                      f"{line_ref(step, where, entry)} leaves {them} unchanged); return the gradient with respect to that input"
             elif cut.kind == "nondiff" and cut not in self.mode_cuts:
                 why = f"the only values computed from {them} that the program uses go through {cut.what or 'this op'} " \
                       f"here, which is not differentiable (indices or a mask: no gradient flows back through it), and " \
-                      f"no backwarded loss reaches {them} another way (the step at {_line(step, where)} leaves {them} " \
+                      f"no backwarded loss reaches {them} another way (the step at {line_ref(step, where, entry)} leaves {them} " \
                       f"unchanged); use a differentiable relaxation (a softmax weighting, `F.gumbel_softmax(..., " \
                       f"hard=True)`, a straight-through estimator)"
             elif cut in self.mode_cuts and cut.span is not None:
-                why = f"this call leaves the module in eval mode for the training step at {_line(step, where)}, whose " \
+                why = f"this call leaves the module in eval mode for the training step at {line_ref(step, where, entry)}, whose " \
                       f"eval-mode branch cuts {them} from the graph by {cut.what or cut.kind} at line {cut.span.row}; no " \
                       f"backwarded loss reaches {them} another way"
                 related = (Related(cut.span, "the eval-mode branch cuts the gradient here", "note"),) + related
             elif cut in self.config and cut.span is not None:
                 why = f"this object is built with a flag that picks, at line {cut.span.row}, a copy cut from the " \
                       f"graph by {cut.what or cut.kind}; no backwarded loss reaches {them} another way (the step at " \
-                      f"{_line(step, where)} leaves {them} unchanged)"
+                      f"{line_ref(step, where, entry)} leaves {them} unchanged)"
                 related = (Related(cut.span, "the flag chooses the cut here", "note"),) + related
-            fate = f"handed to `{opt}` at {_line(site, where)}, never get a gradient"
+            fate = f"handed to `{opt}` at {line_ref(site, where, entry)}, never get a gradient"
             shown = shown if len(params) < 2 else f"{len(params)} parameters ({shown})"
             if cut.kind == "stray" and cut.region is not None:
                 shown = f"the copies of {shown}"
             elif cut.kind == "stray_new":
-                fate = f"handed to `{opt}` at {_line(site, where)}, get no gradient once the model is given the new {_new_what(cut)}"
+                fate = f"handed to `{opt}` at {line_ref(site, where, entry)}, get no gradient once the model is given the new {_new_what(cut)}"
             self.it.emit(Event("untrained_parameter", where, {
                 "names": shown, "opt": opt, "opt_line": site.row, "why": why, "fate": fate},
                 related=related))
@@ -764,24 +764,16 @@ def _stray_new(flow: Any, tid: int, oid: int, made: Span, them: str, loop_ctx: A
     return Cut("stray_new", made, them)
 
 
-def _new_module_why(cut: Cut, site: Span, step: Span, where: Span) -> str:
-    return f"this call makes a new module for the model after the optimizer was built at {_line(site, where)}: " \
+def _new_module_why(cut: Cut, site: Span, step: Span, where: Span, entry: str = "") -> str:
+    return f"this call makes a new module for the model after the optimizer was built at {line_ref(site, where, entry)}: " \
            f"the loss now trains {cut.what}, which no optimizer holds, and the parameters the optimizer holds never " \
-           f"get a gradient again (the step at {_line(step, where)} leaves them unchanged); make this call before " \
+           f"get a gradient again (the step at {line_ref(step, where, entry)} leaves them unchanged); make this call before " \
            f"building the optimizer"
 
 
 def _new_what(cut: Cut) -> str:
     """What a ``stray_new`` cut gave the model: a new module (made by a call) or a new tensor."""
     return "module" if cut.region is not None else "tensor"
-
-
-def _line(span: Span, where: Span) -> str:
-    """``line N``, naming the file when ``span`` lies in another module of the project than the
-    finding (an optimizer built in ``utils/optim.py``, a finding in ``train.py``)."""
-    if span.file is None or span.file == where.file:
-        return f"line {span.row}"
-    return f"line {span.row} of `{os.path.basename(span.file)}`"
 
 
 def _shared_prefix(a: Sequence[Span], b: Sequence[Span]) -> int:

@@ -5,6 +5,7 @@ dicts, and ``super()``.
 from __future__ import annotations
 
 import ast
+import os
 from typing import Any, Dict, List, Optional
 
 from gradwarden.engine.domain.containers import container_length
@@ -61,6 +62,27 @@ def consume(v: Value, st: State, consumer: Any) -> Optional[Oneshot]:
     return rec
 
 
+# `os.path` functions of known strings (a config next to its loader: `os.path.join(os.path.dirname(
+# __file__), name + ".yaml")`); `abspath` / `realpath` only of a path already absolute (else the
+# answer depends on the working directory the program runs in)
+_PATH_FUNCTIONS = frozenset({"os.path.join", "os.path.dirname", "os.path.basename", "os.path.abspath",
+                             "os.path.realpath", "os.path.normpath"})
+
+
+def _path_function(name: str, args: List[Value], kwargs: Dict[str, Value]) -> Value:
+    if kwargs or not args or not all(isinstance(a, ConstV) and isinstance(a.value, str) for a in args):
+        return UNKNOWN
+    parts = [a.value for a in args]  # type: ignore[attr-defined]
+    fn = name.rsplit(".", 1)[1]
+    if fn == "join":
+        return ConstV(os.path.join(*parts))
+    if len(parts) != 1:
+        return UNKNOWN
+    if fn in ("abspath", "realpath"):
+        return ConstV(os.path.normpath(parts[0])) if os.path.isabs(parts[0]) else UNKNOWN
+    return ConstV(getattr(os.path, fn)(parts[0]))
+
+
 class Builtins:
     """The ``builtins`` role: Python builtins and container methods."""
 
@@ -107,12 +129,24 @@ class Builtins:
             return self.builtin_isinstance(args[0], args[1], st)
         if name == "argparse.ArgumentParser":
             return self.new_parser(kwargs.get("parents"), st)
+        if name in _PATH_FUNCTIONS:
+            return _path_function(name, args, kwargs)
+        if name in ("types.SimpleNamespace", "argparse.Namespace") and not args:
+            ns = ObjV(fresh_id())  # `SimpleNamespace(head="smooth", lr=0.05)`: a config object of its keywords
+            st.set_attr(ns.oid, "__namespace__", TRUE)
+            for k, v in kwargs.items():
+                st.set_attr(ns.oid, k, v)
+            return ns
         if name == "importlib.import_module" and args and isinstance(args[0], ConstV):
             return self.it.projects.import_by_name(args[0].value, node, st)
         if name == "runpy.run_path" and args and isinstance(args[0], ConstV):
             return self.it.projects.run_by_path(args[0].value, node, st)
         if name == "open" and args and isinstance(args[0], ConstV) and isinstance(args[0].value, str):
-            return self.it.projects.source_file(args[0].value)
+            if args[0].value.endswith(".py"):
+                return self.it.projects.source_file(args[0].value)
+            mode = args[1] if len(args) > 1 else kwargs.get("mode", ConstV("r"))
+            return self.it.projects.text_file(args[0].value, st) if isinstance(mode, ConstV) and \
+                mode.value in ("r", "rt") else UNKNOWN
         if name == "compile" and args and isinstance(args[0], RefV) and args[0].kind == "srcfile":
             return args[0]  # compile(f.read(), path, "exec"): the same file's code
         if name == "exec" and len(args) >= 2 and isinstance(args[0], RefV) and args[0].kind == "srcfile":

@@ -25,6 +25,7 @@ from gradwarden.engine.front import listings
 from gradwarden.engine.front.source import SourceText, decode_source
 
 MAX_FOREIGN_BYTES = 2_000_000
+MAX_TEXT_BYTES = 64 * 1024  # a text file the project's code opens and parses itself (a config)
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 # The other files an analysis depended on, for callers that cache results per file
@@ -528,6 +529,31 @@ class ImportResolver:
             f = base / rel
             if f.is_file() and self._inside(f):
                 return f
+        return None
+
+    def text_lines(self, rel: str) -> Optional[List[str]]:
+        """``open(path)`` of a text file of the project that the code spells out (a ``.yaml`` or
+        ``.txt`` config parsed by the project's own loader): its lines, kept as dependencies of the
+        result as a followed module is; None for a Python file (``find_path``), one outside the
+        project, over ``MAX_TEXT_BYTES`` or not UTF-8."""
+        if self.root is None or rel.endswith(".py") or not rel:
+            return None
+        here = self._lookups.resolve_name(self.filename).parent
+        for base in (self.root, here):
+            f = base / rel
+            if not (f.is_file() and self._inside(f)):
+                continue
+            overlay = _OVERLAY.get()
+            data = overlay.get(str(self._lookups.resolve(f))) if overlay else None
+            try:
+                if data is None:
+                    data = _read(f)
+                    _record(f, data)
+                if len(data) > MAX_TEXT_BYTES:
+                    return None
+                return data.decode("utf-8").splitlines(keepends=True)
+            except (OSError, UnicodeDecodeError):
+                return None
         return None
 
     def find_dir(self, module: str, level: int) -> bool:

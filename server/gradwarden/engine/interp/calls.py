@@ -12,6 +12,8 @@ from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.front.body import own_nodes as _own_nodes
 from gradwarden.engine.interp.annotations import numbers_annotation
 from gradwarden.engine.interp.budget import RETRY_SHARE, BudgetExceeded, StopPoint
+from gradwarden.engine.interp.classes import enum_member
+from gradwarden.engine.interp.projects import small_user_function
 from gradwarden.engine.interp.records import init_dataclass
 from gradwarden.engine.interp.interpreter import (
     ClassInfo, MAX_CALL_DEPTH, MAX_SAME_FUNCTION_DEPTH, MAX_STANDALONE_DEPTH, _SpanNode,
@@ -52,6 +54,8 @@ class Calls:
         self.it = it
         self.generators: Dict[int, bool] = {}  # id(FunctionDef) -> is a generator
         self.annotation_kinds: Dict[int, Optional[str]] = {}  # id(annotation) -> numbers_annotation's answer
+        self.unwrapping: set = set()  # ids of decorated functions whose wrapper is running: called as written
+        self.plain_decorated: set = set()  # ids of functions whose decorators return them unchanged
 
     def call_lambda(self, lam: ast.Lambda, fi: Any, args: List[Value], st: State, span: Optional[Span] = None) -> Value:
         if isinstance(fi, tuple) and fi[0] == "module":
@@ -185,6 +189,11 @@ class Calls:
                 return self.call_function(fdef, args, kwargs, st, span, bound_self, join, closure, generator)
             finally:
                 self.it.foreign_stack = outer
+        if fdef.decorator_list and not generator and id(fdef) not in self.unwrapping and \
+                id(fdef) not in self.plain_decorated:
+            wrapped = self.through_decorators(fdef, fm, args, kwargs, st, span, closure)
+            if wrapped is not None:
+                return wrapped if join else [(st, wrapped)]
         is_gen = self.generators.get(id(fdef))
         if is_gen is None:
             is_gen = self.generators[id(fdef)] = (fm is not None or "yield" in self.it.triggers.text(fdef)) and any(
@@ -202,7 +211,7 @@ class Calls:
             return self._coarse_or_give_up(fdef, self.it.coarse_defs[id(fdef)], st.fork(), args, kwargs, st, span,
                                            bound_self, join, closure, generator)
         self.it.reached.add(id(fdef))
-        env = self.bind_params(fdef, args, kwargs, st, fm.globals if fm is not None and closure is None else None)
+        env = self.bind_params(fdef, args, kwargs, st, fm.globals if fm is not None and closure in (None, 0) else None)
         if fm is not None:
             env["__gw_globals__"] = fm.globals  # type: ignore[assignment]
         if isinstance(closure, tuple):
@@ -353,6 +362,58 @@ class Calls:
         seq = self.it.ev.new_seq(items[:1], st, kind="homogeneous") if items else self.it.ev.new_seq([], st)
         return seq if join else [(st, seq)]
 
+    def through_decorators(self, fdef: ast.FunctionDef, fm: Any, args: List[Value], kwargs: Dict[str, Value],
+                           st: State, span: Span, closure: Any) -> Optional[Value]:
+        """A call of a function (a method) decorated by small functions of the user's code
+        (``@normalized(dim=-1)`` whose ``functools.wraps`` wrapper post-processes ``fn(self, *args)``):
+        the decorators run on the function, read in its own module, and the call goes to what
+        they return, as Python does. None: no such decorator, or one returning the function
+        itself (a registration: remembered, never run again) or something unknown; the function
+        is then called as written, as before."""
+        user = []
+        for dec in fdef.decorator_list:
+            callee = self._eval_at_home(dec.func if isinstance(dec, ast.Call) else dec,
+                                        fm.globals if fm is not None else st.frames[0], st)
+            if small_user_function(callee):
+                user.append(dec)
+            elif _decorator_name(dec) not in _PLAIN_DECORATORS:
+                return None  # a decorator this analysis cannot run stands between: as before
+        if not user:
+            self.plain_decorated.add(id(fdef))
+            return None
+        self.unwrapping.add(id(fdef))
+        try:
+            fn: Value = ref_value("func", fdef.name, (fdef, closure))
+            for dec in reversed(user):
+                factory = self._eval_at_home(dec, fm.globals if fm is not None else st.frames[0], st)
+                fn = self.it.ev.call(factory, [fn], {}, st, dec)
+            if not isinstance(fn, RefV) or fn.kind not in ("func", "lambda", "partial"):
+                return None
+            if fn.kind == "func" and fn.target[0] is fdef:
+                self.plain_decorated.add(id(fdef))
+                return None
+            return self.it.ev.call(fn, args, kwargs, st, _SpanNode(span))
+        finally:
+            self.unwrapping.discard(id(fdef))
+
+    def with_context_generator(self, stmt: ast.With, st: State) -> Optional[List[State]]:
+        """``with helper(model) as m:`` where ``helper`` is a generator of the user's code made a
+        context manager (``@contextmanager``): the block runs where the generator yields, in the
+        state the generator left there (a ``with torch.no_grad():`` around its ``yield`` holds for
+        the block, a ``model.eval()`` before it too), bound to what it yields; the code after the
+        ``yield`` (a ``finally:`` restoring the mode) runs after the block. None: not that form
+        (one item; a block that breaks out of an outer loop is left to the plain ``with``)."""
+        if len(stmt.items) != 1 or any(isinstance(n, (ast.Break, ast.Continue)) for b in stmt.body
+                                       for n in ast.walk(b)):
+            return None
+        gen = self.it.stmts.local_generator_call(stmt.items[0].context_expr, st)
+        if gen is None or not any(_decorator_name(d) == "contextmanager" for d in gen[0].decorator_list):
+            return None
+        target = stmt.items[0].optional_vars or ast.Name(id="_gw_with_value", ctx=ast.Store())
+        loop = ast.For(target=target, iter=stmt.items[0].context_expr, body=stmt.body, orelse=[])
+        ast.copy_location(loop, stmt)
+        return self.it.stmts.for_over_generator(loop, gen, st)
+
     def decorator_grad_mode(self, fdef: ast.FunctionDef, st: State) -> Optional[bool]:
         for d in fdef.decorator_list:
             target = d.func if isinstance(d, ast.Call) else d
@@ -368,6 +429,8 @@ class Calls:
     # ------------------------------------------------------------------ classes
     def instantiate(self, info: ClassInfo, args: List[Value], kwargs: Dict[str, Value], st: State, span: Span,
                     run_init: bool = True) -> Value:
+        if info.enum_base:
+            return enum_member(info, args)  # `Arch("mlp")`: the member, read as its value
         obj = ObjV(fresh_id())
         st.set_attr(obj.oid, "__class__", ref_value("class", info.name, info))
         st.set_attr(obj.oid, "__span__", ConstV(span))
@@ -398,6 +461,18 @@ class Calls:
             items = st.attrs(obj.oid).get("__items__")
             self.it.builtins.call_seq_method(items, "update", args, kwargs, st, _SpanNode(span))
         return obj
+
+
+# decorators that leave the call as written (what this analysis already reads of them elsewhere)
+_PLAIN_DECORATORS = frozenset({"property", "cached_property", "setter", "deleter", "getter", "staticmethod",
+                               "classmethod", "abstractmethod", "no_grad", "enable_grad", "inference_mode",
+                               "overload", "override", "final", "wraps"})
+
+
+def _decorator_name(d: ast.expr) -> Optional[str]:
+    """``contextmanager`` of ``@contextmanager`` / ``@contextlib.contextmanager`` / ``@wraps(f)``."""
+    d = d.func if isinstance(d, ast.Call) else d
+    return d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else None
 
 
 def _sets_grad_mode(fdef: ast.FunctionDef) -> bool:

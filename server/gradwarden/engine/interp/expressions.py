@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.interp.interpreter import MAX_UNROLL, MAX_UNROLL_MODULES
+from gradwarden.engine.interp.classes import class_value
 from gradwarden.engine.state.model import (
     ConstV, DictV, FALSE, NONE, NumberV, ObjV, RefV, SeqV, State, TensorV, UNKNOWN, UnknownV, Value, fresh_id,
     ref_value,
@@ -130,8 +131,8 @@ class Expressions:
             if obj.kind == "torch":
                 return ref_value("torch", f"{obj.name}.{attr}")
             if obj.kind == "module":
-                if f"{obj.name}.{attr}" == "importlib.util":  # `import importlib.util` binds `importlib`
-                    return ref_value("module", "importlib.util")
+                if f"{obj.name}.{attr}" in ("importlib.util", "os.path"):  # `import importlib.util` binds `importlib`
+                    return ref_value("module", f"{obj.name}.{attr}")
                 return ref_value("builtin", f"{obj.name}.{attr}")
             if obj.kind == "project":
                 return self.it.projects.attr(obj, attr, st, node)
@@ -148,7 +149,7 @@ class Expressions:
                 expr = obj.target.class_attrs.get(attr)
                 if expr is not None and isinstance(expr, ast.Constant):
                     return ConstV(expr.value)
-                return UNKNOWN
+                return class_value(obj.target, attr, st) or UNKNOWN  # `Base.registry`: a shared dict
             return UNKNOWN
         if isinstance(obj, SeqV) and obj.kind == "tuple" and obj.lid in self.it.namedtuple_fields:
             fields = self.it.namedtuple_fields[obj.lid]

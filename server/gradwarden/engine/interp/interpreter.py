@@ -74,6 +74,8 @@ class ClassInfo:
     torch_base: str = ""  # e.g. "torch.nn.Module"
     parents: List["ClassInfo"] = field(default_factory=list)
     dict_base: bool = False  # a subclass of ``dict`` (an attribute-style config): instances hold items
+    enum_base: bool = False  # a subclass of ``enum.Enum``: members read as their values
+    oid: int = 0  # the key of what the class body bound as shared containers, in a path's state (``classes``)
     # ``@dataclass``: its fields in order, each (name, "value"/"factory"/"required"/"unknown", default)
     dataclass_fields: Optional[List[Tuple[str, str, Any]]] = None
 
@@ -218,6 +220,8 @@ class Interpreter:
     def _run(self) -> List[Event]:
         st = State()
         st.frame()["__name__"] = ConstV("__main__")
+        if self.filename:
+            st.frame()["__file__"] = ConstV(os.path.abspath(self.filename))
         body = self.tree.body
         from gradwarden.engine.front.imports import (ImportResolver, calls_project_code, imported_top_level_calls,
                                                      runs_project_code)
@@ -247,6 +251,26 @@ class Interpreter:
         for finish in self.finishers:
             finish()
         return list(self.events.values())
+
+    # ------------------------------------------------------------------ generators' consumers
+    def stacks(self) -> Tuple[Any, ...]:
+        """The running calls, as a consumer of a generator (a ``for`` loop, a ``with`` block) sees them."""
+        return (list(self.call_stack), list(self.call_spans), list(self.call_args), list(self.foreign_stack))
+
+    @contextmanager
+    def in_consumer(self, stacks: Optional[Tuple[Any, ...]]) -> Iterator[None]:
+        """The body of a ``for`` loop over a generator (or of a ``with`` over a ``@contextmanager``) runs
+        at each ``yield``, but as the code around it: in its own file, under the calls that run it,
+        not under the generator's (whose module may be another file)."""
+        if stacks is None:
+            yield
+            return
+        saved = (self.call_stack, self.call_spans, self.call_args, self.foreign_stack)
+        self.call_stack, self.call_spans, self.call_args, self.foreign_stack = (list(x) for x in stacks)
+        try:
+            yield
+        finally:
+            self.call_stack, self.call_spans, self.call_args, self.foreign_stack = saved
 
     # ------------------------------------------------------------------ budget
     @contextmanager
@@ -382,6 +406,15 @@ class Interpreter:
         span = Span(row, col + 1, erow, ecol + 1 if ecol is not None else col + 1, file)
         self._spans[id(node)] = (node, span)
         return span
+
+    def source_of(self, span: Span) -> Any:
+        """The source a span's line is read from: this file's, or the followed module's it names (None: not known)."""
+        if span.file is None:
+            return self.src
+        for fm in set(self.foreign_defs.values()):
+            if str(fm.path) == span.file:
+                return fm.src
+        return None
 
     def text_of(self, node: ast.AST) -> str:
         """The source text of ``node`` (one line, shortened), from the already split lines."""

@@ -86,6 +86,9 @@ def _registers(fn: Value) -> bool:
     return size <= MAX_DECORATOR_STATEMENTS
 
 
+small_user_function = _registers  # a decorator small enough to run (interp/calls.py: wrappers at a call)
+
+
 def _registration_call(stmt: ast.stmt) -> bool:
     """A module-level statement that is a call of a name or an attribute (``REGISTRY.register(Net)``)."""
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
@@ -234,6 +237,14 @@ class ProjectImports:
         if not self.active() or self._resolver().find_path(rel) is None:
             return UNKNOWN
         return ref_value("srcfile", rel)
+
+    def text_file(self, rel: str, st: State) -> Value:
+        """``open("configs/base.yaml")`` of a text file of the project (a config its own code parses
+        line by line): the list of its lines, which iterating the file gives; anything else: unknown."""
+        lines = self._resolver().text_lines(rel) if self.active() else None
+        if lines is None:
+            return UNKNOWN
+        return self.it.ev.new_seq([ConstV(line) for line in lines], st)
 
     def exec_source(self, src: Value, ns: Value, node: ast.AST, st: State) -> Value:
         """``exec(compile(f.read(), ...), ns)``: the file run as ``runpy.run_path`` runs it, its
@@ -384,7 +395,7 @@ class ProjectImports:
         body: List[ast.stmt] = [s for s in fm.tree.body if isinstance(s, _RUN) or _registration_call(s)]
         work = st.fork()
         outer_frames, outer_fi = work.frames, work.fi
-        work.frames = [{"__name__": ConstV(fm.path.stem)}]
+        work.frames = [{"__name__": ConstV(fm.path.stem), "__file__": ConstV(str(fm.path))}]
         work.fi = 0
         work._shared.discard(("frame", 0))
         # while it runs, a module importing it back (`from . import register` in a submodule

@@ -10,6 +10,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.events import Event
 from gradwarden.engine.interp.budget import BudgetExceeded, StopPoint
+from gradwarden.engine.interp.classes import build_class_info, class_created
 from gradwarden.engine.interp.records import note_dataclass
 from gradwarden.engine.interp.interpreter import (
     ClassInfo, FuncNode, MAX_PATHS, MAX_PATHS_STANDALONE, MAX_UNROLL, MAX_UNROLL_MODULES, MAX_UNROLL_PRODUCT,
@@ -303,12 +304,13 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         if qual == "torch" or qual.startswith("torch."):
             return ref_value("torch", qual)
         if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os", "dataclasses",
-                    "importlib", "runpy", "argparse", "importlib.util"):
+                    "importlib", "runpy", "argparse", "importlib.util", "enum", "types", "os.path"):
             return ref_value("module", qual)
-        if qual.startswith(("copy.", "math.", "itertools.", "functools.")) or qual in (
+        if qual.startswith(("copy.", "math.", "itertools.", "functools.", "os.path.")) or qual in (
                 "dataclasses.replace", "dataclasses.dataclass", "dataclasses.field", "importlib.import_module", "runpy.run_path", "runpy.run_module",
                 "argparse.ArgumentParser", "collections.deque", "collections.namedtuple",
-                "importlib.util.spec_from_file_location", "importlib.util.module_from_spec"):
+                "importlib.util.spec_from_file_location", "importlib.util.module_from_spec", "enum.Enum", "enum.IntEnum",
+                "enum.StrEnum", "types.SimpleNamespace", "argparse.Namespace"):
             return ref_value("builtin", qual)
         return UNKNOWN
 
@@ -324,36 +326,14 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
     def stmt_ClassDef(self, stmt: ast.ClassDef, st: State) -> List[State]:
         info = self.it.classes.get(id(stmt))
         if info is None:
-            bases = [self.it.ev.eval(b, st) for b in stmt.bases]
-            info = ClassInfo(stmt.name, stmt, bases)
-            for b in bases:
-                if isinstance(b, RefV) and b.kind == "class":
-                    info.parents.append(b.target)
-                    info.is_module |= b.target.is_module
-                    info.is_function |= b.target.is_function
-                    info.torch_base = info.torch_base or b.target.torch_base
-                    info.dict_base |= b.target.dict_base
-                elif isinstance(b, RefV) and b.kind == "builtin" and b.name in ("dict", "collections.OrderedDict"):
-                    info.dict_base = True
-                elif isinstance(b, RefV) and b.kind == "torch":
-                    info.torch_base = b.name
-                    if b.name in ("torch.autograd.Function", "torch.autograd.function.Function"):
-                        info.is_function = True
-                    elif b.name.startswith("torch.nn."):
-                        info.is_module = True
-            for item in stmt.body:
-                if isinstance(item, FuncNode):
-                    info.methods[item.name] = item
-                elif isinstance(item, ast.Assign):
-                    for t in item.targets:
-                        if isinstance(t, ast.Name):
-                            info.class_attrs[t.id] = item.value
+            info = build_class_info(self.it, stmt, st)
             self.it.classes[id(stmt)] = info
             for m in info.methods.values():
                 self.it.method_owner.setdefault(id(m), info)  # the first class defining it, as before
             if info.is_function and not self.it.foreign_stack:
                 self.it.functions.check_function_class(info)
         st.frame()[stmt.name] = ref_value("class", stmt.name, info)
+        class_created(self.it, stmt, info, st.frame()[stmt.name], st)
         if stmt.decorator_list:
             note_dataclass(self.it, stmt, info, st)
             self.it.projects.class_decorators(stmt, st.frame()[stmt.name], st)
@@ -395,6 +375,9 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         return out
 
     def stmt_With(self, stmt: ast.With, st: State) -> List[State]:
+        around = self.it.calls.with_context_generator(stmt, st)  # `with helper():` of a @contextmanager
+        if around is not None:
+            return around
         saved_mode = st.grad_enabled
         changed = False
         for item in stmt.items:
@@ -653,7 +636,7 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         fdef, args, kwargs, bound = gen
         self.it.loop_counter += 1
         self.it.loop_depth[self.it.loop_counter] = len(self.it.call_spans)
-        consumer = {"stmt": stmt, "frame": st.fi, "loop_id": self.it.loop_counter, "count": 0}
+        consumer = {"stmt": stmt, "frame": st.fi, "loop_id": self.it.loop_counter, "count": 0, "stacks": self.it.stacks()}
         self.it.consumers.append(consumer)
         try:
             exits = self.it.calls.call_function(fdef, ([bound] if bound is not None else []) + args, kwargs, st,
@@ -683,7 +666,8 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         c["count"] += 1
         st.loop_ctx = st.loop_ctx + ((c["loop_id"], c["count"]),)
         self.it.stores.assign(c["stmt"].target, value, st, c["stmt"])
-        out = self.exec_block(c["stmt"].body, [st])
+        with self.it.in_consumer(c.get("stacks")):
+            out = self.exec_block(c["stmt"].body, [st])
         res = []
         for s in out:
             s.loop_ctx = s.loop_ctx[:-1]

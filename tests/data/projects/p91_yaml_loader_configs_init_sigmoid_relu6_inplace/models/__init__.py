@@ -1,0 +1,1 @@
+from .gated import GatedMLP

@@ -1,0 +1,1 @@
+from .registry import Arch, build_model

@@ -1,0 +1,3 @@
+from .encoder import Encoder
+from .decoder import Decoder
+from .seq2seq import Seq2Seq
