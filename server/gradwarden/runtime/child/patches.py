@@ -34,6 +34,23 @@ def _patch_module_init():
     __init__.__wrapped__ = orig
     Module.__init__ = __init__
 
+    # `copy.deepcopy(model)` and `torch.load` of a pickled module build instances without
+    # `__init__`: their state is set by `__setstate__`, called from the user's line that made them
+    orig_state = Module.__setstate__
+
+    def __setstate__(self, state):
+        orig_state(self, state)
+        try:
+            if self not in _mod_sites:
+                f = _built_at(self, _caller(1))
+                if f is not None:
+                    _mod_sites[self] = _site(f)
+        except Exception:  # noqa: BLE001
+            pass
+
+    __setstate__.__wrapped__ = orig_state
+    Module.__setstate__ = __setstate__
+
 
 def _built_at(obj, f):
     """The frame of the user's code that built ``obj``: the innermost user frame at or above

@@ -204,6 +204,15 @@ def before_backward(roots):
             _internal_error("untrained: uses")
 
 
+def optimizer_params():
+    """Every tensor an optimizer the run saw holds."""
+    for opt in list(_opt_sites.keys()):
+        for group in opt.param_groups:
+            for p in group.get("params", ()):
+                if isinstance(p, _Tensor):
+                    yield p
+
+
 def optimizer_of(p):
     """(optimizer class name, where it was built) of an optimizer that holds ``p``, or None."""
     try:
@@ -524,6 +533,13 @@ def after_call(func, args, out):
                 data = args[at] if at is not None and len(args) > at else None
                 if isinstance(data, _Tensor) and data.grad_fn is not None:
                     cut(data, "`%s(...)`" % func.__name__, out, depth=3)
+                elif args[0].grad_fn is not None and _discrete(out):
+                    _discrete_cut(func, args[0], out)
+            elif isinstance(out, tuple) and args[0].grad_fn is not None:
+                # `values, idx = x.topk(k)`, `x.max(dim)`, `x.sort()`: the indices carry no gradient
+                idx = next((o for o in out if isinstance(o, _Tensor) and o.grad_fn is None and _discrete(o)), None)
+                if idx is not None:
+                    _discrete_cut(func, args[0], idx)
             return
         # under no_grad: a value computed from a graph tensor is a constant
         if isinstance(out, _Tensor) and out.is_floating_point():
@@ -547,6 +563,21 @@ def after_call(func, args, out):
                         _free[0] += 1
     except Exception:  # noqa: BLE001
         _internal_error("untrained: call")
+
+
+def _discrete(t):
+    """An integer or boolean tensor (indices, a comparison, a cast): no gradient can flow through it."""
+    return not (t.is_floating_point() or t.is_complex())
+
+
+def _discrete_cut(func, t, out):
+    """``out`` is an integer or boolean result of a graph tensor ``t`` (``argmax``, ``topk``'s
+    indices, ``x > 0``, ``.long()``): its values depend on ``t`` but no gradient flows back
+    through them. A loss that uses it (a hard routing decision, a threshold mask) reaches the
+    parameters below ``t`` through a copy that carries no gradient, as a ``.detach()`` would."""
+    name = (getattr(func, "__name__", "") or "").strip("_") or "call"
+    cut(t, "`%s`, whose %s result carries no gradient" % (name, "boolean" if out.dtype is torch.bool else "integer"),
+        out, depth=4)
 
 
 def finish():
