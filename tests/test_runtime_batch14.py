@@ -6,13 +6,20 @@ correct twin on which the run finds nothing:
   used by the loss: the parameters below it get no gradient at any step, GW719 at the call
   (a pseudo-label, a top-k gate multiplied by its probability, a straight-through mask, a metric
   are not this: the parameters are reached another way);
+- a list of graph tensors copied by ``torch.tensor(...)`` into a new leaf (per-task losses
+  re-wrapped with ``requires_grad=True``): GW719 there (``torch.stack`` keeps the graph);
+- a module's method that opens a ``no_grad`` block and reads the module's own parameter in it (a
+  property normalising its weights): GW719 at the read (a teacher called under the caller's
+  ``no_grad`` is not this);
 - a module attached after the optimizer through ``add_module``/``register_module``/
   ``ModuleDict.update`` (they store into ``_modules`` without ``__setattr__``): GW719 there;
 - the model re-created after the optimizer by ``copy.deepcopy`` (an instance built without
-  ``__init__``) or by another class: GW719 at the line that made the instance the loss uses (an
-  EMA teacher deep-copied after the optimizer trains nothing and is not this);
+  ``__init__``), by another class, or by a factory called again (shown at that call, in the
+  function that built the optimizer; the old weights loaded into it are not the cause): GW719 at
+  the line that made the instance the loss uses (an EMA teacher deep-copied after the optimizer
+  trains nothing and is not this);
 - a scheduler that holds the learning rate at exactly 0 in every group at every step after a
-  backward (a ``LambdaLR`` factor written with ``//``): GW734 at the scheduler; a warm-up whose
+  backward (a ``LambdaLR`` factor written with ``//``): GW741 at the scheduler; a warm-up whose
   first step has rate 0, and ``lr=0`` given to the optimizer (stated), are not this;
 - a ``relu``/``clamp`` none of whose input elements is in the range that passes the gradient, at
   every step (``clamp`` with its bounds reversed, ``relu(x - 100)``): GW718 at the call, as
@@ -265,7 +272,7 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
-    # `s // warmup` is 0 for every step below 100: the rate is 0 at each step. GW734 at line 7
+    # `s // warmup` is 0 for every step below 100: the rate is 0 at each step. GW741 at line 7
     "lr_lambda_zero": """
         import torch
         from torch import nn
@@ -377,6 +384,168 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # argmax's indices one-hot encoded into a gate (an integer result of an integer result): the
+    # selector's `.grad` stays None. GW719 at line 10
+    "one_hot_gate": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        torch.manual_seed(0)
+        selector = nn.Linear(6, 3)
+        branches = nn.Linear(6, 18)
+        opt = torch.optim.SGD([*selector.parameters(), *branches.parameters()], lr=0.1)
+        for step in range(3):
+            x = torch.randn(12, 6)
+            pick = F.one_hot(selector(x).argmax(-1), 3).float()
+            out = (pick.unsqueeze(-1) * branches(x).view(12, 3, 6)).sum(1)
+            loss = out.pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # the straight-through Gumbel-softmax gate: one-hot forward, the soft gradient backward
+    "one_hot_gate_ok": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        torch.manual_seed(0)
+        selector = nn.Linear(6, 3)
+        branches = nn.Linear(6, 18)
+        opt = torch.optim.SGD([*selector.parameters(), *branches.parameters()], lr=0.1)
+        for step in range(3):
+            x = torch.randn(12, 6)
+            pick = F.gumbel_softmax(selector(x), tau=1.0, hard=True)
+            out = (pick.unsqueeze(-1) * branches(x).view(12, 3, 6)).sum(1)
+            loss = out.pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # `torch.tensor` of a list of losses copies their numbers into a new leaf: the towers get no
+    # gradient (the backward runs: requires_grad=True). GW719 at line 9
+    "tensor_of_losses": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        towers = [nn.Linear(5, 1), nn.Linear(5, 1)]
+        opt = torch.optim.SGD([p for t in towers for p in t.parameters()], lr=0.1)
+        for step in range(3):
+            x, y = torch.randn(10, 5), torch.randn(10, 1)
+            parts = [(t(x) - y).pow(2).mean() for t in towers]
+            total = torch.tensor(parts, requires_grad=True).sum()
+            opt.zero_grad()
+            total.backward()
+            opt.step()
+    """,
+    # `torch.stack` keeps the graph; a `torch.tensor` of the numbers for a log is no cut
+    "tensor_of_losses_ok": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        towers = [nn.Linear(5, 1), nn.Linear(5, 1)]
+        opt = torch.optim.SGD([p for t in towers for p in t.parameters()], lr=0.1)
+        for step in range(3):
+            x, y = torch.randn(10, 5), torch.randn(10, 1)
+            parts = [(t(x) - y).pow(2).mean() for t in towers]
+            total = torch.stack(parts).sum()
+            logged = torch.tensor(parts)
+            opt.zero_grad()
+            total.backward()
+            opt.step()
+    """,
+    # a factory called again after the optimizer, the old weights loaded into the new instance: the
+    # line to change is the call in the function that built the optimizer (13), not the factory's
+    # own construction (6), and the copy of the old weights is not the cause. GW719 at 13
+    "factory_again": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        def make(weights=None):
+            net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+            if weights is not None:
+                net.load_state_dict(weights)
+            return net
+        def train():
+            net = make()
+            opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+            saved = {k: v.clone() for k, v in net.state_dict().items()}
+            net = make(saved)
+            for step in range(3):
+                loss = net(torch.randn(8, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        train()
+    """,
+    # the weights loaded into the instance the optimizer holds
+    "factory_again_ok": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        def make(weights=None):
+            net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 1))
+            if weights is not None:
+                net.load_state_dict(weights)
+            return net
+        def train():
+            net = make()
+            opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+            saved = {k: v.clone() for k, v in net.state_dict().items()}
+            net.load_state_dict(saved)
+            for step in range(3):
+                loss = net(torch.randn(8, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+        train()
+    """,
+    # the module's own method reads its parameter inside a `no_grad` block it opened: the scale
+    # gets no gradient at any step. GW719 at line 11 (the read in the block)
+    "own_no_grad_block": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        class Scaled(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(4, 4)
+                self.scale = nn.Parameter(torch.ones(4))
+            def gain(self):
+                with torch.no_grad():
+                    return self.scale.abs() + 1e-3
+            def forward(self, x):
+                return self.body(x) * self.gain()
+        model = Scaled()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            loss = (model(torch.randn(8, 4)) - 1).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # a frozen teacher that the optimizer happens to hold, called under no_grad by the outer module:
+    # the block is the caller's, the parameters the teacher's; not proven (it may be meant)
+    "own_no_grad_block_ok": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        class Distill(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.student = nn.Linear(4, 3)
+                self.teacher = nn.Linear(4, 3)
+            def forward(self, x):
+                with torch.no_grad():
+                    target = self.teacher(x).softmax(-1)
+                return -(target * self.student(x).log_softmax(-1)).sum(-1).mean()
+        model = Distill()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            loss = model(torch.randn(8, 4))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
 }
 
 
@@ -414,7 +583,7 @@ def test_the_model_re_created_after_the_optimizer(runs, name, row, opt_row):
 
 
 def test_a_learning_rate_of_zero_from_a_scheduler_factor(runs):
-    f = _one(runs["lr_lambda_zero"], "GW734")
+    f = _one(runs["lr_lambda_zero"], "GW741")
     assert f.row == 7 and "LambdaLR" in f.message and "each of the 5 steps" in f.message
     assert site_rows(f, "optimizer") == [5] and site_rows(f, "step") == [12]
 
@@ -424,3 +593,23 @@ def test_a_learning_rate_of_zero_from_a_scheduler_factor(runs):
 def test_a_call_saturated_at_every_element_at_every_step(runs, name, op):
     f = _one(runs[name], "GW718")
     assert f.row == 9 and op in f.message and "`weight`" in f.message and "exactly zero gradient" in f.message
+
+
+def test_argmax_one_hot_encoded_into_a_gate(runs):
+    f = _one(runs["one_hot_gate"], "GW719")
+    assert f.row == 10 and "`argmax`, whose integer" in f.message and "`weight`" in f.message
+
+
+def test_torch_tensor_of_a_list_of_losses(runs):
+    f = _one(runs["tensor_of_losses"], "GW719")
+    assert f.row == 9 and "`tensor(...)` of a list of tensors" in f.message
+
+
+def test_a_factory_called_again_after_the_optimizer(runs):
+    f = _one(runs["factory_again"], "GW719")
+    assert f.row == 13 and "Sequential built here" in f.message and site_rows(f, "optimizer") == [11]
+
+
+def test_a_parameter_read_in_a_no_grad_block_of_its_own_module(runs):
+    f = _one(runs["own_no_grad_block"], "GW719")
+    assert f.row == 11 and "`scale`" in f.message and "no_grad" in f.message

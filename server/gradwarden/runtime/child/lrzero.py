@@ -1,4 +1,4 @@
-"""A scheduler that holds an optimizer's learning rate at exactly 0 at every step (GW734).
+"""A scheduler that holds an optimizer's learning rate at exactly 0 at every step (GW741).
 
 ``LambdaLR(opt, lambda s: min(1, s // warmup))`` (an integer division where ``s / warmup`` was
 meant), a schedule whose factor is 0 until a step the run never reaches: backward fills the
@@ -148,7 +148,7 @@ def finish():
             if factor is not None and list(factor[:2]) != list(where[:2]):
                 sites.append({"kind": "note", "site": factor, "message": "the factor it computes is 0"})
             why = "the %s built here sets it (its factor is 0 at every step the run made)" % kind
-            _finding(("zero-lr", tuple(where), key), code="GW734", kind="zero-learning-rate", severity="warning",
+            _finding(("zero-lr", tuple(where), key), code="GW741", kind="learning-rate-always-zero", severity="warning",
                      site=where, sites=sites,
                      message="%s steps with a learning rate of exactly 0 in every parameter group at each of the %d "
                              "steps after a backward, while its parameters have non-zero gradients: nothing trains; "

@@ -21,7 +21,8 @@ import weakref
 import torch
 
 from . import optwatch as _optwatch
-from .records import _mod_sites
+from . import untrained as _untrained
+from .records import _mod_callers, _mod_sites
 from .report import _finding, _internal_error, _state
 from .userfiles import _caller, _site, _user_frame
 
@@ -116,13 +117,27 @@ def on_step(opt, args, kwargs):
             if m in owner[2]:
                 continue  # built before the optimizer: not a re-created instance
             # its site and class now: the instance may be freed before the run ends (a script's globals)
-            _found[opt] = ((_mod_sites.get(m), type(m).__name__), _site(_user_frame(_caller(1))))
+            _found[opt] = ((_shown_site(m, opt), type(m).__name__), _site(_user_frame(_caller(1))))
+            _untrained.superseded.add(opt)
             break
         else:
             _note_strays(opt, params)
     except Exception:  # noqa: BLE001
         _internal_error("stale optimizer: step")
     return None
+
+
+def _shown_site(module, opt):
+    """Where ``module`` was built, as the line to change: when a factory of the program built it
+    (``model = build_model(state)``), the call made by the function that also built the optimizer."""
+    built = _mod_sites.get(module)
+    opt_site = _untrained._opt_sites.get(opt)
+    if built is None or opt_site is None or list(built[::2]) == list(opt_site[::2]):
+        return built
+    for site in _mod_callers.get(module, ()):
+        if site is not None and list(site[::2]) == list(opt_site[::2]):
+            return site
+    return built
 
 
 def _note_strays(opt, params):
@@ -153,7 +168,9 @@ def _note_strays(opt, params):
         # OtherModel(...)` rebinding the name): that construction is the line to change
         before = _before.get(opt)
         new = _instance_of(tensors, modules) if before is not None and len(modules) <= _MAX_MODULES else None
-        built = _mod_sites.get(new) if new is not None and new not in before else None
+        built = _shown_site(new, opt) if new is not None and new not in before else None
+        if built is not None:
+            _untrained.superseded.add(opt)
         _strays[id(opt)] = (type(opt).__name__, opt_site, sorted(set(strays.values())), len(strays),
                             _site(_user_frame(_caller(2))), built and (built, type(new).__name__))
 

@@ -36,7 +36,7 @@ from .graphtags import _walk
 from .paramnames import describe, quoted
 from .report import _finding, _internal_error, _state
 from .tensors import tensor_registry
-from .userfiles import _caller, _display_file, _grad_off_decorator, _library_call, _site, _user_frame
+from .userfiles import _caller, _display_file, _grad_off_decorator, _is_user, _library_call, _site, _user_frame
 
 _Tensor = torch.Tensor
 _Parameter = torch.nn.Parameter
@@ -74,6 +74,9 @@ _tracked = tensor_registry()  # every parameter an optimizer was seen to hold ->
 _count = [0]
 watch = [False]  # read by the mode: cuts are looked for
 _opt_sites = weakref.WeakKeyDictionary()  # optimizer -> where it was built
+# optimizers over a model instance the program re-created since (staleopt.py shows that line): a
+# copy of the old instance's values (`model.state_dict()` loaded into the new one) is not the cause
+superseded = weakref.WeakSet()
 _last_step = weakref.WeakKeyDictionary()  # optimizer -> backward count at its last step
 _walks = [0]
 _walked = set()
@@ -281,11 +284,12 @@ taint = [False]  # read by the mode: some copy is alive
 _tagged = [0]  # nodes marked since the last backward
 
 
-def cut(t, how, out=None, depth=2):
+def cut(t, how, out=None, depth=2, more=()):
     """``t``'s value leaves the graph here, as ``out`` (a tensor without graph; None: a Python
     number). The pending parameters ``t``'s graph reaches are used through a copy that carries
     no gradient: proven when a backwarded loss goes through a node built from ``out`` (a
-    number cannot be followed: taken as used)."""
+    number cannot be followed: taken as used). ``more``: other graph tensors copied into the same
+    ``out`` (the items of a list given to ``torch.tensor``)."""
     node = t.grad_fn
     if node is None:
         if out is not None and t.requires_grad and _pending.get(t) is not None:
@@ -306,7 +310,7 @@ def cut(t, how, out=None, depth=2):
         _walks[0] += 1
         _walked.add(id(node))
         _update_watch()
-        nodes, _, _ = _walk([node], limit=_WALK_NODES)
+        nodes, _, _ = _walk([node] + [m.grad_fn for m in more if m.grad_fn is not None], limit=_WALK_NODES)
         hits = []
         free = _unarmed()
         for n in nodes.values():
@@ -396,7 +400,8 @@ def carry(args, out):
                     if term and _deadterms.is_sum(g):
                         g.metadata[_deadterms.TERM] = c
                     _tagged[0] += 1
-                elif o.is_floating_point():
+                elif o.is_floating_point() or _discrete(o):
+                    # (integer results too: `F.one_hot(idx, n)` of argmax's indices, then `.float()`)
                     if moved is None:
                         # computed under no_grad: the copy now is this line's value (the loss term
                         # written in the block); with grad on, only scaled or reshaped constants
@@ -516,7 +521,15 @@ _REWRAP = {"tensor": 0, "new_tensor": 1}
 def after_call(func, args, out):
     """The mode, for a call that writes nothing, while ``watch`` is on."""
     try:
-        if not args or not isinstance(args[0], _Tensor):
+        if not args:
+            return
+        if not isinstance(args[0], _Tensor):
+            if isinstance(args[0], (list, tuple)) and isinstance(out, _Tensor) and out.grad_fn is None and \
+                    torch.is_grad_enabled() and _REWRAP.get(getattr(func, "__name__", "")) == 0:
+                # `torch.tensor(losses)` of a list of graph tensors: their numbers, in a new leaf
+                items = [d for d in args[0][:64] if isinstance(d, _Tensor) and d.grad_fn is not None]
+                if items:
+                    cut(items[0], "`%s(...)` of a list of tensors" % func.__name__, out, depth=3, more=items[1:])
             return
         if torch.is_grad_enabled():
             try:
@@ -554,10 +567,16 @@ def after_call(func, args, out):
             if leaves and _cut_values is not None and _cut_values.get(out) is None:
                 # computed from parameters that have not trained yet, e.g. a critic called in the
                 # block that makes the targets: its value is a constant; only a dead term of the
-                # loss shows it (a frozen teacher an optimizer holds is used the same way)
-                site = _nograd_site(_user_frame(_caller(1)))
+                # loss shows it (a frozen teacher an optimizer holds is used the same way). Unless
+                # a method of the module that holds them opened the `no_grad` block itself and read
+                # them there (a property that normalises its own weights under no_grad): then the
+                # module's forward uses its own parameters without their graph
+                frame = _user_frame(_caller(1))
+                site = _nograd_site(frame)
                 if site is not None:
-                    _cut_values[out] = _Cut(leaves, site, "no_grad", trains=False)
+                    own = not _unarmed() and _own_block(frame, leaves)
+                    _cut_values[out] = _Cut(leaves, site, "a `no_grad` block of the module's own method" if own
+                                            else "no_grad", trains=own)
                     taint[0] = True
                     if _unarmed():
                         _free[0] += 1
@@ -596,7 +615,7 @@ def finish():
         groups = {}
         for p, rec in list(_pending.items()):
             opt = rec.opt()
-            if opt is None:
+            if opt is None or opt in superseded:
                 continue
             if rec.none and rec.cuts and not _moved(p, rec):
                 cause = rec.cuts[0]
@@ -659,8 +678,43 @@ def _report(kind, opt, cause, rec, params):
              message="%s, which %s steps, never train%s: %s" % (what, opt_name, "s" if one else "", why))
 
 
+_blocks = []  # the user frame that entered each open `torch.no_grad()` block (None: torch's code did)
+
+
+def _own_block(frame, leaves):
+    """``frame`` entered the innermost open ``no_grad`` block itself, and its ``self`` is a module
+    that holds every one of ``leaves`` as its own parameter."""
+    if not _blocks or _blocks[-1] is not frame:
+        return False
+    me = frame.f_locals.get("self") if "self" in frame.f_code.co_varnames else None
+    own = getattr(me, "_parameters", None) if isinstance(me, torch.nn.Module) else None
+    if not own:
+        return False
+    mine = {id(p) for p in own.values() if p is not None}
+    return all(id(p) in mine for p in leaves)
+
+
+def _patch_no_grad():
+    cls = torch.autograd.grad_mode.no_grad
+    enter, leave = cls.__enter__, cls.__exit__
+
+    def __enter__(self):
+        f = _caller(1)
+        _blocks.append(f if f is not None and _is_user(f.f_code.co_filename) else None)
+        return enter(self)
+
+    def __exit__(self, *exc):
+        if _blocks:
+            _blocks.pop()
+        return leave(self, *exc)
+
+    __enter__.__wrapped__, __exit__.__wrapped__ = enter, leave
+    cls.__enter__, cls.__exit__ = __enter__, __exit__
+
+
 def install():
     """After polluted.install(): note every optimizer built, check every step."""
     _optwatch.on_build(lambda opt, _seen: note_optimizer(opt))
     _optwatch.on_step(on_step)
+    _patch_no_grad()
     _update_watch()
