@@ -43,6 +43,9 @@ SATURATING = frozenset(("relu", "relu_", "clamp", "clamp_", "clip", "clip_", "cl
 _MAX_IDLE = 4
 _LIMIT = 20000
 _MAX_QUIET = 8  # backward calls without a parameter at exactly zero before the saturation watch stops
+# backward calls with one before it stops (a saturated call is proven within the first few; a bias
+# whose gradient is zero by design, 1 - 1 under a Wasserstein loss, would keep every relu read)
+_MAX_SUSPECT = 16
 _DEAD = "_gradwarden_saturated"  # node.metadata key: the call's derivative is zero at every element
 
 _RANGES = {"relu": "positive inputs; every one is <= 0", "clamp": "between its bounds; every one is outside",
@@ -54,6 +57,7 @@ _idle = [0]
 _zero_kind = {}
 _suspect = [False]  # a backward left an optimizer's parameter an exactly zero gradient: read saturated ops
 _quiet = [0]
+_suspected = [0]
 _live = tensor_registry()  # optimizer parameters that had a non-zero gradient
 
 
@@ -131,7 +135,8 @@ def _saturated(func, out, args, kwargs):
 def watch_parameters(opt_params):
     """After a top-level backward: does an optimizer's parameter that never had a non-zero gradient
     have an exactly zero one now? Then the next forward's saturating calls are read."""
-    if _live is None or (_quiet[0] >= _MAX_QUIET and not _suspect[0]):
+    if _live is None or (_quiet[0] >= _MAX_QUIET and not _suspect[0]) or _suspected[0] >= _MAX_SUSPECT:
+        _suspect[0] = False
         return
     try:
         found = False
@@ -147,7 +152,9 @@ def watch_parameters(opt_params):
                 else:
                     found = True
         _suspect[0] = found
-        if not found:
+        if found:
+            _suspected[0] += 1
+        else:
             _quiet[0] += 1
     except Exception:  # noqa: BLE001
         _internal_error("zero gradient: watch")
