@@ -546,6 +546,24 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
+    # the codes are looked up in a detached table: `argmin`'s indices and the `.detach()` both cut the
+    # codebook, and the detach is the line to change. GW719 at line 10, not the argmin at 9
+    "detached_table_and_argmin": """
+        import torch
+        from torch import nn
+        import torch.nn.functional as F
+        torch.manual_seed(0)
+        enc, codes = nn.Linear(6, 4), nn.Embedding(8, 4)
+        opt = torch.optim.SGD([*enc.parameters(), *codes.parameters()], lr=0.1)
+        for step in range(3):
+            z = enc(torch.randn(16, 6))
+            idx = torch.cdist(z, codes.weight).argmin(-1)
+            zq = F.embedding(idx, codes.weight.detach())
+            loss = F.mse_loss(zq, z.detach()) + F.mse_loss(z + (zq - z).detach(), z.detach() * 0.5)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
 }
 
 
@@ -613,3 +631,8 @@ def test_a_factory_called_again_after_the_optimizer(runs):
 def test_a_parameter_read_in_a_no_grad_block_of_its_own_module(runs):
     f = _one(runs["own_no_grad_block"], "GW719")
     assert f.row == 11 and "`scale`" in f.message and "no_grad" in f.message
+
+
+def test_a_tensor_copy_is_shown_before_an_integer_result_of_the_same_parameters(runs):
+    f = _one(runs["detached_table_and_argmin"], "GW719")
+    assert f.row == 10 and ".detach()" in f.message and "weight`" in f.message

@@ -234,9 +234,9 @@ class _Cut(object):
     carries it into a graph: when a backwarded loss goes through such a node, the parameters
     were used through the cut."""
 
-    __slots__ = ("params", "site", "how", "backwarded", "term", "trains", "bw", "derived")
+    __slots__ = ("params", "site", "how", "backwarded", "term", "trains", "bw", "derived", "discrete")
 
-    def __init__(self, params, site, how, trains=True):
+    def __init__(self, params, site, how, trains=True, discrete=False):
         self.params = [weakref.ref(p) for p in params]
         self.site = site
         self.how = how
@@ -252,11 +252,14 @@ class _Cut(object):
         # term of the loss made of it is a dead term by itself (deadterms.py), where the copy alone
         # added to a loss is also the straight-through trick `a - a.detach()`
         self.derived = False
+        # an integer or boolean result (argmax's indices): no gradient by nature, so a tensor copy
+        # that left the graph (a `.detach()` of the same parameters) is the better cause to show
+        self.discrete = discrete
 
     def at(self, term, derived=True):
         """This cut, carried by a value computed under no_grad at ``term`` (None: where the copy
         was made)."""
-        c = _Cut((), self.site, self.how, self.trains)
+        c = _Cut((), self.site, self.how, self.trains, self.discrete)
         c.params = self.params
         c.term = term if term is not None else self.term
         c.bw = self.bw
@@ -273,7 +276,11 @@ class _Cut(object):
                 continue
             rec = _pending.get(p)
             if rec is not None and len(rec.cuts) < 3 and all(c[0][:2] != self.site[:2] for c in rec.cuts):
-                rec.cuts.append((self.site, self.how))
+                if self.discrete:
+                    rec.cuts.append((self.site, self.how, True))
+                else:  # before the integer results
+                    at = next((i for i, c in enumerate(rec.cuts) if c[2]), len(rec.cuts))
+                    rec.cuts.insert(at, (self.site, self.how, False))
 
 
 _CUT = "_gradwarden_cut"  # node.metadata key: the _Cut whose copy the node was built from
@@ -284,7 +291,7 @@ taint = [False]  # read by the mode: some copy is alive
 _tagged = [0]  # nodes marked since the last backward
 
 
-def cut(t, how, out=None, depth=2, more=()):
+def cut(t, how, out=None, depth=2, more=(), discrete=False):
     """``t``'s value leaves the graph here, as ``out`` (a tensor without graph; None: a Python
     number). The pending parameters ``t``'s graph reaches are used through a copy that carries
     no gradient: proven when a backwarded loss goes through a node built from ``out`` (a
@@ -325,7 +332,7 @@ def cut(t, how, out=None, depth=2, more=()):
             # the program called a library function that cut it (``nn.utils.vector_to_parameters``
             # sets each parameter's ``.data``): named as the program wrote it
             how = "`%s(...)`, through %s" % (called, how)
-        c = _Cut(hits, _site(frame), how, trains=not free)
+        c = _Cut(hits, _site(frame), how, trains=not free, discrete=discrete)
         if free:
             _free[0] += 1
         if out is None:
@@ -379,6 +386,7 @@ def carry(args, out):
         c = None
         term = False
         src = None
+        first = None  # (c, term, src) of an integer result, kept while a tensor copy may follow
         for a in args[:6]:
             if isinstance(a, _Tensor):
                 c = _cut_values.get(a)
@@ -388,9 +396,15 @@ def carry(args, out):
                 x = next((x for x in a if isinstance(x, _Tensor) and _cut_values.get(x)), None)
                 c = _cut_values.get(x) if x is not None else None
             if c is not None:
-                break
+                if not c.discrete:
+                    break
+                if first is None:
+                    first = (c, term, src)
+                c = None
         if c is None:
-            return
+            if first is None:
+                return
+            c, term, src = first
         moved = None
         for o in (out if isinstance(out, (tuple, list)) else (out,)):
             if isinstance(o, _Tensor):
@@ -596,7 +610,7 @@ def _discrete_cut(func, t, out):
     parameters below ``t`` through a copy that carries no gradient, as a ``.detach()`` would."""
     name = (getattr(func, "__name__", "") or "").strip("_") or "call"
     cut(t, "`%s`, whose %s result carries no gradient" % (name, "boolean" if out.dtype is torch.bool else "integer"),
-        out, depth=4)
+        out, depth=4, discrete=True)
 
 
 def finish():
@@ -665,7 +679,7 @@ def _report(kind, opt, cause, rec, params):
     what = "%s%s" % (", ".join(names), more)
     one = len(params) == 1
     it, its = ("it", "its") if one else ("they", "their")
-    site, how = cause
+    site, how = cause[:2]
     where = site
     steps = "%s get%s no gradient at any of the %d steps after a backward" % (it, "s" if one else "", rec.none)
     if ".backward` returns None" in how:  # a custom backward's None
