@@ -266,6 +266,12 @@ class _Cut(object):
         c.derived = self.derived or derived
         return c
 
+    def discrete_copy(self):
+        """This cut, carried by an integer result computed from the copy."""
+        c = self.at(None, False)
+        c.discrete = True
+        return c
+
     def used(self, reached=()):
         """The loss used the copy: a cause for the parameters it did not reach directly."""
         if not self.trains:
@@ -411,11 +417,16 @@ def carry(args, out):
                 g = o.grad_fn
                 if g is not None:
                     g.metadata[_CUT] = c
-                    if term and _deadterms.is_sum(g):
+                    if term and not c.discrete and _deadterms.is_sum(g):
                         g.metadata[_deadterms.TERM] = c
                     _tagged[0] += 1
-                elif o.is_floating_point() or _discrete(o):
-                    # (integer results too: `F.one_hot(idx, n)` of argmax's indices, then `.float()`)
+                elif _discrete(o):
+                    # indices computed from the copy (`F.one_hot(idx, n)` of argmax's, a
+                    # `searchsorted` over a detached cdf): they carry it as an integer result
+                    _cut_values[o] = c if c.discrete else c.discrete_copy()
+                elif o.is_floating_point():
+                    if c.discrete and _valued(args):
+                        continue  # values taken from another tensor at those indices (`bins.gather(-1, idx)`)
                     if moved is None:
                         # computed under no_grad: the copy now is this line's value (the loss term
                         # written in the block); with grad on, only scaled or reshaped constants
@@ -430,6 +441,14 @@ def carry(args, out):
                     _cut_values[o] = moved
     except Exception:  # noqa: BLE001
         _internal_error("untrained: carry")
+
+
+def _valued(args):
+    """Some floating tensor among ``args`` carries no copy: the call's values come from it."""
+    for a in args[:6]:
+        if isinstance(a, _Tensor) and a.is_floating_point() and _cut_values.get(a) is None:
+            return True
+    return False
 
 
 def _alias(o, src):
