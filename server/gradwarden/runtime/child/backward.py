@@ -122,6 +122,8 @@ def _wrap_backward(orig, kind):
                     _zerograd.after_backward(kind, _roots(args, kwargs, roots_name),
                                              _roots(args[1:], kwargs, "inputs") if kind == "grad" else (), out,
                                              site, _untrained.optimizer_of)
+                if follow_grads:
+                    _zerograd.watch_parameters(_untrained.optimizer_params)
             if top and _stale_found:
                 for fields in list(_stale_found):
                     leaf = fields.pop("leaf", None)

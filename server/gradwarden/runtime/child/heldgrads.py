@@ -92,7 +92,6 @@ def _patch_register_parameter():
 def _patch_setattr():
     """A module or parameter attached to a module whose parameters an optimizer already holds."""
     Module = torch.nn.Module
-    Parameter = torch.nn.Parameter
     orig = Module.__setattr__
 
     def __setattr__(self, name, value):
@@ -101,33 +100,55 @@ def _patch_setattr():
             f = _user_frame(_caller(1))
             if f is not None and f.f_locals.get("self") is self:
                 _unregistered.note_store(self, name, value, _site(f))
-        if not _polluted._optimizers or _state.suspended or not isinstance(value, (Module, Parameter)) or \
-                len(_late) >= _MAX_LATE:
-            return
-        try:
-            new = [value] if isinstance(value, Parameter) else list(value.parameters())
-            new = [p for p in new if p.requires_grad and not _held(p)]
-            if not new:
-                return
-            ids = {id(p) for p in new}
-            owner = self
-            if not any(_held(q) for q in self.parameters() if id(q) not in ids):
-                # an item of a container (`self.biases[key] = nn.Parameter(...)` into an
-                # `nn.ParameterDict`, `ParameterList.append`, a `ModuleDict`): the module of the
-                # program's code that holds the container, when an optimizer holds its other parameters
-                owner = _enclosing(self, ids)
-                if owner is None:
-                    return  # a module no optimizer trains yet (being built, or trained by none)
-            site = _site(_user_frame(_caller(1)))
-            if site is not None:
-                what = name if owner is self else "%s[%r]" % (
-                    next((n for n, m in owner.named_modules() if m is self), "") or type(self).__name__, name)
-                _late.append([[weakref.ref(p) for p in new], site, what, _state.bw_count, type(owner).__name__])
-        except Exception:  # noqa: BLE001
-            _internal_error("held grads: setattr")
+        _note_late(self, name, value)
 
     __setattr__.__wrapped__ = orig
     Module.__setattr__ = __setattr__
+
+
+def _patch_add_module():
+    """``add_module``/``register_module`` (what ``ModuleDict.update``, ``ModuleDict[key] = m`` and
+    ``Sequential.append`` call) store into ``_modules`` without ``__setattr__``."""
+    Module = torch.nn.Module
+    orig = Module.add_module
+
+    def add_module(self, name, module):
+        orig(self, name, module)
+        _note_late(self, name, module)
+
+    add_module.__wrapped__ = orig
+    Module.add_module = add_module
+
+
+def _note_late(self, name, value):
+    """``value`` was stored into module ``self`` under ``name``: a module or parameter attached to
+    a module whose other parameters an optimizer already holds, itself held by none."""
+    Module = torch.nn.Module
+    Parameter = torch.nn.Parameter
+    if not _polluted._optimizers or _state.suspended or not isinstance(value, (Module, Parameter)) or \
+            len(_late) >= _MAX_LATE:
+        return
+    try:
+        new = [value] if isinstance(value, Parameter) else list(value.parameters())
+        new = [p for p in new if p.requires_grad and not _held(p)]
+        if not new:
+            return
+        ids = {id(p) for p in new}
+        owner = self
+        if not any(_held(q) for q in self.parameters() if id(q) not in ids):
+            # an item of a container (`self.biases[key] = nn.Parameter(...)` into an
+            # `nn.ParameterDict`, `ParameterList.append`, a `ModuleDict`): the module of the
+            # program's code that holds the container, when an optimizer holds its other parameters
+            owner = _enclosing(self, ids)
+            if owner is None:
+                return  # a module no optimizer trains yet (being built, or trained by none)
+        site = _site(_user_frame(_caller(2)))
+        if site is not None:
+            what = name if owner is self else "%s[%r]" % (
+                next((n for n, m in owner.named_modules() if m is self), "") or type(self).__name__, name)
+            _late.append([[weakref.ref(p) for p in new], site, what, _state.bw_count, type(owner).__name__])
+    except Exception:  # noqa: BLE001
+        _internal_error("held grads: attach")
 
 
 def _enclosing(container, ids, depth=6):
@@ -455,6 +476,7 @@ def install():
     """After polluted.install() and untrained.install() (their records are read here)."""
     _patch_register_parameter()
     _patch_setattr()
+    _patch_add_module()
     _patch_zero_grad()
     _patch_grad_setter()
     _optwatch.on_step(_on_step)

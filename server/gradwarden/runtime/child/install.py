@@ -8,6 +8,7 @@ from . import gradmode as _gradmode
 from . import groups as _groups
 from . import heldgrads as _heldgrads
 from . import hookslots as _hookslots
+from . import lrzero as _lrzero
 from . import memo as _memo
 from . import mode as _md
 from . import oneshot as _oneshot
@@ -15,6 +16,7 @@ from . import polluted as _polluted
 from . import samples as _samples
 from . import staleopt as _staleopt
 from . import untrained as _untrained
+from . import zerograd as _zerograd
 from .backward import _wrap_backward
 from .compile import _patch_compile
 from .mode import _make_mode
@@ -40,6 +42,8 @@ def install(config):
     _aliased.install()
     _staleopt.install()
     _state.finalizers.append(_staleopt.finish)
+    _lrzero.install()
+    _state.finalizers.append(_zerograd.finish)
     _oneshot.install()
     _patch_parameter_new()
     _hookslots.install()

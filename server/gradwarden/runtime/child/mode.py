@@ -115,7 +115,7 @@ def _make_mode():
                         if zk is None:
                             zk = zero_kind_of(func)
                         if zk:  # an op with a zero derivative: search the next loss's graph (GW718)
-                            zero_note(out)
+                            zero_note(out, func, args, kwargs)
                     if fw_frames:  # a custom Function's forward runs: what derives from its inputs
                         note_call(func, args, kwargs, out)
                     if probe_fresh:  # the chain-rule probe runs: what it makes, it may write
@@ -143,7 +143,7 @@ def _make_mode():
             except TypeError:
                 zk = False
             if zk or (zk is None and zero_kind_of(func)):
-                zero_note(out)  # round_, sign_ ... of a graph tensor
+                zero_note(out, func, args, kwargs)  # round_, sign_, relu_ ... of a graph tensor
             return out
 
     return GradwardenMode()

@@ -9,7 +9,7 @@ from . import mode as _md
 from . import untrained as _untrained
 from .hidden import _aliases, _leaf_writes, _note_alias, _watch_shared_grads
 from .mode import _mode_active, _user_function
-from .records import ATTR_STORE, _dist_sites, _inplace_sites, _mod_sites
+from .records import ATTR_STORE, _dist_sites, _inplace_sites, _mod_callers, _mod_sites
 from .report import _internal_error, _state
 from .tensors import _internal_overlap, _storage_key
 from .userfiles import _caller, _is_user, _site, _user_frame
@@ -28,11 +28,43 @@ def _patch_module_init():
             f = _built_at(self, _caller(1))
             if f is not None and self not in _mod_sites:
                 _mod_sites[self] = _site(f)
+                _note_callers(self, f)
         except Exception:  # noqa: BLE001
             pass
 
     __init__.__wrapped__ = orig
     Module.__init__ = __init__
+
+    # `copy.deepcopy(model)` and `torch.load` of a pickled module build instances without
+    # `__init__`: their state is set by `__setstate__`, called from the user's line that made them
+    orig_state = Module.__setstate__
+
+    def __setstate__(self, state):
+        orig_state(self, state)
+        try:
+            if self not in _mod_sites:
+                f = _built_at(self, _caller(1))
+                if f is not None:
+                    _mod_sites[self] = _site(f)
+                    _note_callers(self, f)
+        except Exception:  # noqa: BLE001
+            pass
+
+    __setstate__.__wrapped__ = orig_state
+    Module.__setstate__ = __setstate__
+
+
+def _note_callers(module, f, depth=4):
+    """The user's frames calling the one that built ``module`` (a factory's callers), when the
+    construction is not in the program's top frame."""
+    callers = []
+    f = f.f_back
+    while f is not None and len(callers) < depth:
+        if _is_user(f.f_code.co_filename):
+            callers.append(_site(f))
+        f = f.f_back
+    if callers:
+        _mod_callers[module] = callers
 
 
 def _built_at(obj, f):

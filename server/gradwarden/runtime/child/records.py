@@ -16,6 +16,9 @@ _pending = []  # writes waiting for their version bump: (write, tensor, version_
 _by_storage = {}  # storage base pointer -> [weakref(_Rec)]
 
 _mod_sites = weakref.WeakKeyDictionary()  # nn.Module -> construction site
+# nn.Module -> the sites of the user's frames that were calling, outward from the construction site
+# (a factory `build_model()` called by the training script): the line of another function to show
+_mod_callers = weakref.WeakKeyDictionary()
 
 # torch.distributions objects -> construction site: their lazy properties (``logits``,
 # ``probs``) cache a tensor, with its graph, on the object the first time they are read

@@ -21,14 +21,15 @@ import weakref
 import torch
 
 from . import optwatch as _optwatch
-from .records import _mod_sites
+from . import untrained as _untrained
+from .records import _mod_callers, _mod_sites
 from .report import _finding, _internal_error, _state
 from .userfiles import _caller, _site, _user_frame
 
 _MAX_CHECKS = 4  # steps of one optimizer looked at while its parameters have no gradient
 _seen = weakref.WeakKeyDictionary()  # optimizer -> steps checked (None: it got a gradient: done)
 _last = weakref.WeakKeyDictionary()  # optimizer -> backward count at its last step
-_found = weakref.WeakKeyDictionary()  # optimizer -> (new instance ref, step site)
+_found = weakref.WeakKeyDictionary()  # optimizer -> ((new instance's site, its class name), step site)
 # id(optimizer) -> (its class name, its construction site, names, count, step site) of parameters the
 # backward reached that no optimizer holds, while none of this optimizer's has a gradient (see
 # _note_strays); by id, for the optimizer may be gone when the run ends (a script's globals)
@@ -37,6 +38,9 @@ _strays = {}
 # taken when the optimizer is built, for the instance itself may be gone by the first step (the
 # name that held it was rebound, and only the optimizer keeps its parameters alive)
 _owner = weakref.WeakKeyDictionary()
+# optimizer -> the modules alive when it was built (one built later that holds the parameters the
+# loss trains is where the model was re-created)
+_before = weakref.WeakKeyDictionary()
 _MAX_MODULES = 4000  # modules looked at when an optimizer is built
 # optimizers noted (the owner search walks every module): the first ones of a run are those a
 # rebinding can leave behind; a program that builds one per step (an inner loop) stops paying
@@ -110,15 +114,30 @@ def on_step(opt, args, kwargs):
                 continue
             if any(id(p) in {id(q) for q in params} for p in mine):
                 continue
-            if id(m) in owner[2]:
+            if m in owner[2]:
                 continue  # built before the optimizer: not a re-created instance
-            _found[opt] = (weakref.ref(m), _site(_user_frame(_caller(1))))
+            # its site and class now: the instance may be freed before the run ends (a script's globals)
+            _found[opt] = ((_shown_site(m, opt), type(m).__name__), _site(_user_frame(_caller(1))))
+            _untrained.superseded.add(opt)
             break
         else:
             _note_strays(opt, params)
     except Exception:  # noqa: BLE001
         _internal_error("stale optimizer: step")
     return None
+
+
+def _shown_site(module, opt):
+    """Where ``module`` was built, as the line to change: when a factory of the program built it
+    (``model = build_model(state)``), the call made by the function that also built the optimizer."""
+    built = _mod_sites.get(module)
+    opt_site = _untrained._opt_sites.get(opt)
+    if built is None or opt_site is None or list(built[::2]) == list(opt_site[::2]):
+        return built
+    for site in _mod_callers.get(module, ()):
+        if site is not None and list(site[::2]) == list(opt_site[::2]):
+            return site
+    return built
 
 
 def _note_strays(opt, params):
@@ -130,7 +149,9 @@ def _note_strays(opt, params):
     held = None
     mine = {id(p) for p in params}
     strays = {}
-    for m in list(_mod_sites.keys()):
+    tensors = []
+    modules = list(_mod_sites.keys())
+    for m in modules:
         for name, p in m.named_parameters(recurse=False):
             if p.grad is None or not p.requires_grad or id(p) in mine or id(p) in strays:
                 continue
@@ -138,12 +159,20 @@ def _note_strays(opt, params):
                 held = _held_by_any()
             if id(p) not in held:
                 strays[id(p)] = "%s.%s" % (type(m).__name__, name)
+                tensors.append(p)
     from .untrained import _opt_sites
 
     opt_site = _opt_sites.get(opt)
     if strays and opt_site is not None and id(opt) not in _strays:
+        # every stray parameter in one instance the program built after the optimizer (`model =
+        # OtherModel(...)` rebinding the name): that construction is the line to change
+        before = _before.get(opt)
+        new = _instance_of(tensors, modules) if before is not None and len(modules) <= _MAX_MODULES else None
+        built = _shown_site(new, opt) if new is not None and new not in before else None
+        if built is not None:
+            _untrained.superseded.add(opt)
         _strays[id(opt)] = (type(opt).__name__, opt_site, sorted(set(strays.values())), len(strays),
-                            _site(_user_frame(_caller(2))))
+                            _site(_user_frame(_caller(2))), built and (built, type(new).__name__))
 
 
 def finish():
@@ -152,14 +181,9 @@ def finish():
     from .untrained import _opt_sites
 
     try:
-        for opt, (new_ref, step_site) in list(_found.items()):
-            new = new_ref()
-            if new is None or _seen.get(opt, 0) is None:
+        for opt, ((built, name), step_site) in list(_found.items()):
+            if built is None or _seen.get(opt, 0) is None:
                 continue
-            built = _mod_sites.get(new)
-            if built is None:
-                continue
-            name = type(new).__name__
             sites = []
             opt_site = _opt_sites.get(opt)
             if opt_site is not None:
@@ -177,12 +201,23 @@ def finish():
                      message="the loss goes through the %s built here, whose parameters get gradients that no "
                              "optimizer holds, while %s steps the parameters of another %s, which never get one: "
                              "build the optimizer after this instance (or over it)" % (name, type(opt).__name__, name))
-        for key, (kind, opt_site, names, count, step_site) in list(_strays.items()):
+        for key, (kind, opt_site, names, count, step_site, new) in list(_strays.items()):
             shown = ", ".join(names[:3]) + (" and %d more" % (len(names) - 3) if len(names) > 3 else "")
             sites = []
             if step_site is not None:
                 sites.append({"kind": "step", "site": step_site,
                               "message": "%s.step() finds no gradient" % kind})
+            if new is not None:
+                built, name = new
+                sites.append({"kind": "optimizer", "site": opt_site,
+                              "message": "%s is given other parameters here" % kind})
+                _finding(("stale-optimizer", tuple(built), key), code="GW719", kind="untrained-parameter",
+                         severity="warning", site=built, sites=sites,
+                         message="the loss goes through the %s built here, after %s was built over other "
+                                 "parameters: its %d parameter(s) (%s) get gradients that no optimizer holds, while "
+                                 "the optimizer's parameters never get one; build the optimizer after this instance "
+                                 "(or over it)" % (name, kind, count, shown))
+                continue
             _finding(("stray-parameters", tuple(opt_site), key), code="GW719", kind="untrained-parameter",
                      severity="warning", site=opt_site, sites=sites,
                      message="%s built here holds parameters that no backward ever reached, while the loss gave "
@@ -203,11 +238,13 @@ def note_optimizer(opt):
         modules = list(_mod_sites.keys())
         if not params or len(modules) > _MAX_MODULES:
             return
+        _before[opt] = weakref.WeakSet(modules)
         m = _instance_of(params, modules)
         if m is not None:
             # the instances of that class alive now: one of them is not re-created after the optimizer
             # (a list taken before a swap made before it is a stray, reported at the optimizer)
-            _owner[opt] = (type(m), _mod_sites.get(m), {id(x) for x in modules if type(x) is type(m)})
+            # (weakly: a freed instance's id is reused by the next one, `model = copy.deepcopy(model)`)
+            _owner[opt] = (type(m), _mod_sites.get(m), weakref.WeakSet(x for x in modules if type(x) is type(m)))
     except Exception:  # noqa: BLE001
         _internal_error("stale optimizer: optimizer")
 

@@ -36,7 +36,7 @@ from .graphtags import _walk
 from .paramnames import describe, quoted
 from .report import _finding, _internal_error, _state
 from .tensors import tensor_registry
-from .userfiles import _caller, _display_file, _grad_off_decorator, _library_call, _site, _user_frame
+from .userfiles import _caller, _display_file, _grad_off_decorator, _is_user, _library_call, _site, _user_frame
 
 _Tensor = torch.Tensor
 _Parameter = torch.nn.Parameter
@@ -74,6 +74,9 @@ _tracked = tensor_registry()  # every parameter an optimizer was seen to hold ->
 _count = [0]
 watch = [False]  # read by the mode: cuts are looked for
 _opt_sites = weakref.WeakKeyDictionary()  # optimizer -> where it was built
+# optimizers over a model instance the program re-created since (staleopt.py shows that line): a
+# copy of the old instance's values (`model.state_dict()` loaded into the new one) is not the cause
+superseded = weakref.WeakSet()
 _last_step = weakref.WeakKeyDictionary()  # optimizer -> backward count at its last step
 _walks = [0]
 _walked = set()
@@ -204,6 +207,15 @@ def before_backward(roots):
             _internal_error("untrained: uses")
 
 
+def optimizer_params():
+    """Every tensor an optimizer the run saw holds."""
+    for opt in list(_opt_sites.keys()):
+        for group in opt.param_groups:
+            for p in group.get("params", ()):
+                if isinstance(p, _Tensor):
+                    yield p
+
+
 def optimizer_of(p):
     """(optimizer class name, where it was built) of an optimizer that holds ``p``, or None."""
     try:
@@ -222,9 +234,9 @@ class _Cut(object):
     carries it into a graph: when a backwarded loss goes through such a node, the parameters
     were used through the cut."""
 
-    __slots__ = ("params", "site", "how", "backwarded", "term", "trains", "bw", "derived")
+    __slots__ = ("params", "site", "how", "backwarded", "term", "trains", "bw", "derived", "discrete")
 
-    def __init__(self, params, site, how, trains=True):
+    def __init__(self, params, site, how, trains=True, discrete=False):
         self.params = [weakref.ref(p) for p in params]
         self.site = site
         self.how = how
@@ -240,15 +252,24 @@ class _Cut(object):
         # term of the loss made of it is a dead term by itself (deadterms.py), where the copy alone
         # added to a loss is also the straight-through trick `a - a.detach()`
         self.derived = False
+        # an integer or boolean result (argmax's indices): no gradient by nature, so a tensor copy
+        # that left the graph (a `.detach()` of the same parameters) is the better cause to show
+        self.discrete = discrete
 
     def at(self, term, derived=True):
         """This cut, carried by a value computed under no_grad at ``term`` (None: where the copy
         was made)."""
-        c = _Cut((), self.site, self.how, self.trains)
+        c = _Cut((), self.site, self.how, self.trains, self.discrete)
         c.params = self.params
         c.term = term if term is not None else self.term
         c.bw = self.bw
         c.derived = self.derived or derived
+        return c
+
+    def discrete_copy(self):
+        """This cut, carried by an integer result computed from the copy."""
+        c = self.at(None, False)
+        c.discrete = True
         return c
 
     def used(self, reached=()):
@@ -261,7 +282,11 @@ class _Cut(object):
                 continue
             rec = _pending.get(p)
             if rec is not None and len(rec.cuts) < 3 and all(c[0][:2] != self.site[:2] for c in rec.cuts):
-                rec.cuts.append((self.site, self.how))
+                if self.discrete:
+                    rec.cuts.append((self.site, self.how, True))
+                else:  # before the integer results
+                    at = next((i for i, c in enumerate(rec.cuts) if c[2]), len(rec.cuts))
+                    rec.cuts.insert(at, (self.site, self.how, False))
 
 
 _CUT = "_gradwarden_cut"  # node.metadata key: the _Cut whose copy the node was built from
@@ -272,11 +297,12 @@ taint = [False]  # read by the mode: some copy is alive
 _tagged = [0]  # nodes marked since the last backward
 
 
-def cut(t, how, out=None, depth=2):
+def cut(t, how, out=None, depth=2, more=(), discrete=False):
     """``t``'s value leaves the graph here, as ``out`` (a tensor without graph; None: a Python
     number). The pending parameters ``t``'s graph reaches are used through a copy that carries
     no gradient: proven when a backwarded loss goes through a node built from ``out`` (a
-    number cannot be followed: taken as used)."""
+    number cannot be followed: taken as used). ``more``: other graph tensors copied into the same
+    ``out`` (the items of a list given to ``torch.tensor``)."""
     node = t.grad_fn
     if node is None:
         if out is not None and t.requires_grad and _pending.get(t) is not None:
@@ -297,7 +323,7 @@ def cut(t, how, out=None, depth=2):
         _walks[0] += 1
         _walked.add(id(node))
         _update_watch()
-        nodes, _, _ = _walk([node], limit=_WALK_NODES)
+        nodes, _, _ = _walk([node] + [m.grad_fn for m in more if m.grad_fn is not None], limit=_WALK_NODES)
         hits = []
         free = _unarmed()
         for n in nodes.values():
@@ -312,7 +338,7 @@ def cut(t, how, out=None, depth=2):
             # the program called a library function that cut it (``nn.utils.vector_to_parameters``
             # sets each parameter's ``.data``): named as the program wrote it
             how = "`%s(...)`, through %s" % (called, how)
-        c = _Cut(hits, _site(frame), how, trains=not free)
+        c = _Cut(hits, _site(frame), how, trains=not free, discrete=discrete)
         if free:
             _free[0] += 1
         if out is None:
@@ -366,6 +392,7 @@ def carry(args, out):
         c = None
         term = False
         src = None
+        first = None  # (c, term, src) of an integer result, kept while a tensor copy may follow
         for a in args[:6]:
             if isinstance(a, _Tensor):
                 c = _cut_values.get(a)
@@ -375,19 +402,31 @@ def carry(args, out):
                 x = next((x for x in a if isinstance(x, _Tensor) and _cut_values.get(x)), None)
                 c = _cut_values.get(x) if x is not None else None
             if c is not None:
-                break
+                if not c.discrete:
+                    break
+                if first is None:
+                    first = (c, term, src)
+                c = None
         if c is None:
-            return
+            if first is None:
+                return
+            c, term, src = first
         moved = None
         for o in (out if isinstance(out, (tuple, list)) else (out,)):
             if isinstance(o, _Tensor):
                 g = o.grad_fn
                 if g is not None:
                     g.metadata[_CUT] = c
-                    if term and _deadterms.is_sum(g):
+                    if term and not c.discrete and _deadterms.is_sum(g):
                         g.metadata[_deadterms.TERM] = c
                     _tagged[0] += 1
+                elif _discrete(o):
+                    # indices computed from the copy (`F.one_hot(idx, n)` of argmax's, a
+                    # `searchsorted` over a detached cdf): they carry it as an integer result
+                    _cut_values[o] = c if c.discrete else c.discrete_copy()
                 elif o.is_floating_point():
+                    if c.discrete and _valued(args):
+                        continue  # values taken from another tensor at those indices (`bins.gather(-1, idx)`)
                     if moved is None:
                         # computed under no_grad: the copy now is this line's value (the loss term
                         # written in the block); with grad on, only scaled or reshaped constants
@@ -402,6 +441,14 @@ def carry(args, out):
                     _cut_values[o] = moved
     except Exception:  # noqa: BLE001
         _internal_error("untrained: carry")
+
+
+def _valued(args):
+    """Some floating tensor among ``args`` carries no copy: the call's values come from it."""
+    for a in args[:6]:
+        if isinstance(a, _Tensor) and a.is_floating_point() and _cut_values.get(a) is None:
+            return True
+    return False
 
 
 def _alias(o, src):
@@ -507,7 +554,15 @@ _REWRAP = {"tensor": 0, "new_tensor": 1}
 def after_call(func, args, out):
     """The mode, for a call that writes nothing, while ``watch`` is on."""
     try:
-        if not args or not isinstance(args[0], _Tensor):
+        if not args:
+            return
+        if not isinstance(args[0], _Tensor):
+            if isinstance(args[0], (list, tuple)) and isinstance(out, _Tensor) and out.grad_fn is None and \
+                    torch.is_grad_enabled() and _REWRAP.get(getattr(func, "__name__", "")) == 0:
+                # `torch.tensor(losses)` of a list of graph tensors: their numbers, in a new leaf
+                items = [d for d in args[0][:64] if isinstance(d, _Tensor) and d.grad_fn is not None]
+                if items:
+                    cut(items[0], "`%s(...)` of a list of tensors" % func.__name__, out, depth=3, more=items[1:])
             return
         if torch.is_grad_enabled():
             try:
@@ -524,6 +579,13 @@ def after_call(func, args, out):
                 data = args[at] if at is not None and len(args) > at else None
                 if isinstance(data, _Tensor) and data.grad_fn is not None:
                     cut(data, "`%s(...)`" % func.__name__, out, depth=3)
+                elif args[0].grad_fn is not None and _discrete(out):
+                    _discrete_cut(func, args[0], out)
+            elif isinstance(out, tuple) and args[0].grad_fn is not None:
+                # `values, idx = x.topk(k)`, `x.max(dim)`, `x.sort()`: the indices carry no gradient
+                idx = next((o for o in out if isinstance(o, _Tensor) and o.grad_fn is None and _discrete(o)), None)
+                if idx is not None:
+                    _discrete_cut(func, args[0], idx)
             return
         # under no_grad: a value computed from a graph tensor is a constant
         if isinstance(out, _Tensor) and out.is_floating_point():
@@ -538,15 +600,36 @@ def after_call(func, args, out):
             if leaves and _cut_values is not None and _cut_values.get(out) is None:
                 # computed from parameters that have not trained yet, e.g. a critic called in the
                 # block that makes the targets: its value is a constant; only a dead term of the
-                # loss shows it (a frozen teacher an optimizer holds is used the same way)
-                site = _nograd_site(_user_frame(_caller(1)))
+                # loss shows it (a frozen teacher an optimizer holds is used the same way). Unless
+                # a method of the module that holds them opened the `no_grad` block itself and read
+                # them there (a property that normalises its own weights under no_grad): then the
+                # module's forward uses its own parameters without their graph
+                frame = _user_frame(_caller(1))
+                site = _nograd_site(frame)
                 if site is not None:
-                    _cut_values[out] = _Cut(leaves, site, "no_grad", trains=False)
+                    own = not _unarmed() and _own_block(frame, leaves)
+                    _cut_values[out] = _Cut(leaves, site, "a `no_grad` block of the module's own method" if own
+                                            else "no_grad", trains=own)
                     taint[0] = True
                     if _unarmed():
                         _free[0] += 1
     except Exception:  # noqa: BLE001
         _internal_error("untrained: call")
+
+
+def _discrete(t):
+    """An integer or boolean tensor (indices, a comparison, a cast): no gradient can flow through it."""
+    return not (t.is_floating_point() or t.is_complex())
+
+
+def _discrete_cut(func, t, out):
+    """``out`` is an integer or boolean result of a graph tensor ``t`` (``argmax``, ``topk``'s
+    indices, ``x > 0``, ``.long()``): its values depend on ``t`` but no gradient flows back
+    through them. A loss that uses it (a hard routing decision, a threshold mask) reaches the
+    parameters below ``t`` through a copy that carries no gradient, as a ``.detach()`` would."""
+    name = (getattr(func, "__name__", "") or "").strip("_") or "call"
+    cut(t, "`%s`, whose %s result carries no gradient" % (name, "boolean" if out.dtype is torch.bool else "integer"),
+        out, depth=4, discrete=True)
 
 
 def finish():
@@ -565,7 +648,7 @@ def finish():
         groups = {}
         for p, rec in list(_pending.items()):
             opt = rec.opt()
-            if opt is None:
+            if opt is None or opt in superseded:
                 continue
             if rec.none and rec.cuts and not _moved(p, rec):
                 cause = rec.cuts[0]
@@ -615,7 +698,7 @@ def _report(kind, opt, cause, rec, params):
     what = "%s%s" % (", ".join(names), more)
     one = len(params) == 1
     it, its = ("it", "its") if one else ("they", "their")
-    site, how = cause
+    site, how = cause[:2]
     where = site
     steps = "%s get%s no gradient at any of the %d steps after a backward" % (it, "s" if one else "", rec.none)
     if ".backward` returns None" in how:  # a custom backward's None
@@ -628,8 +711,43 @@ def _report(kind, opt, cause, rec, params):
              message="%s, which %s steps, never train%s: %s" % (what, opt_name, "s" if one else "", why))
 
 
+_blocks = []  # the user frame that entered each open `torch.no_grad()` block (None: torch's code did)
+
+
+def _own_block(frame, leaves):
+    """``frame`` entered the innermost open ``no_grad`` block itself, and its ``self`` is a module
+    that holds every one of ``leaves`` as its own parameter."""
+    if not _blocks or _blocks[-1] is not frame:
+        return False
+    me = frame.f_locals.get("self") if "self" in frame.f_code.co_varnames else None
+    own = getattr(me, "_parameters", None) if isinstance(me, torch.nn.Module) else None
+    if not own:
+        return False
+    mine = {id(p) for p in own.values() if p is not None}
+    return all(id(p) in mine for p in leaves)
+
+
+def _patch_no_grad():
+    cls = torch.autograd.grad_mode.no_grad
+    enter, leave = cls.__enter__, cls.__exit__
+
+    def __enter__(self):
+        f = _caller(1)
+        _blocks.append(f if f is not None and _is_user(f.f_code.co_filename) else None)
+        return enter(self)
+
+    def __exit__(self, *exc):
+        if _blocks:
+            _blocks.pop()
+        return leave(self, *exc)
+
+    __enter__.__wrapped__, __exit__.__wrapped__ = enter, leave
+    cls.__enter__, cls.__exit__ = __enter__, __exit__
+
+
 def install():
     """After polluted.install(): note every optimizer built, check every step."""
     _optwatch.on_build(lambda opt, _seen: note_optimizer(opt))
     _optwatch.on_step(on_step)
+    _patch_no_grad()
     _update_watch()
