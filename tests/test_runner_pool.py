@@ -37,10 +37,15 @@ def test_forked_workers_inherit_the_engine_and_the_collector_is_restored(tmp_pat
     reports = [o.diagnostics[0].message.split() for o in outcomes]
     assert [o.filename for o in outcomes] == [name for _, name in files]
     pids = [int(pid) for _, pid in reports]
-    # no file loads a package: the parent checks one chunk (its priming budget), the workers the rest
+    # no file loads a package: the parent checks one chunk (its priming budget), then forks one
+    # worker (it is the other job itself), which takes chunks from the first on while the parent
+    # takes them from the last backwards
     primed = runner._chunk_size(len(files), 2)
     assert pids[:primed] == [os.getpid()] * primed
-    assert os.getpid() not in pids[primed:]
+    rest = pids[primed:]
+    workers = [pid for pid in rest if pid != os.getpid()]
+    assert len(set(workers)) <= 1
+    assert rest == workers + [os.getpid()] * (len(rest) - len(workers))
     assert all(loaded == "True" for loaded, _ in reports)  # each found the engine loaded
     assert gc.get_freeze_count() == frozen_before  # what the run froze for the fork is unfrozen
 
@@ -79,6 +84,10 @@ def test_workers_inherit_the_parses_of_the_first_package_load(tmp_path, monkeypa
         (tmp_path / name).write_text(_SCRIPT if name.endswith("_main.py") else "x = 1\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(runner, "PRIME_PARSES", 1)  # this package is one module
+    # every chunk after the priming to the workers (the parent would otherwise take the last one,
+    # z_main.py, itself: it holds the parse too)
+    pool = runner._run_in_pool
+    monkeypatch.setattr(runner, "_run_in_pool", lambda *a, **k: pool(*a, **{**k, "parent_works": False}))
     outcomes = runner.run([(tmp_path / n, n) for n in names], jobs=2, analyzer=_parses_it_made)
     reports = {o.filename: o.diagnostics[-1].message.split() for o in outcomes}
     assert [o.filename for o in outcomes] == names

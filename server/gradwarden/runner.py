@@ -231,7 +231,7 @@ def run(
                 return primed + _run_here(rest, ignore_noqa, keep_source, progress, analyze, record,
                                           done=len(primed), total=total)
             return primed + _run_in_pool(rest, n_jobs, ignore_noqa, keep_source, progress, analyze, record,
-                                         done=len(primed), total=total)
+                                         done=len(primed), total=total, parent_works=forked)
         finally:
             if forked:
                 gc.unfreeze()
@@ -300,33 +300,52 @@ def _chunk_size(total: int, n_jobs: int) -> int:
 
 def _run_in_pool(items: List[Tuple[str, str]], n_jobs: int, ignore_noqa: bool, keep_source: bool,
                  progress: Optional[Progress], analyze: Analyzer, record: bool, *, done: int = 0,
-                 total: Optional[int] = None) -> List[Outcome]:
+                 total: Optional[int] = None, parent_works: bool = False) -> List[Outcome]:
+    """``parent_works``: this process is one of the ``n_jobs``: it forks one worker fewer and
+    checks chunks itself, from the last one backwards, while the workers take them from the
+    first; a chunk a worker has already taken is not taken back. (Its caches are warm and its
+    memory its own: a forked worker's first writes to every inherited page copy it.)"""
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     total = len(items) if total is None else total
     size = _chunk_size(len(items), n_jobs)
     chunks = [items[i : i + size] for i in range(0, len(items), size)]
     by_chunk: Dict[int, List[Outcome]] = {}
-    with ProcessPoolExecutor(max_workers=n_jobs) as pool:
-        pending: Dict["Future", int] = {
-            pool.submit(_check_chunk, chunk, ignore_noqa, keep_source, analyze, record): i for i, chunk in enumerate(chunks)
-        }
+    workers = n_jobs - 1 if parent_works else n_jobs
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(_check_chunk, chunk, ignore_noqa, keep_source, analyze, record) for chunk in chunks]
+        pending: Dict["Future", int] = {fut: i for i, fut in enumerate(futures)}
+
+        def collect(timeout: Optional[float]) -> None:
+            nonlocal done
+            finished, _ = wait(list(pending), timeout=timeout, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                index = pending.pop(fut)
+                try:
+                    by_chunk[index] = fut.result()
+                except Exception as exc:  # noqa: BLE001 - a worker died (BrokenProcessPool, ...)
+                    by_chunk[index] = [
+                        Outcome(name, error=f"internal error while checking {name}: worker failed: "
+                                            f"{type(exc).__name__}: {exc}")
+                        for _, name in chunks[index]
+                    ]
+                done += len(chunks[index])
+                if progress:
+                    progress(done, total)
+
         try:
+            own = len(chunks) - 1
+            while parent_works and own >= 0 and futures[own].cancel():  # not taken by a worker yet
+                del pending[futures[own]]
+                by_chunk[own] = _check_chunk(chunks[own], ignore_noqa, keep_source, analyze, record)
+                done += len(chunks[own])
+                if progress:
+                    progress(done, total)
+                own -= 1
+                if pending:
+                    collect(0)  # what the workers finished meanwhile, for the progress shown
             while pending:
-                finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    index = pending.pop(fut)
-                    try:
-                        by_chunk[index] = fut.result()
-                    except Exception as exc:  # noqa: BLE001 - a worker died (BrokenProcessPool, ...)
-                        by_chunk[index] = [
-                            Outcome(name, error=f"internal error while checking {name}: worker failed: "
-                                                f"{type(exc).__name__}: {exc}")
-                            for _, name in chunks[index]
-                        ]
-                    done += len(chunks[index])
-                    if progress:
-                        progress(done, total)
+                collect(None)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
