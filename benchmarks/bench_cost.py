@@ -49,8 +49,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from revisions import server_of  # beside this script (benchmarks/)
 
@@ -197,6 +198,12 @@ def parse_cpu(tree: Path) -> float:
 def check_cpu(server: Path, tree: Path, fmt: str, jobs: str = "") -> float:
     """CPU seconds of ``gradwarden check`` with every process it forked (``jobs``: its
     ``--jobs``, "" for its default)."""
+    return check_cost(server, tree, fmt, jobs)[0]
+
+
+def check_cost(server: Path, tree: Path, fmt: str, jobs: str = "") -> Tuple[float, float]:
+    """(CPU seconds, wall seconds) of ``gradwarden check`` with every process it forked."""
+    started = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-m", "gradwarden", "check", str(tree), "--no-cache",
                              "--output-format", fmt] + (["--jobs", jobs] if jobs else []), cwd=REPO, env=_env(server),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -204,7 +211,7 @@ def check_cpu(server: Path, tree: Path, fmt: str, jobs: str = "") -> float:
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):  # 1: findings
         raise RuntimeError(f"check of {tree} exited {proc.returncode}")
-    return usage.ru_utime + usage.ru_stime
+    return usage.ru_utime + usage.ru_stime, time.monotonic() - started
 
 
 def tree_path(name: str) -> Path:
@@ -222,7 +229,8 @@ def trees_table(names: Sequence[str], servers: Dict[str, Path], rounds: int, fmt
     cols = list(servers)
     said = f"--jobs {jobs}" if jobs else "its default jobs"
     print(f"\ncold check --no-cache --output-format {fmt} ({said}; CPU of the check and its workers) "
-          f"against ast.parse (CPU), fastest of {rounds} interleaved rounds")
+          f"against ast.parse (CPU), fastest of {rounds} interleaved rounds; wall: the same runs' wall "
+          f"times (the fastest first)")
     head = f"{'tree':<18}{'files':>6}{'MB':>6}{'ast.parse':>11}" + "".join(f"{'check ' + c:>34}" for c in cols)
     print(head)
     for name in names:
@@ -231,16 +239,20 @@ def trees_table(names: Sequence[str], servers: Dict[str, Path], rounds: int, fmt
         mb = sum(p.stat().st_size for p in files) / 1e6
         parse: List[float] = []
         checks: Dict[str, List[float]] = {c: [] for c in cols}
+        walls: Dict[str, List[float]] = {c: [] for c in cols}
         for r in range(rounds):
             parse.append(parse_cpu(tree))
             for c in (cols if r % 2 == 0 else cols[::-1]):  # alternate the order: no revision always second
-                checks[c].append(check_cpu(servers[c], tree, fmt, jobs))
+                cpu_s, wall_s = check_cost(servers[c], tree, fmt, jobs)
+                checks[c].append(cpu_s)
+                walls[c].append(wall_s)
         p = min(parse)
         cells = []
         for c in cols:
             cpu = min(checks[c])
-            cells.append(f"{cpu:8.2f} s = {cpu / p:4.2f}x (runs {'/'.join(f'{x:.1f}' for x in checks[c])})")
-        print(f"{name:<18}{len(files):>6}{mb:>6.1f}{p:>9.2f} s" + "".join(f"{x:>34}" for x in cells), flush=True)
+            cells.append(f"{cpu:8.2f} s = {cpu / p:4.2f}x (runs {'/'.join(f'{x:.1f}' for x in checks[c])}; "
+                         f"wall {'/'.join(f'{x:.1f}' for x in sorted(walls[c]))})")
+        print(f"{name:<18}{len(files):>6}{mb:>6.1f}{p:>9.2f} s" + "".join(f"{x:>48}" for x in cells), flush=True)
         ratio = min(checks[cols[-1]]) / p
         ok &= name not in DEFAULT_TREES or ratio <= TARGET_RATIO or bool(jobs)  # judged at the default
         if instr:

@@ -210,63 +210,142 @@ def run(
 
     # A process pool is imported in _run_in_pool: it costs tens of milliseconds to import, and
     # most runs (one file from an editor or pre-commit, a warm cache) never start one.
-    shared = _share_with_forked_workers()
-    try:
-        return _run_in_pool(items, n_jobs, ignore_noqa, keep_source, progress, analyze, record)
-    finally:
-        if shared:
-            import gc
-
-            gc.unfreeze()
-
-
-def _share_with_forked_workers() -> bool:
-    """When the workers are forked (Linux's default start method up to Python 3.13), load the
-    engine here once so that every worker inherits it, then freeze the collector's view of what
-    this process holds: the workers' collections skip those objects instead of scanning (and
-    copying) them. Spawned or forkserver workers start from nothing: nothing to share."""
     import gc
+
+    forked = _forked_workers()
+    # The run's answers (import look-ups, listings, module bytes) are kept from the priming
+    # below into the pool: forked workers inherit them with the parses (fix_files_for_process).
+    with files_fixed():
+        primed: List[Outcome] = []
+        if forked:
+            primed = _prime(items, _chunk_size(total, n_jobs), ignore_noqa, keep_source, progress, total,
+                            analyze, record)
+            # Freeze the collector's view of what this process holds (the engine, the parses):
+            # the workers' collections skip those objects instead of scanning (and copying) them.
+            gc.freeze()
+        try:
+            rest = items[len(primed):]
+            if not rest:
+                return primed
+            if len(rest) < PARALLEL_THRESHOLD:  # what is left is not worth a pool
+                return primed + _run_here(rest, ignore_noqa, keep_source, progress, analyze, record,
+                                          done=len(primed), total=total)
+            return primed + _run_in_pool(rest, n_jobs, ignore_noqa, keep_source, progress, analyze, record,
+                                         done=len(primed), total=total, parent_works=forked)
+        finally:
+            if forked:
+                gc.unfreeze()
+
+
+# How many project modules one analysis must parse to count as having loaded a package (the
+# priming below stops there): torch-geometric's first importer of its package parses 540,
+# monai's first ``__main__`` 163; an ordinary file 0-20.
+PRIME_PARSES = 32
+
+
+def _run_here(items: List[Tuple[str, str]], ignore_noqa: bool, keep_source: bool, progress: Optional[Progress],
+              analyze: Analyzer, record: bool, *, done: int = 0, total: Optional[int] = None) -> List[Outcome]:
+    """Check ``items`` in this process, in order (the caller holds the run's answers)."""
+    total = len(items) if total is None else total
+    results: List[Outcome] = []
+    with fewer_collections():
+        for p, name in items:
+            results.append(check_path(p, name, ignore_noqa=ignore_noqa, keep_source=keep_source,
+                                      analyzer=analyze, record=record))
+            done += 1
+            if progress:
+                progress(done, total)
+    return results
+
+
+def _prime(items: List[Tuple[str, str]], budget: int, ignore_noqa: bool, keep_source: bool,
+           progress: Optional[Progress], total: int, analyze: Analyzer, record: bool) -> List[Outcome]:
+    """Before forking the workers, check the first files here, in order, until one of them
+    has loaded a package of the project (``PRIME_PARSES`` modules parsed by its analysis) or
+    ``budget`` files are done. Every worker then inherits those parses and the run's answers
+    instead of making them again: a library's package is typically loaded by a few of its
+    files, and with the files split between workers each worker's first importer parsed the
+    whole package anew (torch-geometric: 540 modules, about 1 s of CPU, once per worker; monai's
+    ``__main__`` scripts 155-163). Only where workers are forked: spawned workers inherit nothing."""
+    from gradwarden.engine.analyze import preload
+    from gradwarden.engine.front.imports import parses_made
+
+    preload()  # what a first analysis loads lazily (the engine, the rules, the op table)
+    results: List[Outcome] = []
+    with fewer_collections():
+        for p, name in items[:budget]:
+            before = parses_made()
+            results.append(check_path(p, name, ignore_noqa=ignore_noqa, keep_source=keep_source,
+                                      analyzer=analyze, record=record))
+            if progress:
+                progress(len(results), total)
+            if parses_made() - before >= PRIME_PARSES:
+                break
+    return results
+
+
+def _forked_workers() -> bool:
+    """Whether the pool's workers are forked from this process (Linux's default start method up
+    to Python 3.13) and so inherit what it loaded and parsed. Spawned or forkserver workers
+    (macOS, Windows) start from nothing: the engine is loaded by each, nothing is primed."""
     import multiprocessing
 
-    if multiprocessing.get_start_method(allow_none=False) != "fork":
-        return False
-    from gradwarden.engine.analyze import preload
+    return multiprocessing.get_start_method(allow_none=False) == "fork"
 
-    preload()
-    gc.freeze()
-    return True
+
+def _chunk_size(total: int, n_jobs: int) -> int:
+    # Small chunks keep the workers busy to the end; big enough to amortise the pickling.
+    return max(1, min(32, total // (n_jobs * 4) or 1))
 
 
 def _run_in_pool(items: List[Tuple[str, str]], n_jobs: int, ignore_noqa: bool, keep_source: bool,
-                 progress: Optional[Progress], analyze: Analyzer, record: bool) -> List[Outcome]:
+                 progress: Optional[Progress], analyze: Analyzer, record: bool, *, done: int = 0,
+                 total: Optional[int] = None, parent_works: bool = False) -> List[Outcome]:
+    """``parent_works``: this process is one of the ``n_jobs``: it forks one worker fewer and
+    checks chunks itself, from the last one backwards, while the workers take them from the
+    first; a chunk a worker has already taken is not taken back. (Its caches are warm and its
+    memory its own: a forked worker's first writes to every inherited page copy it.)"""
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    total = len(items)
-    # Small chunks keep the workers busy to the end; big enough to amortise the pickling.
-    size = max(1, min(32, total // (n_jobs * 4) or 1))
-    chunks = [items[i : i + size] for i in range(0, total, size)]
+    total = len(items) if total is None else total
+    size = _chunk_size(len(items), n_jobs)
+    chunks = [items[i : i + size] for i in range(0, len(items), size)]
     by_chunk: Dict[int, List[Outcome]] = {}
-    done = 0
-    with ProcessPoolExecutor(max_workers=n_jobs) as pool:
-        pending: Dict["Future", int] = {
-            pool.submit(_check_chunk, chunk, ignore_noqa, keep_source, analyze, record): i for i, chunk in enumerate(chunks)
-        }
+    workers = n_jobs - 1 if parent_works else n_jobs
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(_check_chunk, chunk, ignore_noqa, keep_source, analyze, record) for chunk in chunks]
+        pending: Dict["Future", int] = {fut: i for i, fut in enumerate(futures)}
+
+        def collect(timeout: Optional[float]) -> None:
+            nonlocal done
+            finished, _ = wait(list(pending), timeout=timeout, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                index = pending.pop(fut)
+                try:
+                    by_chunk[index] = fut.result()
+                except Exception as exc:  # noqa: BLE001 - a worker died (BrokenProcessPool, ...)
+                    by_chunk[index] = [
+                        Outcome(name, error=f"internal error while checking {name}: worker failed: "
+                                            f"{type(exc).__name__}: {exc}")
+                        for _, name in chunks[index]
+                    ]
+                done += len(chunks[index])
+                if progress:
+                    progress(done, total)
+
         try:
+            own = len(chunks) - 1
+            while parent_works and own >= 0 and futures[own].cancel():  # not taken by a worker yet
+                del pending[futures[own]]
+                by_chunk[own] = _check_chunk(chunks[own], ignore_noqa, keep_source, analyze, record)
+                done += len(chunks[own])
+                if progress:
+                    progress(done, total)
+                own -= 1
+                if pending:
+                    collect(0)  # what the workers finished meanwhile, for the progress shown
             while pending:
-                finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    index = pending.pop(fut)
-                    try:
-                        by_chunk[index] = fut.result()
-                    except Exception as exc:  # noqa: BLE001 - a worker died (BrokenProcessPool, ...)
-                        by_chunk[index] = [
-                            Outcome(name, error=f"internal error while checking {name}: worker failed: "
-                                                f"{type(exc).__name__}: {exc}")
-                            for _, name in chunks[index]
-                        ]
-                    done += len(chunks[index])
-                    if progress:
-                        progress(done, total)
+                collect(None)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise

@@ -137,6 +137,12 @@ class ParsedModule:
 MAX_PARSED_BYTES = 4_000_000
 _PARSED: "OrderedDict[Tuple[str, bytes], ParsedModule]" = OrderedDict()
 _parsed_bytes = 0
+_parses = 0  # parses made by this process (runner.py: has an analysis loaded a package?)
+
+
+def parses_made() -> int:
+    """How many project modules this process has parsed so far (cache hits not counted)."""
+    return _parses
 
 
 def parsed_already(key: Tuple[str, bytes]) -> Optional[ParsedModule]:
@@ -151,7 +157,7 @@ def parsed_already(key: Tuple[str, bytes]) -> Optional[ParsedModule]:
 def _parsed(path: Path, data: bytes) -> Optional[ParsedModule]:
     """The parse of ``data`` (the bytes of ``path``); None when it does not decode. Raises
     SyntaxError, ValueError, RecursionError like ast.parse."""
-    global _parsed_bytes
+    global _parsed_bytes, _parses
     key = (str(path), data)
     hit = parsed_already(key)
     if hit is not None:
@@ -160,6 +166,7 @@ def _parsed(path: Path, data: bytes) -> Optional[ParsedModule]:
     if text is None:
         return None
     parsed = ParsedModule(text, ast.parse(text, filename=str(path)))
+    _parses += 1
     if len(data) <= MAX_PARSED_BYTES:
         _PARSED[key] = parsed
         _parsed_bytes += len(data)
