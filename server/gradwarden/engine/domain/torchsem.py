@@ -246,6 +246,7 @@ class TorchCalls:
             return self.nn_init(qual, args, st, node)
         if qual.rsplit(".", 1)[-1] in ("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm") and qual.startswith("torch.nn.utils"):
             self.it.optim.check_clip(qual, args[0] if args else kwargs.get("parameters", UNKNOWN), st, node)
+            self.it.optim.zeroed.at_clip(qual, args, kwargs, node)
         if qual.startswith("torch.nn.utils.") or qual.startswith("torch.cuda.") or qual.startswith("torch.backends."):
             return UNKNOWN
         if qual in ("torch.nn.parallel.data_parallel", "torch.nn.parallel.data_parallel.data_parallel"):
