@@ -29,7 +29,7 @@ from gradwarden.rules.flowterms import (
 )
 from gradwarden.rules.stepping import (
     ClipExhaustedParameters, GradientClippedToZero, GradientHookReturnsZero, GradientsClearedBeforeStep,
-    LearningRateAlwaysZero,
+    LearningRateAlwaysZero, LearningRateDecayedToZero,
 )
 from gradwarden.rules.recurrent import StateDetachedEveryStep
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
@@ -100,4 +100,5 @@ RULES: Tuple[Type[Rule], ...] = (
     LearningRateAlwaysZero,
     GradientHookReturnsZero,
     GradientClippedToZero,
+    LearningRateDecayedToZero,
 )

@@ -1,7 +1,7 @@
 """Optimizer steps that apply nothing although a loss was backwarded: the gradients cleared between
 the backward and the step (GW740), gradient clipping over a ``parameters()`` generator an optimizer
 already consumed (GW739), a LambdaLR whose factor is zero at every step taken (GW741), a gradient hook that returns zeros
-(GW742), gradient clipping to a threshold of zero (GW743)."""
+(GW742), gradient clipping to a threshold of zero (GW743), a step decay with gamma=0 (GW744)."""
 from __future__ import annotations
 
 from gradwarden.engine.diagnostic import Severity
@@ -332,5 +332,68 @@ class GradientClippedToZero(Rule):
             model(torch.randn(8, 4)).pow(2).mean().backward()
             nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
             opt.step()
+        """,
+    )
+
+
+class LearningRateDecayedToZero(Rule):
+    """A step-decay scheduler with ``gamma=0``: the learning rate is 0 from its first decay on.
+
+    ``StepLR(opt, step_size, gamma)``, ``MultiStepLR(opt, milestones, gamma)`` and
+    ``ExponentialLR(opt, gamma)`` multiply the learning rate by ``gamma`` at each decay. With
+    ``gamma=0`` (meant as "no decay", which is ``gamma=1``) every step after the first decay uses a
+    learning rate of 0: nothing raises, the loss is printed, and training stops after the first
+    epoch(s). Reported at the scheduler when the program takes optimizer steps after the first decay
+    (the ``scheduler.step()`` count each ``optimizer.step()`` sees); ``gamma=1.0`` for no decay.
+    """
+
+    event = "lr_decayed_to_zero"
+    code = "GW744"
+    name = "learning-rate-decayed-to-zero"
+    family = "H"
+    severity = Severity.WARNING
+    NO_FIX = (0,)  # the decay factor is the program's
+    summary = "StepLR/MultiStepLR/ExponentialLR with gamma=0: every step after the first decay has a learning rate of 0."
+    message = "this `{kind}` multiplies the learning rate by `gamma` = 0 at its first decay (after {first} scheduler " \
+              "step(s)): the {steps} optimizer step(s) the program takes after it use a learning rate of 0 and change " \
+              "nothing; use a factor in (0, 1] (`gamma=1.0` for no decay)"
+    INVALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.0)  # <-
+        for epoch in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            opt.step()
+            sched.step()
+        """,
+    )
+    VALID = (
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+        for epoch in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            opt.step()
+            sched.step()
+        """,
+        """
+        import torch
+        from torch import nn
+        model = nn.Linear(4, 2)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.0)
+        for epoch in range(3):
+            opt.zero_grad()
+            model(torch.randn(8, 4)).pow(2).mean().backward()
+            opt.step()
+            sched.step()
         """,
     )
