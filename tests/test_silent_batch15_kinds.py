@@ -248,3 +248,54 @@ def test_no_grad_block_in_a_called_function_reported_at_the_block(case):
 @pytest.mark.parametrize("case", sorted(WRAPPERS))
 def test_no_grad_block_in_a_called_function_under_torch(case):
     assert _moved(_wrapped(case), "layer.weight") == ("STILL" if WRAPPERS[case][2] else "MOVED")
+
+
+# --- a custom backward's gradient whose shape cannot be summed to its input's (batch 14's F208, batch 10's F206) --
+SHAPED = """
+import torch
+import torch.nn as nn
+torch.manual_seed(0)
+class Affine(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight)
+        return x.mm(weight.t()) + bias
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, weight = ctx.saved_tensors
+GRADS
+        return grad_out.mm(weight), grad_w, grad_b
+weight = nn.Parameter(torch.randn(4, 6))
+bias = nn.Parameter(torch.zeros(4))
+x = torch.randn(8, 6)
+Affine.apply(x, weight, bias).pow(2).mean().backward()
+"""
+SHAPES = {
+    "bias gradient summed over the features": (
+        "        grad_w = grad_out.t().mm(x)\n        grad_b = grad_out.sum(1)  # <-\n", True),
+    "weight gradient transposed": ("        grad_w = x.t().mm(grad_out)  # <-\n        grad_b = grad_out.sum(0)\n", True),
+    "bias gradient summed over the batch": ("        grad_w = grad_out.t().mm(x)\n        grad_b = grad_out.sum(0)\n", False),
+    "bias gradient left unreduced (autograd sums it)": (
+        "        grad_w = grad_out.t().mm(x)\n        grad_b = grad_out\n", False),
+}
+
+
+def _shaped(case: str) -> str:
+    grads, hazard = SHAPES[case]
+    src = SHAPED.replace("GRADS\n", grads)
+    return src if hazard else _unmark(src)
+
+
+@pytest.mark.parametrize("case", sorted(SHAPES))
+def test_custom_backward_gradient_shape(case):
+    rows = _marked(_shaped(case))
+    assert [c for c in _codes(_shaped(case)) if c[1].startswith("GW3")] == [(n, "GW307") for n in rows]
+
+
+@pytest.mark.parametrize("case", sorted(SHAPES))
+def test_custom_backward_gradient_shape_under_torch(case):
+    res = _run(_unmark(_shaped(case)), "print('OK', tuple(bias.grad.shape))\n")
+    if SHAPES[case][1]:
+        assert res.returncode != 0 and "returned an invalid gradient" in res.stderr, res.stderr[-2000:]
+    else:
+        assert res.returncode == 0 and res.stdout.split()[-2:] == ["OK", "(4,)"], res.stderr[-2000:]
