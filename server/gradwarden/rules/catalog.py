@@ -27,7 +27,10 @@ from gradwarden.rules.flowterms import (
     UntrainedParameter, NonfiniteBranchGradient, HookOverwritesActivation, DeadLossTerm, GradientOrder,
     EvalModeTraining,
 )
-from gradwarden.rules.stepping import ClipExhaustedParameters, GradientsClearedBeforeStep, LearningRateAlwaysZero
+from gradwarden.rules.stepping import (
+    ClipExhaustedParameters, GradientClippedToZero, GradientHookReturnsZero, GradientsClearedBeforeStep,
+    LearningRateAlwaysZero, LearningRateDecayedToZero,
+)
 from gradwarden.rules.recurrent import StateDetachedEveryStep
 from gradwarden.rules.flowviews import NoGradViewInplace, DetachViewInplace, SelfOverlappingWrite, UnfoldWindowWrite
 
@@ -95,4 +98,7 @@ RULES: Tuple[Type[Rule], ...] = (
     ClipExhaustedParameters,
     StateDetachedEveryStep,
     LearningRateAlwaysZero,
+    GradientHookReturnsZero,
+    GradientClippedToZero,
+    LearningRateDecayedToZero,
 )

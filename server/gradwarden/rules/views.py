@@ -281,8 +281,11 @@ class BackwardGradientCount(Rule):
     ``gradwarden debug`` reports the contract's other half under this code too: a gradient whose
     shape cannot be summed to its input's (``returned an invalid gradient at index 1 - got [6, 4]
     but expected shape compatible with [4, 6]``, a weight gradient returned transposed), at the
-    ``return`` that ran, with the line that computed that gradient. The static analysis checks
-    the count only.
+    ``return`` that ran, with the line that computed that gradient. The static analysis reports
+    the count, and a returned gradient whose shape, known from the code (the shapes ``apply`` was
+    given and the ops of the backward), cannot be summed to its input's (autograd sums a gradient
+    the input expands to, such as an unreduced bias gradient, and raises otherwise), where that
+    gradient is computed.
     """
 
     event = "backward_grad_count"
@@ -291,7 +294,7 @@ class BackwardGradientCount(Rule):
     family = "F"
     severity = Severity.ERROR
     summary = "Custom Function backward returns fewer gradients than forward has inputs."
-    message = "`{fn}.backward` returns {got} gradient(s) but `forward` takes {want} input(s): raises (return None for the inputs that need no gradient)"
+    message = "`{fn}.backward` {problem}: raises ({fix})"
     INVALID = (
         """
         import torch

@@ -673,12 +673,7 @@ class BackwardPass:
         if not found:
             return
         fdef = found[1]
-        grads = []
-        for i in range(max(1, n_out)):
-            g = self.it.graph.new_tensor(st, rg=False)
-            st.update_t(g.tid, grad_output=info.name if danger else None,
-                        name="grad_output" if i == 0 else f"grad_output{i}")
-            grads.append(g)
+        grads = self.it.functions.grad_outputs(st, info, ctx, n_out, danger)
         saved_mode = st.grad_enabled
         st.grad_enabled = False
         st.set_attr(ctx.oid, "__in_backward__", ConstV(True))
@@ -693,6 +688,7 @@ class BackwardPass:
             st.grad_enabled = saved_mode
             st.set_attr(ctx.oid, "__in_backward__", ConstV(False))
         self.check_grads_for_non_tensors(info, fdef, ctx, exits, st)
+        self.it.functions.check_grad_shapes(info, fdef, ctx, exits, st)
 
     def check_grads_for_non_tensors(self, info: Any, fdef: Any, ctx: Any, exits: Sequence[Any], st: State) -> None:
         """A gradient returned for a forward input that was not a tensor (a float, None, a

@@ -281,8 +281,9 @@ class FlowFacts:
         ``tensors`` is an argument it was handed that requires grad: the helper transforms a value
         of the graph (``decode(pred)``) and its decorator cuts it, rather than a helper reading
         statistics of a model (``stats(policy, obs)``) whose use in a loss is the slip."""
-        if any(off for _, off in self.with_stack):
-            return False
+        offs = [span for span, off in self.with_stack if off]
+        if offs:
+            return self._block_cuts_argument(st, tensors, offs[-1])
         stack, args = self.it.call_stack, self.it.call_args
         for i in range(len(stack) - 1, -1, -1):
             if _nograd_decorator(stack[i]) is not None:
@@ -295,6 +296,20 @@ class FlowFacts:
                 return bool(fargs) and fargs[0].arg == "self" and any(
                     st.t[t.tid].param and st.t[t.tid].rg is True for t in tensors if t.tid in st.t)
         return False
+
+    def _block_cuts_argument(self, st: State, tensors: Sequence[TensorV], block: Span) -> bool:
+        """The grad-off ``with`` block now in force is written inside the function now running (a
+        helper, a plain class's ``__call__``), and one of ``tensors`` is a tensor that function was
+        handed that requires grad: the block cuts every caller's value (``with torch.no_grad(): return
+        self.layer(h)``), so the block, not one caller's use, is where the fix goes."""
+        stack, args = self.it.call_stack, self.it.call_args
+        if not stack or len(args) < len(stack):
+            return False
+        fspan = self.it.span_of(stack[-1])
+        if fspan is None or fspan.file != block.file or not fspan.contains(block.row, block.column):
+            return False
+        passed = args[len(stack) - 1]
+        return any(t.tid in passed and st.t[t.tid].rg is True for t in tensors if t.tid in st.t)
 
     def _cut_here(self, kind: str, span: Optional[Span], what: str, sure: bool = True, origin: Optional[Cut] = None) -> Cut:
         return Cut(kind, span, what, sure=sure, stack=tuple(self.it.call_spans), origin=origin,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.events import Event
@@ -100,6 +100,10 @@ class CustomFunctions:
                         if tid in st.t and st.t[tid].counter not in ends and st.t[tid].dtype not in ("bool", "int"))
         # `return grad_x, None` for an input that requires grad (a learnable clipping level): autograd
         # accepts it and that input gets no gradient from this node
+        shapes = self.it.flow.shapes  # what the backward's gradients must be summable to (GW307)
+        st.set_attr(ctx.oid, "__in_shapes__", ConstV(tuple(shapes.get(a.tid) if isinstance(a, TensorV) else None
+                                                             for a in args)))
+        st.set_attr(ctx.oid, "__out_shapes__", ConstV(tuple(shapes.get(o.tid) for o in outputs)))
         nones = self._none_positions(info)
         dropped = [a for i, a in enumerate(args) if i in nones and isinstance(a, TensorV) and st.t[a.tid].rg is True]
         edges = [a for a in inputs if all(a is not d for d in dropped)]
@@ -186,6 +190,46 @@ class CustomFunctions:
             items.append(alias)
         return self.it.ev.new_seq(items, st, kind="tuple")
 
+    def grad_outputs(self, st: State, info: Any, ctx: ObjV, n_out: int, danger: str) -> List[TensorV]:
+        """The gradients a backward of this node is handed: one per output of forward, of its shape."""
+        outs = st.attrs(ctx.oid).get("__out_shapes__")
+        shapes = outs.value if isinstance(outs, ConstV) else ()
+        grads = []
+        for i in range(max(1, n_out)):
+            g = self.it.graph.new_tensor(st, rg=False)
+            st.update_t(g.tid, grad_output=info.name if danger else None,
+                        name="grad_output" if i == 0 else f"grad_output{i}")
+            if i < len(shapes) and shapes[i] is not None:
+                self.it.flow.shapes[g.tid] = shapes[i]
+            grads.append(g)
+        return grads
+
+    def check_grad_shapes(self, info: Any, fdef: Any, ctx: ObjV, exits: Sequence[Any], st: State) -> None:
+        """GW307: a gradient the backward returns whose shape, known from the code, is not its input's
+        and cannot be summed to it (autograd sums a gradient the input's shape expands to, and raises
+        ``returned an invalid gradient at index i`` otherwise: a bias gradient reduced over the wrong
+        dimension, a weight gradient returned transposed). Reported where that gradient is computed."""
+        ins = st.attrs(ctx.oid).get("__in_shapes__")
+        want_all = ins.value if isinstance(ins, ConstV) else ()
+        shapes = self.it.flow.shapes
+        rets = [n for n in _own_nodes(fdef) if isinstance(n, ast.Return) and n.value is not None]
+        for ex_state, ret in exits:
+            items = list(ex_state.lists.get(ret.lid, ())) if isinstance(ret, SeqV) else [ret]
+            for i, v in enumerate(items):
+                if not isinstance(v, TensorV) or i >= len(want_all):
+                    continue
+                want, got = want_all[i], shapes.get(v.tid)
+                if not (_known(want) and _known(got)) or tuple(want) == tuple(got) or _expandable(want, got):
+                    continue
+                made = ex_state.t[v.tid].created if v.tid in ex_state.t else None
+                where = made or (self.it.span_of(rets[0]) if rets else self.it.span_of(fdef))
+                self.it.emit(Event("backward_grad_count", where, {
+                    "fn": info.name,
+                    "problem": f"returns a gradient of shape {list(got)} for its input {i + 1}, of shape {list(want)}, "
+                               f"which autograd cannot sum to that shape",
+                    "fix": f"`returned an invalid gradient at index {i}`; return a gradient of the input's shape, "
+                           f"reduced over the dimensions the forward broadcast"}))
+
     def check_function_class(self, info: Any) -> None:
         """Static checks of a custom autograd.Function: the legacy (non-static) API, and a
         backward that returns fewer gradients than forward takes inputs."""
@@ -206,5 +250,16 @@ class CustomFunctions:
             if isinstance(node, ast.Return) and node.value is not None:
                 got = counter.count(node.value, grads, within=bwd)
                 if got is not None and got < n_required:
-                    self.it.emit(Event("backward_grad_count", self.it.span_of(node),
-                                       {"fn": info.name, "got": got, "want": n_inputs}))
+                    self.it.emit(Event("backward_grad_count", self.it.span_of(node), {
+                        "fn": info.name, "got": got, "want": n_inputs,
+                        "problem": f"returns {got} gradient(s) but `forward` takes {n_inputs} input(s)",
+                        "fix": "return None for the inputs that need no gradient"}))
+
+
+def _known(shape: Any) -> bool:
+    return isinstance(shape, tuple) and all(isinstance(d, int) and not isinstance(d, bool) for d in shape)
+
+
+def _expandable(src: Tuple[int, ...], dst: Tuple[int, ...]) -> bool:
+    """``src`` expands to ``dst`` (torch's is_expandable_to): a gradient of shape ``dst`` is summed to ``src``."""
+    return len(src) <= len(dst) and all(s == d or s == 1 for s, d in zip(reversed(src), reversed(dst)))

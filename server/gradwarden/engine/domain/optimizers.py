@@ -8,6 +8,7 @@ import ast
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.domain.schedules import LambdaSchedules
+from gradwarden.engine.domain.zeroed import ZeroedGradients
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.domain.builtins import consume
 from gradwarden.engine.events import Event
@@ -24,6 +25,7 @@ class Optimizers:
         self.it = it
         self.reported_cleared: set = set()  # GW740's zeroing calls already reported
         self.schedules = LambdaSchedules(it)  # LambdaLR factors at each step (GW741, domain/schedules.py)
+        self.zeroed = ZeroedGradients(it)  # hooks and clips that zero gradients (GW742, GW743, domain/zeroed.py)
 
     # ================================================================== optimizers
     def construct_optimizer(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
@@ -95,6 +97,7 @@ class Optimizers:
             self.check_polluted(obj, tids, opt_name, st, span)
             self.check_peer_pollution(tids, opt_name, st, span)
             fused = self.it.ev.truth_of(attrs.get("__fused__", FALSE)) is True
+            self.note_gradless(obj.oid, tids, st, span)
             self.check_cleared(obj.oid, tids, opt_name, st, span)
             self.schedules.at_step(obj, st, node)
             # zero_grad() (set_to_none) with no backward since: those parameters have no
@@ -133,6 +136,15 @@ class Optimizers:
             meta = st.own("meta")
             meta["cleared_grads"] = {**meta.get("cleared_grads", {}), **cleared}
 
+    def note_gradless(self, oid: int, tids: Sequence[int], st: State, span: Span) -> None:
+        """A step that runs before any backward gave its parameters a gradient (none has one, none was
+        cleared): if the same step later finds the gradients cleared by a zeroing call, the step is the
+        statement out of place (``zero_grad(); step(); loss.backward()``), not the zeroing call."""
+        if not tids or any(st.grads.get(t) for t in tids) or set(tids) & set(st.meta.get("cleared_grads") or ()):
+            return
+        meta = st.own("meta")
+        meta["gradless_steps"] = frozenset(meta.get("gradless_steps", frozenset())) | {(oid, span)}
+
     def check_cleared(self, oid: int, tids: Sequence[int], opt_name: str, st: State, span: Span) -> None:
         """GW740: ``loss.backward(); opt.zero_grad(); opt.step()`` — the step finds no gradient on any
         parameter it holds, because a zeroing call cleared, after the backward, gradients no step of this
@@ -148,12 +160,24 @@ class Optimizers:
         if not lost:
             return
         zspan, bspan, _ = max(lost, key=lambda r: r[2])
-        key = ("cleared", zspan)
+        early = (oid, span) in st.meta.get("gradless_steps", ())
+        key = ("cleared", span if early else zspan)
         if key in self.reported_cleared:
             return
         self.reported_cleared.add(key)
+        if early:  # the step runs before the backward of its iteration, right after the zeroing
+            self.it.emit(Event("grads_cleared_before_step", span, {
+                "why": f"`{opt_name}.step()` runs before the backward at line {bspan.row}: at its first run no "
+                       f"gradient exists yet, and the gradients each backward computes are cleared by the zeroing "
+                       f"call at line {zspan.row} before this step runs again",
+                "fix": "call the step after the backward"},
+                related=(Related(bspan, "the backward whose gradients no step applies", "backward"),
+                         Related(zspan, "clears them before the step", "note"))))
+            return
         self.it.emit(Event("grads_cleared_before_step", zspan, {
-            "opt": opt_name, "step_line": span.row, "backward_line": bspan.row},
+            "why": f"this clears the gradients the backward at line {bspan.row} computed before `{opt_name}.step()` "
+                   f"at line {span.row} applies them",
+            "fix": "clear them before the backward or after the step"},
             related=(Related(bspan, "the backward whose gradients are cleared", "backward"),
                      Related(span, "this step finds no gradient", "step"))))
 

@@ -1,4 +1,5 @@
-"""``LambdaLR`` schedules whose factor is zero at every step the program takes (GW741).
+"""``LambdaLR`` schedules whose factor is zero at every step the program takes (GW741), and step-decay
+schedulers whose ``gamma`` of 0 makes the learning rate 0 from their first decay on (GW744).
 
 ``LambdaLR(opt, lambda step: min(1.0, step // warmup))``: the learning rate of every step is
 ``base_lr * lr_lambda(n)``, ``n`` the number of ``scheduler.step()`` calls made before it (the
@@ -18,7 +19,11 @@ from typing import Any, Dict, List, Tuple
 
 from gradwarden.engine.diagnostic import Span
 from gradwarden.engine.events import Event
-from gradwarden.engine.state.model import ConstV, NONE, ObjV, RefV, State, TRUE, UNKNOWN, Value, fresh_id
+from gradwarden.engine.state.model import ConstV, NONE, ObjV, RefV, SeqV, State, TRUE, UNKNOWN, Value, fresh_id
+
+
+# where `gamma` goes among the positional arguments of each step-decay scheduler
+DECAY_GAMMA_AT = {"StepLR": 2, "MultiStepLR": 2, "ExponentialLR": 1}
 
 
 class LambdaSchedules:
@@ -28,6 +33,8 @@ class LambdaSchedules:
         self.it = it
         # the LambdaLR call -> [zero steps, other steps], over every path
         self.factors: Dict[Span, List[int]] = {}
+        # a step-decay scheduler with gamma 0 -> [its class, the count of its first decay, steps taken at lr 0]
+        self.decayed: Dict[Span, List[Any]] = {}
         it.finishers.append(self.finish)
 
     def construct(self, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
@@ -42,6 +49,39 @@ class LambdaSchedules:
             prev = st.attrs(opt.oid).get("__lambdas__")
             entry = (obj.oid, fn, span)
             st.set_attr(opt.oid, "__lambdas__", ConstV((prev.value if isinstance(prev, ConstV) else ()) + (entry,)))
+        return obj
+
+    def construct_decay(self, qual: str, args: List[Value], kwargs: Dict[str, Value], st: State,
+                        node: ast.AST) -> Value:
+        """``StepLR``/``MultiStepLR``/``ExponentialLR`` with a ``gamma`` known to be 0 (GW744): from the
+        ``scheduler.step()`` count of the first decay on, every step's learning rate is 0."""
+        kind = qual.rsplit(".", 1)[-1]
+        opt = args[0] if args else kwargs.get("optimizer", UNKNOWN)
+        obj = ObjV(fresh_id())
+        st.set_attr(obj.oid, "__sched__", TRUE)
+        gamma = kwargs.get("gamma", args[DECAY_GAMMA_AT[kind]] if len(args) > DECAY_GAMMA_AT[kind] else None)
+        if not (isinstance(gamma, ConstV) and not isinstance(gamma.value, bool) and isinstance(gamma.value, (int, float))
+                and gamma.value == 0) or not (isinstance(opt, ObjV) and "__optim__" in st.attrs(opt.oid)):
+            return obj
+        first = 1
+        if kind == "StepLR":
+            size = args[1] if len(args) > 1 else kwargs.get("step_size")
+            first = size.value if isinstance(size, ConstV) and isinstance(size.value, int) and size.value > 0 else None
+        elif kind == "MultiStepLR":
+            ms = args[1] if len(args) > 1 else kwargs.get("milestones")
+            got = None
+            if isinstance(ms, SeqV) and ms.kind in ("list", "tuple"):
+                items = st.lists.get(ms.lid, ())
+                got = [v.value for v in items if isinstance(v, ConstV)] if len(items) else None
+                if got is not None and len(got) != len(items):
+                    got = None
+            first = min(got) if got and all(isinstance(m, int) for m in got) else None
+        if first is None:
+            return obj
+        st.set_attr(obj.oid, "__count__", ConstV(0))
+        prev = st.attrs(opt.oid).get("__decays__")
+        entry = (obj.oid, first, self.it.span_of(node), kind)
+        st.set_attr(opt.oid, "__decays__", ConstV((prev.value if isinstance(prev, ConstV) else ()) + (entry,)))
         return obj
 
     def method(self, obj: ObjV, name: str, st: State) -> Value:
@@ -62,12 +102,20 @@ class LambdaSchedules:
                 not isinstance(factor.value, bool) and factor.value == 0
             tally = self.factors.setdefault(span, [0, 0])
             tally[0 if zero else 1] += 1
+        decays = st.attrs(opt.oid).get("__decays__")
+        for oid, first, span, kind in decays.value if isinstance(decays, ConstV) else ():
+            count = st.attrs(oid).get("__count__")
+            if isinstance(count, ConstV) and isinstance(count.value, int) and count.value >= first:
+                self.decayed.setdefault(span, [kind, first, 0])[2] += 1
 
     def finish(self) -> None:
         for span, (zero, other) in self.factors.items():
             if zero and not other:
                 self.it.emit(Event("lr_always_zero", span, {"steps": zero}))
         self.factors = {}
+        for span, (kind, first, zero) in self.decayed.items():
+            self.it.emit(Event("lr_decayed_to_zero", span, {"kind": kind, "first": first, "steps": zero}))
+        self.decayed = {}
 
 
-__all__: Tuple[str, ...] = ("LambdaSchedules",)
+__all__: Tuple[str, ...] = ("DECAY_GAMMA_AT", "LambdaSchedules")

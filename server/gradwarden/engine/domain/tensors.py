@@ -98,6 +98,9 @@ class Tensors:
                     st.update_t(t.tid, rg=b if b is not None else None, leaf=True)
                 return t
             if name in _NO_RESULT:
+                if name == "register_hook" and info_t.param and args:  # GW742: a hook that returns zeros
+                    self.it.optim.zeroed.at_register_hook(self.receiver_text(node) or "the parameter",
+                                                          args[0], node)
                 return NONE if name != "pin_memory" else t
             if name in _NEW_FACTORIES:
                 rg = kwargs.get("requires_grad")

@@ -14,6 +14,7 @@ import ast
 from typing import Any, Dict, List, Optional, Sequence
 
 from gradwarden.engine.diagnostic import Span
+from gradwarden.engine.domain.schedules import DECAY_GAMMA_AT
 from gradwarden.engine.domain import optable
 from gradwarden.engine.state.model import (
     ConstV, NONE, NumberV, ObjV, RefV, SeqV, State, TRUE, TensorV, UNKNOWN, UnknownV, Value, fresh_id,
@@ -235,6 +236,8 @@ class TorchCalls:
                 return out
         if qual == "torch.optim.lr_scheduler.LambdaLR":
             return self.it.optim.schedules.construct(args, kwargs, st, node)
+        if qual.startswith("torch.optim.lr_scheduler.") and qual.rsplit(".", 1)[-1] in DECAY_GAMMA_AT:
+            return self.it.optim.schedules.construct_decay(qual, args, kwargs, st, node)
         if qual.startswith("torch.optim.") and not qual.startswith("torch.optim.lr_scheduler") \
                 and qual.rsplit(".", 1)[-1][:1].isupper():
             return self.it.optim.construct_optimizer(qual, args, kwargs, st, node)
@@ -246,6 +249,7 @@ class TorchCalls:
             return self.nn_init(qual, args, st, node)
         if qual.rsplit(".", 1)[-1] in ("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm") and qual.startswith("torch.nn.utils"):
             self.it.optim.check_clip(qual, args[0] if args else kwargs.get("parameters", UNKNOWN), st, node)
+            self.it.optim.zeroed.at_clip(qual, args, kwargs, node)
         if qual.startswith("torch.nn.utils.") or qual.startswith("torch.cuda.") or qual.startswith("torch.backends."):
             return UNKNOWN
         if qual in ("torch.nn.parallel.data_parallel", "torch.nn.parallel.data_parallel.data_parallel"):
