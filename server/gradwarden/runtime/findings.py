@@ -81,6 +81,7 @@ _KIND_OF_CODE = {
     "GW710": "gradients-never-zeroed",
     "GW725": "partial-zero-grad",
     "GW707": "optimizer-without-grad",
+    "GW604": "tensor-attribute-not-parameter",
     "GW738": "custom-function-contract",
     "GW739": "exhausted-iterator",
     "GW740": "gradients-cleared-before-step",

@@ -4,12 +4,14 @@ import torch
 from . import aliased as _aliased
 from . import ctxstash as _cs
 from . import evalmode as _evalmode
+from . import freshleaves as _freshleaves
 from . import gradmode as _gradmode
 from . import groups as _groups
 from . import heldgrads as _heldgrads
 from . import hookslots as _hookslots
 from . import lrzero as _lrzero
 from . import memo as _memo
+from . import nullsteps as _nullsteps
 from . import mode as _md
 from . import oneshot as _oneshot
 from . import polluted as _polluted
@@ -45,6 +47,8 @@ def install(config):
     _lrzero.install()
     _state.finalizers.append(_zerograd.finish)
     _oneshot.install()
+    _freshleaves.install()
+    _nullsteps.install()
     _patch_parameter_new()
     _hookslots.install()
     _evalmode.install()
