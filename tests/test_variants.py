@@ -54,7 +54,8 @@ VARIANTS_DIR = Path(__file__).resolve().parent / "data" / "variants"
 # (batch 10, held out after batch 9: pending), H118-H127 / A104, B104, C212, D126, G259-G262 (batch 11, held out
 # after batch 10: pending), H128-H137 / A105, B105, C213, D127, E114, G263-G266 (batch 12, held out after batch 11:
 # pending), H138-H147 / A106, B106, D128, F207, G267-G270 (batch 13, held out after batch 12: pending), H148-H157 /
-# A107, B107, D129, F208, G271-G274 (batch 14, held out after batch 13: pending). The issue's bar
+# A107, B107, D129, F208, G271-G274 (batch 14, held out after batch 13: pending), H158-H167 / A108, B108, D130,
+# F209, G275-G278 (batch 15, held out after batch 14: pending). The issue's bar
 # for held-back cases is 90 %; this floor guards against regressions below it (measured: 93 % overall, 1 false alarm), and the report prints every miss.
 MIN_RECALL = 0.90
 MAX_FALSE_ALARMS = 2
@@ -127,12 +128,16 @@ class PendingBatch:
 # with no false alarm; a ModuleDict's items() read as its known
 # children brought batch 13 to 11/14 (H140's dict comprehension of detached outputs, GW722), and the static GW733
 # (a recurrent state detached at every step of the loop that builds it, H147) to 12/14.
+# Batch 15 (H158-H167, A108, B108, D130, F209, G275-G278: written after batches 7-14 were tuned on, half of the
+# H files known kinds in new spellings, half kinds no batch used) is held here at its first contact (9/14 hits,
+# 2 findings on other lines, engine 5ccd3a7; BATCHES.md).
 PENDING_BATCHES: Tuple[PendingBatch, ...] = (
     PendingBatch("10", re.compile(r"^(H(10[6-9]|11[0-7])|A103|B103|C211|D125|E113|F206|G25[4-8])_"), 15, 0),
     PendingBatch("11", re.compile(r"^(H(11[89]|12[0-7])|A104|B104|C212|D126|G2(59|6[0-2]))_"), 13, 0),
     PendingBatch("12", re.compile(r"^(H(12[89]|13[0-7])|A105|B105|C213|D127|E114|G26[3-6])_"), 11, 0),
     PendingBatch("13", re.compile(r"^(H(13[89]|14[0-7])|A106|B106|D128|F207|G2(6[7-9]|70))_"), 12, 0),
     PendingBatch("14", re.compile(r"^(H(14[89]|15[0-7])|A107|B107|D129|F208|G27[1-4])_"), 13, 0),
+    PendingBatch("15", re.compile(r"^(H(15[89]|16[0-7])|A108|B108|D130|F209|G27[5-8])_"), 9, 2),
 )
 
 
