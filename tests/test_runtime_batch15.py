@@ -10,10 +10,18 @@ correct twin on which the run finds nothing:
 - an ``nn.Parameter`` made in ``forward`` at every call (a new leaf per step that no optimizer holds):
   GW719 at the ``nn.Parameter(...)`` call (one made in ``__init__`` is not this);
 - ``clip_grad_norm_(..., max_norm=0)`` / ``clip_grad_value_(..., 0)``: every gradient set to zero
-  before the step, GW735 at the call (a bound that clips, or no clipping, is not this);
+  before the step, GW743 at the call (a bound that clips, or no clipping, is not this);
+- a gradient hook that returns zeros, on a parameter or on an activation: the parameters it covers
+  get an all-zero gradient at every step, GW742 at the ``register_hook`` (a hook that scales, or a
+  reversal coefficient that starts at 0 and grows, is not this);
+- a step decay to exactly 0 (``StepLR(..., gamma=0)``): the rate is 0 from the first decay to the
+  end of the run, GW744 at the scheduler (a decay by 0.5, a cosine schedule to 0 at its last step,
+  are not this);
 - a ``GradScaler`` that unscales gradients its ``scale()`` never multiplied (``scaler.scale(loss)``
   computed, ``loss.backward()`` called): GW736 at the backward (a scaled loss divided for
   accumulation, with ``unscale_`` before clipping, is not this).
+
+Codes: GW742-GW744 are batch 15's static rules for the same hazards, GW736 is run only.
 
 The comments say what torch does (ground truth: run the file plainly)."""
 from __future__ import annotations
@@ -147,7 +155,7 @@ PROGRAMS: Dict[str, str] = {
             loss.backward()
             opt.step()
     """,
-    # max_norm=0 scales every gradient by 0: the model never moves. GW735 at line 11
+    # max_norm=0 scales every gradient by 0: the model never moves. GW743 at line 11
     "clip_norm_zero": """
         import torch
         from torch import nn
@@ -162,7 +170,7 @@ PROGRAMS: Dict[str, str] = {
             nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.0)
             opt.step()
     """,
-    # clip_value=0 clamps every gradient into [0, 0]. GW735 at line 11
+    # clip_value=0 clamps every gradient into [0, 0]. GW743 at line 11
     "clip_value_zero": """
         import torch
         from torch import nn
@@ -229,6 +237,98 @@ PROGRAMS: Dict[str, str] = {
             scaler.step(opt)
             scaler.update()
     """,
+    # a debugging hook left on the embedding: its .grad is all zeros at every step. GW742 at line 9
+    "hook_zero_param": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        class Bag(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.emb = nn.Embedding(10, 4)
+                self.fc = nn.Linear(4, 1)
+                self.emb.weight.register_hook(lambda g: torch.zeros_like(g))
+            def forward(self, t):
+                return self.fc(self.emb(t).mean(1))
+        model = Bag()
+        opt = torch.optim.SGD(model.parameters(), lr=0.5)
+        for step in range(3):
+            t = torch.randint(0, 10, (8, 3))
+            loss = model(t).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # the same on an activation registered at every forward: the encoder's gradient is all zero.
+    # GW742 at line 9
+    "hook_zero_activation": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        enc = nn.Linear(4, 8)
+        dec = nn.Linear(8, 1)
+        opt = torch.optim.SGD([*enc.parameters(), *dec.parameters()], lr=0.1)
+        for step in range(3):
+            h = torch.tanh(enc(torch.randn(8, 4)))
+            h.register_hook(lambda g: g * 0)
+            loss = dec(h).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # a hook that scales, a gradient-reversal coefficient that starts at 0 and grows: correct
+    "hook_ok": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        enc = nn.Linear(4, 8)
+        dec = nn.Linear(8, 1)
+        enc.weight.register_hook(lambda g: g * 0.1)
+        opt = torch.optim.SGD([*enc.parameters(), *dec.parameters()], lr=0.1)
+        for step in range(3):
+            lam = step / 2
+            h = torch.tanh(enc(torch.randn(8, 4)))
+            h.register_hook(lambda g, lam=lam: -lam * g)
+            loss = dec(h).pow(2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    """,
+    # gamma=0: the rate is 0 from the first decay on. GW744 at line 6
+    "step_decay_zero": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.0)
+        for epoch in range(4):
+            for _ in range(2):
+                loss = model(torch.randn(8, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            sched.step()
+    """,
+    # a decay by 0.5, and a cosine schedule that reaches 0 at its last step only: correct
+    "step_decay_ok": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+        opt2 = torch.optim.SGD(nn.Linear(4, 1).parameters(), lr=0.1)
+        cos = torch.optim.lr_scheduler.CosineAnnealingLR(opt2, T_max=4)
+        for epoch in range(4):
+            for _ in range(2):
+                loss = model(torch.randn(8, 4)).pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+            sched.step()
+            cos.step()
+    """,
 }
 
 
@@ -258,7 +358,7 @@ def test_a_parameter_made_at_every_call(runs):
 
 @pytest.mark.parametrize("name,fn", [("clip_norm_zero", "`clip_grad_norm_`"), ("clip_value_zero", "`clip_grad_value_`")])
 def test_clipping_with_a_bound_of_zero(runs, name, fn):
-    f = _one(runs[name], "GW735")
+    f = _one(runs[name], "GW743")
     assert f.row == 11 and f.message.startswith(fn) and "exactly zero" in f.message
     assert site_rows(f, "backward") == [10]
 
@@ -266,3 +366,16 @@ def test_clipping_with_a_bound_of_zero(runs, name, fn):
 def test_a_scaler_unscales_gradients_it_never_scaled(runs):
     f = _one(runs["scaler_unscaled"], "GW736")
     assert f.row == 12 and "divided by its scale (1024)" in f.message and site_rows(f, "step") == [13]
+
+
+@pytest.mark.parametrize("name,row,what", [("hook_zero_param", 9, "`emb.weight`"), ("hook_zero_activation", 9, "`weight`")])
+def test_a_gradient_hook_that_returns_zeros(runs, name, row, what):
+    f = _one(runs[name], "GW742")
+    assert f.row == row and "returns zeros at every backward" in f.message and what in f.message
+    assert site_rows(f, "optimizer")
+
+
+def test_a_step_decay_to_zero(runs):
+    f = _one(runs["step_decay_zero"], "GW744")
+    assert f.row == 6 and "StepLR" in f.message and "`gamma=0`" in f.message and "from its step 3" in f.message
+    assert site_rows(f, "optimizer") == [5]

@@ -19,6 +19,7 @@ from . import samples as _samples
 from . import staleopt as _staleopt
 from . import untrained as _untrained
 from . import zerograd as _zerograd
+from . import zerohooks as _zerohooks
 from .backward import _wrap_backward
 from .compile import _patch_compile
 from .mode import _make_mode
@@ -49,6 +50,7 @@ def install(config):
     _oneshot.install()
     _freshleaves.install()
     _nullsteps.install()
+    _zerohooks.install()
     _patch_parameter_new()
     _hookslots.install()
     _evalmode.install()

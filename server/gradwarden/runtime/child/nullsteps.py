@@ -1,5 +1,5 @@
 """Steps whose gradients the program itself made meaningless before the optimizer saw them:
-clipping with a bound of 0 (GW735), and a ``GradScaler`` that unscales gradients it never scaled
+clipping with a bound of 0 (GW743, the static rule's code), and a ``GradScaler`` that unscales gradients it never scaled
 (GW736). Both are proven by the run without knowing what the program meant: no program clips to
 zero on purpose, and a scaler divides by its scale what ``scaler.scale(loss)`` multiplied.
 
@@ -87,7 +87,7 @@ def _note_zeroed(name, bound_name, count):
         return
     bw = _state.last_bw_site
     sites = [{"kind": "backward", "site": bw, "message": "its gradients were zeroed by the clip"}] if bw else []
-    _finding(("clip-zero", key), code="GW735", kind="clipped-to-zero", severity="warning", site=site, sites=sites,
+    _finding(("clip-zero", key), code="GW743", kind="gradient-clipped-to-zero", severity="warning", site=site, sites=sites,
              message="`%s` is called with `%s=0`: it sets every gradient of the %d tensors it is given to exactly zero "
                      "(at %d backward calls), so the optimizer steps with zeros and nothing trains (a bound of 0 does "
                      "not turn clipping off: skip the call, or pass the bound you meant)" % (
