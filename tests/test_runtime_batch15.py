@@ -14,6 +14,9 @@ correct twin on which the run finds nothing:
 - a gradient hook that returns zeros, on a parameter or on an activation: the parameters it covers
   get an all-zero gradient at every step, GW742 at the ``register_hook`` (a hook that scales, or a
   reversal coefficient that starts at 0 and grows, is not this);
+- ``opt.step()`` above ``loss.backward()`` in the iteration, with ``zero_grad()`` first: GW740 at the
+  step (the zeroing call between a backward and its step, ``backward(); zero_grad(); step()``, stays
+  shown at the zeroing call);
 - a step decay to exactly 0 (``StepLR(..., gamma=0)``): the rate is 0 from the first decay to the
   end of the run, GW744 at the scheduler (a decay by 0.5, a cosine schedule to 0 at its last step,
   are not this);
@@ -329,6 +332,22 @@ PROGRAMS: Dict[str, str] = {
             sched.step()
             cos.step()
     """,
+    # the step runs before the backward of its own loss: each step finds the previous backward's
+    # gradients cleared by zero_grad. GW740 at the step, line 8 (backward 9, zeroing 6)
+    "step_before_backward": """
+        import torch
+        from torch import nn
+        torch.manual_seed(0)
+        def train(model, opt, batches):
+            for x in batches:
+                opt.zero_grad()
+                loss = model(x).pow(2).mean()
+                opt.step()
+                loss.backward()
+        model = nn.Linear(4, 1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        train(model, opt, [torch.randn(8, 4) for _ in range(3)])
+    """,
 }
 
 
@@ -379,3 +398,9 @@ def test_a_step_decay_to_zero(runs):
     f = _one(runs["step_decay_zero"], "GW744")
     assert f.row == 6 and "StepLR" in f.message and "`gamma=0`" in f.message and "from its step 3" in f.message
     assert site_rows(f, "optimizer") == [5]
+
+
+def test_the_step_before_the_backward_of_its_iteration(runs):
+    f = _one(runs["step_before_backward"], "GW740")
+    assert f.row == 8 and "runs before the backward of its own loss (line 9)" in f.message
+    assert site_rows(f, "note") == [6] and 9 in site_rows(f, "backward")

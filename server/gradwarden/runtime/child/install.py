@@ -2,6 +2,7 @@
 import torch
 
 from . import aliased as _aliased
+from . import cleared as _cleared
 from . import ctxstash as _cs
 from . import evalmode as _evalmode
 from . import freshleaves as _freshleaves
@@ -41,6 +42,7 @@ def install(config):
     _untrained.install()
     _state.finalizers.append(_untrained.finish)
     _heldgrads.install()
+    _state.finalizers.append(lambda: _cleared.resolve(_state.bw_count, _state.last_bw_site, final=True))
     _groups.install()
     _aliased.install()
     _staleopt.install()
