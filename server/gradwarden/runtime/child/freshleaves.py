@@ -30,7 +30,7 @@ from .userfiles import _caller, _site, _user_frame
 
 _Tensor = torch.Tensor
 _MAX_ATTRS = 64
-_MAX_NUMEL = 1 << 20
+_MAX_NUMEL = 1 << 16  # each is kept as a copy until it is judged
 _MAX_FRESH_SITES = 32
 
 # [weakref(owner), name, weakref(tensor), store site, snapshot, steps seen, how ("buffer"/"attribute")]
