@@ -81,9 +81,15 @@ _KIND_OF_CODE = {
     "GW710": "gradients-never-zeroed",
     "GW725": "partial-zero-grad",
     "GW707": "optimizer-without-grad",
+    "GW604": "tensor-attribute-not-parameter",
     "GW738": "custom-function-contract",
     "GW739": "exhausted-iterator",
     "GW740": "gradients-cleared-before-step",
+    "GW741": "learning-rate-always-zero",
+    "GW742": "gradient-hook-returns-zero",
+    "GW743": "gradient-clipped-to-zero",
+    "GW744": "learning-rate-decayed-to-zero",
+    "GW736": "unscaled-gradients",
 }
 
 

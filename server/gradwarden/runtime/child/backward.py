@@ -6,6 +6,7 @@ import torch
 from .freed import _freed_graph, _remember_roots
 from . import gradmode as _gradmode
 from . import nonfinite as _nonfinite
+from . import nullsteps as _nullsteps
 from . import polluted as _polluted
 from . import probestate as _ps
 from . import recurrent as _recurrent
@@ -111,6 +112,8 @@ def _wrap_backward(orig, kind):
                 _recurrent.before_backward(_roots(args, kwargs, roots_name), site)
             _nonfinite.before_backward()
             _untrained.before_backward(_roots(args, kwargs, roots_name))
+            if _nullsteps.active[0]:
+                _nullsteps.before_backward(_roots(args, kwargs, roots_name))
         st.bw_depth += 1
         try:
             out = orig(*args, **kwargs)

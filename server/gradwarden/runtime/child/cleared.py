@@ -23,6 +23,7 @@ _MAX = 8
 
 _discards = []  # (zeroing site, ids of the tensors it cleared, backward count then, last backward site)
 _reported = set()
+_pending = []  # (zeroing site, backward site, step site, optimizer site, optimizer class name, backward count)
 
 
 def note(site, ids, bw_count, bw_site):
@@ -55,18 +56,50 @@ def check(opt, params, bw_count, step_site, optimizer_site):
             return
         site, _ids, _n, bw_site = found
         _reported.add(tuple(site[:2]))
-        name = type(opt).__name__
-        sites = [{"kind": "backward", "site": bw_site, "message": "computes the gradients the zeroing call drops"}]
-        if step_site is not None:
-            sites.append({"kind": "step", "site": step_site,
-                          "message": "%s.step() then finds no gradient to apply" % name})
-        if optimizer_site is not None:
-            sites.append({"kind": "optimizer", "site": optimizer_site, "message": "the optimizer"})
-        _finding(("cleared-before-step", tuple(site)), code="GW740", kind="gradients-cleared-before-step",
-                 severity="warning", site=site, sites=sites,
-                 message="this zeroing call runs after the backward at line %s and before %s.step(): it drops the "
-                         "gradients the backward just computed, so the step applies none and the parameters do "
-                         "not train (clear the gradients before the backward, or after the step)" % (
-                             bw_site[1], name))
+        # which line to show waits for the next backward: the step may run before its own backward
+        _pending.append((site, bw_site, step_site, optimizer_site, type(opt).__name__, bw_count))
     except Exception:  # noqa: BLE001
         _internal_error("cleared: step")
+
+
+def resolve(bw_count, last_bw_site, final=False):
+    """Report the findings the checks above made, once the backward after their step is known: when
+    the one backward since the step ran in the step's function, below it (``opt.zero_grad(); loss =
+    ...; opt.step(); loss.backward()``), the step comes before the backward of its own iteration and is
+    the line to move (shown there, the zeroing call a `note`); else the zeroing call is the line."""
+    keep = []
+    for entry in _pending:
+        site, bw_site, step_site, optimizer_site, name, n = entry
+        if bw_count == n and not final:
+            keep.append(entry)
+            continue
+        try:
+            early = bw_count == n + 1 and last_bw_site is not None and step_site is not None and \
+                list(last_bw_site[::2]) == list(step_site[::2]) and last_bw_site[1] > step_site[1]
+            _report(site, bw_site, step_site, optimizer_site, name, last_bw_site if early else None)
+        except Exception:  # noqa: BLE001
+            _internal_error("cleared: resolve")
+    _pending[:] = keep
+
+
+def _report(site, bw_site, step_site, optimizer_site, name, own_bw):
+    sites = [{"kind": "backward", "site": bw_site, "message": "computes the gradients the zeroing call drops"}]
+    if optimizer_site is not None:
+        sites.append({"kind": "optimizer", "site": optimizer_site, "message": "the optimizer"})
+    if own_bw is not None:
+        sites.append({"kind": "note", "site": site, "message": "clears the gradients of the previous backward"})
+        sites.append({"kind": "backward", "site": own_bw, "message": "the backward of this step's loss, after it"})
+        _finding(("cleared-before-step", tuple(step_site)), code="GW740", kind="gradients-cleared-before-step",
+                 severity="warning", site=step_site, sites=sites,
+                 message="%s.step() runs before the backward of its own loss (line %s): the gradients it finds were "
+                         "made by the previous iteration's backward and cleared by the zeroing call at line %s, so "
+                         "every step applies none and the parameters do not train (call the step after "
+                         "`backward()`)" % (name, own_bw[1], site[1]))
+        return
+    if step_site is not None:
+        sites.append({"kind": "step", "site": step_site, "message": "%s.step() then finds no gradient to apply" % name})
+    _finding(("cleared-before-step", tuple(site)), code="GW740", kind="gradients-cleared-before-step",
+             severity="warning", site=site, sites=sites,
+             message="this zeroing call runs after the backward at line %s and before %s.step(): it drops the "
+                     "gradients the backward just computed, so the step applies none and the parameters do "
+                     "not train (clear the gradients before the backward, or after the step)" % (bw_site[1], name))

@@ -271,6 +271,8 @@ def _on_step(opt, args, kwargs):
         return None
     try:
         n = _state.bw_count
+        if _cleared._pending:
+            _cleared.resolve(n, _state.last_bw_site)
         prev = _prev_step.get(opt)
         _prev_step[opt] = n
         if prev is None or prev == n:

@@ -2,14 +2,17 @@
 import torch
 
 from . import aliased as _aliased
+from . import cleared as _cleared
 from . import ctxstash as _cs
 from . import evalmode as _evalmode
+from . import freshleaves as _freshleaves
 from . import gradmode as _gradmode
 from . import groups as _groups
 from . import heldgrads as _heldgrads
 from . import hookslots as _hookslots
 from . import lrzero as _lrzero
 from . import memo as _memo
+from . import nullsteps as _nullsteps
 from . import mode as _md
 from . import oneshot as _oneshot
 from . import polluted as _polluted
@@ -17,6 +20,7 @@ from . import samples as _samples
 from . import staleopt as _staleopt
 from . import untrained as _untrained
 from . import zerograd as _zerograd
+from . import zerohooks as _zerohooks
 from .backward import _wrap_backward
 from .compile import _patch_compile
 from .mode import _make_mode
@@ -38,6 +42,7 @@ def install(config):
     _untrained.install()
     _state.finalizers.append(_untrained.finish)
     _heldgrads.install()
+    _state.finalizers.append(lambda: _cleared.resolve(_state.bw_count, _state.last_bw_site, final=True))
     _groups.install()
     _aliased.install()
     _staleopt.install()
@@ -45,6 +50,9 @@ def install(config):
     _lrzero.install()
     _state.finalizers.append(_zerograd.finish)
     _oneshot.install()
+    _freshleaves.install()
+    _nullsteps.install()
+    _zerohooks.install()
     _patch_parameter_new()
     _hookslots.install()
     _evalmode.install()

@@ -1,4 +1,5 @@
-"""A scheduler that holds an optimizer's learning rate at exactly 0 at every step (GW741).
+"""A scheduler that holds an optimizer's learning rate at exactly 0 at every step (GW741), or from
+one of its decays to the end of the run (GW744).
 
 ``LambdaLR(opt, lambda s: min(1, s // warmup))`` (an integer division where ``s / warmup`` was
 meant), a schedule whose factor is 0 until a step the run never reaches: backward fills the
@@ -25,15 +26,18 @@ _MAX_OPTIMIZERS = 64
 
 
 class _Rec(object):
-    __slots__ = ("site", "zero", "done", "last", "step", "name")
+    __slots__ = ("site", "zero", "done", "last", "step", "name", "live", "tail", "since")
 
     def __init__(self, site, name):
         self.site = site  # where the optimizer was built
         self.zero = 0  # steps after a backward with every rate 0 and a non-zero gradient
-        self.done = False  # a step with a non-zero rate: never reported
+        self.done = False  # a step with a non-zero rate: never reported as "always"
         self.last = -1  # backward count at its last step
         self.step = None
         self.name = name
+        self.live = 0  # steps after a backward with a non-zero rate
+        self.tail = 0  # zero-rate steps (non-zero gradients) since the last step with a non-zero rate
+        self.since = 0  # the number of the step (after a backward) that began that tail
 
 
 _recs = {}  # id(optimizer) -> _Rec (by id: the optimizer may be freed before the run ends)
@@ -82,7 +86,7 @@ def on_step(opt, args, kwargs):
     if _state.suspended:
         return None
     rec = _alive.get(opt)
-    if rec is None or rec.done:
+    if rec is None:
         return None
     try:
         n = _state.bw_count
@@ -91,9 +95,17 @@ def on_step(opt, args, kwargs):
         rec.last = n
         if not _all_zero(opt):
             rec.done = True
+            rec.live += 1
+            rec.tail = 0
             return None
         if _nonzero_grad(opt):
-            rec.zero += 1
+            if not rec.done:
+                rec.zero += 1
+            elif not _scheduler_zero(id(opt)):
+                return None  # a rate the program wrote itself: not counted
+            elif rec.tail == 0:
+                rec.since = rec.live + 1
+            rec.tail += 1
             if rec.step is None:
                 rec.step = _site(_user_frame(_caller(1)))
     except Exception:  # noqa: BLE001
@@ -115,7 +127,8 @@ def _patch_scheduler():
             if id(optimizer) in _recs and id(optimizer) not in _scheds:
                 site = _site(_user_frame(_caller(1)))
                 if site is not None:
-                    _scheds[id(optimizer)] = (type(self).__name__, site, _factor_site(self))
+                    _scheds[id(optimizer)] = (type(self).__name__, site, _factor_site(self), weakref.ref(self),
+                                              getattr(self, "gamma", None))
         except Exception:  # noqa: BLE001
             _internal_error("zero learning rate: scheduler")
 
@@ -136,15 +149,19 @@ def finish():
     """When the run ends: the optimizers that never stepped with a non-zero rate."""
     try:
         for key, rec in list(_recs.items()):
-            if rec.done or rec.zero < _MIN_STEPS:
-                continue
             sched = _scheds.get(key)
             if sched is None:
+                continue
+            if rec.done:
+                if rec.tail >= _MIN_STEPS:
+                    _decayed_to_zero(key, rec, sched)
+                continue
+            if rec.zero < _MIN_STEPS:
                 continue
             sites = [{"kind": "optimizer", "site": rec.site, "message": "%s is built here" % rec.name}]
             if rec.step is not None:
                 sites.append({"kind": "step", "site": rec.step, "message": "%s.step() changes nothing" % rec.name})
-            kind, where, factor = sched
+            kind, where, factor = sched[:3]
             if factor is not None and list(factor[:2]) != list(where[:2]):
                 sites.append({"kind": "note", "site": factor, "message": "the factor it computes is 0"})
             why = "the %s built here sets it (its factor is 0 at every step the run made)" % kind
@@ -155,6 +172,35 @@ def finish():
                              "%s" % (rec.name, rec.zero, why))
     except Exception:  # noqa: BLE001
         _internal_error("zero learning rate: finish")
+
+
+def _scheduler_zero(key):
+    """The last rates the optimizer's scheduler computed are all exactly 0."""
+    sched = _scheds.get(key)
+    obj = sched[3]() if sched is not None else None
+    last = getattr(obj, "_last_lr", None) if obj is not None else None
+    try:
+        return bool(last) and all(float(v) == 0.0 for v in last)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _decayed_to_zero(key, rec, sched):
+    """The rate was non-zero at the first steps, then the scheduler made it exactly 0 in every group
+    and it stayed 0 at every later step the run saw (two or more, with non-zero gradients): a
+    ``StepLR``/``ExponentialLR``/``MultiStepLR`` with ``gamma=0``, a decay to 0 shorter than the loop.
+    The scheduler's own last rates are 0 (a rate the program wrote itself is not this)."""
+    kind, where, gamma = sched[0], sched[1], sched[4]
+    sites = [{"kind": "optimizer", "site": rec.site, "message": "%s is built here" % rec.name}]
+    if rec.step is not None:
+        sites.append({"kind": "step", "site": rec.step, "message": "%s.step() changes nothing from here on" % rec.name})
+    why = " (`gamma=%g`)" % gamma if isinstance(gamma, (int, float)) and gamma == 0 else ""
+    _finding(("zero-lr-tail", tuple(where), key), code="GW744", kind="learning-rate-decayed-to-zero", severity="warning",
+             site=where, sites=sites,
+             message="the %s built here%s sets %s's learning rate to exactly 0 in every parameter group from its "
+                     "step %d after a backward on: those %d steps (to the end of the run) change nothing while "
+                     "the parameters have non-zero gradients, so training stops there" % (
+                         kind, why, rec.name, rec.since, rec.tail))
 
 
 def install():

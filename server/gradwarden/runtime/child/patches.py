@@ -5,7 +5,9 @@ import torch
 from . import chainrule as _chainrule
 from . import contract as _contract
 from . import ctxstash as _cs
+from . import freshleaves as _freshleaves
 from . import mode as _md
+from . import polluted as _polluted
 from . import untrained as _untrained
 from .hidden import _aliases, _leaf_writes, _note_alias, _watch_shared_grads
 from .mode import _mode_active, _user_function
@@ -199,6 +201,8 @@ def _patch_parameter_new():
                 # freeze=False)`, `nn.Parameter(layer.weight)`): a loss through the new one gives the
                 # old one nothing
                 _untrained.cut_leaf(data, "nn.Parameter(...)", out, _caller(1))
+        if _polluted._optimizers:
+            _freshleaves.note_parameter(out, args[0] if args else kwargs.get("data"), _caller(1))
         return out
 
     __new__.__wrapped__ = orig
