@@ -122,8 +122,9 @@ class ProjectImports:
         self._nested: Optional[Tuple[Any, Dict[str, Any]]] = None
 
     # ---------------------------------------------------------------- registries
-    def class_decorators(self, stmt: ast.ClassDef, cls: Value, st: State) -> None:
-        """Run ``stmt``'s decorators that are small functions of the user's code on the class,
+    def class_decorators(self, stmt: Any, cls: Value, st: State) -> None:
+        """Run ``stmt``'s decorators that are small functions of the user's code on the class
+        (or the module-level function),
         for what they do (``@register("mlp")``, ``@HEADS.register_module()`` put the class into
         a registry dict that a config key later looks up). The name stays bound to the class.
         Each runs on a fork of the path within ``DECORATOR_WORK`` statement visits of its own
