@@ -145,6 +145,20 @@ class ProjectImports:
             if done:
                 st.become(work)
 
+    def user_decorated(self, stmt: Any, st: State) -> bool:
+        """Is one of ``stmt``'s decorators (or decorator factories) a small function of the user's
+        code? Looked up without running anything: most decorators (`@torch.jit.script`, a large
+        library registry) are not, and the path is not forked for them."""
+        for dec in stmt.decorator_list:
+            f = dec.func if isinstance(dec, ast.Call) else dec
+            if isinstance(f, (ast.Name, ast.Attribute)):
+                try:
+                    if _registers(self.it.ev.eval(f, st)):
+                        return True
+                except Halt:
+                    continue
+        return False
+
     def registration(self, call: ast.Call, st: State) -> None:
         """A module-level call of a followed module (``BACKBONES.register_module(Net)``,
         ``MODELS.update(resnet=ResNet)``): run, as a class decorator is, when what it calls is a

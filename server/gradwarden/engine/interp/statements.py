@@ -320,7 +320,7 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         # a closure returned and called later (`make_hook(name)` -> `hook`) still sees `self`, `name`
         frame = st.frame()
         fn = frame[stmt.name] = ref_value("func", stmt.name, (stmt, st.fi if st.fi == 0 else (st.fi, frame)))
-        if stmt.decorator_list and st.fi == 0:
+        if stmt.decorator_list and st.fi == 0 and self.it.projects.user_decorated(stmt, st):
             # a module-level function's decorators run when it is made, as a class's do: a
             # registering decorator (`@register(0.1)` storing `LOSSES[fn] = 0.1`) fills its table
             # for the code that iterates it; the name stays bound to the function (a wrapper is
