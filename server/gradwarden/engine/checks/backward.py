@@ -312,9 +312,13 @@ class BackwardPass:
         timeline = self.timeline(st, s, n, w, span)
         if s.maybe and implicit and not self.implicit_objective:
             return  # (see implicit_backward)
-        facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.call_span or n.report_span or n.span).row,
+        where = w.site or w.span
+        if w.kind == "step":
+            depth = len(self.it.call_spans)
+            where = w.stack[depth] if len(w.stack) > depth else w.span  # a wrapper's step(): its call
+        facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": _line_named(n, where, self.it.filename),
                  "version": s.version, "backward_line": span.row, "outcome": "will raise", "assumes_backward": implicit,
-                 "backward": _named(backward_desc, span, w.site or w.span, self.it.filename),
+                 "backward": _named(backward_desc, span, where, self.it.filename),
                  "cond": " (if its inputs require grad: we cannot tell here)" if s.maybe else ""}
         severity = 3 if s.maybe else None  # information: not provable from this code alone
         if recomputed:
@@ -322,13 +326,12 @@ class BackwardPass:
             facts["outcome"] = ("does not raise under `checkpoint(use_reentrant=False)`, which recomputes the saved "
                                 "value and writes it again: the gradients are silently computed from the written values")
             severity = 3 if s.maybe else 2
-        where = w.site or w.span
         if w.kind == "step":
             params = f"`{s.name}`" if s.name else "its parameters"
             facts.update(opt=w.optimizer or "optimizer", params=params, step=w.op)
-            depth = len(self.it.call_spans)
-            step_at = w.stack[depth] if len(w.stack) > depth else w.span  # a wrapper's step(): its call
-            self.it.emit(Event("step_before_backward", step_at, facts, tuple(related), timeline,
+            if where != w.span:
+                related.append(Related(w.span, "the parameters are written here", "write"))
+            self.it.emit(Event("step_before_backward", where, facts, tuple(related), timeline,
                                fix_facts={"backward_span": span, "write": w}, severity=severity))
             return
         self.it.emit(Event("version_mismatch", where, facts, tuple(related), timeline,
@@ -346,7 +349,7 @@ class BackwardPass:
     def data_write_event(self, st: State, n: Node, s: Saved, w: Write, span: Span, backward_desc: str) -> None:
         related = (self._save_related(n, s), Related(span, "backward silently uses the modified values here",
                                                      "backward"))
-        facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": (n.call_span or n.report_span or n.span).row,
+        facts = {"op": w.op, "name": w.name, "saver": n.op, "save_line": _line_named(n, w.site or w.span, self.it.filename),
                  "version": s.version, "backward_line": span.row, "assumes_backward": backward_desc.startswith("any"),
                  "backward": _named(backward_desc, span, w.site or w.span, self.it.filename),
                  "cond": " (if its inputs require grad)" if s.maybe else "",
@@ -772,6 +775,15 @@ OBJECTIVE_KEEPERS = frozenset({
     "flatten", "to", "float", "double", "half", "type_as", "contiguous", "clone", "stack", "cat", "setitem",
     "copy_", "fill_", "masked_fill", "masked_fill_", "__setitem__", "index_put_", "expand", "expand_as",
 })
+
+
+def _line_named(n: Node, where: Span, analysed: str) -> Any:
+    """The line where ``n`` saved, as the finding's own file names it: its number, with its
+    file when that is another (a layer in one module saving what a layer in another writes)."""
+    at = n.call_span or n.report_span or n.span
+    if at.file == where.file:
+        return at.row
+    return f"{at.row} of {os.path.basename(at.file or analysed)}"
 
 
 def _named(desc: str, backward: Span, where: Span, analysed: str) -> str:

@@ -5,7 +5,9 @@ dicts, and ``super()``.
 from __future__ import annotations
 
 import ast
+import json
 import os
+from pathlib import PurePath
 from typing import Any, Dict, List, Optional
 
 from gradwarden.engine.domain.containers import container_length
@@ -65,6 +67,7 @@ def consume(v: Value, st: State, consumer: Any) -> Optional[Oneshot]:
 # `os.path` functions of known strings (a config next to its loader: `os.path.join(os.path.dirname(
 # __file__), name + ".yaml")`); `abspath` / `realpath` only of a path already absolute (else the
 # answer depends on the working directory the program runs in)
+MAX_JSON_ITEMS = 512  # values of one JSON document read (a config: a few dozen)
 _PATH_FUNCTIONS = frozenset({"os.path.join", "os.path.dirname", "os.path.basename", "os.path.abspath",
                              "os.path.realpath", "os.path.normpath"})
 
@@ -116,6 +119,8 @@ class Builtins:
         return self.it.ev.new_seq(keep, st)
 
     def _call_builtin(self, name: str, args: List[Value], kwargs: Dict[str, Value], st: State, node: ast.AST) -> Value:
+        if name == "collections.OrderedDict":
+            name = "dict"  # ordered as every dict is (`nn.Sequential(OrderedDict(pairs))` names its children)
         if name == "filter":
             return self._filter(args, st, node)
         if name == "itertools.chain":
@@ -141,6 +146,14 @@ class Builtins:
             return self.it.projects.import_by_name(args[0].value, node, st)
         if name == "runpy.run_path" and args and isinstance(args[0], ConstV):
             return self.it.projects.run_by_path(args[0].value, node, st)
+        if name in ("pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath"):
+            # a path of known strings, computed as pathlib does (joined with `/`, its `.parent`)
+            parts = [a.value for a in args if isinstance(a, ConstV) and isinstance(a.value, (str, PurePath))]
+            return ConstV(PurePath(*parts)) if parts and len(parts) == len(args) and not kwargs else UNKNOWN
+        if name in ("json.load", "json.loads") and len(args) == 1 and not kwargs:
+            return self._json_value(args[0], st)
+        if name == "open" and args and isinstance(args[0], ConstV) and isinstance(args[0].value, PurePath):
+            args = [ConstV(str(args[0].value))] + list(args[1:])
         if name == "open" and args and isinstance(args[0], ConstV) and isinstance(args[0].value, str):
             if args[0].value.endswith(".py"):
                 return self.it.projects.source_file(args[0].value)
@@ -188,7 +201,7 @@ class Builtins:
                 return self.it.ev.new_seq(items, st, kind="homogeneous" if src.kind == "homogeneous" else
                                           ("tuple" if name == "tuple" else "list"))
             if isinstance(src, DictV):
-                return self.it.ev.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in st.dicts.get(src.did, ())], st)
+                return self.it.ev.new_seq([self.it.ev.key_value(k) for k, _ in st.dicts.get(src.did, ())], st)
             if isinstance(src, ObjV):
                 children = st.attrs(src.oid).get("__children__")
                 if isinstance(children, SeqV):
@@ -325,6 +338,36 @@ class Builtins:
             return NONE
         return UNKNOWN
 
+    def _json_value(self, src: Value, st: State) -> Value:
+        """``json.load(f)`` of a project file opened by the code (its lines: ``open``), or
+        ``json.loads(text)`` of a known string: the document as the program reads it (dicts,
+        lists, numbers, strings, booleans); anything else, or a document too large: unknown."""
+        if isinstance(src, ConstV) and isinstance(src.value, str):
+            text = src.value
+        else:
+            lines = self.it.ev.known_items(src, st) if isinstance(src, SeqV) else None
+            if lines is None or not all(isinstance(x, ConstV) and isinstance(x.value, str) for x in lines):
+                return UNKNOWN
+            text = "".join(x.value for x in lines)  # type: ignore[attr-defined]
+        try:
+            doc = json.loads(text)
+        except (ValueError, RecursionError):
+            return UNKNOWN
+        budget = [MAX_JSON_ITEMS]
+        return self._json_to_value(doc, st, budget)
+
+    def _json_to_value(self, doc: Any, st: State, budget: List[int]) -> Value:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return UNKNOWN
+        if isinstance(doc, dict):
+            d = DictV(fresh_id())
+            st.own("dicts")[d.did] = tuple((("c", k), self._json_to_value(v, st, budget)) for k, v in doc.items())
+            return d
+        if isinstance(doc, list):
+            return self.it.ev.new_seq([self._json_to_value(v, st, budget) for v in doc], st)
+        return ConstV(doc)
+
     def builtin_isinstance(self, v: Value, typ: Value, st: State) -> Value:
         types = self.it.ev.known_items(typ, st) if isinstance(typ, SeqV) else [typ]
         if types is None:
@@ -446,7 +489,7 @@ class Builtins:
             if name == "setdefault" and args:
                 key = self.it.ev.dict_key(args[0])
                 for k, v in entries:
-                    if k == key and key[0] == "c":
+                    if k == key and key[0] != "?":
                         return v
                 default = args[1] if len(args) > 1 else NONE
                 self.it.ev.dict_set(seq, args[0], default, st)
@@ -458,16 +501,16 @@ class Builtins:
                 st.own("dicts")[d.did] = tuple(entries)
                 return d
             if name == "keys":
-                return self.it.ev.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in entries], st)
+                return self.it.ev.new_seq([self.it.ev.key_value(k) for k, _ in entries], st)
             if name == "items":
-                return self.it.ev.new_seq([self.it.ev.new_seq([ConstV(k[1]) if k[0] == "c" else UNKNOWN, v], st, kind="tuple")
+                return self.it.ev.new_seq([self.it.ev.new_seq([self.it.ev.key_value(k), v], st, kind="tuple")
                                            for k, v in entries], st)
             if name == "update" and (args or kwargs):
                 src = self.it.ev.mapping(args[0], st) if args else None
                 if args and src is None:
                     return UNKNOWN
                 for k, v in st.dicts.get(src.did, ()) if src is not None else ():
-                    self.it.ev.dict_set(seq, ConstV(k[1]) if k[0] == "c" else UNKNOWN, v, st)
+                    self.it.ev.dict_set(seq, self.it.ev.key_value(k), v, st)
                 for k, v in kwargs.items():
                     self.it.ev.dict_set(seq, ConstV(k), v, st)
                 return NONE
@@ -477,7 +520,7 @@ class Builtins:
             if name == "pop" and args:
                 v = self.it.ev.dict_get(seq, args[0], st)
                 key = self.it.ev.dict_key(args[0])
-                if key[0] == "c" and any(k == key for k, _ in entries):
+                if key[0] != "?" and any(k == key for k, _ in entries):
                     st.own("dicts")[seq.did] = tuple(e for e in entries if e[0] != key)  # `cfg.pop("type")`
                 elif isinstance(v, UnknownV) and len(args) > 1:
                     return args[1]

@@ -568,7 +568,7 @@ class Modules:
             # `heads.update({"reg": nn.Linear(16, 1)})` of a ModuleDict/ParameterDict: one store per item,
             # as `heads["reg"] = ...` (an optimizer built before does not hold them)
             for k, v in st.dicts.get(args[0].did, ()):  # type: ignore[attr-defined]
-                if not store_into_container(self.it, obj, ConstV(k[1]) if k[0] == "c" else UNKNOWN, v, st):
+                if not store_into_container(self.it, obj, self.it.ev.key_value(k), v, st):
                     break
             else:
                 return NONE

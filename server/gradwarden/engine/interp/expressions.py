@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import operator as _op
+from pathlib import PurePath
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from gradwarden.engine.diagnostic import Span
@@ -64,6 +65,35 @@ def _property_kind(fdef: ast.AST) -> Optional[str]:
         if name in ("setter", "deleter") and isinstance(d, ast.Attribute):
             return "other"
     return None
+
+def _key_value(k: Any) -> Value:
+    """The value a dict entry's key stands for (``Expressions.dict_key``'s inverse): a constant,
+    a function or class, else unknown."""
+    if k[0] == "c":
+        return ConstV(k[1])
+    return k[1].ref if k[0] == "r" else UNKNOWN
+
+
+# kinds of reference usable as a dict key by identity (a registry keyed by the function itself)
+_REF_KEY_KINDS = frozenset(("func", "class", "lambda"))
+
+
+class RefKey:
+    """A function or class as a dict key: equal to another key for the same definition (two
+    evaluations of one name give two references to it), holding the reference for ``keys()``."""
+
+    __slots__ = ("ref", "ident")
+
+    def __init__(self, ref: RefV) -> None:
+        self.ref = ref
+        self.ident = (ref.kind, ref.name, id(ref.target))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RefKey) and other.ident == self.ident
+
+    def __hash__(self) -> int:
+        return hash(self.ident)
+
 
 class Expressions:
     """The ``ev`` role: expressions. The handler of an expression kind is looked up once per kind
@@ -165,6 +195,10 @@ class Expressions:
             return ref_value("boundseq", attr, None, obj)
         if cls is ConstV and isinstance(obj.value, str) and attr in _STR_METHODS:  # type: ignore[attr-defined]
             return ref_value("strmethod", attr, None, obj)
+        if cls is ConstV and isinstance(obj.value, PurePath) and attr in _PATH_ATTRS:  # type: ignore[attr-defined]
+            # `Path(__file__).parent / "cfg.json"`: a known path's parts (`/` joins as Python does)
+            v = getattr(obj.value, attr)  # type: ignore[attr-defined]
+            return ConstV(tuple(v) if attr == "parents" else v)
         return UNKNOWN
 
     def object_getattr(self, obj: ObjV, attr: str, st: State, node: ast.AST) -> Value:
@@ -349,13 +383,21 @@ class Expressions:
         return s
 
     def dict_key(self, key: Value) -> Any:
-        return ("c", key.value) if isinstance(key, ConstV) else ("?", None)
+        if isinstance(key, ConstV):
+            return ("c", key.value)
+        if isinstance(key, RefV) and key.kind in _REF_KEY_KINDS and key.bound is None:
+            # a function or class as a key (`LOSSES[fn] = weight` by a registering decorator):
+            # hashed by identity in Python, so the definition it names is the key
+            return ("r", RefKey(key))
+        return ("?", None)
+
+    key_value = staticmethod(lambda k: _key_value(k))
 
     def dict_get(self, d: DictV, key: Value, st: State) -> Value:
         k = self.dict_key(key)
         entries = st.dicts.get(d.did, ())
         for ek, ev in entries:
-            if ek == k and k[0] == "c":
+            if ek == k and k[0] != "?":
                 return ev
         vals = [ev for _, ev in entries]
         if len(vals) == 1:
@@ -367,7 +409,7 @@ class Expressions:
 
     def dict_set(self, d: DictV, key: Value, value: Value, st: State) -> None:
         k = self.dict_key(key)
-        entries = [e for e in st.dicts.get(d.did, ()) if not (e[0] == k and k[0] == "c")]
+        entries = [e for e in st.dicts.get(d.did, ()) if not (e[0] == k and k[0] != "?")]
         entries.append((k, value))
         st.own("dicts")[d.did] = tuple(entries)
 
@@ -615,7 +657,7 @@ class Expressions:
         if isinstance(it, DictV):
             if not st.dicts.get(it.did) and it.did in self.it.prefilled_dicts:
                 return None
-            return [ConstV(k[1]) if k[0] == "c" else UNKNOWN for k, _ in st.dicts.get(it.did, ())]
+            return [self.key_value(k) for k, _ in st.dicts.get(it.did, ())]
         if isinstance(it, ConstV) and isinstance(it.value, (tuple, list, str)) and len(it.value) <= MAX_UNROLL:
             return [ConstV(x) for x in it.value]
         if isinstance(it, ObjV):  # nn.ModuleList / nn.Sequential of known children
@@ -751,6 +793,8 @@ class Expressions:
         return UNKNOWN
 
 
+# attributes of a known path (pathlib.PurePath) that are known paths or strings
+_PATH_ATTRS = frozenset({"parent", "parents", "name", "stem", "suffix"})
 # methods of a known string that return a known string or truth value (a model class looked up by
 # `name.lower() == opt.model.replace("_", "") + "model"`, a config key normalized with `.upper()`)
 _STR_METHODS = frozenset({"lower", "upper", "casefold", "capitalize", "title", "strip", "lstrip", "rstrip",

@@ -122,8 +122,9 @@ class ProjectImports:
         self._nested: Optional[Tuple[Any, Dict[str, Any]]] = None
 
     # ---------------------------------------------------------------- registries
-    def class_decorators(self, stmt: ast.ClassDef, cls: Value, st: State) -> None:
-        """Run ``stmt``'s decorators that are small functions of the user's code on the class,
+    def class_decorators(self, stmt: Any, cls: Value, st: State) -> None:
+        """Run ``stmt``'s decorators that are small functions of the user's code on the class
+        (or the module-level function),
         for what they do (``@register("mlp")``, ``@HEADS.register_module()`` put the class into
         a registry dict that a config key later looks up). The name stays bound to the class.
         Each runs on a fork of the path within ``DECORATOR_WORK`` statement visits of its own
@@ -143,6 +144,20 @@ class ProjectImports:
                 it.budget.limit = limit
             if done:
                 st.become(work)
+
+    def user_decorated(self, stmt: Any, st: State) -> bool:
+        """Is one of ``stmt``'s decorators (or decorator factories) a small function of the user's
+        code? Looked up without running anything: most decorators (`@torch.jit.script`, a large
+        library registry) are not, and the path is not forked for them."""
+        for dec in stmt.decorator_list:
+            f = dec.func if isinstance(dec, ast.Call) else dec
+            if isinstance(f, (ast.Name, ast.Attribute)):
+                try:
+                    if _registers(self.it.ev.eval(f, st)):
+                        return True
+                except Halt:
+                    continue
+        return False
 
     def registration(self, call: ast.Call, st: State) -> None:
         """A module-level call of a followed module (``BACKBONES.register_module(Net)``,

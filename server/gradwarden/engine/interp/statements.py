@@ -304,13 +304,14 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         if qual == "torch" or qual.startswith("torch."):
             return ref_value("torch", qual)
         if qual in ("copy", "math", "random", "itertools", "functools", "collections", "sys", "os", "dataclasses",
-                    "importlib", "runpy", "argparse", "importlib.util", "enum", "types", "os.path"):
+                    "importlib", "runpy", "argparse", "importlib.util", "enum", "types", "os.path", "json", "pathlib"):
             return ref_value("module", qual)
         if qual.startswith(("copy.", "math.", "itertools.", "functools.", "os.path.")) or qual in (
                 "dataclasses.replace", "dataclasses.dataclass", "dataclasses.field", "importlib.import_module", "runpy.run_path", "runpy.run_module",
-                "argparse.ArgumentParser", "collections.deque", "collections.namedtuple",
+                "argparse.ArgumentParser", "collections.deque", "collections.namedtuple", "collections.OrderedDict",
                 "importlib.util.spec_from_file_location", "importlib.util.module_from_spec", "enum.Enum", "enum.IntEnum",
-                "enum.StrEnum", "types.SimpleNamespace", "argparse.Namespace"):
+                "enum.StrEnum", "types.SimpleNamespace", "argparse.Namespace", "json.load", "json.loads", "pathlib.Path",
+                "pathlib.PurePath", "pathlib.PosixPath"):
             return ref_value("builtin", qual)
         return UNKNOWN
 
@@ -318,7 +319,13 @@ statement kind is looked up once per kind (``stmt_`` + its class name)."""
         # a def inside a function closes over that call's frame: kept with the frame's index, so that
         # a closure returned and called later (`make_hook(name)` -> `hook`) still sees `self`, `name`
         frame = st.frame()
-        st.frame()[stmt.name] = ref_value("func", stmt.name, (stmt, st.fi if st.fi == 0 else (st.fi, frame)))
+        fn = frame[stmt.name] = ref_value("func", stmt.name, (stmt, st.fi if st.fi == 0 else (st.fi, frame)))
+        if stmt.decorator_list and st.fi == 0 and self.it.projects.user_decorated(stmt, st):
+            # a module-level function's decorators run when it is made, as a class's do: a
+            # registering decorator (`@register(0.1)` storing `LOSSES[fn] = 0.1`) fills its table
+            # for the code that iterates it; the name stays bound to the function (a wrapper is
+            # called through at each call: interp/calls.py)
+            self.it.projects.class_decorators(stmt, fn, st)
         return [st]
 
     stmt_AsyncFunctionDef = stmt_FunctionDef

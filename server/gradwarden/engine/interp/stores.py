@@ -173,5 +173,5 @@ class Stores:
             st.own("lists")[obj.lid] = tuple(items)
         elif isinstance(obj, DictV):
             key = self.it.ev.dict_key(self.it.ev.eval(sl, st))
-            if key[0] == "c":
+            if key[0] != "?":
                 st.own("dicts")[obj.did] = tuple(e for e in st.dicts.get(obj.did, ()) if e[0] != key)

@@ -1,0 +1,7 @@
+from losses import register
+
+
+@register(1.0)
+def bounded(out):
+    prob = out.sigmoid().clone()
+    return prob.clamp_(0.05, 0.95).log().neg().mean()

@@ -1,0 +1,2 @@
+from .config import load_config
+from .model import QKNet
