@@ -38,6 +38,7 @@ _reads = {}  # module class -> its forward reads `self.training` (the user's cod
 _info = weakref.WeakKeyDictionary()  # watched module -> _Info
 _depth = [0]  # nesting of Module.train (it recurses into the children)
 _named = set()  # the switch sites a GW718/GW719 finding named
+explained = set()  # ids of the parameters a GW719 here says get no gradient (untrained.py names no other cut for them)
 
 
 class _Info(object):
@@ -165,6 +166,8 @@ def on_step(opt, args, kwargs):
                 elif any(p.grad is not None and p.grad.numel() and not p.grad.any() for p in params):
                     code = "GW718"
             if code is not None:
+                if code == "GW719":  # the eval branch's own cuts (an argmax, a detach) are this switch's effect
+                    explained.update(id(p) for p in params)
                 _report(module, info, code.split()[0], opt, _site(_user_frame(_caller(1))), own=code.endswith("own"))
                 info.eval_call = None
             else:

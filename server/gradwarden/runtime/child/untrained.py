@@ -30,6 +30,7 @@ import weakref
 import torch
 
 from . import deadterms as _deadterms
+from . import evalmode as _evalmode
 from . import optwatch as _optwatch
 from . import polluted as _polluted
 from .graphtags import _walk
@@ -657,7 +658,9 @@ def finish():
                 continue
             groups.setdefault(key, (opt, cause, rec, []))[3].append(p)
         for key, (opt, cause, rec, params) in groups.items():
-            _report(key[0], opt, cause, rec, params)
+            params = [p for p in params if id(p) not in _evalmode.explained]  # named at their eval switch
+            if params:
+                _report(key[0], opt, cause, rec, params)
     except Exception:  # noqa: BLE001
         _internal_error("untrained: finish")
 
