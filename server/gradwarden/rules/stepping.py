@@ -23,7 +23,8 @@ class GradientsClearedBeforeStep(Rule):
     Clearing after the step (``step(); zero_grad()``), or clearing another optimizer's gradients (a GAN's
     generator between the discriminator's backward and step), is not reported.
 
-    ``gradwarden debug`` does not prove it yet (the run watches parameters that never get a gradient).
+    ``gradwarden debug`` proves it with the same code: a step that finds no gradient after a
+    backward in its iteration, named at the zeroing call or at the step, as here.
     """
 
     event = "grads_cleared_before_step"
@@ -31,7 +32,7 @@ class GradientsClearedBeforeStep(Rule):
     name = "gradients-cleared-before-step"
     family = "H"
     severity = Severity.WARNING
-    NO_FIX = (0, 1)  # where the zeroing call goes is the loop's layout: moved by hand
+    NO_FIX = (0, 1, 2)  # where the zeroing call or the step goes is the loop's layout: moved by hand
     summary = "zero_grad() between backward() and step(): the step finds no gradient and changes nothing."
     message = "{why}: the step finds no gradient and the parameters never change; {fix}"
     INVALID = (
