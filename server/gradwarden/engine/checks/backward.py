@@ -5,9 +5,9 @@ through ``.data``, gradients accumulated over iterations, custom backward bodies
 from __future__ import annotations
 
 import ast
-import os
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
+from gradwarden.engine.checks.flowfacts import other_file
 from gradwarden.engine.diagnostic import Related, Span
 from gradwarden.engine.events import Event
 from gradwarden.engine.front.body import own_nodes as _own_nodes
@@ -781,17 +781,15 @@ def _line_named(n: Node, where: Span, analysed: str) -> Any:
     """The line where ``n`` saved, as the finding's own file names it: its number, with its
     file when that is another (a layer in one module saving what a layer in another writes)."""
     at = n.call_span or n.report_span or n.span
-    if at.file == where.file:
-        return at.row
-    return f"{at.row} of {os.path.basename(at.file or analysed)}"
+    other = other_file(at, where, analysed)
+    return at.row if other is None else f"{at.row} of {other}"
 
 
 def _named(desc: str, backward: Span, where: Span, analysed: str) -> str:
     """The backward as the finding's own file names it: its line, and its file when that is
     another (a script's backward reaching a write in a helper module)."""
-    if desc.startswith("any") or backward.file == where.file:
-        return desc
-    return f"{desc} of {os.path.basename(backward.file or analysed)}"
+    other = None if desc.startswith("any") else other_file(backward, where, analysed)
+    return desc if other is None else f"{desc} of {other}"
 
 
 def _is_objective(st: State, t: TensorV, limit: int = 64) -> bool:

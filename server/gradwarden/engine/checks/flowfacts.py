@@ -117,10 +117,17 @@ def optimizer_params(st: State, oid: int) -> Tuple[int, ...]:
     return p.value if isinstance(p, ConstV) and isinstance(p.value, tuple) else ()
 
 
+def other_file(span: Span, where: Span, entry: str = "") -> Optional[str]:
+    """The name of the file ``span`` lies in when it is not the file of the finding at ``where``
+    (an optimizer built in ``utils/optim.py``, a finding in ``train.py``; ``entry``: the analysed
+    file, which a span without a file is in); None when they are the same file."""
+    if span.file == where.file or span.file is None and not entry:
+        return None
+    return os.path.basename(span.file or entry)
+
+
 def line_ref(span: Span, where: Span, entry: str = "") -> str:
     """``line N``, naming the file when ``span`` lies in another module of the project than the
-    finding (an optimizer built in ``utils/optim.py``, a finding in ``train.py``; ``entry``: the
-    analysed file, which a span without a file is in, named when the finding is in another)."""
-    if span.file == where.file or span.file is None and not entry:
-        return f"line {span.row}"
-    return f"line {span.row} of `{os.path.basename(span.file or entry)}`"
+    finding (``other_file``)."""
+    other = other_file(span, where, entry)
+    return f"line {span.row}" if other is None else f"line {span.row} of `{other}`"
